@@ -1,0 +1,26 @@
+"""tunerlib.parameters: parameter types, their operators, the search space and known constraints.
+
+This package is the shared vocabulary of tunerlib and imports nothing else from it.
+"""
+from .base import (ARITY_N, ComplexParameter, Config, OperatorSpec, Parameter, ParameterError,
+                   PrimitiveParameter, operator, parameter_from_json)
+from .numeric import (FloatParameter, IntegerParameter, LogFloatParameter, LogIntegerParameter,
+                      NumericParameter, PowerOfTwoParameter, ScaledNumericParameter)
+from .categorical import (BooleanParameter, EnumParameter, OrdinalParameter, SelectorParameter,
+                          SwitchParameter)
+from .permutation import PermutationParameter, ScheduleParameter
+from .arrays import ArrayParameter, BooleanArray, FloatArray, IntegerArray
+from .constraints import Constraint, ConstraintError, parse_expression
+from .manipulator import ConfigurationError, ConfigurationManipulator
+
+__all__ = [
+    "ARITY_N", "ComplexParameter", "Config", "OperatorSpec", "Parameter", "ParameterError",
+    "PrimitiveParameter", "operator", "parameter_from_json",
+    "FloatParameter", "IntegerParameter", "LogFloatParameter", "LogIntegerParameter",
+    "NumericParameter", "PowerOfTwoParameter", "ScaledNumericParameter",
+    "BooleanParameter", "EnumParameter", "OrdinalParameter", "SelectorParameter", "SwitchParameter",
+    "PermutationParameter", "ScheduleParameter",
+    "ArrayParameter", "BooleanArray", "FloatArray", "IntegerArray",
+    "Constraint", "ConstraintError", "parse_expression",
+    "ConfigurationError", "ConfigurationManipulator",
+]

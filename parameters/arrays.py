@@ -1,0 +1,320 @@
+"""Array parameters: fixed-length lists of booleans, floats or integers.
+
+A value is a ``list`` of exactly ``count`` elements.  :class:`ArrayParameter` holds the shared
+machinery (validation, JSON, crossover, PSO-by-crossover); subclasses say what one element is.
+Every operator writes a fresh list into the child and leaves it legal: right length, right element
+type (``bool``, ``float``, ``int`` -- never ``numpy`` scalars) and within bounds.
+
+Unlike OpenTuner, whose array ``op3_cross`` and ``op3_swarm`` were no-op stubs, these really cross.
+"""
+from __future__ import annotations
+
+import math
+import random
+from typing import Any, Dict, List, Optional, Sequence
+
+from .base import ComplexParameter, Config, ParameterError, operator
+
+
+def _is_real(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _velocities(name: str, velocity: Any, count: int) -> List[float]:
+    """Expand a PSO velocity (``0``, a number, or a list of ``count`` numbers) to a list of floats."""
+    if isinstance(velocity, (list, tuple)):
+        if len(velocity) != count or not all(_is_real(v) for v in velocity):
+            raise ParameterError(f"parameter {name!r}: velocity must be a number or a list of {count} "
+                                 f"finite numbers, got {velocity!r}")
+        return [float(v) for v in velocity]
+    if not _is_real(velocity):
+        raise ParameterError(f"parameter {name!r}: velocity must be a number or a list of {count} "
+                             f"numbers, got {velocity!r}")
+    return [float(velocity)] * count
+
+
+def _clip(x: float, lo: float, hi: float) -> float:
+    return lo if x < lo else hi if x > hi else x
+
+
+def _sigmoid(x: float) -> float:
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
+class ArrayParameter(ComplexParameter):
+    """Base of fixed-length arrays; subclasses define the element methods ``_elem_*``."""
+
+    def __init__(self, name: str, count: int) -> None:
+        super().__init__(name)
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise ParameterError(f"parameter {name!r}: count must be an integer >= 1, got {count!r}")
+        self.count = count
+
+    # ---- element methods (subclasses) ---------------------------------------
+    def _elem_seed(self) -> Any:
+        raise NotImplementedError
+
+    def _elem_random(self, rng: random.Random) -> Any:
+        raise NotImplementedError
+
+    def _elem_valid(self, x: Any) -> bool:
+        raise NotImplementedError
+
+    def _elem_normalize(self, x: Any) -> Any:
+        """Coerce one element or return ``None`` when it cannot be made legal."""
+        raise NotImplementedError
+
+    def _elem_space(self) -> float:
+        raise NotImplementedError
+
+    # ---- value methods ------------------------------------------------------
+    def seed_value(self) -> List[Any]:
+        """``count`` copies of the element seed (False / min)."""
+        return [self._elem_seed() for _ in range(self.count)]
+
+    def random_value(self, rng: random.Random) -> List[Any]:
+        """``count`` independent uniformly random elements."""
+        return [self._elem_random(rng) for _ in range(self.count)]
+
+    def is_valid(self, value: Any) -> bool:
+        """True for a ``list`` of ``count`` legal elements of the exact element type."""
+        return (isinstance(value, list) and len(value) == self.count
+                and all(self._elem_valid(x) for x in value))
+
+    def normalize_value(self, value: Any) -> List[Any]:
+        """Accept a list or tuple of near-legal elements (e.g. ``3.0`` for an int); raise otherwise."""
+        if isinstance(value, tuple):
+            value = list(value)
+        if not isinstance(value, list) or len(value) != self.count:
+            raise ParameterError(f"parameter {self.name!r}: value must be a list of {self.count} elements, "
+                                 f"got {value!r}")
+        out = [self._elem_normalize(x) for x in value]
+        for x, y in zip(value, out):
+            if y is None:
+                raise ParameterError(f"parameter {self.name!r}: element {x!r} is illegal ({self.describe()})")
+        return out
+
+    def search_space_size(self) -> float:
+        """(values per element) ** count, ``inf`` when continuous or too large for a float."""
+        try:
+            return float(self._elem_space() ** self.count)
+        except OverflowError:
+            return math.inf
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "count": self.count}
+
+    # ---- operators ----------------------------------------------------------
+    def _section(self, rng: random.Random, strength: float) -> range:
+        d = max(1, min(self.count, int(round(float(strength) * self.count))))
+        start = rng.randint(0, self.count - d)
+        return range(start, start + d)
+
+    def _crossed(self, base: Sequence[Any], donor: Sequence[Any], rng: random.Random,
+                 strength: float) -> List[Any]:
+        out = list(base)
+        sec = self._section(rng, strength)
+        out[sec.start:sec.stop] = donor[sec.start:sec.stop]
+        return out
+
+    @operator(3)
+    def op3_cross(self, child: Config, p1: Config, p2: Config, *, rng: random.Random,
+                  strength: float = 0.3) -> None:
+        """Child = ``p1`` with a random contiguous section (about ``strength*count``, at least 1) from ``p2``."""
+        self.set_value(child, self._crossed(self.get_value(p1), self.get_value(p2), rng, strength))
+
+    @operator(3)
+    def op3_swarm(self, child: Config, p1: Config, p2: Config, *, rng: random.Random,
+                  c: float = 1.0, c1: float = 0.5, c2: float = 0.5, strength: float = 0.3,
+                  velocity: Any = 0) -> Any:
+        """PSO step by crossover: keep the child (weight ``c``) or cross a section of ``p1`` (``c1``) or ``p2`` (``c2``) into it.
+
+        Returns ``velocity`` unchanged (this variant has no velocity).
+        """
+        weights = [max(float(c), 0.0), max(float(c1), 0.0), max(float(c2), 0.0)]
+        if sum(weights) <= 0:
+            return velocity
+        pick = rng.choices((None, p1, p2), weights=weights, k=1)[0]
+        if pick is not None:
+            self.set_value(child, self._crossed(self.get_value(child), self.get_value(pick), rng, strength))
+        return velocity
+
+    def _pso_velocity(self, child: Config, p1: Config, p2: Config, rng: random.Random,
+                      c: float, c1: float, c2: float, velocity: Any) -> List[float]:
+        """``c*v + r1*c1*(x1-x) + r2*c2*(x2-x)`` per element, with one ``r1, r2`` for all elements."""
+        v = _velocities(self.name, velocity, self.count)
+        x, x1, x2 = (self.get_value(cfg) for cfg in (child, p1, p2))
+        r1, r2 = rng.random(), rng.random()
+        return [c * vi + r1 * c1 * (float(a1) - float(a)) + r2 * c2 * (float(a2) - float(a))
+                for vi, a, a1, a2 in zip(v, x, x1, x2)]
+
+
+class BooleanArray(ArrayParameter):
+    """``count`` booleans."""
+
+    kind = "bool_array"
+
+    def _elem_seed(self) -> bool:
+        return False
+
+    def _elem_random(self, rng: random.Random) -> bool:
+        return rng.random() < 0.5
+
+    def _elem_valid(self, x: Any) -> bool:
+        return isinstance(x, bool)
+
+    def _elem_normalize(self, x: Any) -> Optional[bool]:
+        if isinstance(x, bool):
+            return x
+        if _is_real(x) and x in (0, 1):
+            return bool(x)
+        return None
+
+    def _elem_space(self) -> int:
+        return 2
+
+    def describe(self) -> str:
+        return f"{self.kind} of {self.count} booleans"
+
+    @operator(1)
+    def op1_flip_random(self, child: Config, *, rng: random.Random) -> None:
+        """Flip one uniformly chosen element."""
+        value = list(self.get_value(child))
+        i = rng.randrange(self.count)
+        value[i] = not value[i]
+        self.set_value(child, value)
+
+    @operator(3)
+    def op3_swarm_parallel(self, child: Config, p1: Config, p2: Config, *, rng: random.Random,
+                           c: float = 1.0, c1: float = 0.5, c2: float = 0.5, vmax: float = 4.0,
+                           velocity: Any = 0) -> List[float]:
+        """Binary PSO per element (True=1, False=0): new velocity, clipped to ``[-vmax, vmax]``; element = True with probability sigmoid(velocity).
+
+        ``r1, r2`` are shared by all elements.  Returns the new velocity list.
+        """
+        vs = [_clip(v, -abs(vmax), abs(vmax)) for v in self._pso_velocity(child, p1, p2, rng, c, c1, c2, velocity)]
+        self.set_value(child, [rng.random() < _sigmoid(v) for v in vs])
+        return vs
+
+
+class _BoundedArray(ArrayParameter):
+    """Numeric array with inclusive bounds ``[min, max]``; shared code of Float/IntegerArray."""
+
+    def __init__(self, name: str, count: int, min: Any, max: Any) -> None:  # noqa: A002
+        super().__init__(name, count)
+        for label, bound in (("min", min), ("max", max)):
+            if not _is_real(bound):
+                raise ParameterError(f"parameter {name!r}: {label} must be a finite number, got {bound!r}")
+        if min > max:
+            raise ParameterError(f"parameter {name!r}: min {min!r} > max {max!r}; swap them")
+        if not math.isfinite(float(max) - float(min)):
+            raise ParameterError(f"parameter {name!r}: range [{min!r}, {max!r}] is too wide for floats; "
+                                 f"narrow it")
+        self.min_value = self._bound(name, min)
+        self.max_value = self._bound(name, max)
+
+    def _bound(self, name: str, x: Any) -> Any:
+        raise NotImplementedError
+
+    def to_json(self) -> Dict[str, Any]:
+        data = super().to_json()
+        data.update(min=self.min_value, max=self.max_value)
+        return data
+
+    def describe(self) -> str:
+        return f"{self.kind} of {self.count} in [{self.min_value}, {self.max_value}]"
+
+    def _elem_seed(self) -> Any:
+        return self.min_value
+
+    def _to_unit(self, x: Any) -> float:
+        raise NotImplementedError
+
+    def _from_unit(self, u: float) -> Any:
+        raise NotImplementedError
+
+    @operator(1)
+    def op1_normal_mutation(self, child: Config, *, rng: random.Random, sigma: float = 0.1) -> None:
+        """Add Gaussian noise of std ``sigma`` to every element in unit space ([0, 1] = [min, max]), clipped."""
+        self.set_value(child, [self._from_unit(_clip(self._to_unit(x) + rng.gauss(0.0, sigma), 0.0, 1.0))
+                               for x in self.get_value(child)])
+
+
+class FloatArray(_BoundedArray):
+    """``count`` floats in ``[min, max]``."""
+
+    kind = "float_array"
+
+    def _bound(self, name: str, x: Any) -> float:
+        return float(x)
+
+    def _elem_random(self, rng: random.Random) -> float:
+        return _clip(rng.uniform(self.min_value, self.max_value), self.min_value, self.max_value)
+
+    def _elem_valid(self, x: Any) -> bool:
+        return type(x) is float and self.min_value <= x <= self.max_value
+
+    def _elem_normalize(self, x: Any) -> Optional[float]:
+        if _is_real(x) and self.min_value <= x <= self.max_value:
+            return float(x)
+        return None
+
+    def _elem_space(self) -> float:
+        return math.inf if self.max_value > self.min_value else 1
+
+    def _to_unit(self, x: float) -> float:
+        width = self.max_value - self.min_value
+        return (x - self.min_value) / width if width > 0 else 0.0
+
+    def _from_unit(self, u: float) -> float:
+        return _clip(self.min_value + u * (self.max_value - self.min_value), self.min_value, self.max_value)
+
+    @operator(3)
+    def op3_swarm_parallel(self, child: Config, p1: Config, p2: Config, *, rng: random.Random,
+                           c: float = 1.0, c1: float = 0.5, c2: float = 0.5,
+                           velocity: Any = 0) -> List[float]:
+        """PSO per element: new velocity (clipped to +-(max-min)), position += velocity, clipped to the bounds.
+
+        ``r1, r2`` are shared by all elements.  Returns the new velocity list.
+        """
+        width = self.max_value - self.min_value
+        vs = [_clip(v, -width, width) for v in self._pso_velocity(child, p1, p2, rng, c, c1, c2, velocity)]
+        x = self.get_value(child)
+        self.set_value(child, [_clip(float(a) + v, self.min_value, self.max_value) for a, v in zip(x, vs)])
+        return vs
+
+
+class IntegerArray(_BoundedArray):
+    """``count`` integers in ``[min, max]`` (inclusive)."""
+
+    kind = "int_array"
+
+    def _bound(self, name: str, x: Any) -> int:
+        if isinstance(x, float) and not x.is_integer():
+            raise ParameterError(f"parameter {name!r}: int_array bounds must be integers, got {x!r}")
+        return int(x)
+
+    def _elem_random(self, rng: random.Random) -> int:
+        return rng.randint(self.min_value, self.max_value)
+
+    def _elem_valid(self, x: Any) -> bool:
+        return type(x) is int and self.min_value <= x <= self.max_value
+
+    def _elem_normalize(self, x: Any) -> Optional[int]:
+        if _is_real(x) and float(x).is_integer() and self.min_value <= x <= self.max_value:
+            return int(x)
+        return None
+
+    def _elem_space(self) -> int:
+        return self.max_value - self.min_value + 1
+
+    def _to_unit(self, x: int) -> float:
+        """Integer ``k`` owns the unit interval ``[(k-min)/n, (k-min+1)/n)``; returns its centre."""
+        return (x - self.min_value + 0.5) / (self.max_value - self.min_value + 1)
+
+    def _from_unit(self, u: float) -> int:
+        bins = self.max_value - self.min_value + 1
+        return self.min_value + min(int(u * bins), bins - 1)

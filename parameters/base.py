@@ -1,0 +1,230 @@
+"""Parameter base classes and the operator declaration mechanism.
+
+A *configuration* is a plain ``dict`` mapping parameter names to JSON-compatible
+values (numbers, booleans, strings, lists).  Parameters never own a value: they
+read and write it in a configuration passed to them, like OpenTuner's API.
+
+Operators are methods decorated with :func:`operator`, which records their arity
+(how many configurations they read) as data.  Calling convention::
+
+    param.op3_cross_OX1(child, parent1, parent2, rng=rng, strength=0.3)
+
+* the first positional argument is the *child* configuration, modified in place;
+* then ``arity - 1`` parent configurations (``opn_*`` operators take one list);
+* ``rng`` (a :class:`random.Random`) is keyword-only and required, so every
+  operator is deterministic given the caller's generator;
+* the remaining keyword arguments are the operator's hyper-parameters, with
+  defaults; :meth:`Parameter.operators` lists them.
+
+Every operator leaves the child with a legal value for the parameter.
+"""
+from __future__ import annotations
+
+import inspect
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Tuple
+
+Config = Dict[str, Any]
+
+#: arity used for ``opn_*`` operators (any number of parents, passed as a list)
+ARITY_N = -1
+
+
+class ParameterError(ValueError):
+    """A parameter definition or value is invalid (message is one line, names the fix)."""
+
+
+@dataclass(frozen=True)
+class OperatorSpec:
+    """Description of one operator, as data."""
+
+    name: str
+    arity: int  # number of configurations read including the child; ARITY_N for opn_
+    defaults: Tuple[Tuple[str, Any], ...] = field(default_factory=tuple)
+    doc: str = ""
+
+    @property
+    def min_parents(self) -> int:
+        """Parents (besides the child) the caller must supply."""
+        return 1 if self.arity == ARITY_N else max(self.arity - 1, 0)
+
+
+def operator(arity: int) -> Callable[[Callable], Callable]:
+    """Declare a method as an operator with the given arity (1-4, or ARITY_N)."""
+    if arity not in (1, 2, 3, 4, ARITY_N):
+        raise ValueError(f"operator arity must be 1, 2, 3, 4 or ARITY_N, got {arity}")
+
+    def mark(fn: Callable) -> Callable:
+        fn._tl_operator_arity = arity  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+class Parameter:
+    """Base of all parameters.  Subclasses implement the abstract value methods."""
+
+    #: registry of concrete parameter classes by their ``kind`` (for JSON round-trips)
+    _kinds: ClassVar[Dict[str, type]] = {}
+    #: short type name used in JSON, technique names and representations
+    kind: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        kind = cls.__dict__.get("kind")
+        if kind:
+            if kind in Parameter._kinds and Parameter._kinds[kind] is not cls:
+                raise TypeError(f"parameter kind {kind!r} registered twice")
+            Parameter._kinds[kind] = cls
+
+    def __init__(self, name: str) -> None:
+        if not isinstance(name, str) or not name:
+            raise ParameterError(f"parameter name must be a non-empty string, got {name!r}")
+        self.name = name
+
+    # ---- value access -------------------------------------------------------
+    def get_value(self, config: Mapping[str, Any]) -> Any:
+        return config[self.name]
+
+    def set_value(self, config: Config, value: Any) -> None:
+        config[self.name] = value
+
+    # ---- to implement -------------------------------------------------------
+    def seed_value(self) -> Any:
+        """A deterministic default value (used for the manipulator's seed config)."""
+        raise NotImplementedError
+
+    def random_value(self, rng: random.Random) -> Any:
+        """A uniformly random legal value."""
+        raise NotImplementedError
+
+    def is_valid(self, value: Any) -> bool:
+        """True when ``value`` is a legal value of this parameter (exact type rules)."""
+        raise NotImplementedError
+
+    def normalize_value(self, value: Any) -> Any:
+        """Coerce a near-legal value (e.g. 3.0 for an int, JSON list) to a legal one or raise ParameterError."""
+        raise NotImplementedError
+
+    def search_space_size(self) -> float:
+        """Number of distinct values (``math.inf`` for continuous)."""
+        raise NotImplementedError
+
+    def to_json(self) -> Dict[str, Any]:
+        """JSON-compatible definition; ``parameter_from_json(p.to_json()) == p``."""
+        raise NotImplementedError
+
+    # ---- shared behaviour ---------------------------------------------------
+    def normalize(self, config: Config) -> None:
+        self.set_value(config, self.normalize_value(self.get_value(config)))
+
+    def validate_value(self, value: Any) -> None:
+        """Raise ParameterError with a one-line message when ``value`` is illegal."""
+        if not self.is_valid(value):
+            raise ParameterError(f"parameter {self.name!r}: illegal value {value!r} ({self.describe()})")
+
+    def describe(self) -> str:
+        """One line: kind and legal range."""
+        return self.kind
+
+    def copy_value(self, value: Any) -> Any:
+        return list(value) if isinstance(value, list) else value
+
+    @classmethod
+    def operators(cls) -> Dict[str, OperatorSpec]:
+        """All operators available on this class, by name."""
+        found: Dict[str, OperatorSpec] = {}
+        for name in dir(cls):
+            fn = getattr(cls, name, None)
+            arity = getattr(fn, "_tl_operator_arity", None)
+            if arity is None:
+                continue
+            sig = inspect.signature(fn)
+            defaults = tuple(
+                (p.name, p.default)
+                for p in sig.parameters.values()
+                if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name != "rng"
+                and p.default is not inspect.Parameter.empty
+            )
+            found[name] = OperatorSpec(name, arity, defaults, (fn.__doc__ or "").strip().split("\n")[0])
+        return found
+
+    def apply_operator(self, name: str, child: Config, parents: List[Config],
+                       rng: random.Random, **kwargs: Any) -> Any:
+        """Call operator ``name`` with the calling convention above; returns what it returns."""
+        spec = self.operators().get(name)
+        if spec is None:
+            raise ParameterError(f"parameter kind {self.kind!r} has no operator {name!r}; "
+                                 f"choose one of {sorted(self.operators())}")
+        fn = getattr(self, name)
+        if spec.arity == ARITY_N:
+            return fn(child, list(parents), rng=rng, **kwargs)
+        need = spec.arity - 1
+        if len(parents) < need:
+            raise ParameterError(f"operator {name!r} needs {need} parents, got {len(parents)}")
+        return fn(child, *parents[:need], rng=rng, **kwargs)
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self.to_json() == other.to_json()  # type: ignore[union-attr]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self.name))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}: {self.describe()})"
+
+    # ---- operators shared by every parameter -------------------------------
+    @operator(1)
+    def op1_nop(self, child: Config, *, rng: random.Random) -> None:
+        """The null operator: does nothing."""
+
+    @operator(1)
+    def op1_randomize(self, child: Config, *, rng: random.Random) -> None:
+        """Set the value to a uniformly random legal value."""
+        self.set_value(child, self.random_value(rng))
+
+    @operator(ARITY_N)
+    def opn_stochastic_mix(self, child: Config, parents: List[Config], *, rng: random.Random,
+                           weights: Optional[List[float]] = None) -> None:
+        """Set the child's value to one parent's value, chosen with the given weights."""
+        if not parents:
+            return
+        w = list(weights) if weights else [1.0] * len(parents)
+        w = (w + [0.0] * len(parents))[: len(parents)]
+        if sum(w) <= 0:
+            w = [1.0] * len(parents)
+        src = rng.choices(parents, weights=w, k=1)[0]
+        self.set_value(child, self.copy_value(self.get_value(src)))
+
+
+class PrimitiveParameter(Parameter):
+    """A parameter with a unit-cube representation: ``get_unit_value`` in [0, 1]."""
+
+    def get_unit_value(self, config: Mapping[str, Any]) -> float:
+        raise NotImplementedError
+
+    def set_unit_value(self, config: Config, unit: float) -> None:
+        raise NotImplementedError
+
+    def legal_range(self) -> Tuple[Any, Any]:
+        raise NotImplementedError
+
+
+class ComplexParameter(Parameter):
+    """A parameter without a natural unit-cube mapping (categorical, permutation, array)."""
+
+
+def parameter_from_json(data: Mapping[str, Any]) -> Parameter:
+    """Rebuild a parameter from ``Parameter.to_json()`` output; one-line error on bad input."""
+    if not isinstance(data, Mapping) or "kind" not in data:
+        raise ParameterError(f"parameter definition must be an object with a 'kind' field, got {data!r}")
+    kind = data["kind"]
+    cls = Parameter._kinds.get(kind)
+    if cls is None:
+        raise ParameterError(f"unknown parameter kind {kind!r}; known kinds: {sorted(Parameter._kinds)}")
+    fields = {k: v for k, v in data.items() if k != "kind"}
+    try:
+        return cls(**fields)  # type: ignore[call-arg]
+    except TypeError as exc:
+        raise ParameterError(f"bad fields for parameter kind {kind!r}: {exc}") from None

@@ -1,0 +1,500 @@
+"""Categorical parameters: booleans, switches, enums, ordinals and algorithm selectors.
+
+Value types (strict: ``is_valid`` checks the exact type, ``normalize_value`` coerces):
+
+* ``bool``      -- ``True``/``False`` (``1``/``0`` are normalized, never valid);
+* ``switch``    -- an ``int`` in ``0 .. n-1`` (``True`` is not a valid switch value);
+* ``enum``      -- one of ``options`` (JSON scalars), same type as the option (``1.0`` is not ``1``);
+* ``ordinal``   -- one of ``values``, an ordered list of numbers or of strings.  Unlike OpenTuner's
+  categoricals it is a :class:`PrimitiveParameter` (through ``UnitCubeParameter``): its unit value is
+  the index's bucket centre ``(i + 0.5) / n``, or with ``log=True`` the position of ``log(value)``
+  between ``log(values[0])`` and ``log(values[-1])``, so unit-cube techniques and BO distances can use
+  the order;
+* ``selector``  -- ``{"order": [...], "cutoffs": [...]}``: ``order`` is a permutation of ``choices``
+  and ``cutoffs`` a non-decreasing list of ``len(choices) - 1`` ints in ``[0, max_cutoff]``;
+  :meth:`SelectorParameter.select` gives the choice used for an input size.
+
+Operators on the unordered kinds (:class:`CategoricalParameter`):
+
+* ``op3_swarm`` keeps the child's value or copies ``p1``'s or ``p2``'s, with probabilities
+  proportional to ``c``, ``c1``, ``c2``; it returns ``velocity`` unchanged (booleans instead do the
+  thesis' sigmoid PSO step and return the new velocity);
+* ``op4_set_linear`` simulates ``a*A + b*B + c*C`` as OpenTuner does: the terms are reordered so one
+  weight is 1 and the other two are opposite; the child gets that parent's value, "moved" when the
+  other two parents differ (booleans flip, switch/enum take another option, selectors a random
+  value); any other weight pattern gives a random value.
+"""
+from __future__ import annotations
+
+import bisect
+import math
+import numbers
+import random
+from typing import Any, Dict, Hashable, List, Mapping, Optional, Sequence, Tuple
+
+from .base import ComplexParameter, Config, ParameterError, operator
+from .numeric import LogIntegerParameter, UnitCubeParameter, _clip01, _finite_unit, _linear_weights
+
+
+# ---- JSON scalar helpers --------------------------------------------------------------------
+def _is_json_scalar(x: Any) -> bool:
+    if x is None or isinstance(x, (bool, str, int)):
+        return True
+    return isinstance(x, float) and math.isfinite(x)
+
+
+def _key(x: Any) -> Optional[Tuple[str, Hashable]]:
+    """Lookup key of a scalar: bools and numbers never collide, ``1`` and ``1.0`` do."""
+    if x is None:
+        return ("z", None)
+    if isinstance(x, bool):
+        return ("b", x)
+    if isinstance(x, str):
+        return ("s", x)
+    if isinstance(x, numbers.Real) and not math.isnan(x):
+        return ("n", x)
+    return None
+
+
+def _check_options(name: str, field: str, options: Any) -> List[Any]:
+    """Validate a non-empty list of distinct JSON scalars (constructor helper); returns a list copy."""
+    if isinstance(options, (str, bytes, Mapping)) or not isinstance(options, Sequence):
+        raise ParameterError(f"parameter {name!r}: {field} must be a list, got {options!r}")
+    out = list(options)
+    if not out:
+        raise ParameterError(f"parameter {name!r}: {field} must not be empty")
+    seen = set()
+    for x in out:
+        if not _is_json_scalar(x):
+            raise ParameterError(f"parameter {name!r}: {field} must be JSON scalars "
+                                 f"(str, int, float, bool, None), got {x!r}")
+        if _key(x) in seen:
+            raise ParameterError(f"parameter {name!r}: duplicate entry {x!r} in {field}; remove it")
+        seen.add(_key(x))
+    return out
+
+
+class _Index:
+    """Maps option values to their positions; ``strict`` also requires the exact type."""
+
+    def __init__(self, options: Sequence[Any]) -> None:
+        self.options = list(options)
+        self.pos = {_key(x): i for i, x in enumerate(options)}
+
+    def find(self, value: Any, strict: bool) -> Optional[int]:
+        try:
+            i = self.pos.get(_key(value))
+        except TypeError:  # unhashable value
+            return None
+        if i is None or (strict and type(value) is not type(self.options[i])):
+            return None
+        return i
+
+
+def _sigmoid(v: float) -> float:
+    if v >= 0:
+        return 1.0 / (1.0 + math.exp(-v))
+    e = math.exp(v)
+    return e / (1.0 + e)
+
+
+def _check_int(name: str, field: str, x: Any, low: int) -> int:
+    integral = isinstance(x, numbers.Integral) or (isinstance(x, float) and x.is_integer())
+    if isinstance(x, bool) or not integral or x < low:
+        raise ParameterError(f"parameter {name!r}: {field} must be an integer >= {low}, got {x!r}")
+    return int(x)
+
+
+# ---- unordered kinds ------------------------------------------------------------------------
+class CategoricalParameter(ComplexParameter):
+    """Shared operators of the unordered kinds (abstract; not JSON-registered)."""
+
+    def _moved(self, value: Any, rng: random.Random) -> Any:
+        """``value`` shifted by a non-zero 'difference' (used by ``op4_set_linear``)."""
+        return self.random_value(rng)
+
+    @operator(3)
+    def op3_swarm(self, child: Config, p1: Config, p2: Config, *, rng: random.Random,
+                  c: float = 1.0, c1: float = 0.5, c2: float = 0.5, velocity: Any = 0.0) -> Any:
+        """Keep the value or copy p1's or p2's, with odds ``c : c1 : c2``; returns ``velocity`` unchanged."""
+        weights = [max(float(w), 0.0) for w in (c, c1, c2)]
+        if sum(weights) <= 0:
+            return velocity
+        pick = rng.choices((None, p1, p2), weights=weights, k=1)[0]
+        if pick is not None:
+            self.set_value(child, self.copy_value(self.get_value(pick)))
+        return velocity
+
+    @operator(4)
+    def op4_set_linear(self, child: Config, p1: Config, p2: Config, p3: Config, *,
+                       rng: random.Random, a: float = 1.0, b: float = 1.0, c: float = -1.0,
+                       weights: Optional[Sequence[float]] = None) -> None:
+        """Simulate ``a*p1 + b*p2 + c*p3``: copy the weight-1 parent, moved if the other two differ."""
+        ws = _linear_weights(a, b, c, weights)
+        vals = [self.get_value(p) for p in (p1, p2, p3)]
+        for i in range(3):
+            j, k = [x for x in range(3) if x != i]
+            if ws[i] == 1.0 and ws[j] == -ws[k]:
+                value = self.copy_value(vals[i])
+                if ws[j] != 0 and vals[j] != vals[k]:
+                    value = self._moved(value, rng)
+                self.set_value(child, value)
+                return
+        self.set_value(child, self.random_value(rng))
+
+
+class BooleanParameter(CategoricalParameter):
+    """``True`` or ``False``; seed value ``False``."""
+
+    kind = "bool"
+
+    def seed_value(self) -> bool:
+        return False
+
+    def random_value(self, rng: random.Random) -> bool:
+        return rng.random() < 0.5
+
+    def is_valid(self, value: Any) -> bool:
+        return isinstance(value, bool)
+
+    def normalize_value(self, value: Any) -> bool:
+        """Booleans as is; the numbers 0 and 1 become False/True; anything else raises."""
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, numbers.Real) and value in (0, 1):
+            return bool(value)
+        raise ParameterError(f"parameter {self.name!r}: expected true or false, got {value!r}")
+
+    def search_space_size(self) -> int:
+        return 2
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"kind": self.kind, "name": self.name}
+
+    def _moved(self, value: Any, rng: random.Random) -> bool:
+        return not value
+
+    @operator(1)
+    def op1_flip(self, child: Config, *, rng: random.Random) -> None:
+        """Flip the value."""
+        self.set_value(child, not self.normalize_value(self.get_value(child)))
+
+    @operator(3)
+    def op3_swarm(self, child: Config, p1: Config, p2: Config, *, rng: random.Random,
+                  c: float = 1.0, c1: float = 0.5, c2: float = 0.5, velocity: float = 0.0) -> float:
+        """PSO step with True=1, False=0; the value becomes True with probability sigmoid(v'); returns v'."""
+        v0 = 0.0 if velocity is None else float(velocity)
+        if not math.isfinite(v0):
+            raise ParameterError(f"parameter {self.name!r}: swarm velocity must be finite, got {velocity!r}")
+        x = float(self.normalize_value(self.get_value(child)))
+        b1 = float(self.normalize_value(self.get_value(p1)))
+        b2 = float(self.normalize_value(self.get_value(p2)))
+        r1, r2 = rng.random(), rng.random()
+        v = c * v0 + r1 * c1 * (b1 - x) + r2 * c2 * (b2 - x)
+        self.set_value(child, rng.random() < _sigmoid(v))
+        return v
+
+
+class _IndexedChoice(CategoricalParameter):
+    """Common code of switch and enum: ``_count()`` options, found by ``_find``; uniform random choice."""
+
+    def _count(self) -> int:
+        raise NotImplementedError
+
+    def _option(self, i: int) -> Any:
+        raise NotImplementedError
+
+    def _find(self, value: Any, strict: bool) -> Optional[int]:
+        raise NotImplementedError
+
+    def seed_value(self) -> Any:
+        return self._option(0)
+
+    def random_value(self, rng: random.Random) -> Any:
+        return self._option(rng.randrange(self._count()))
+
+    def is_valid(self, value: Any) -> bool:
+        return self._find(value, strict=True) is not None
+
+    def normalize_value(self, value: Any) -> Any:
+        """The option equal to ``value`` (``3.0`` finds ``3``); anything else raises ParameterError."""
+        i = self._find(value, strict=False)
+        if i is None:
+            raise ParameterError(f"parameter {self.name!r}: {value!r} is not one of its values "
+                                 f"({self.describe()})")
+        return self._option(i)
+
+    def search_space_size(self) -> int:
+        return self._count()
+
+    def _moved(self, value: Any, rng: random.Random) -> Any:
+        """Another option than ``value``, uniformly (the same one when there is only one)."""
+        n = self._count()
+        i = self._find(value, strict=False) or 0
+        return self._option((i + rng.randrange(1, n)) % n) if n > 1 else value
+
+
+class SwitchParameter(_IndexedChoice):
+    """An unordered choice among ``0 .. n-1`` (an ``int``); seed value 0."""
+
+    kind = "switch"
+
+    def __init__(self, name: str, n: int) -> None:
+        super().__init__(name)
+        self.n = _check_int(name, "n", n, 1)
+
+    def _count(self) -> int:
+        return self.n
+
+    def _option(self, i: int) -> int:
+        return i
+
+    def _find(self, value: Any, strict: bool) -> Optional[int]:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            return None
+        if strict and type(value) is not int:
+            return None
+        if isinstance(value, float) and not value.is_integer():
+            return None
+        return int(value) if 0 <= value < self.n else None
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "n": self.n}
+
+    def describe(self) -> str:
+        return f"switch 0..{self.n - 1}"
+
+
+class EnumParameter(_IndexedChoice):
+    """An unordered choice among ``options`` (distinct JSON scalars); seed value ``options[0]``."""
+
+    kind = "enum"
+
+    def __init__(self, name: str, options: Sequence[Any]) -> None:
+        super().__init__(name)
+        self.options = _check_options(name, "options", options)
+        self._index = _Index(self.options)
+
+    def _count(self) -> int:
+        return len(self.options)
+
+    def _option(self, i: int) -> Any:
+        return self.options[i]
+
+    def _find(self, value: Any, strict: bool) -> Optional[int]:
+        return self._index.find(value, strict)
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "options": list(self.options)}
+
+    def describe(self) -> str:
+        return f"enum {self.options!r}"
+
+
+# ---- ordered kind ---------------------------------------------------------------------------
+class OrdinalParameter(UnitCubeParameter):
+    """One of an ordered list of numbers or strings; unit value over the index (or log value).
+
+    ``log=True`` needs positive numbers in increasing order.  Seed value: the middle entry
+    (``values[(n - 1) // 2]``).  Operators: those of ``UnitCubeParameter`` (normal mutation,
+    linear combination and PSO in unit space; ``op3_swarm`` adds Gaussian noise ``sigma``).
+    """
+
+    kind = "ordinal"
+
+    def __init__(self, name: str, values: Sequence[Any], log: bool = False) -> None:
+        super().__init__(name)
+        self.values = _check_options(name, "values", values)
+        numeric = all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in self.values)
+        if not numeric and not all(isinstance(v, str) for v in self.values):
+            raise ParameterError(f"parameter {name!r}: ordinal values must be all numbers or all "
+                                 f"strings, got {self.values!r}")
+        if not isinstance(log, bool):
+            raise ParameterError(f"parameter {name!r}: log must be true or false, got {log!r}")
+        if log and not (numeric and self.values[0] > 0
+                        and all(x < y for x, y in zip(self.values, self.values[1:]))):
+            raise ParameterError(f"parameter {name!r}: log=True needs positive numbers in increasing "
+                                 f"order, got {self.values!r}; sort them or use log=False")
+        self.log = log
+        self._numeric = numeric
+        self._index = _Index(self.values)
+        self._pos = self._positions()
+
+    def _positions(self) -> List[float]:
+        """Unit value of each entry (called once by ``__init__``)."""
+        n = len(self.values)
+        if not self.log:
+            return [(i + 0.5) / n for i in range(n)]
+        lo, hi = math.log(self.values[0]), math.log(self.values[-1])
+        if n == 1:
+            return [0.5]
+        return [_clip01((math.log(v) - lo) / (hi - lo)) for v in self.values]
+
+    def legal_range(self) -> Tuple[Any, Any]:
+        """``(values[0], values[-1])``: the ends of the order."""
+        return self.values[0], self.values[-1]
+
+    def seed_value(self) -> Any:
+        return self.values[(len(self.values) - 1) // 2]
+
+    def random_value(self, rng: random.Random) -> Any:
+        """A uniformly random entry (uniform over the index, also with ``log=True``)."""
+        return self.values[rng.randrange(len(self.values))]
+
+    def is_valid(self, value: Any) -> bool:
+        return self._index.find(value, strict=True) is not None
+
+    def normalize_value(self, value: Any) -> Any:
+        """The equal entry; for numeric ordinals a number becomes the nearest entry; else raises."""
+        i = self._index.find(value, strict=False)
+        if i is not None:
+            return self.values[i]
+        if self._numeric and isinstance(value, numbers.Real) and not isinstance(value, bool) \
+                and not math.isnan(value):
+            if self.log:
+                x = math.log(value) if value > 0 else -math.inf
+                dist = [abs(math.log(v) - x) for v in self.values]
+            else:
+                dist = [abs(v - value) for v in self.values]
+            return self.values[dist.index(min(dist))]
+        raise ParameterError(f"parameter {self.name!r}: {value!r} is not one of its values "
+                             f"({self.describe()})")
+
+    def search_space_size(self) -> int:
+        return len(self.values)
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "values": list(self.values), "log": self.log}
+
+    def describe(self) -> str:
+        log = ", log" if self.log else ""
+        return f"ordinal {len(self.values)} values {self.values[0]!r}..{self.values[-1]!r}{log}"
+
+    def get_unit_value(self, config: Mapping[str, Any]) -> float:
+        """Position of the value in ``[0, 1]`` (see the class docstring)."""
+        value = self.normalize_value(self.get_value(config))
+        return self._pos[self._index.find(value, strict=False)]
+
+    def set_unit_value(self, config: Config, unit: float) -> None:
+        """Store the entry whose position is nearest to ``unit`` (clipped; NaN raises)."""
+        u = _finite_unit(self.name, unit)
+        n = len(self.values)
+        if not self.log:
+            i = min(int(math.floor(u * n)), n - 1)
+        else:
+            mids = [(a + b) / 2.0 for a, b in zip(self._pos, self._pos[1:])]
+            i = bisect.bisect_right(mids, u)
+        self.set_value(config, self.values[i])
+
+    @operator(3)
+    def op3_swarm(self, child: Config, p1: Config, p2: Config, *, rng: random.Random,
+                  c: float = 1.0, c1: float = 0.5, c2: float = 0.5, velocity: float = 0.0,
+                  sigma: float = 0.1) -> float:
+        """PSO step in unit space plus Gaussian noise (std ``sigma``), snapped to an entry; returns v'."""
+        return self._swarm_step(child, p1, p2, rng, c, c1, c2, velocity, float(sigma))
+
+
+# ---- selector -------------------------------------------------------------------------------
+class SelectorParameter(CategoricalParameter):
+    """Which of ``choices`` to use for each input size: an order and ``len(choices) - 1`` cutoffs.
+
+    ``select(value, n)`` returns ``order[i]`` where ``i`` is the number of cutoffs ``<= n``: the first
+    choice below ``cutoffs[0]``, the last one from ``cutoffs[-1]`` on.  Seed value: the choices in the
+    given order with every cutoff at ``max_cutoff``.  Random cutoffs are log-uniform (as OpenTuner's
+    ``LogIntegerParameter`` offsets), sorted.
+    """
+
+    kind = "selector"
+
+    def __init__(self, name: str, choices: Sequence[Any], max_cutoff: int) -> None:
+        super().__init__(name)
+        self.choices = _check_options(name, "choices", choices)
+        self.max_cutoff = _check_int(name, "max_cutoff", max_cutoff, 0)
+        self._index = _Index(self.choices)
+        self._cutoff = LogIntegerParameter(f"{name}/cutoff", 0, self.max_cutoff)
+
+    def select(self, value: Mapping[str, Any], n: float) -> Any:
+        """The choice used for input size ``n`` under selector value ``value``."""
+        return value["order"][bisect.bisect_right(value["cutoffs"], n)]
+
+    def copy_value(self, value: Any) -> Any:
+        """A deep copy (the value is a dict of lists)."""
+        if isinstance(value, Mapping):
+            return {k: list(v) if isinstance(v, (list, tuple)) else v for k, v in value.items()}
+        return value
+
+    def seed_value(self) -> Dict[str, List[Any]]:
+        return {"order": list(self.choices), "cutoffs": [self.max_cutoff] * (len(self.choices) - 1)}
+
+    def random_value(self, rng: random.Random) -> Dict[str, List[Any]]:
+        order = list(self.choices)
+        rng.shuffle(order)
+        cutoffs = sorted(self._cutoff.random_value(rng) for _ in range(len(self.choices) - 1))
+        return {"order": order, "cutoffs": cutoffs}
+
+    def is_valid(self, value: Any) -> bool:
+        if not isinstance(value, dict) or set(value) != {"order", "cutoffs"}:
+            return False
+        order, cuts = value["order"], value["cutoffs"]
+        if not isinstance(order, list) or not isinstance(cuts, list):
+            return False
+        if len(order) != len(self.choices) or len(cuts) != len(self.choices) - 1:
+            return False
+        idx = {self._index.find(x, strict=True) for x in order}
+        if None in idx or len(idx) != len(self.choices):
+            return False
+        if any(type(x) is not int or not 0 <= x <= self.max_cutoff for x in cuts):
+            return False
+        return all(x <= y for x, y in zip(cuts, cuts[1:]))
+
+    def normalize_value(self, value: Any) -> Dict[str, List[Any]]:
+        """Match the order's entries to the choices and clip, round and sort the cutoffs; else raise."""
+        if not isinstance(value, Mapping) or set(value) != {"order", "cutoffs"}:
+            raise ParameterError(f"parameter {self.name!r}: expected {{'order': [...], 'cutoffs': "
+                                 f"[...]}}, got {value!r}")
+        order, cuts = value["order"], value["cutoffs"]
+        if not isinstance(order, (list, tuple)) or not isinstance(cuts, (list, tuple)):
+            raise ParameterError(f"parameter {self.name!r}: order and cutoffs must be lists, got {value!r}")
+        found = [self._index.find(x, strict=False) for x in order]
+        if None in found or sorted(found) != list(range(len(self.choices))):
+            raise ParameterError(f"parameter {self.name!r}: order {list(order)!r} is not a permutation "
+                                 f"of the choices {self.choices!r}")
+        if len(cuts) != len(self.choices) - 1:
+            raise ParameterError(f"parameter {self.name!r}: need {len(self.choices) - 1} cutoffs, "
+                                 f"got {len(cuts)}")
+        try:
+            fixed = sorted(self._cutoff.normalize_value(x) for x in cuts)
+        except ParameterError:
+            raise ParameterError(f"parameter {self.name!r}: cutoffs must be numbers, got {list(cuts)!r}") \
+                from None
+        return {"order": [self.choices[i] for i in found], "cutoffs": fixed}
+
+    def search_space_size(self) -> int:
+        """Orders times non-decreasing cutoff lists: ``k! * C(max_cutoff + k - 1, k - 1)``."""
+        k = len(self.choices)
+        return math.factorial(k) * math.comb(self.max_cutoff + k - 1, k - 1)
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "choices": list(self.choices),
+                "max_cutoff": self.max_cutoff}
+
+    def describe(self) -> str:
+        return f"selector {self.choices!r} cutoffs <= {self.max_cutoff}"
+
+    @operator(3)
+    def op3_swarm(self, child: Config, p1: Config, p2: Config, *, rng: random.Random,
+                  c: float = 1.0, c1: float = 0.5, c2: float = 0.5, velocity: Any = 0.0) -> Any:
+        """Keep, or cross with p1 or p2 (odds ``c : c1 : c2``): take its order with probability 1/2
+        and each of its cutoffs with probability 1/2 (then sorted).  Returns ``velocity`` unchanged."""
+        weights = [max(float(w), 0.0) for w in (c, c1, c2)]
+        if sum(weights) <= 0:
+            return velocity
+        pick = rng.choices((None, p1, p2), weights=weights, k=1)[0]
+        if pick is None:
+            return velocity
+        mine = self.normalize_value(self.get_value(child))
+        donor = self.normalize_value(self.get_value(pick))
+        order = donor["order"] if rng.random() < 0.5 else mine["order"]
+        cuts = sorted(d if rng.random() < 0.5 else m for m, d in zip(mine["cutoffs"], donor["cutoffs"]))
+        self.set_value(child, {"order": list(order), "cutoffs": cuts})
+        return velocity

@@ -1,0 +1,410 @@
+"""The search space: a set of named parameters plus known constraints over them.
+
+:class:`ConfigurationManipulator` is what a tuner script returns from ``manipulator()``.  It creates
+random and seed configurations, validates and normalises configurations, gives each one a stable
+hash (SHA-256 of its canonical JSON, identical across processes and for ``1`` vs ``1.0`` in a float
+parameter), measures the size of the space, groups parameters linked by constraints (for Bayesian
+optimisation's chain of trees) and serialises the space definition.
+
+Constraints never make :meth:`validate` fail: validity is about each parameter's legal values;
+feasibility (:meth:`is_feasible`) is about the known constraints.  The seed configuration may be
+infeasible.  Everything here is deterministic: randomness comes only from the ``random.Random``
+passed in, and every listing follows parameter insertion order or sorted names.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import sys
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, TextIO, Union
+
+from .base import Config, Parameter, ParameterError, parameter_from_json
+from .constraints import Constraint, ConstraintError
+
+ConstraintLike = Union[Constraint, str, Callable[[Mapping[str, Any]], Any]]
+
+
+class ConfigurationError(ValueError):
+    """A configuration or search-space definition is invalid (one-line message naming the fix)."""
+
+
+def _short(x: Any, limit: int = 60) -> str:
+    r = repr(x)
+    return r if len(r) <= limit else r[: limit - 3] + "..."
+
+
+def _names_list(names: Sequence[str], limit: int = 20) -> str:
+    shown = ", ".join(names[:limit])
+    return shown + (f", ... ({len(names)} in all)" if len(names) > limit else "")
+
+
+def _copy_json(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_copy_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _copy_json(v) for k, v in value.items()}
+    return value
+
+
+def _canon(value: Any) -> Any:
+    """Replace -0.0 by 0.0 (recursively) so equal numbers serialise identically."""
+    if isinstance(value, float) and value == 0.0:
+        return 0.0
+    if isinstance(value, list):
+        return [_canon(v) for v in value]
+    return value
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+class ConfigurationManipulator:
+    """A search space: parameters (unique names, insertion order kept) and known constraints."""
+
+    def __init__(self, parameters: Optional[Iterable[Parameter]] = None,
+                 constraints: Optional[Iterable[ConstraintLike]] = None) -> None:
+        self._params: List[Parameter] = []
+        self._by_name: Dict[str, Parameter] = {}
+        self._constraints: List[Constraint] = []
+        self._groups: Optional[List[Set[str]]] = None
+        for p in parameters or ():
+            self.add_parameter(p)
+        for c in constraints or ():
+            self.add_constraint(c)
+
+    # ------------------------------------------------------------------ building the space
+    def add_parameter(self, parameter: Parameter) -> Parameter:
+        """Add a parameter (called while defining the space); returns it.  Names must be unique."""
+        if not isinstance(parameter, Parameter):
+            raise ConfigurationError(f"add_parameter() needs a Parameter instance, got "
+                                     f"{type(parameter).__name__}; e.g. IntegerParameter('x', 1, 8)")
+        if parameter.name in self._by_name:
+            raise ConfigurationError(f"duplicate parameter name {parameter.name!r}; every parameter "
+                                     "needs a unique name")
+        self._params.append(parameter)
+        self._by_name[parameter.name] = parameter
+        self._groups = None
+        return parameter
+
+    def add_constraint(self, predicate: ConstraintLike, reads: Optional[Iterable[str]] = None,
+                       name: Optional[str] = None) -> Constraint:
+        """Add a known constraint; returns the :class:`Constraint`.
+
+        ``predicate`` is an expression string, a callable (``reads`` required) or a ``Constraint``.
+        Every name it reads must already be a parameter.  Names must be unique: an explicit duplicate
+        name is an error, a derived one gets a ``" #2"`` suffix.
+        """
+        if isinstance(predicate, Constraint):
+            if reads is not None or name is not None:
+                raise ConfigurationError("pass reads/name to Constraint(...) or to add_constraint, not both")
+            c = predicate
+        else:
+            try:
+                c = Constraint(predicate, reads=reads, name=name)
+            except ConstraintError as exc:
+                raise ConfigurationError(str(exc)) from None
+        unknown = [r for r in c.reads if r not in self._by_name]
+        if unknown:
+            raise ConfigurationError(f"constraint {c.name!r} reads unknown parameter(s) {unknown}; add them "
+                                     f"first (known: {_names_list(self.names) or 'none'})")
+        taken = {k.name for k in self._constraints}
+        if c.name in taken:
+            if c.explicit_name:
+                raise ConfigurationError(f"duplicate constraint name {c.name!r}; give it another name=")
+            k = 2
+            while f"{c.name} #{k}" in taken:
+                k += 1
+            c.name = f"{c.name} #{k}"
+        self._constraints.append(c)
+        self._groups = None
+        return c
+
+    # ------------------------------------------------------------------ access
+    @property
+    def parameters(self) -> List[Parameter]:
+        """The parameters in insertion order (a new list)."""
+        return list(self._params)
+
+    @property
+    def names(self) -> List[str]:
+        """Parameter names in insertion order."""
+        return [p.name for p in self._params]
+
+    @property
+    def constraints(self) -> List[Constraint]:
+        """The known constraints in insertion order (a new list)."""
+        return list(self._constraints)
+
+    def parameter(self, name: str) -> Parameter:
+        """The parameter called ``name``; ConfigurationError when there is none."""
+        try:
+            return self._by_name[name]
+        except (KeyError, TypeError):
+            raise ConfigurationError(f"unknown parameter {name!r}; known: {_names_list(self.names)}") from None
+
+    def __len__(self) -> int:
+        return len(self._params)
+
+    def __iter__(self) -> Iterator[Parameter]:
+        return iter(list(self._params))
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._by_name
+
+    def __repr__(self) -> str:
+        return f"ConfigurationManipulator({self.describe_space()})"
+
+    # ------------------------------------------------------------------ configurations
+    def seed_config(self) -> Config:
+        """Every parameter's seed value (deterministic; may violate constraints)."""
+        return {p.name: p.seed_value() for p in self._params}
+
+    def random(self, rng: random.Random, max_tries: int = 10000) -> Config:
+        """A random configuration satisfying every constraint (called by techniques; returns a new dict).
+
+        Rejection sampling per independent group (see :meth:`groups`): each group is redrawn up to
+        ``max_tries`` times until its constraints hold, so independent constraints do not multiply
+        the rejection rate.  Raises ConfigurationError when a group finds no feasible value.
+        """
+        if not isinstance(rng, random.Random):
+            raise ConfigurationError(f"random() needs a random.Random, got {type(rng).__name__}; "
+                                     "pass random.Random(seed)")
+        never = [c.name for c in self._constraints if not c.reads and not c.is_satisfied({})]
+        if never:
+            raise ConfigurationError(f"constraint(s) {never} read no parameter and are always false; "
+                                     "the search space is empty")
+        parts: Dict[str, Any] = {}
+        for group in self.groups():
+            members = [p for p in self._params if p.name in group]
+            checks = self.group_constraints(group)
+            for _ in range(max(1, max_tries)):
+                for p in members:
+                    parts[p.name] = p.random_value(rng)
+                if all(c.is_satisfied(parts) for c in checks):
+                    break
+            else:
+                raise ConfigurationError(
+                    f"no feasible configuration found in {max_tries} random tries for parameters "
+                    f"{[p.name for p in members]}; the constraints {[c.name for c in checks]} may be "
+                    "unsatisfiable (or very tight: raise max_tries)")
+        return {p.name: parts[p.name] for p in self._params}
+
+    def copy(self, config: Mapping[str, Any]) -> Config:
+        """A copy of ``config`` whose lists (and nested lists/dicts) are new objects."""
+        return {k: _copy_json(v) for k, v in config.items()}
+
+    def validate(self, config: Any) -> None:
+        """Raise ConfigurationError (one line) unless ``config`` names exactly the parameters and
+        holds a legal value for each.  Constraints are *not* checked (see :meth:`is_feasible`)."""
+        self._check_keys(config)
+        for p in self._params:
+            value = config[p.name]
+            if not p.is_valid(value):
+                raise ConfigurationError(f"parameter {p.name!r}: illegal value {_short(value)}; "
+                                         f"legal: {p.describe()}")
+
+    def _check_keys(self, config: Any) -> None:
+        if not isinstance(config, Mapping):
+            raise ConfigurationError(f"a configuration must be a dict of parameter values, "
+                                     f"got {type(config).__name__}")
+        unknown = [k for k in config if k not in self._by_name]
+        if unknown:
+            raise ConfigurationError(f"configuration has unknown parameter(s) {_short(unknown, 120)}; "
+                                     f"known: {_names_list(self.names)}")
+        missing = [n for n in self.names if n not in config]
+        if missing:
+            raise ConfigurationError(f"configuration is missing parameter(s) {_short(missing, 120)}; "
+                                     "give a value for every parameter")
+
+    def is_valid(self, config: Any) -> bool:
+        """True when :meth:`validate` would not raise."""
+        try:
+            self.validate(config)
+        except ConfigurationError:
+            return False
+        return True
+
+    def is_feasible(self, config: Mapping[str, Any]) -> bool:
+        """True when ``config`` satisfies every known constraint (called before each measurement)."""
+        return all(c.is_satisfied(config) for c in self._constraints)
+
+    def violated_constraints(self, config: Mapping[str, Any]) -> List[str]:
+        """Names of the constraints ``config`` violates, in insertion order."""
+        return [c.name for c in self._constraints if not c.is_satisfied(config)]
+
+    def normalize(self, config: Any) -> Config:
+        """A new dict (insertion order) with each value coerced by ``normalize_value`` (e.g. 3.0 -> 3
+        for an int, 1 -> 1.0 for a float).  Unknown or missing names and hopeless values raise."""
+        self._check_keys(config)
+        out: Config = {}
+        for p in self._params:
+            value = config[p.name]
+            try:
+                norm = p.normalize_value(_copy_json(value))
+            except (ParameterError, ValueError, TypeError) as exc:
+                msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                if not msg.startswith(f"parameter {p.name!r}"):
+                    msg = f"parameter {p.name!r}: cannot use {_short(value)} ({msg}); legal: {p.describe()}"
+                raise ConfigurationError(msg) from None
+            if not p.is_valid(norm):
+                raise ConfigurationError(f"parameter {p.name!r}: illegal value {_short(value)}; "
+                                         f"legal: {p.describe()}")
+            out[p.name] = norm
+        return out
+
+    def canonical_json(self, config: Any) -> str:
+        """Canonical JSON of the normalised configuration: sorted keys, no spaces, floats as repr."""
+        try:
+            return _dumps({k: _canon(v) for k, v in self.normalize(config).items()})
+        except ValueError as exc:
+            if isinstance(exc, ConfigurationError):
+                raise
+            raise ConfigurationError(f"configuration cannot be written as JSON ({exc}); "
+                                     "values must be finite numbers, strings, booleans or lists") from None
+
+    def hash_config(self, config: Any) -> str:
+        """SHA-256 hex digest of :meth:`canonical_json` (stable across processes and machines)."""
+        return hashlib.sha256(self.canonical_json(config).encode("utf-8")).hexdigest()
+
+    # ------------------------------------------------------------------ size of the space
+    def search_space_size(self) -> float:
+        """Product of the parameters' sizes, ignoring constraints; ``math.inf`` when continuous or
+        too big for a float (use :meth:`log10_search_space_size` then)."""
+        total: Any = 1
+        for p in self._params:
+            size = p.search_space_size()
+            if size == math.inf:
+                return math.inf
+            total *= size
+        try:
+            return float(total)
+        except OverflowError:
+            return math.inf
+
+    def log10_search_space_size(self) -> float:
+        """log10 of the number of configurations (ignoring constraints); ``math.inf`` when continuous."""
+        total = 0.0
+        for p in self._params:
+            own = getattr(p, "log10_search_space_size", None)
+            if callable(own):
+                total += float(own())
+                continue
+            size = p.search_space_size()
+            if size == math.inf:
+                return math.inf
+            total += math.log10(max(size, 1))
+        return total
+
+    def is_finite(self) -> bool:
+        """True when the space has finitely many configurations (no continuous parameter)."""
+        return self.log10_search_space_size() != math.inf
+
+    # ------------------------------------------------------------------ constraint structure
+    def groups(self) -> List[Set[str]]:
+        """Parameter-name sets connected through constraints (union-find); an unconstrained parameter
+        is its own group.  Ordered by the first-inserted member; used by random() and by BO."""
+        if self._groups is None:
+            parent = {n: n for n in self.names}
+
+            def find(x: str) -> str:
+                while parent[x] != x:
+                    parent[x] = parent[parent[x]]
+                    x = parent[x]
+                return x
+
+            for c in self._constraints:
+                for other in c.reads[1:]:
+                    parent[find(other)] = find(c.reads[0])
+            by_root: Dict[str, Set[str]] = {}
+            for n in self.names:
+                by_root.setdefault(find(n), set()).add(n)
+            self._groups = list(by_root.values())  # dict order follows the first member's insertion
+        return [set(g) for g in self._groups]
+
+    def group_constraints(self, group: Iterable[str]) -> List[Constraint]:
+        """The constraints reading any parameter of ``group`` (insertion order)."""
+        names = set(group)
+        return [c for c in self._constraints if names.intersection(c.reads)]
+
+    # ------------------------------------------------------------------ serialisation
+    def parameter_info(self) -> str:
+        """Canonical string identifying the space (program versions): JSON of the parameter
+        definitions sorted by name and the constraints' identities sorted; insertion order and
+        constraint names do not matter."""
+        params = [p.to_json() for p in sorted(self._params, key=lambda p: p.name)]
+        cons = sorted((c.info() for c in self._constraints), key=_dumps)
+        return _dumps({"constraints": cons, "parameters": params})
+
+    def to_json(self, skip_callables: bool = False) -> Dict[str, Any]:
+        """``{"parameters": [...], "constraints": [...]}`` in insertion order.
+
+        Python-callable constraints cannot be serialised: ConfigurationError unless
+        ``skip_callables=True``, which leaves them out.
+        """
+        callables = [c.name for c in self._constraints if not c.is_expression]
+        if callables and not skip_callables:
+            raise ConfigurationError(f"constraint(s) {callables} are Python callables and cannot be "
+                                     "serialized; write them as expression strings or pass skip_callables=True")
+        return {"parameters": [p.to_json() for p in self._params],
+                "constraints": [c.to_json() for c in self._constraints if c.is_expression]}
+
+    @classmethod
+    def from_json(cls, data: Any) -> "ConfigurationManipulator":
+        """Rebuild a manipulator from :meth:`to_json` output."""
+        if not isinstance(data, Mapping) or not isinstance(data.get("parameters"), list):
+            raise ConfigurationError("search-space definition must be an object with a 'parameters' list")
+        cons = data.get("constraints", [])
+        if not isinstance(cons, list):
+            raise ConfigurationError("'constraints' must be a list of {'expression': ...} objects")
+        space = cls()
+        try:
+            for p in data["parameters"]:
+                space.add_parameter(parameter_from_json(p))
+            for c in cons:
+                space.add_constraint(Constraint.from_json(c))
+        except (ParameterError, ConstraintError) as exc:
+            raise ConfigurationError(str(exc)) from None
+        return space
+
+    # ------------------------------------------------------------------ display
+    def describe_space(self) -> str:
+        """One summary line: parameter counts by kind, constraints, groups and size."""
+        kinds: Dict[str, int] = {}
+        for p in self._params:
+            kinds[p.kind or type(p).__name__] = kinds.get(p.kind or type(p).__name__, 0) + 1
+        by_kind = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
+        log10 = self.log10_search_space_size()
+        if log10 == math.inf:
+            size = "infinite (continuous parameters)"
+        elif log10 < 15:
+            size = f"{round(10 ** log10):,} configurations"
+        else:
+            size = f"about 10^{log10:.1f} configurations"
+        return (f"{len(self._params)} parameters ({by_kind or 'none'}), {len(self._constraints)} constraints, "
+                f"{len(self.groups())} independent groups; search space {size} before constraints")
+
+    def print_params(self, file: Optional[TextIO] = None) -> None:
+        """Print a table of parameters (name, kind, legal values, seed) and the constraints
+        (``--print-params``); writes to ``file`` or stdout."""
+        out = file if file is not None else sys.stdout
+        rows = [("name", "kind", "legal values", "seed")]
+        for p in self._params:
+            rows.append((p.name, p.kind or type(p).__name__, self._clip(p.describe(), 60),
+                         self._clip(repr(p.seed_value()), 40)))
+        widths = [max(len(r[i]) for r in rows) for i in range(3)]
+        for i, r in enumerate(rows):
+            print("  ".join(r[k].ljust(widths[k]) for k in range(3)) + "  " + r[3], file=out)
+            if i == 0:
+                print("-" * (sum(widths) + 6 + max(len(r[3]) for r in rows)), file=out)
+        print(f"constraints ({len(self._constraints)}):", file=out)
+        for c in self._constraints:
+            print(f"  {c.describe()}", file=out)
+        print(self.describe_space(), file=out)
+
+    @staticmethod
+    def _clip(text: str, limit: int) -> str:
+        text = " ".join(text.split())
+        return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,42 @@
+"""tunerlib.techniques: the technique API, the registry, techniques and meta-techniques.
+
+Imports only :mod:`tunerlib.parameters`; techniques never see the database.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from .bandit import AUCBandit, AUCBanditMetaTechnique
+from .base import Feedback, Proposal, SequentialTechnique, Technique, TechniqueError
+from .builtin import DEFAULT_TECHNIQUE, register_builtin
+from .registry import TechniqueRegistry
+from .simple import GreedyMutation, PureRandom
+
+_REGISTRY = TechniqueRegistry()
+register_builtin(_REGISTRY)
+
+
+def registry() -> TechniqueRegistry:
+    """The process-wide registry of technique factories (add your own with ``register``)."""
+    return _REGISTRY
+
+
+def register(name: str, factory, description: str = "") -> None:
+    """Register a technique factory under ``name`` (duplicates are rejected)."""
+    _REGISTRY.register(name, factory, description)
+
+
+def create_technique(names: Sequence[str]) -> Technique:
+    """A fresh root technique: the named one, or an AUC bandit over several names."""
+    names = list(names) or [DEFAULT_TECHNIQUE]
+    if len(set(names)) != len(names):
+        raise TechniqueError(f"--technique lists a name twice: {names}")
+    techs = [_REGISTRY.create(n) for n in names]
+    if len(techs) == 1:
+        return techs[0]
+    return AUCBanditMetaTechnique(techs, name="AUCBandit")
+
+
+__all__ = ["AUCBandit", "AUCBanditMetaTechnique", "DEFAULT_TECHNIQUE", "Feedback", "GreedyMutation",
+           "Proposal", "PureRandom", "SequentialTechnique", "Technique", "TechniqueError",
+           "TechniqueRegistry", "create_technique", "register", "registry"]

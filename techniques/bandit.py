@@ -1,0 +1,123 @@
+"""The AUC bandit meta-technique (OpenTuner / DeepTuner thesis), maintained in O(1) per step.
+
+score(t) = AUC_t + C * sqrt(2 * ln(H) / H_t), over a sliding window of the last H uses,
+AUC_t = 2 / (H_t (H_t + 1)) * sum_{i=1..H_t} i * V_{t,i}, where V_{t,i} = 1 when the
+i-th use (oldest first) of t in the window produced a new best.  Arms never used in
+the window score +inf.
+"""
+from __future__ import annotations
+
+import math
+import random
+from collections import deque
+from typing import Any, Deque, Dict, List, Optional, Sequence, Tuple
+
+from ..parameters import ConfigurationManipulator
+from .base import Config, Feedback, Proposal, Technique, TechniqueError
+
+
+class AUCBandit:
+    """The bandit's bookkeeping, independent of techniques (unit-testable)."""
+
+    def __init__(self, arms: Sequence[str], C: float = 0.05, window: int = 500) -> None:
+        if not arms:
+            raise TechniqueError("an AUC bandit needs at least one arm")
+        if len(set(arms)) != len(arms):
+            raise TechniqueError(f"AUC bandit arms must have distinct names, got {list(arms)}")
+        self.arms = list(arms)
+        self.C = C
+        self.window = window
+        self.history: Deque[Tuple[str, int]] = deque()
+        self.uses = {a: 0 for a in self.arms}      # H_t
+        self.wins = {a: 0 for a in self.arms}      # sum of V over the window
+        self.weighted = {a: 0 for a in self.arms}  # sum of i * V
+
+    def record(self, arm: str, new_best: bool) -> None:
+        """Append one use of ``arm``; evict the oldest use when the window is full."""
+        v = 1 if new_best else 0
+        self.history.append((arm, v))
+        self.uses[arm] += 1
+        self.wins[arm] += v
+        self.weighted[arm] += self.uses[arm] * v
+        if len(self.history) > self.window:
+            old, ov = self.history.popleft()
+            # the remaining uses of `old` each move down one index: W -= sum V (incl. evicted)
+            self.weighted[old] -= self.wins[old]
+            self.wins[old] -= ov
+            self.uses[old] -= 1
+
+    def auc(self, arm: str) -> float:
+        n = self.uses[arm]
+        return 0.0 if n == 0 else 2.0 * self.weighted[arm] / (n * (n + 1))
+
+    def score(self, arm: str) -> float:
+        n = self.uses[arm]
+        if n == 0:
+            return math.inf
+        return self.auc(arm) + self.C * math.sqrt(2.0 * math.log(len(self.history)) / n)
+
+    def ranked(self) -> List[str]:
+        """Arms by decreasing score; ties keep arm order (deterministic)."""
+        order = {a: i for i, a in enumerate(self.arms)}
+        return sorted(self.arms, key=lambda a: (-self.score(a), order[a]))
+
+    def state_dict(self) -> Dict[str, Any]:
+        return {"arms": self.arms, "C": self.C, "window": self.window,
+                "history": [[a, v] for a, v in self.history]}
+
+    @classmethod
+    def from_state(cls, state: Dict[str, Any]) -> "AUCBandit":
+        bandit = cls(state["arms"], state["C"], state["window"])
+        for arm, v in state["history"]:
+            bandit.record(arm, bool(v))
+        return bandit
+
+
+class AUCBanditMetaTechnique(Technique):
+    """Schedules sub-techniques with the AUC bandit; every sub-technique sees every result."""
+
+    description = "AUC bandit over sub-techniques (C=0.05, window 500)"
+
+    def __init__(self, techniques: Sequence[Technique], name: Optional[str] = None,
+                 C: float = 0.05, window: int = 500) -> None:
+        super().__init__(name)
+        self.techniques = list(techniques)
+        self.bandit = AUCBandit([t.name for t in self.techniques], C, window)
+        self._by_name = {t.name: t for t in self.techniques}
+
+    def bind(self, manipulator: ConfigurationManipulator, rng: random.Random,
+             path: Optional[str] = None) -> None:
+        super().bind(manipulator, rng, path)
+        for tech in self.techniques:
+            tech.bind(manipulator, random.Random(rng.getrandbits(64)), f"{self.path}/{tech.name}")
+
+    def propose(self) -> Optional[Proposal]:
+        for arm in self.bandit.ranked():
+            proposal = self._by_name[arm].propose()
+            if proposal is not None:
+                return proposal
+        return None
+
+    def desired_configuration(self) -> Optional[Config]:  # pragma: no cover - propose() overrides
+        proposal = self.propose()
+        return None if proposal is None else proposal.config
+
+    def observe(self, feedback: Feedback) -> None:
+        super().observe(feedback)
+        prefix = self.path + "/"
+        if feedback.requestor.startswith(prefix):
+            arm = feedback.requestor[len(prefix):].split("/", 1)[0]
+            if arm in self._by_name:
+                self.bandit.record(arm, feedback.was_new_best)
+        for tech in self.techniques:
+            tech.observe(feedback)
+
+    def state_dict(self) -> Dict[str, Any]:
+        return {"bandit": self.bandit.state_dict(),
+                "techniques": {t.name: t.state_dict() for t in self.techniques}}
+
+    def load_state_dict(self, state: Dict[str, Any]) -> None:
+        self.bandit = AUCBandit.from_state(state["bandit"])
+        for name, sub in state.get("techniques", {}).items():
+            if name in self._by_name:
+                self._by_name[name].load_state_dict(sub)

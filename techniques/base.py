@@ -1,0 +1,154 @@
+"""The technique API.
+
+Call protocol (the search driver is the only caller):
+
+1. ``bind(manipulator, rng, path)`` once, before anything else.  ``path`` is the
+   technique's requestor name inside the run (``"Bandit/UniformGreedyMutation"``).
+2. ``propose()`` whenever the driver has room for another measurement.  It returns a
+   :class:`Proposal` or ``None`` ("nothing to propose right now", e.g. while a
+   sequential technique waits for its result); ``None`` never stalls the run.
+3. ``observe(feedback)`` once for every completed result of the run, whichever
+   technique requested it, in completion order.  A technique recognises its own
+   requests by ``feedback.requestor == self.path``.
+
+Techniques never touch the database: feedback is plain data and the value is
+oriented so that lower is better (``inf`` for anything that is not OK).
+"""
+from __future__ import annotations
+
+import math
+import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, Dict, Generator, Optional
+
+from ..parameters import ConfigurationManipulator
+
+Config = Dict[str, Any]
+
+
+class TechniqueError(ValueError):
+    """A technique cannot run on the given space, or was configured wrongly."""
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A configuration a technique wants measured, tagged with who asked."""
+
+    config: Config
+    requestor: str
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """One completed result, as techniques see it."""
+
+    config: Config
+    key: str            # stable hash of the configuration
+    value: float        # lower is better; inf unless state == "ok"
+    state: str          # "ok" | "infeasible" | "error"
+    requestor: str      # path of the technique that asked for it ("seed" for seeds)
+    was_new_best: bool
+
+    @property
+    def ok(self) -> bool:
+        return self.state == "ok"
+
+
+class Technique(ABC):
+    """Base class: tracks the best observed configuration for its subclasses."""
+
+    #: one-line description shown by --list-techniques
+    description: str = ""
+
+    def __init__(self, name: Optional[str] = None) -> None:
+        self.name = name or type(self).__name__
+        self.path = self.name
+        self.manipulator: Optional[ConfigurationManipulator] = None
+        self.rng = random.Random(0)
+        self.best_config: Optional[Config] = None
+        self.best_value = math.inf
+
+    # ---- protocol -----------------------------------------------------------
+    def bind(self, manipulator: ConfigurationManipulator, rng: random.Random,
+             path: Optional[str] = None) -> None:
+        """Called once before the first proposal; raise TechniqueError if the space is unsupported."""
+        self.manipulator = manipulator
+        self.rng = rng
+        self.path = path or self.name
+        self.check_space(manipulator)
+
+    def check_space(self, manipulator: ConfigurationManipulator) -> None:
+        """Raise TechniqueError naming the parameter type this technique cannot handle."""
+
+    def propose(self) -> Optional[Proposal]:
+        """Next configuration to measure, or None for "nothing right now"."""
+        cfg = self.desired_configuration()
+        return None if cfg is None else Proposal(cfg, self.path)
+
+    @abstractmethod
+    def desired_configuration(self) -> Optional[Config]:
+        """Return a (legal) configuration dict, or None."""
+
+    def observe(self, feedback: Feedback) -> None:
+        """Receive one completed result (own or another technique's)."""
+        if feedback.ok and feedback.value < self.best_value:
+            self.best_value = feedback.value
+            self.best_config = feedback.config
+
+    def is_own(self, feedback: Feedback) -> bool:
+        return feedback.requestor == self.path
+
+    # ---- persistence (techniques with state override these) ---------------
+    def state_dict(self) -> Dict[str, Any]:
+        """JSON-compatible state recorded in the results database (for resume)."""
+        return {}
+
+    def load_state_dict(self, state: Dict[str, Any]) -> None:
+        """Restore what :meth:`state_dict` returned."""
+
+
+class SequentialTechnique(Technique):
+    """Generator-style technique: write ``main_generator`` with ``feedback = yield config``.
+
+    The generator is advanced only when the feedback for its last configuration has
+    arrived, so at most one of its requests is in flight.  When the generator ends,
+    the technique proposes nothing more.
+    """
+
+    def bind(self, manipulator: ConfigurationManipulator, rng: random.Random,
+             path: Optional[str] = None) -> None:
+        super().bind(manipulator, rng, path)
+        self._gen: Optional[Generator[Config, Feedback, None]] = None
+        self._waiting_key: Optional[str] = None
+        self._reply: Optional[Feedback] = None
+        self._done = False
+
+    @abstractmethod
+    def main_generator(self) -> Generator[Config, Feedback, None]:
+        """Yield configurations; each ``yield`` evaluates to that configuration's Feedback."""
+
+    def desired_configuration(self) -> Optional[Config]:
+        if self._done:
+            return None
+        try:
+            if self._gen is None:
+                self._gen = self.main_generator()
+                cfg = next(self._gen)
+            elif self._reply is None:
+                return None  # still waiting for our last request
+            else:
+                reply, self._reply = self._reply, None
+                cfg = self._gen.send(reply)
+        except StopIteration:
+            self._done = True
+            return None
+        assert self.manipulator is not None
+        self._waiting_key = self.manipulator.hash_config(cfg)
+        return cfg
+
+    def observe(self, feedback: Feedback) -> None:
+        super().observe(feedback)
+        if self.is_own(feedback) and feedback.key == self._waiting_key:
+            self._waiting_key = None
+            self._reply = feedback

@@ -1,0 +1,40 @@
+"""Registration of the built-in techniques (factories only; instances are made per run)."""
+from __future__ import annotations
+
+from typing import List
+
+from .bandit import AUCBanditMetaTechnique
+from .base import Technique
+from .registry import TechniqueRegistry
+from .simple import GreedyMutation, PureRandom
+
+#: the technique used when --technique is not given
+DEFAULT_TECHNIQUE = "GreedyMutationBandit"
+
+
+def _greedy(rate: float, normal: bool) -> GreedyMutation:
+    return GreedyMutation(mutation_rate=rate, normal=normal)
+
+
+def _greedy_bandit() -> Technique:
+    arms: List[Technique] = [
+        GreedyMutation("UniformGreedyMutation", 0.1, normal=False),
+        GreedyMutation("NormalGreedyMutation", 0.1, normal=True),
+        GreedyMutation("NormalGreedyMutation20", 0.2, normal=True),
+        PureRandom("PureRandom"),
+    ]
+    return AUCBanditMetaTechnique(arms)
+
+
+def register_builtin(registry: TechniqueRegistry) -> None:
+    """Add every built-in technique to ``registry``."""
+    registry.register("PureRandom", PureRandom, PureRandom.description)
+    for pct in (5, 10, 20):
+        rate = pct / 100.0
+        suffix = "" if pct == 10 else f"{pct:02d}"
+        registry.register(f"UniformGreedyMutation{suffix}", lambda r=rate: _greedy(r, False),
+                          f"mutate the best configuration, each parameter re-drawn with p={rate}")
+        registry.register(f"NormalGreedyMutation{suffix}", lambda r=rate: _greedy(r, True),
+                          f"mutate the best configuration with Gaussian steps (sigma 0.1), p={rate}")
+    registry.register(DEFAULT_TECHNIQUE, _greedy_bandit,
+                      "AUC bandit over uniform/normal greedy mutation and random search (default)")

@@ -1,0 +1,71 @@
+"""Minimal techniques: PureRandom and the greedy-mutation family (OpenTuner's GreedyMutation)."""
+from __future__ import annotations
+
+from typing import List, Optional
+
+from ..parameters import Parameter
+from .base import Config, Technique
+
+
+class PureRandom(Technique):
+    """Uniformly random feasible configurations."""
+
+    description = "uniform random sampling of feasible configurations"
+
+    def desired_configuration(self) -> Optional[Config]:
+        assert self.manipulator is not None
+        return self.manipulator.random(self.rng)
+
+
+class GreedyMutation(Technique):
+    """Mutate the best configuration seen so far (by any technique).
+
+    Each parameter is mutated with probability ``mutation_rate`` (at least
+    ``must_mutate`` of them).  Numeric parameters get a uniform re-draw, or a
+    Gaussian step of ``sigma`` in unit space when ``normal`` is set; permutations get
+    a random segment inversion (a 2-opt move) or swap; everything else is re-drawn.
+    """
+
+    def __init__(self, name: Optional[str] = None, mutation_rate: float = 0.1,
+                 must_mutate: int = 1, normal: bool = False, sigma: float = 0.1,
+                 max_tries: int = 50) -> None:
+        super().__init__(name)
+        self.mutation_rate = mutation_rate
+        self.must_mutate = must_mutate
+        self.normal = normal
+        self.sigma = sigma
+        self.max_tries = max_tries
+
+    def desired_configuration(self) -> Optional[Config]:
+        m = self.manipulator
+        assert m is not None
+        if self.best_config is None:
+            return m.random(self.rng)
+        for _ in range(self.max_tries):
+            child = m.copy(self.best_config)
+            for param in self._choose(m.parameters):
+                self.mutate(param, child)
+            if m.is_feasible(child):
+                return child
+        return m.random(self.rng)
+
+    def _choose(self, params: List[Parameter]) -> List[Parameter]:
+        chosen = [p for p in params if self.rng.random() < self.mutation_rate]
+        if len(chosen) < self.must_mutate:
+            chosen = self.rng.sample(params, min(self.must_mutate, len(params)))
+        return chosen
+
+    def mutate(self, param: Parameter, child: Config) -> None:
+        """Apply one mutation operator suited to ``param``'s type to ``child``."""
+        ops = param.operators()
+        rng = self.rng
+        if "op2_random_invert" in ops:
+            parent = {param.name: param.copy_value(param.get_value(child))}
+            if self.normal or rng.random() < 0.5:
+                param.op2_random_invert(child, parent, rng=rng, strength=rng.random())
+            else:
+                param.op2_random_swap(child, parent, rng=rng)
+        elif self.normal and "op1_normal_mutation" in ops:
+            param.op1_normal_mutation(child, rng=rng, sigma=self.sigma)
+        else:
+            param.op1_randomize(child, rng=rng)

@@ -1,0 +1,141 @@
+"""Framework overhead per evaluation: wall time between measurements minus objective time.
+
+Runs N evaluations of a trivial objective (a 4-D quadratic) with the default technique and a
+durable SQLite results database, and prints the median and mean overhead per evaluation, plus
+the median over the first and the last 1,000 evaluations (to show growth with database size).
+With ``--opentuner-python PY`` (a Python that has ``opentuner==0.8.8`` installed, e.g. a scratch
+venv), the same figures for OpenTuner are printed side by side.
+
+    python tools/bench_overhead.py --evals 2000
+    python tools/bench_overhead.py --evals 10000 --opentuner-python /path/venv/bin/python
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from typing import Dict, List
+
+from tunerlib import MeasurementInterface, MinimizeAttribute, Result, TuningOptions, TuningRun
+from tunerlib.parameters import ConfigurationManipulator, FloatParameter
+
+
+class _Trivial(MeasurementInterface):
+    """f(x) = sum (x_i - 0.5)^2 over four floats; records when each run() starts and ends."""
+
+    def __init__(self, options: TuningOptions) -> None:
+        super().__init__(options)
+        self.stamps: List[tuple] = []
+
+    def program_name(self) -> str:
+        return "bench-overhead"
+
+    def manipulator(self) -> ConfigurationManipulator:
+        return ConfigurationManipulator([FloatParameter(f"x{i}", -5.0, 5.0) for i in range(4)])
+
+    def objective(self):
+        return MinimizeAttribute("value")
+
+    def run(self, desired_result, input, limit) -> Result:
+        start = time.perf_counter()
+        cfg = desired_result.configuration.data
+        value = sum((cfg[f"x{i}"] - 0.5) ** 2 for i in range(4))
+        self.stamps.append((start, time.perf_counter()))
+        return Result(extra={"value": value})
+
+
+def figures(stamps: List[tuple], wall: float) -> Dict[str, float]:
+    """Overhead figures in milliseconds from (start, end) stamps of each objective call."""
+    gaps = [stamps[i + 1][0] - stamps[i][1] for i in range(len(stamps) - 1)]
+    objective = sum(end - start for start, end in stamps)
+    n = len(stamps)
+    out = {"evals": n, "wall_s": wall, "median_ms": 1e3 * statistics.median(gaps),
+           "mean_ms": 1e3 * (wall - objective) / n,
+           "first1000_median_ms": 1e3 * statistics.median(gaps[:1000])}
+    if n >= 2000:
+        out["last1000_median_ms"] = 1e3 * statistics.median(gaps[-1000:])
+    return out
+
+
+def bench_tunerlib(evals: int, seed: int) -> Dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        opts = TuningOptions(test_limit=evals, seed=seed, quiet=True,
+                             database=os.path.join(tmp, "bench.db"))
+        tuner = _Trivial(opts)
+        start = time.perf_counter()
+        TuningRun(tuner, opts).run()
+        return figures(tuner.stamps, time.perf_counter() - start)
+
+
+_OPENTUNER_SCRIPT = textwrap.dedent("""
+    import json, os, sys, time
+    import opentuner
+    from opentuner import ConfigurationManipulator, FloatParameter, MeasurementInterface, Result
+    stamps = []
+    class T(MeasurementInterface):
+        def manipulator(self):
+            m = ConfigurationManipulator()
+            for i in range(4):
+                m.add_parameter(FloatParameter("x%d" % i, -5.0, 5.0))
+            return m
+        def run(self, desired_result, input, limit):
+            s = time.perf_counter()
+            cfg = desired_result.configuration.data
+            v = sum((cfg["x%d" % i] - 0.5) ** 2 for i in range(4))
+            stamps.append((s, time.perf_counter()))
+            return Result(time=v)
+        def save_final_config(self, c):
+            pass
+    args = opentuner.default_argparser().parse_args(sys.argv[2:])
+    t0 = time.perf_counter()
+    try:
+        T.main(args)
+    except SystemExit:
+        pass
+    json.dump({"stamps": stamps, "wall": time.perf_counter() - t0}, open(sys.argv[1], "w"))
+""")
+
+
+def bench_opentuner(python: str, evals: int, seed: int) -> Dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        script, out = os.path.join(tmp, "ot.py"), os.path.join(tmp, "ot.json")
+        with open(script, "w") as fh:
+            fh.write(_OPENTUNER_SCRIPT)
+        cmd = [python, script, out, f"--test-limit={evals}", f"--seed={seed}",
+               f"--database=sqlite:///{tmp}/ot.db", "--no-dups"]
+        proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True)
+        if not os.path.exists(out):
+            raise RuntimeError(f"opentuner run failed: {proc.stderr[-2000:]}")
+        data = json.load(open(out))
+        return figures([tuple(s) for s in data["stamps"]], data["wall"])
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--evals", type=int, default=2000, help="evaluations per run (default 2000)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--opentuner-python", help="python executable with opentuner==0.8.8 installed")
+    ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    ns = ap.parse_args(argv)
+    rows = {"tunerlib": bench_tunerlib(ns.evals, ns.seed)}
+    if ns.opentuner_python:
+        rows["opentuner 0.8.8"] = bench_opentuner(ns.opentuner_python, ns.evals, ns.seed)
+    if ns.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    keys = ["evals", "wall_s", "median_ms", "mean_ms", "first1000_median_ms", "last1000_median_ms"]
+    print(f"{'framework':<18}" + "".join(f"{k:>22}" for k in keys))
+    for name, row in rows.items():
+        cells = "".join(f"{row.get(k, float('nan')):>22.3f}" for k in keys)
+        print(f"{name:<18}{cells}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+"""Ask/tell tuning from Python (notebooks, other frameworks' loops).
+
+    manager = TuningRunManager.for_space(manipulator, objective=MinimizeAttribute("loss"),
+                                         database="runs.db", seed=1)
+    for _ in range(100):
+        desired = manager.get_next_desired_result()
+        if desired is None:
+            break
+        loss = evaluate(desired.configuration.data)
+        manager.report_result(desired, Result(extra={"loss": loss}))
+    print(manager.get_best_configuration())
+    manager.finish()
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+from .interface import MeasurementInterface
+from .objectives import MinimizeTime, Objective
+from .options import TuningOptions
+from .parameters import ConfigurationManipulator
+from .progress import Summary
+from .result import Configuration, DesiredResult, Result
+from .search import TunerScriptError
+from .tuningrun import TuningRun
+
+
+class _SpaceInterface(MeasurementInterface):
+    """A MeasurementInterface made from a manipulator, for :meth:`TuningRunManager.for_space`."""
+
+    def __init__(self, options: TuningOptions, manipulator: ConfigurationManipulator,
+                 objective: Objective, name: str) -> None:
+        super().__init__(options)
+        self._manipulator, self._objective, self._name = manipulator, objective, name
+
+    def manipulator(self) -> ConfigurationManipulator:
+        return self._manipulator
+
+    def objective(self) -> Objective:
+        return self._objective
+
+    def program_name(self) -> str:
+        return self._name
+
+
+class TuningRunManager:
+    """Drive a tuning run yourself: ask for configurations, tell their results."""
+
+    def __init__(self, interface: MeasurementInterface, options: Optional[TuningOptions] = None) -> None:
+        self._run = TuningRun(interface, options)
+        self._run.prepare()
+        self._finished = False
+
+    @classmethod
+    def for_space(cls, manipulator: ConfigurationManipulator, objective: Optional[Objective] = None,
+                  program_name: str = "ask-tell", **options: Any) -> "TuningRunManager":
+        """Build a manager from a search space; ``options`` are TuningOptions fields."""
+        opts = TuningOptions(**options)
+        return cls(_SpaceInterface(opts, manipulator, objective or MinimizeTime(), program_name), opts)
+
+    def get_next_desired_result(self) -> Optional[DesiredResult]:
+        """The next configuration to measure, or None when the limits or the space are exhausted."""
+        run = self._run
+        if run._stop_reason():
+            return None
+        for _ in range(2):
+            claim = run.db.claim_next(run.run_id, "api")
+            if claim is not None:
+                return DesiredResult(Configuration(claim.config_data, claim.config_hash, claim.configuration_id),
+                                     claim.dr_id, claim.limit, claim.requestor)
+            if run._request(1):
+                return None
+        return None
+
+    def report_result(self, desired_result: DesiredResult, result: Result) -> None:
+        """Record the result of a configuration returned by :meth:`get_next_desired_result`."""
+        if not isinstance(result, Result):
+            raise TunerScriptError(f"report_result() needs a tunerlib.Result, got {type(result).__name__}")
+        run = self._run
+        run.db.complete(desired_result.id, result.state, result.time, result.accuracy, result.energy,
+                        result.size, result.extra, None, run.machine_id, None)
+        run.search.poll()
+
+    def get_best_configuration(self) -> Optional[Dict[str, Any]]:
+        best = self._run.search.best
+        return None if best is None else best.config
+
+    def get_best_result(self) -> Optional[Result]:
+        best = self._run.search.best
+        return None if best is None else best.result
+
+    def finish(self) -> Summary:
+        """Close the run (idempotent) and return its summary."""
+        if not self._finished:
+            self._run.finish("finished by caller")
+            self._finished = True
+        return self._run.summary("finished by caller")

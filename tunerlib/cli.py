@@ -1,0 +1,82 @@
+"""Command-line entry points: a tuner script's ``main()`` and the ``tunerlib`` command."""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Optional, Sequence, TextIO, Type
+
+from .db import DatabaseError
+from .objectives import ObjectiveError
+from .parameters import ConfigurationError, ParameterError
+from .search import TunerScriptError
+from .techniques import TechniqueError, registry
+from .tuningrun import TuningRun, UsageError
+
+#: errors reported as one line (exit code 2) instead of a traceback
+USER_ERRORS = (UsageError, DatabaseError, TechniqueError, ConfigurationError, ParameterError,
+               TunerScriptError, ObjectiveError)
+
+
+def list_techniques(out: TextIO) -> None:
+    """Print every registered technique with its one-line description."""
+    entries = registry().describe()
+    width = max(len(name) for name, _ in entries)
+    for name, desc in entries:
+        out.write(f"{name:<{width}}  {desc}\n")
+
+
+def run_interface_main(cls: Type, args: Optional[Sequence[str]] = None) -> int:
+    """Body of ``MeasurementInterface.main``: parse, handle the info flags, tune, summarise."""
+    prog = None if args is not None else None
+    options = cls.Options.parse(args, prog=prog)
+    if options.list_techniques:
+        list_techniques(sys.stdout)
+        return 0
+    try:
+        interface = cls(options)
+        if options.print_params or options.print_search_space_size:
+            manipulator = interface.manipulator()
+            if options.print_params:
+                manipulator.print_params(sys.stdout)
+            if options.print_search_space_size:
+                print(f"log10 search space size: {manipulator.log10_search_space_size():.2f}")
+            return 0
+        summary = TuningRun(interface, options).run()
+    except USER_ERRORS as exc:
+        print(f"{cls.__name__}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{cls.__name__}: interrupted; completed results are kept (continue with --resume)",
+              file=sys.stderr)
+        return 130
+    print(summary.render())
+    if options.summary_json:
+        summary.write_json(options.summary_json)
+    return 0
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """The ``tunerlib`` command: information about techniques and databases."""
+    parser = argparse.ArgumentParser(prog="tunerlib", description="tunerlib autotuning framework")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("techniques", help="list registered techniques")
+    runs = sub.add_parser("runs", help="list the tuning runs in a results database")
+    runs.add_argument("database", help="file path or SQLAlchemy URL")
+    ns = parser.parse_args(argv)
+    if ns.command == "techniques":
+        list_techniques(sys.stdout)
+        return 0
+    from .db import ResultsDB
+    try:
+        db = ResultsDB(ns.database, create=False)
+    except DatabaseError as exc:
+        print(f"tunerlib: error: {exc}", file=sys.stderr)
+        return 2
+    for info in db.list_runs():
+        print(f"{info['uuid']}  {info['program']:<20} {info['state']:<9} tests={info['tests']:<6} "
+              f"label={info['label']}  started {info['start_date']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,252 @@
+"""Opening a results database and managing its schema version.
+
+* :func:`resolve_url` / :func:`open_engine`: ``--database`` value -> SQLAlchemy engine (SQLite files get
+  their directory created and WAL, ``synchronous=NORMAL``, ``busy_timeout=30000``, ``foreign_keys=ON``).
+* :func:`ensure_schema`: create and stamp a new database, or check the stamped version of an existing one.
+* Upgrades: ``MIGRATIONS`` maps a schema version N to ``upgrade(connection)`` that turns a version-N
+  database into a version-(N+1) one using the given SQLAlchemy :class:`~sqlalchemy.Connection` (DDL and
+  data statements; no commit). :func:`migrate` applies every step from the stamped version up to
+  :data:`~tunerlib.db.models.SCHEMA_VERSION` in order inside one transaction, then stamps the new version;
+  if a step fails nothing changes. Schema 1 is the first schema, so the registry is empty until the schema
+  changes: when SCHEMA_VERSION becomes 2, register ``MIGRATIONS[1]``.
+
+Command line (owned by tunerlib.tools): ``python -m tunerlib.tools.db migrate URL`` calls :func:`migrate`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Any, Callable, Optional
+
+from sqlalchemy import (URL, Connection, Engine, create_engine, event, inspect as sa_inspect, make_url,
+                        select, update)
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+
+from .models import SCHEMA_VERSION, Base, DatabaseError, Meta, SchemaVersionError
+
+DEFAULT_URL = "sqlite:///tunerlib.db"
+URL_EXAMPLE = "sqlite:///path/tunerlib.db or postgresql+psycopg://user@host/db"
+_EXTRAS = {"postgresql": "pip install 'tunerlib[postgres]'"}
+
+
+# ----------------------------------------------------------------------------------------- URL, engine
+
+def resolve_url(url: Optional[str]) -> URL:
+    """Turn ``--database`` into a SQLAlchemy URL: None -> ./tunerlib.db, a plain path -> a SQLite file."""
+    if url is None:
+        url = DEFAULT_URL
+    if "://" not in url:
+        if not url.strip():
+            raise DatabaseError(f"empty database path: pass --database {URL_EXAMPLE}")
+        return URL.create("sqlite", database=os.path.expanduser(url))
+    try:
+        return make_url(url)
+    except ArgumentError:
+        raise DatabaseError(f"malformed database URL {url!r}: use e.g. {URL_EXAMPLE}") from None
+
+
+def _sqlite_path(url: URL) -> Optional[str]:
+    """The file path of a SQLite URL, or None for in-memory and ``file:`` URI databases."""
+    db = url.database
+    if url.get_backend_name() != "sqlite" or not db or db == ":memory:" or db.startswith("file:"):
+        return None
+    return db
+
+
+def _prepare_sqlite_file(path: str) -> None:
+    """Create the parent directory of a SQLite file and check that the file can be written."""
+    parent = os.path.dirname(os.path.abspath(path))
+    reason = None
+    try:
+        os.makedirs(parent, exist_ok=True)
+    except OSError as exc:
+        reason = os.strerror(exc.errno).lower() if exc.errno else str(exc)
+    probe = path if os.path.exists(path) else parent
+    if os.path.isdir(path):
+        reason = f"{path} is a directory"
+    elif _first_non_directory(parent):
+        reason = f"{_first_non_directory(parent)} is not a directory"
+    elif reason is None and not os.access(probe, os.W_OK):
+        reason = "permission denied"
+    if reason:
+        raise DatabaseError(f"cannot create database file {path}: {reason}; "
+                            "pass --database with a writable path")
+
+
+def _first_non_directory(path: str) -> Optional[str]:
+    """The first existing component of ``path`` that is not a directory (None if there is none)."""
+    current = os.sep
+    for part in os.path.abspath(path).split(os.sep)[1:]:
+        current = os.path.join(current, part)
+        if os.path.exists(current) and not os.path.isdir(current):
+            return current
+    return None
+
+
+def _json_dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA busy_timeout=30000")  # first, so that switching to WAL waits for locks
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def open_engine(url: Optional[str]) -> tuple[Engine, str]:
+    """Create the engine for ``url`` (see :func:`resolve_url`); returns (engine, printable URL).
+
+    Raises DatabaseError for malformed URLs, unknown dialects, missing drivers and unwritable paths.
+    """
+    sa_url = resolve_url(url)
+    display = sa_url.render_as_string(hide_password=True)
+    path = _sqlite_path(sa_url)
+    if path is not None:
+        _prepare_sqlite_file(path)
+        display = path
+    try:
+        engine = create_engine(sa_url, json_serializer=_json_dumps)
+    except NoSuchModuleError:
+        raise DatabaseError(f"unknown database dialect in URL {display!r}: use e.g. {URL_EXAMPLE}") from None
+    except ImportError as exc:
+        backend = sa_url.get_backend_name()
+        fix = _EXTRAS.get(backend, f"pip install {exc.name or 'the driver'}")
+        raise DatabaseError(f"database driver {exc.name!r} for {display} is not installed: {fix}") from None
+    except (ArgumentError, TypeError, ValueError) as exc:
+        raise DatabaseError(f"malformed database URL {display!r} ({exc}): use e.g. {URL_EXAMPLE}") from None
+    if sa_url.get_backend_name() == "sqlite":
+        event.listen(engine, "connect", _sqlite_pragmas)
+    return engine, display
+
+
+# ---------------------------------------------------------------------------------------- schema version
+
+def read_schema_version(conn: Connection, display: str) -> Optional[int]:
+    """The stamped schema version; None for an empty database; DatabaseError for a foreign database."""
+    inspector = sa_inspect(conn)
+    if not inspector.has_table(Meta.__tablename__):
+        if inspector.get_table_names():
+            raise DatabaseError(f"database {display} is not a tunerlib results database (it has tables but "
+                                "no tunerlib_meta): use a new --database")
+        return None
+    meta = Meta.__table__
+    value = conn.execute(select(meta.c.value).where(meta.c.key == "schema_version")).scalar()
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise DatabaseError(f"database {display} has no valid schema_version in tunerlib_meta "
+                            f"({value!r}): use a new --database") from None
+
+
+def stamp_schema_version(conn: Connection, version: int) -> None:
+    """Write ``schema_version`` into tunerlib_meta (insert or update) inside the caller's transaction."""
+    meta = Meta.__table__
+    done = conn.execute(update(meta).where(meta.c.key == "schema_version").values(value=str(version)))
+    if done.rowcount == 0:
+        conn.execute(meta.insert().values(key="schema_version", value=str(version)))
+
+
+def begin_exclusive(conn: Connection) -> None:
+    """Start a write transaction now (SQLite: BEGIN IMMEDIATE) so that check-then-create is atomic."""
+    if conn.dialect.name == "sqlite":
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def check_version(version: int, display: str) -> None:
+    """Raise SchemaVersionError unless ``version`` is the schema version of this tunerlib."""
+    if version == SCHEMA_VERSION:
+        return
+    head = f"database {display} has schema version {version} but this tunerlib uses {SCHEMA_VERSION}"
+    if version > SCHEMA_VERSION:
+        raise SchemaVersionError(f"{head}: upgrade tunerlib or use a new --database")
+    raise SchemaVersionError(f"{head}: run `python -m tunerlib.tools.db migrate {display}` to upgrade "
+                             "(back it up first) or use a new --database")
+
+
+def ensure_schema(engine: Engine, display: str) -> None:
+    """Create and stamp an empty database, or check the version of an existing one (race-safe)."""
+    for attempt in range(3):
+        try:
+            with engine.connect() as conn:
+                version = read_schema_version(conn, display)
+                if version is None:
+                    conn.rollback()
+                    begin_exclusive(conn)
+                    version = read_schema_version(conn, display)
+                    if version is None:
+                        Base.metadata.create_all(conn)
+                        stamp_schema_version(conn, SCHEMA_VERSION)
+                        version = SCHEMA_VERSION
+                    conn.commit()
+            break
+        except DBAPIError as exc:
+            if attempt == 2 or _is_open_failure(exc):
+                raise _open_error(exc, display) from None
+            time.sleep(0.05 * (attempt + 1))  # another process created the schema at the same time
+    check_version(version, display)
+
+
+def _is_open_failure(exc: DBAPIError) -> bool:
+    text = str(exc.orig).lower()
+    return "unable to open" in text or "not a database" in text or "readonly" in text
+
+
+def _open_error(exc: DBAPIError, display: str) -> DatabaseError:
+    text = str(exc.orig).strip().splitlines()[0] if str(exc.orig).strip() else type(exc.orig).__name__
+    if "not a database" in text:
+        return DatabaseError(f"{display} is not a SQLite database ({text}): use a new --database")
+    if "unable to open" in text or "readonly" in text:
+        return DatabaseError(f"cannot create database file {display}: {text}; "
+                             "pass --database with a writable path")
+    return DatabaseError(f"cannot open database {display}: {text}")
+
+
+# ---------------------------------------------------------------------------------------------- upgrades
+
+Migration = Callable[[Connection], None]
+
+MIGRATIONS: dict[int, Migration] = {}
+"""{from_version: upgrade function to from_version + 1}."""
+
+
+def migration_plan(version: int) -> list[tuple[int, Migration]]:
+    """The (from_version, function) steps that bring ``version`` to SCHEMA_VERSION, in order."""
+    steps = []
+    for step in range(version, SCHEMA_VERSION):
+        if step not in MIGRATIONS:
+            raise DatabaseError(f"no migration from schema version {step} to {step + 1} is registered: "
+                                "use a new --database")
+        steps.append((step, MIGRATIONS[step]))
+    return steps
+
+
+def migrate(url: Optional[str]) -> tuple[int, int]:
+    """Upgrade the database at ``url`` to SCHEMA_VERSION; returns (old version, new version).
+
+    Back the database up first. Refuses (SchemaVersionError) a database newer than this tunerlib, and
+    (DatabaseError) an empty or non-tunerlib database or a version with no registered path.
+    """
+    engine, display = open_engine(url)
+    try:
+        with engine.connect() as conn:
+            begin_exclusive(conn)
+            version = read_schema_version(conn, display)
+            if version is None:
+                raise DatabaseError(f"database {display} is empty: there is nothing to migrate")
+            if version > SCHEMA_VERSION:
+                raise SchemaVersionError(f"database {display} has schema version {version}, newer than "
+                                         f"{SCHEMA_VERSION} of this tunerlib: upgrade tunerlib instead")
+            if version == SCHEMA_VERSION:
+                conn.rollback()
+                return version, version
+            for _, upgrade in migration_plan(version):
+                upgrade(conn)
+            stamp_schema_version(conn, SCHEMA_VERSION)
+            conn.commit()
+            return version, SCHEMA_VERSION
+    finally:
+        engine.dispose()

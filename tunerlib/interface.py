@@ -1,0 +1,100 @@
+"""MeasurementInterface: what a tuner script subclasses."""
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, Dict, List, Optional, Sequence, Type, Union
+
+from .inputs import FixedInputManager, InputManager
+from .objectives import MinimizeTime, Objective
+from .options import TuningOptions
+from .parameters import ConfigurationManipulator
+from .process import ProgramResult, call_program
+from .result import DesiredResult, Input, Result
+
+
+class MeasurementInterface:
+    """Declares a search space and measures one configuration.
+
+    Override :meth:`manipulator` and either :meth:`run` or the pair
+    :meth:`compile` / :meth:`run_precompiled`.  Everything else has a default.
+    Subclasses extend the command line by setting ``Options`` to a dataclass that
+    inherits from :class:`TuningOptions`.
+    """
+
+    Options: Type[TuningOptions] = TuningOptions
+
+    def __init__(self, options: Optional[TuningOptions] = None) -> None:
+        self.options = options if options is not None else self.Options()
+
+    # ---- identity --------------------------------------------------------------
+    def project_name(self) -> str:
+        """Project the program belongs to (default: ``tunerlib``)."""
+        return "tunerlib"
+
+    def program_name(self) -> str:
+        """Name of the tuned program (default: the class name)."""
+        return type(self).__name__
+
+    def program_version(self) -> str:
+        """Version of the program; runs of different versions are kept apart."""
+        return "0"
+
+    # ---- what the user defines ---------------------------------------------------
+    def manipulator(self) -> ConfigurationManipulator:
+        """Called once per run: return the search space."""
+        raise NotImplementedError(f"{type(self).__name__} must define manipulator()")
+
+    def objective(self) -> Objective:
+        """Called once per run: how results are compared (default: minimise ``time``)."""
+        return MinimizeTime()
+
+    def input_manager(self) -> InputManager:
+        """Called once per run: which input each measurement uses (default: one fixed input)."""
+        return FixedInputManager()
+
+    def seed_configurations(self) -> List[Dict[str, Any]]:
+        """Configurations measured before any technique proposes (default: none)."""
+        return []
+
+    def run(self, desired_result: DesiredResult, input: Input, limit: Optional[float]) -> Result:
+        """Measure ``desired_result.configuration.data``; called once per measurement.
+
+        Must return a :class:`Result`.  ``limit`` is a time limit in seconds or None.
+        The default compiles then runs the compiled program.
+        """
+        compiled = self.compile(desired_result.configuration.data, desired_result.id)
+        return self.run_precompiled(desired_result, input, limit, compiled, desired_result.id)
+
+    def compile(self, config_data: Dict[str, Any], id: Optional[int]) -> Any:
+        """Optional first half of :meth:`run`: build the program for ``config_data``."""
+        raise NotImplementedError(f"{type(self).__name__} must define run() or compile()/run_precompiled()")
+
+    def run_precompiled(self, desired_result: DesiredResult, input: Input, limit: Optional[float],
+                        compile_result: Any, id: Optional[int]) -> Result:
+        """Optional second half of :meth:`run`: measure what :meth:`compile` returned."""
+        raise NotImplementedError(f"{type(self).__name__} must define run() or compile()/run_precompiled()")
+
+    def save_final_config(self, config: Dict[str, Any]) -> None:
+        """Called once at the end with the best configuration (default: write it to
+        ``--save-final-config PATH`` when given)."""
+        path = getattr(self.options, "save_final_config", None)
+        if path:
+            with open(path, "w") as fh:
+                json.dump(config, fh, indent=2, sort_keys=True)
+
+    # ---- helpers -------------------------------------------------------------------
+    def call_program(self, cmd: Union[str, Sequence[str]], limit: Optional[float] = None,
+                     memory_limit: Optional[int] = None, **kw: Any) -> ProgramResult:
+        """Run a command in its own process group, killed after ``limit`` seconds."""
+        return call_program(cmd, limit=limit, memory_limit=memory_limit, **kw)
+
+    @classmethod
+    def main(cls, args: Optional[Sequence[str]] = None) -> int:
+        """Parse ``args`` (default ``sys.argv[1:]``), tune, print a summary; returns an exit code."""
+        from .cli import run_interface_main
+        return run_interface_main(cls, args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit("tunerlib.interface is a library module; run a tuner script instead")

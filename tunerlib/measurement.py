@@ -1,0 +1,72 @@
+"""The measurement driver: claims REQUESTED rows, runs the tuner script, stores results.
+
+It shares nothing with the search driver but the results database, so any number of
+them can run in parallel processes (or on other machines against a shared database).
+"""
+from __future__ import annotations
+
+import time
+import traceback
+from typing import Dict, Optional, Tuple
+
+from .db import ResultsDB
+from .inputs import InputManager
+from .interface import MeasurementInterface
+from .result import Configuration, DesiredResult, Input, Result
+
+_MAX_TRACEBACK = 20000
+
+
+class MeasurementDriver:
+    """Called by the run loop (or a worker process): :meth:`run_one` measures one request."""
+
+    def __init__(self, db: ResultsDB, run_id: int, program_version_id: int,
+                 interface: MeasurementInterface, input_manager: InputManager,
+                 machine_id: Optional[int], worker: str = "main") -> None:
+        self.db = db
+        self.run_id = run_id
+        self.pv_id = program_version_id
+        self.interface = interface
+        self.input_manager = input_manager
+        self.machine_id = machine_id
+        self.worker = worker
+        self._input_ids: Dict[Tuple, int] = {}
+        #: set when run() broke the contract; the run loop stops with this message
+        self.contract_error: Optional[str] = None
+
+    def run_one(self) -> bool:
+        """Claim and measure one request; False when there was nothing to claim."""
+        claim = self.db.claim_next(self.run_id, self.worker)
+        if claim is None:
+            return False
+        desired = DesiredResult(Configuration(claim.config_data, claim.config_hash, claim.configuration_id),
+                                claim.dr_id, claim.limit, claim.requestor)
+        inp = self.input_manager.select_input(desired)
+        start = time.perf_counter()
+        result = self._measure(desired, inp)
+        cost = time.perf_counter() - start
+        self.db.complete(claim.dr_id, result.state, result.time, result.accuracy, result.energy,
+                         result.size, result.extra, cost, self.machine_id, self._input_id(inp))
+        return True
+
+    def _measure(self, desired: DesiredResult, inp: Input) -> Result:
+        try:
+            result = self.interface.run(desired, inp, desired.limit)
+        except Exception as exc:  # the run goes on; the traceback is kept with the result
+            tb = traceback.format_exc()[-_MAX_TRACEBACK:]
+            return Result(state="ERROR", extra={"error": f"{type(exc).__name__}: {exc}",
+                                                "traceback": tb})
+        if not isinstance(result, Result):
+            self.contract_error = (f"{type(self.interface).__name__}.run() returned "
+                                   f"{type(result).__name__}, not a tunerlib.Result: "
+                                   f"return Result(time=...) or Result(extra={{...}})")
+            return Result(state="ERROR", extra={"error": self.contract_error})
+        return result
+
+    def _input_id(self, inp: Input) -> int:
+        key = (inp.input_class, inp.path, inp.size)
+        iid = self._input_ids.get(key)
+        if iid is None:
+            iid = self.db.input_id(self.pv_id, inp.input_class, inp.path, inp.size, inp.extra)
+            self._input_ids[key] = iid
+        return iid

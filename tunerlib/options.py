@@ -1,0 +1,64 @@
+"""Command-line options of every tuner script (argparse-dataclass).
+
+Tuner scripts add their own options by inheritance::
+
+    @dataclass
+    class MyOptions(TuningOptions):
+        size: int = field(default=100, metadata={"help": "problem size"})
+
+argparse-dataclass reads the real type hints, so a module defining options must not use
+``from __future__ import annotations``.
+"""
+
+
+from dataclasses import dataclass, field
+from typing import List, Optional, Sequence, Type, TypeVar
+
+from argparse_dataclass import ArgumentParser
+
+#: tests stop here when neither --test-limit nor --stop-after is given
+DEFAULT_TEST_CAP = 1000
+
+T = TypeVar("T", bound="TuningOptions")
+
+
+def _opt(default, help: str, **kw):
+    return field(default=default, metadata={"help": help, **kw})
+
+
+@dataclass
+class TuningOptions:
+    """Options shared by every tuner script."""
+
+    technique: List[str] = field(default_factory=list, metadata={
+        "nargs": "+", "help": "technique name(s); several run under an AUC bandit "
+                              "(default: the built-in default; see --list-techniques)"})
+    list_techniques: bool = _opt(False, "list every registered technique and exit")
+    test_limit: Optional[int] = _opt(None, "stop after this many measurements "
+                                           f"(default cap {DEFAULT_TEST_CAP} when --stop-after is not given)")
+    stop_after: Optional[float] = _opt(None, "stop after this many seconds of wall time")
+    parallelism: int = _opt(1, "measurements run concurrently, each in its own worker process")
+    database: Optional[str] = _opt(None, "results database: a file path or SQLAlchemy URL "
+                                         "(default ./tunerlib.db)")
+    label: Optional[str] = _opt(None, "label stored with the tuning run (and matched by --resume)")
+    seed: Optional[int] = _opt(None, "random seed; the same seed gives the same search")
+    seed_configuration: List[str] = field(default_factory=list, metadata={
+        "nargs": "+", "help": "JSON file(s), each one configuration (or a list of them) to measure first"})
+    print_params: bool = _opt(False, "print the search space parameters and exit")
+    print_search_space_size: bool = _opt(False, "print log10 of the search space size and exit")
+    resume: bool = _opt(False, "continue the latest run of this program (same --label): "
+                               "its results are loaded and count toward the limits")
+    quiet: bool = _opt(False, "print only the final summary")
+    display_frequency: float = _opt(5.0, "seconds between status lines (0: none)")
+    results_log: Optional[str] = _opt(None, "CSV file: one line per measurement "
+                                            "(elapsed s, test, value, best)")
+    summary_json: Optional[str] = _opt(None, "write a JSON summary (best value and configuration, "
+                                             "tests, states, elapsed seconds) to this path")
+    machine_class: Optional[str] = _opt(None, "machine class recorded with every result")
+    save_final_config: Optional[str] = _opt(None, "write the best configuration as JSON to this path")
+
+    @classmethod
+    def parse(cls: Type[T], args: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> T:
+        """Parse command-line arguments (``sys.argv[1:]`` when ``args`` is None)."""
+        parser = ArgumentParser(cls, prog=prog, description=cls.__doc__)
+        return parser.parse_args(None if args is None else list(args))

@@ -1,0 +1,62 @@
+"""Run an external command with a time limit and an optional memory limit."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from typing import Optional, Sequence, Union
+
+
+@dataclass
+class ProgramResult:
+    """What :func:`call_program` returns."""
+
+    time: float
+    returncode: Optional[int]
+    stdout: str
+    stderr: str
+    timeout: bool
+
+    def __getitem__(self, key: str):  # OpenTuner scripts index the result like a dict
+        return getattr(self, key)
+
+
+def _limit_memory(memory_limit: Optional[int]):
+    if memory_limit is None:
+        return None
+
+    def apply() -> None:
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+
+    return apply
+
+
+def call_program(cmd: Union[str, Sequence[str]], limit: Optional[float] = None,
+                 memory_limit: Optional[int] = None, cwd: Optional[str] = None,
+                 stdin: Optional[str] = None) -> ProgramResult:
+    """Run ``cmd`` in its own process group; kill the whole group after ``limit`` seconds.
+
+    ``cmd`` is an argument list, or a string run by the shell.  ``memory_limit`` is an
+    address-space limit in bytes.  Output is decoded as UTF-8 (invalid bytes replaced).
+    """
+    shell = isinstance(cmd, str)
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, shell=shell, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                            start_new_session=True, preexec_fn=_limit_memory(memory_limit))
+    timed_out = False
+    try:
+        out, err = proc.communicate(stdin.encode() if stdin is not None else None, timeout=limit)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        out, err = proc.communicate()
+    elapsed = time.perf_counter() - start
+    return ProgramResult(elapsed, None if timed_out else proc.returncode,
+                         out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), timed_out)

@@ -1,0 +1,80 @@
+"""Live status line and the final summary."""
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Dict, Optional, TextIO
+
+
+@dataclass
+class Summary:
+    """What a finished run reports (also written by --summary-json)."""
+
+    program: str
+    run_uuid: str
+    objective: str
+    best_value: Optional[float]
+    best_configuration: Optional[Dict[str, Any]]
+    tests: int
+    states: Dict[str, int]
+    duplicates: int
+    elapsed_seconds: float
+    stopped_because: str
+    technique: str
+    seed: Optional[int]
+    database: str
+    extra: Dict[str, Any] = field(default_factory=dict)
+
+    def write_json(self, path: str) -> None:
+        with open(path, "w") as fh:
+            json.dump(asdict(self), fh, indent=2, sort_keys=True)
+
+    def render(self) -> str:
+        best = "none (no successful measurement)" if self.best_value is None else f"{self.best_value:.6g}"
+        cfg = json.dumps(self.best_configuration, sort_keys=True)
+        if len(cfg) > 400:
+            cfg = cfg[:400] + " ..."
+        states = ", ".join(f"{k} {v}" for k, v in sorted(self.states.items())) or "none"
+        return "\n".join([
+            f"tunerlib: {self.program}: stopped ({self.stopped_because}) after {self.tests} tests "
+            f"in {self.elapsed_seconds:.1f} s",
+            f"  best {self.objective}: {best}",
+            f"  best configuration: {cfg}",
+            f"  results: {states}; duplicates reused: {self.duplicates}",
+            f"  run {self.run_uuid} (seed {self.seed}) in {self.database}",
+        ])
+
+
+class StatusLine:
+    """Prints a status line every ``frequency`` seconds (in place on a terminal)."""
+
+    def __init__(self, frequency: float, quiet: bool, stream: Optional[TextIO] = None) -> None:
+        self.stream = stream or sys.stderr
+        self.frequency = frequency
+        self.enabled = not quiet and frequency > 0
+        self.tty = self.enabled and self.stream.isatty()
+        self.start = time.perf_counter()
+        self.next_at = self.start + frequency
+
+    def update(self, tests: int, best: Optional[float], outstanding: int, force: bool = False) -> None:
+        if not self.enabled:
+            return
+        now = time.perf_counter()
+        if not force and now < self.next_at:
+            return
+        self.next_at = now + self.frequency
+        best_txt = "-" if best is None or not math.isfinite(best) else f"{best:.6g}"
+        line = f"[{now - self.start:7.1f}s] tests {tests:6d}  best {best_txt}  in flight {outstanding}"
+        if self.tty:
+            self.stream.write("\r" + line)
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()

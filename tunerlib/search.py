@@ -1,0 +1,172 @@
+"""The search driver: technique proposals → REQUESTED rows; new results → technique feedback.
+
+It shares nothing with the measurement driver but the results database.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional
+
+from .db import ResultsDB
+from .objectives import Objective, ObjectiveError
+from .parameters import ConfigurationError, ConfigurationManipulator
+from .result import Result
+from .techniques import Feedback, Proposal, Technique, TechniqueError
+
+_STATE_FOR_TECHNIQUES = {"OK": "ok", "INFEASIBLE": "infeasible", "ERROR": "error", "TIMEOUT": "error"}
+
+#: proposals in a row that create no new request before the space counts as exhausted
+STALL_LIMIT = 5000
+
+
+class TunerScriptError(RuntimeError):
+    """The tuner script broke the interface contract (one-line message)."""
+
+
+@dataclass
+class Best:
+    value: float
+    key: str
+    config: Dict[str, Any]
+    result_id: int
+    result: Result
+
+
+class SearchDriver:
+    """Called by the run loop: :meth:`fill` to request work, :meth:`poll` to collect results."""
+
+    def __init__(self, db: ResultsDB, run_id: int, program_version_id: int,
+                 manipulator: ConfigurationManipulator, technique: Technique,
+                 objective: Objective, limit: Optional[float] = None) -> None:
+        self.db = db
+        self.run_id = run_id
+        self.pv_id = program_version_id
+        self.manipulator = manipulator
+        self.technique = technique
+        self.objective = objective
+        self.limit = limit
+        self.known: Dict[str, tuple] = {}        # key -> (value, state)
+        self.inflight: Dict[str, List[str]] = {}  # key -> requestors waiting for it
+        self.last_result_id = 0
+        self.best: Optional[Best] = None
+        self.states: Counter = Counter()
+        self.tests = 0
+        self.duplicates = 0
+        self.rejected = 0
+        self.stall = 0
+        self.generation = 0
+        self.listeners: List[Callable[[Any, float, bool], None]] = []
+
+    # ---- requesting ---------------------------------------------------------
+    @property
+    def outstanding(self) -> int:
+        return len(self.inflight)
+
+    @property
+    def exhausted(self) -> bool:
+        """True when the technique keeps proposing only known or infeasible configurations,
+        or every configuration of a finite space has been seen."""
+        if self.stall >= STALL_LIMIT:
+            return True
+        size = self.manipulator.search_space_size()
+        return math.isfinite(size) and len(self.known) + len(self.inflight) >= size
+
+    def fill(self, target: int, budget: Optional[int] = None) -> int:
+        """Request new configurations until ``target`` are in flight (at most ``budget``
+        new ones); returns how many new requests were written."""
+        made = 0
+        for _ in range(max(64, 8 * target)):
+            if self.outstanding >= target or (budget is not None and made >= budget):
+                break
+            if self.stall >= STALL_LIMIT:
+                break
+            proposal = self.technique.propose()
+            if proposal is None:
+                break
+            made += self.submit(proposal)
+        return made
+
+    def submit(self, proposal: Proposal) -> bool:
+        """Record one proposal; returns True when it became a new measurement request."""
+        cfg, key = self._checked(proposal)
+        if key in self.known:
+            self.duplicates += 1
+            self.stall += 1
+            value, state = self.known[key]
+            self._feedback(cfg, key, value, state, proposal.requestor, False)
+            return False
+        if key in self.inflight:
+            self.duplicates += 1
+            self.stall += 1
+            self.inflight[key].append(proposal.requestor)
+            return False
+        if not self.manipulator.is_feasible(cfg):
+            self.rejected += 1
+            self.stall += 1
+            self._feedback(cfg, key, math.inf, "infeasible", proposal.requestor, False)
+            return False
+        cfg_id = self.db.configuration_id(self.pv_id, key, cfg)
+        self.db.request(self.run_id, cfg_id, proposal.requestor, self.generation, self.limit)
+        self.generation += 1
+        self.inflight[key] = [proposal.requestor]
+        self.stall = 0
+        return True
+
+    def _checked(self, proposal: Proposal):
+        cfg = proposal.config
+        try:
+            self.manipulator.validate(cfg)
+        except (ConfigurationError, ValueError) as exc:
+            raise TechniqueError(f"technique {proposal.requestor!r} proposed an illegal "
+                                 f"configuration: {exc}") from None
+        return cfg, self.manipulator.hash_config(cfg)
+
+    def adopt_pending(self) -> None:
+        """After a resume: requests already in the database count as in flight."""
+        for row in self.db.desired_results(self.run_id):
+            if row.state in ("REQUESTED", "RUNNING"):
+                self.inflight.setdefault(row.config_hash, []).append(row.requestor)
+                self.generation = max(self.generation, row.generation + 1)
+            elif row.state == "COMPLETE":
+                self.generation = max(self.generation, row.generation + 1)
+
+    # ---- collecting ---------------------------------------------------------
+    def poll(self) -> int:
+        """Read results written since the last poll and feed them back; returns their count."""
+        rows = self.db.results_after(self.run_id, self.last_result_id)
+        new_best_ids = [rid for rid in (self._absorb(row) for row in rows) if rid is not None]
+        if new_best_ids:
+            self.db.mark_new_best(new_best_ids)
+        return len(rows)
+
+    def replay(self) -> int:
+        """Feed every stored result of the run back (used by --resume); returns the count."""
+        return self.poll()
+
+    def _absorb(self, row: Any) -> Optional[int]:
+        self.last_result_id = max(self.last_result_id, row.id)
+        result = Result(state=row.state, time=row.time, accuracy=row.accuracy, energy=row.energy,
+                        size=row.size, extra=row.extra or {})
+        try:
+            value = self.objective.value(result)
+        except ObjectiveError as exc:
+            raise TunerScriptError(str(exc)) from None
+        state = _STATE_FOR_TECHNIQUES[row.state]
+        new_best = state == "ok" and (self.best is None or value < self.best.value)
+        if new_best:
+            self.best = Best(value, row.config_hash, row.config_data, row.id, result)
+        self.tests += 1
+        self.states[row.state] += 1
+        self.known[row.config_hash] = (value, state)
+        requestors = self.inflight.pop(row.config_hash, None) or [row.requestor or ""]
+        for i, requestor in enumerate(requestors):
+            self._feedback(row.config_data, row.config_hash, value, state, requestor, new_best and i == 0)
+        for listener in self.listeners:
+            listener(row, value, new_best)
+        return row.id if new_best and not row.was_new_best else None
+
+    def _feedback(self, cfg: Dict[str, Any], key: str, value: float, state: str,
+                  requestor: str, new_best: bool) -> None:
+        self.technique.observe(Feedback(cfg, key, value, state, requestor, new_best))
