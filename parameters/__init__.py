@@ -8,7 +8,8 @@ from .numeric import (FloatParameter, IntegerParameter, LogFloatParameter, LogIn
                       NumericParameter, PowerOfTwoParameter, ScaledNumericParameter)
 from .categorical import (BooleanParameter, EnumParameter, OrdinalParameter, SelectorParameter,
                           SwitchParameter)
-from .permutation import PermutationParameter, ScheduleParameter
+from .permutation import PermutationParameter
+from .schedule import ScheduleParameter
 from .arrays import ArrayParameter, BooleanArray, FloatArray, IntegerArray
 from .constraints import Constraint, ConstraintError, parse_expression
 from .manipulator import ConfigurationError, ConfigurationManipulator

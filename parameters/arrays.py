@@ -14,6 +14,7 @@ import random
 from typing import Any, Dict, List, Optional, Sequence
 
 from .base import ComplexParameter, Config, ParameterError, operator
+from .numeric import _linear_weights
 
 
 def _is_real(x: Any) -> bool:
@@ -31,6 +32,16 @@ def _velocities(name: str, velocity: Any, count: int) -> List[float]:
         raise ParameterError(f"parameter {name!r}: velocity must be a number or a list of {count} "
                              f"numbers, got {velocity!r}")
     return [float(velocity)] * count
+
+
+def _pso_velocity(name: str, positions: Sequence[Sequence[float]], rng: random.Random, c: float,
+                  c1: float, c2: float, velocity: Any) -> List[float]:
+    """``c*v + r1*c1*(x1-x) + r2*c2*(x2-x)`` per element with one ``r1, r2``; ``positions=(x, x1, x2)``."""
+    x, x1, x2 = positions
+    v = _velocities(name, velocity, len(x))
+    r1, r2 = rng.random(), rng.random()
+    return [c * vi + r1 * c1 * (float(a1) - float(a)) + r2 * c2 * (float(a2) - float(a))
+            for vi, a, a1, a2 in zip(v, x, x1, x2)]
 
 
 def _clip(x: float, lo: float, hi: float) -> float:
@@ -104,6 +115,10 @@ class ArrayParameter(ComplexParameter):
         except OverflowError:
             return math.inf
 
+    def log10_search_space_size(self) -> float:
+        """``count * log10(values per element)``; ``inf`` when continuous."""
+        return self.count * math.log10(self._elem_space())
+
     def to_json(self) -> Dict[str, Any]:
         return {"kind": self.kind, "name": self.name, "count": self.count}
 
@@ -123,14 +138,19 @@ class ArrayParameter(ComplexParameter):
     @operator(3)
     def op3_cross(self, child: Config, p1: Config, p2: Config, *, rng: random.Random,
                   strength: float = 0.3) -> None:
-        """Child = ``p1`` with a random contiguous section (about ``strength*count``, at least 1) from ``p2``."""
+        """Set the child to ``p1`` with a random contiguous section taken from ``p2``.
+
+        The section has ``round(strength*count)`` elements, at least 1."""
         self.set_value(child, self._crossed(self.get_value(p1), self.get_value(p2), rng, strength))
 
     @operator(3)
     def op3_swarm(self, child: Config, p1: Config, p2: Config, *, rng: random.Random,
                   c: float = 1.0, c1: float = 0.5, c2: float = 0.5, strength: float = 0.3,
                   velocity: Any = 0) -> Any:
-        """PSO step by crossover: keep the child (weight ``c``) or cross a section of ``p1`` (``c1``) or ``p2`` (``c2``) into it.
+        """PSO step by crossover: keep the child (weight ``c``) or cross p1/p2 (``c1``/``c2``) into it.
+
+        The weights are relative (normalised over the three choices); the crossover copies a
+        section of about ``strength*count`` elements of the chosen parent into the child.
 
         Returns ``velocity`` unchanged (this variant has no velocity).
         """
@@ -142,14 +162,6 @@ class ArrayParameter(ComplexParameter):
             self.set_value(child, self._crossed(self.get_value(child), self.get_value(pick), rng, strength))
         return velocity
 
-    def _pso_velocity(self, child: Config, p1: Config, p2: Config, rng: random.Random,
-                      c: float, c1: float, c2: float, velocity: Any) -> List[float]:
-        """``c*v + r1*c1*(x1-x) + r2*c2*(x2-x)`` per element, with one ``r1, r2`` for all elements."""
-        v = _velocities(self.name, velocity, self.count)
-        x, x1, x2 = (self.get_value(cfg) for cfg in (child, p1, p2))
-        r1, r2 = rng.random(), rng.random()
-        return [c * vi + r1 * c1 * (float(a1) - float(a)) + r2 * c2 * (float(a2) - float(a))
-                for vi, a, a1, a2 in zip(v, x, x1, x2)]
 
 
 class BooleanArray(ArrayParameter):
@@ -187,15 +199,39 @@ class BooleanArray(ArrayParameter):
         value[i] = not value[i]
         self.set_value(child, value)
 
+    @operator(4)
+    def op4_set_linear(self, child: Config, p1: Config, p2: Config, p3: Config, *,
+                       rng: random.Random, a: float = 1.0, b: float = 1.0, c: float = -1.0,
+                       weights: Optional[Sequence[float]] = None) -> None:
+        """Simulate ``a*p1 + b*p2 + c*p3`` per element (``weights=(a,b,c)`` also accepted).
+
+        When one weight is 1 and the other two are opposite and non-zero, the child is that parent
+        with the elements flipped where the other two differ (binary DE: ``x1 XOR (x2 XOR x3)``);
+        with the other two weights 0 it is a copy; any other weight pattern gives a random value.
+        """
+        ws = _linear_weights(a, b, c, weights)
+        vals = [self.get_value(p) for p in (p1, p2, p3)]
+        for i in range(3):
+            j, k = [x for x in range(3) if x != i]
+            if ws[i] == 1.0 and ws[j] == -ws[k]:
+                move = ws[j] != 0
+                self.set_value(child, [x ^ (move and y != z) for x, y, z in zip(vals[i], vals[j], vals[k])])
+                return
+        self.set_value(child, self.random_value(rng))
+
     @operator(3)
     def op3_swarm_parallel(self, child: Config, p1: Config, p2: Config, *, rng: random.Random,
                            c: float = 1.0, c1: float = 0.5, c2: float = 0.5, vmax: float = 4.0,
                            velocity: Any = 0) -> List[float]:
-        """Binary PSO per element (True=1, False=0): new velocity, clipped to ``[-vmax, vmax]``; element = True with probability sigmoid(velocity).
+        """Binary PSO per element (True=1, False=0): element = True with probability sigmoid(velocity).
+
+        The new velocity ``c*v + r1*c1*(x1-x) + r2*c2*(x2-x)`` is clipped to ``[-vmax, vmax]``.
 
         ``r1, r2`` are shared by all elements.  Returns the new velocity list.
         """
-        vs = [_clip(v, -abs(vmax), abs(vmax)) for v in self._pso_velocity(child, p1, p2, rng, c, c1, c2, velocity)]
+        lim = abs(float(vmax))
+        xs = [self.get_value(cfg) for cfg in (child, p1, p2)]
+        vs = [_clip(v, -lim, lim) for v in _pso_velocity(self.name, xs, rng, c, c1, c2, velocity)]
         self.set_value(child, [rng.random() < _sigmoid(v) for v in vs])
         return vs
 
@@ -238,9 +274,23 @@ class _BoundedArray(ArrayParameter):
 
     @operator(1)
     def op1_normal_mutation(self, child: Config, *, rng: random.Random, sigma: float = 0.1) -> None:
-        """Add Gaussian noise of std ``sigma`` to every element in unit space ([0, 1] = [min, max]), clipped."""
+        """Add Gaussian noise of std ``sigma`` to every element in unit space ([0, 1] ~ [min, max]).
+
+        The noisy unit value is clipped to [0, 1]; integers map back through equal-width bins."""
         self.set_value(child, [self._from_unit(_clip(self._to_unit(x) + rng.gauss(0.0, sigma), 0.0, 1.0))
                                for x in self.get_value(child)])
+
+    @operator(4)
+    def op4_set_linear(self, child: Config, p1: Config, p2: Config, p3: Config, *,
+                       rng: random.Random, a: float = 1.0, b: float = 1.0, c: float = -1.0,
+                       weights: Optional[Sequence[float]] = None) -> None:
+        """Set every element to ``a*p1 + b*p2 + c*p3`` in unit space, clipped to the bounds.
+
+        ``weights=(a, b, c)`` is also accepted (as for the numeric parameters)."""
+        a, b, c = _linear_weights(a, b, c, weights)
+        unit = self._to_unit
+        self.set_value(child, [self._from_unit(_clip(a * unit(x) + b * unit(y) + c * unit(z), 0.0, 1.0))
+                               for x, y, z in zip(*(self.get_value(p) for p in (p1, p2, p3)))])
 
 
 class FloatArray(_BoundedArray):
@@ -276,14 +326,14 @@ class FloatArray(_BoundedArray):
     def op3_swarm_parallel(self, child: Config, p1: Config, p2: Config, *, rng: random.Random,
                            c: float = 1.0, c1: float = 0.5, c2: float = 0.5,
                            velocity: Any = 0) -> List[float]:
-        """PSO per element: new velocity (clipped to +-(max-min)), position += velocity, clipped to the bounds.
+        """PSO per element in unit space, as FloatParameter: ``v' = c*v + r1*c1*(x1-x) + r2*c2*(x2-x)``.
 
-        ``r1, r2`` are shared by all elements.  Returns the new velocity list.
+        Then ``x += v'``.  ``r1, r2`` are shared by all elements; velocities are clipped to
+        ``[-1, 1]`` and positions to the bounds.  Returns the new velocity list.
         """
-        width = self.max_value - self.min_value
-        vs = [_clip(v, -width, width) for v in self._pso_velocity(child, p1, p2, rng, c, c1, c2, velocity)]
-        x = self.get_value(child)
-        self.set_value(child, [_clip(float(a) + v, self.min_value, self.max_value) for a, v in zip(x, vs)])
+        units = [[self._to_unit(x) for x in self.get_value(cfg)] for cfg in (child, p1, p2)]
+        vs = [_clip(v, -1.0, 1.0) for v in _pso_velocity(self.name, units, rng, c, c1, c2, velocity)]
+        self.set_value(child, [self._from_unit(_clip(u + v, 0.0, 1.0)) for u, v in zip(units[0], vs)])
         return vs
 
 

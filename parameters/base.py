@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import inspect
 import random
+from types import MappingProxyType
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Tuple
 
@@ -132,8 +133,16 @@ class Parameter:
         return list(value) if isinstance(value, list) else value
 
     @classmethod
-    def operators(cls) -> Dict[str, OperatorSpec]:
-        """All operators available on this class, by name."""
+    def operators(cls) -> Mapping[str, OperatorSpec]:
+        """All operators available on this class, by name (computed once per class, read-only)."""
+        cached = cls.__dict__.get("_tl_operator_cache")
+        if cached is None:
+            cached = MappingProxyType(cls._find_operators())
+            cls._tl_operator_cache = cached
+        return cached
+
+    @classmethod
+    def _find_operators(cls) -> Dict[str, OperatorSpec]:
         found: Dict[str, OperatorSpec] = {}
         for name in dir(cls):
             fn = getattr(cls, name, None)

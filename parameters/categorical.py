@@ -136,7 +136,7 @@ class CategoricalParameter(ComplexParameter):
             j, k = [x for x in range(3) if x != i]
             if ws[i] == 1.0 and ws[j] == -ws[k]:
                 value = self.copy_value(vals[i])
-                if ws[j] != 0 and vals[j] != vals[k]:
+                if ws[j] != 0 and not (type(vals[j]) is type(vals[k]) and vals[j] == vals[k]):
                     value = self._moved(value, rng)
                 self.set_value(child, value)
                 return
@@ -321,14 +321,18 @@ class OrdinalParameter(UnitCubeParameter):
         self._pos = self._positions()
 
     def _positions(self) -> List[float]:
-        """Unit value of each entry (called once by ``__init__``)."""
+        """Unit value of each entry (called once by ``__init__``; raises if log positions collide)."""
         n = len(self.values)
         if not self.log:
             return [(i + 0.5) / n for i in range(n)]
-        lo, hi = math.log(self.values[0]), math.log(self.values[-1])
         if n == 1:
             return [0.5]
-        return [_clip01((math.log(v) - lo) / (hi - lo)) for v in self.values]
+        lo, hi = math.log(self.values[0]), math.log(self.values[-1])
+        pos = [0.0 if hi == lo else _clip01((math.log(v) - lo) / (hi - lo)) for v in self.values]
+        if any(not a < (a + b) / 2.0 < b for a, b in zip(pos, pos[1:])):
+            raise ParameterError(f"parameter {self.name!r}: values {self.values!r} are too close together "
+                                 f"on a log scale; drop near-duplicates or use log=False")
+        return pos
 
     def legal_range(self) -> Tuple[Any, Any]:
         """``(values[0], values[-1])``: the ends of the order."""

@@ -42,7 +42,7 @@ def _names_list(names: Sequence[str], limit: int = 20) -> str:
 
 def _copy_json(value: Any) -> Any:
     if isinstance(value, list):
-        return [_copy_json(v) for v in value]
+        return [_copy_json(v) if isinstance(v, (list, dict)) else v for v in value]
     if isinstance(value, dict):
         return {k: _copy_json(v) for k, v in value.items()}
     return value
@@ -268,6 +268,16 @@ class ConfigurationManipulator:
     def hash_config(self, config: Any) -> str:
         """SHA-256 hex digest of :meth:`canonical_json` (stable across processes and machines)."""
         return hashlib.sha256(self.canonical_json(config).encode("utf-8")).hexdigest()
+
+    def hash_valid(self, config: Mapping[str, Any]) -> str:
+        """:meth:`hash_config` for a configuration that already passed :meth:`validate` (the hot path
+        of the search driver).  A legal list value is already canonical (exact element types), so only
+        scalar and mapping values go through ``normalize_value``; the digest equals ``hash_config``'s."""
+        canon = {}
+        for p in self._params:
+            value = config[p.name]
+            canon[p.name] = _canon(value if isinstance(value, list) else p.normalize_value(value))
+        return hashlib.sha256(_dumps(canon).encode("utf-8")).hexdigest()
 
     # ------------------------------------------------------------------ size of the space
     def search_space_size(self) -> float:

@@ -74,7 +74,10 @@ class UnitCubeParameter(PrimitiveParameter):
     def op4_set_linear(self, child: Config, p1: Config, p2: Config, p3: Config, *,
                        rng: random.Random, a: float = 1.0, b: float = 1.0, c: float = -1.0,
                        weights: Optional[Sequence[float]] = None) -> None:
-        """Set the value to ``a*p1 + b*p2 + c*p3`` in unit space, clipped (``weights=(a,b,c)`` also accepted)."""
+        """Set the value to ``a*p1 + b*p2 + c*p3`` in unit space, clipped.
+
+        ``weights=(a, b, c)`` may be given instead of the three keywords.  Returns None.
+        """
         a, b, c = _linear_weights(a, b, c, weights)
         u = a * self.get_unit_value(p1) + b * self.get_unit_value(p2) + c * self.get_unit_value(p3)
         self.set_unit_value(child, u)

@@ -19,6 +19,7 @@ _EXPORTS = {
     "TuningOptions": "options",
     "Configuration": "result", "DesiredResult": "result", "Input": "result", "Result": "result",
     "TuningRun": "tuningrun",
+    "UsageError": "errors",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -10,7 +10,8 @@ from .objectives import ObjectiveError
 from .parameters import ConfigurationError, ParameterError
 from .search import TunerScriptError
 from .techniques import TechniqueError, registry
-from .tuningrun import TuningRun, UsageError
+from .errors import UsageError
+from .tuningrun import TuningRun
 
 #: errors reported as one line (exit code 2) instead of a traceback
 USER_ERRORS = (UsageError, DatabaseError, TechniqueError, ConfigurationError, ParameterError,

@@ -77,8 +77,8 @@ class MeasurementInterface:
 
     def save_final_config(self, config: Dict[str, Any]) -> None:
         """Called once at the end with the best configuration (default: write it to
-        ``--save-final-config PATH`` when given)."""
-        path = getattr(self.options, "save_final_config", None)
+        ``--final-config PATH`` when given)."""
+        path = getattr(self.options, "final_config", None)
         if path:
             with open(path, "w") as fh:
                 json.dump(config, fh, indent=2, sort_keys=True)

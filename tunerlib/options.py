@@ -55,7 +55,7 @@ class TuningOptions:
     summary_json: Optional[str] = _opt(None, "write a JSON summary (best value and configuration, "
                                              "tests, states, elapsed seconds) to this path")
     machine_class: Optional[str] = _opt(None, "machine class recorded with every result")
-    save_final_config: Optional[str] = _opt(None, "write the best configuration as JSON to this path")
+    final_config: Optional[str] = _opt(None, "write the best configuration as JSON to this path")
 
     @classmethod
     def parse(cls: Type[T], args: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> T:

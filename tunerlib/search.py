@@ -121,7 +121,7 @@ class SearchDriver:
         except (ConfigurationError, ValueError) as exc:
             raise TechniqueError(f"technique {proposal.requestor!r} proposed an illegal "
                                  f"configuration: {exc}") from None
-        return cfg, self.manipulator.hash_config(cfg)
+        return cfg, self.manipulator.hash_valid(cfg)
 
     def adopt_pending(self) -> None:
         """After a resume: requests already in the database count as in flight."""

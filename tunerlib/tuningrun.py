@@ -11,6 +11,7 @@ from dataclasses import asdict
 from typing import Any, Dict, List, Optional
 
 from .db import ResultsDB
+from .errors import UsageError
 from .interface import MeasurementInterface
 from .measurement import MeasurementDriver
 from .options import DEFAULT_TEST_CAP, TuningOptions
@@ -22,10 +23,6 @@ from .workers import WorkerPool
 
 #: consecutive empty fills with nothing in flight before the technique counts as finished
 _IDLE_LIMIT = 200
-
-
-class UsageError(ValueError):
-    """Bad command-line input (one-line message)."""
 
 
 class TuningRun:

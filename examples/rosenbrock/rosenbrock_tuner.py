@@ -22,13 +22,13 @@ from typing import Dict, List
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from functions import FUNCTIONS, TestFunction  # noqa: E402  (sibling module, see above)
 
-from tunerlib import MeasurementInterface, Result, TuningOptions  # noqa: E402
+from tunerlib import MeasurementInterface, Result, TuningOptions, UsageError  # noqa: E402
 from tunerlib.objectives import MinimizeAttribute  # noqa: E402
 from tunerlib.parameters import (ConfigurationManipulator, FloatParameter,  # noqa: E402
                                  IntegerParameter)
 
 
-class OptionError(ValueError):
+class OptionError(UsageError):
     """A bad option value (one-line message)."""
 
 
@@ -112,19 +112,8 @@ class RosenbrockTuner(MeasurementInterface):
               f"({', '.join(f'{c:g}' for c in optimum[:3])}{', ...' if len(x) > 3 else ''}))")
         if abs(self.function.optimum_coordinate) > self.options.domain:
             print("note: the known minimiser lies outside [-domain, domain]")
-        super().save_final_config(config)          # --save-final-config PATH still writes the JSON
+        super().save_final_config(config)          # --final-config PATH still writes the JSON
 
-    @classmethod
-    def main(cls, args=None) -> int:
-        """Run the tuner (``args`` default ``sys.argv[1:]``); returns the exit code.
-
-        A bad option value is reported as one line on stderr with exit code 2.
-        """
-        try:
-            return super().main(args)
-        except OptionError as exc:
-            print(f"{cls.__name__}: error: {exc}", file=sys.stderr)
-            return 2
 
 
 if __name__ == "__main__":

@@ -23,12 +23,12 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tsplib  # noqa: E402  (sibling module, see above)
 
-from tunerlib import MeasurementInterface, Result, TuningOptions  # noqa: E402
+from tunerlib import MeasurementInterface, Result, TuningOptions, UsageError  # noqa: E402
 from tunerlib.objectives import MinimizeAttribute  # noqa: E402
 from tunerlib.parameters import ConfigurationManipulator, PermutationParameter  # noqa: E402
 
 
-class OptionError(ValueError):
+class OptionError(UsageError):
     """A bad TSP option value (one-line message)."""
 
 
@@ -93,7 +93,10 @@ class TSPTuner(MeasurementInterface):
     def __init__(self, options: TSPOptions) -> None:
         """Load the instance (raises TSPLIBError / OptionError with a one-line message)."""
         super().__init__(options)
-        self.instance = load_instance(options)
+        try:
+            self.instance = load_instance(options)
+        except tsplib.TSPLIBError as exc:
+            raise OptionError(str(exc)) from None
         self.optimum = known_optimum(options, self.instance)
 
     def program_name(self) -> str:
@@ -134,19 +137,8 @@ class TSPTuner(MeasurementInterface):
         gap = format_gap(length, self.optimum)
         if gap:
             print(gap)
-        super().save_final_config(config)          # --save-final-config PATH still writes the JSON
+        super().save_final_config(config)          # --final-config PATH still writes the JSON
 
-    @classmethod
-    def main(cls, args=None) -> int:
-        """Run the tuner (``args`` default ``sys.argv[1:]``); returns the exit code.
-
-        A bad instance file or option value is reported as one line on stderr with exit code 2.
-        """
-        try:
-            return super().main(args)
-        except (tsplib.TSPLIBError, OptionError) as exc:
-            print(f"{cls.__name__}: error: {exc}", file=sys.stderr)
-            return 2
 
 
 if __name__ == "__main__":

@@ -31,7 +31,8 @@ import numpy as np
 
 __all__ = [
     "TSPLIBError", "Instance", "read_instance", "parse_instance", "read_tour", "parse_tour",
-    "tour_length", "read_best_solutions", "lookup_optimum", "random_instance",
+    "tour_length", "read_best_solutions", "lookup_optimum", "random_instance", "geo_distance",
+    "att_distance",
     "COORD_WEIGHT_TYPES", "EXPLICIT_FORMATS",
 ]
 

@@ -78,3 +78,42 @@ def test_rejects_wrong_shapes(name, bad):
     with pytest.raises(ValueError, match="1-D vector"):
         FUNCTIONS[name](bad)
 
+
+
+# ------------------------------------------------------------------------------ the tuner end to end
+
+def _core_available() -> bool:
+    try:
+        from tunerlib import MeasurementInterface  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+needs_core = pytest.mark.skipif(not _core_available(), reason="tunerlib core (MeasurementInterface) not importable")
+
+
+@pytest.fixture(scope="module")
+def tuner():
+    return _load("rosenbrock_tuner_example", REPO / "examples" / "rosenbrock" / "rosenbrock_tuner.py")
+
+
+@needs_core
+@pytest.mark.parametrize("extra", [[], ["--function", "rastrigin", "--integer", "--dimensions", "2"]])
+def test_tuner_runs(tuner, tmp_path, capsys, extra):
+    code = tuner.RosenbrockTuner.main(["--test-limit", "40", "--seed", "2", "--database",
+                                       str(tmp_path / "r.db"), "--quiet", *extra])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "best point for" in out and "known minimum 0" in out
+    value = float(next(l for l in out.splitlines() if l.startswith("value: ")).split()[1])
+    assert value >= 0
+
+
+@needs_core
+def test_tuner_bad_options(tuner, tmp_path, capsys):
+    db = str(tmp_path / "r.db")
+    assert tuner.RosenbrockTuner.main(["--dimensions", "1", "--database", db]) == 2
+    assert tuner.RosenbrockTuner.main(["--domain", "-1", "--database", db]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and "--dimensions 1 is too small" in err[0] and "--domain -1" in err[1]

@@ -364,3 +364,69 @@ def test_missing_file_is_one_line_error(tmp_path):
         tsplib.read_instance(tmp_path / "nope.tsp")
     assert "\n" not in str(err.value) and "nope.tsp" in str(err.value)
     assert isinstance(err.value, ValueError)
+
+
+# ------------------------------------------------------------------------------ the tuner end to end
+
+def _core_available() -> bool:
+    try:
+        from tunerlib import MeasurementInterface  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+needs_core = pytest.mark.skipif(not _core_available(), reason="tunerlib core (MeasurementInterface) not importable")
+
+
+@pytest.fixture(scope="module")
+def tsp_tuner():
+    return _load("tsp_tuner_example", REPO / "examples" / "tsp" / "tsp_tuner.py")
+
+
+@needs_core
+def test_tuner_random_instance(tsp_tuner, tmp_path, capsys):
+    summary = tmp_path / "summary.json"
+    code = tsp_tuner.TSPTuner.main(["--random", "12", "--test-limit", "50", "--seed", "3", "--database",
+                                    str(tmp_path / "t.db"), "--quiet", "--summary-json", str(summary)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "best tour for random12-seed0" in out and "length: " in out
+    assert "gap to optimum" not in out                       # unknown for random instances
+    lines = out.splitlines()
+    tour_line = lines[next(k for k, line in enumerate(lines) if line.startswith("best tour")) + 1]
+    assert sorted(int(t) for t in tour_line.split()) == list(range(1, 13))
+    assert tour_line.split()[0] == "1"
+
+
+@needs_core
+def test_tuner_reports_gap_from_best_solutions_list(tsp_tuner, tmp_path, capsys):
+    inst = tmp_path / "square5.tsp"
+    inst.write_text("NAME: square5\nTYPE: TSP\nDIMENSION: 5\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n"
+                    "1 0 0\n2 0 10\n3 10 10\n4 10 0\n5 5 0\nEOF\n")
+    (tmp_path / "bestSolutions_tsp.txt").write_text("square5 : 40\n")
+    code = tsp_tuner.TSPTuner.main(["--instance", str(inst), "--test-limit", "30", "--seed", "1",
+                                    "--database", str(tmp_path / "t.db"), "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0
+    length = float(next(l for l in out.splitlines() if l.startswith("length: ")).split()[1])
+    assert length >= 40
+    assert f"gap to optimum: {100 * (length - 40) / 40:+.1f}% (optimum 40)" in out
+
+
+@needs_core
+def test_tuner_bad_instance_is_one_line_error(tsp_tuner, tmp_path, capsys):
+    bad = tmp_path / "bad.tsp"
+    bad.write_text("NAME: bad\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EUC_2D\nEOF\n")
+    code = tsp_tuner.TSPTuner.main(["--instance", str(bad), "--database", str(tmp_path / "t.db")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and "NODE_COORD_SECTION is missing" in err
+    assert tsp_tuner.TSPTuner.main(["--random", "1", "--database", str(tmp_path / "t.db")]) == 2
+    assert "--random 1 is too small" in capsys.readouterr().err
+
+
+def test_tuner_helpers(tsp_tuner):
+    assert tsp_tuner.format_gap(103.2, 100) == "gap to optimum: +3.2% (optimum 100)"
+    assert tsp_tuner.format_gap(100, None) == ""
+    assert tsp_tuner.tsplib_tour([2, 0, 1]) == [1, 2, 3]

@@ -14,7 +14,8 @@ from tunerlib.parameters import (ARITY_N, ArrayParameter, BooleanArray, FloatArr
 
 SETTINGS = settings(max_examples=80, deadline=None)
 
-COMMON = {"op1_nop": 1, "op1_randomize": 1, "op3_cross": 3, "op3_swarm": 3, "opn_stochastic_mix": ARITY_N}
+COMMON = {"op1_nop": 1, "op1_randomize": 1, "op3_cross": 3, "op3_swarm": 3, "op4_set_linear": 4,
+          "opn_stochastic_mix": ARITY_N}
 EXPECTED_ARITY = {
     BooleanArray: {**COMMON, "op1_flip_random": 1, "op3_swarm_parallel": 3},
     FloatArray: {**COMMON, "op1_normal_mutation": 1, "op3_swarm_parallel": 3},
@@ -135,24 +136,25 @@ def test_swarm_moves_toward_chosen_parent_only():
 # ---- PSO (parallel) --------------------------------------------------------------------------
 
 def test_float_swarm_parallel_formula_with_shared_r():
+    # unit space, as FloatParameter: the range [0, 10] maps to [0, 1]
     param = FloatArray("a", 4, 0.0, 10.0)
     x, x1, x2 = [1.0, 2.0, 3.0, 4.0], [2.0, 4.0, 6.0, 8.0], [0.0, 0.0, 0.0, 0.0]
-    v = [0.5, -0.5, 0.0, 1.0]
+    v = [0.05, -0.05, 0.0, 0.1]
     child = {"a": list(x)}
     out = param.op3_swarm_parallel(child, {"a": x1}, {"a": x2}, rng=random.Random(3), c=0.7, c1=1.5,
                                    c2=0.5, velocity=v)
     r = random.Random(3)
     r1, r2 = r.random(), r.random()
-    want = [0.7 * vi + r1 * 1.5 * (a1 - a) + r2 * 0.5 * (a2 - a) for vi, a, a1, a2 in zip(v, x, x1, x2)]
+    want = [0.7 * vi + (r1 * 1.5 * (a1 - a) + r2 * 0.5 * (a2 - a)) / 10 for vi, a, a1, a2 in zip(v, x, x1, x2)]
     assert out == pytest.approx(want)
-    assert child["a"] == pytest.approx([min(10.0, max(0.0, a + w)) for a, w in zip(x, want)])
+    assert child["a"] == pytest.approx([min(10.0, max(0.0, a + 10 * w)) for a, w in zip(x, want)])
 
 
 def test_float_swarm_parallel_clips_to_bounds():
     param = FloatArray("a", 3, -1.0, 1.0)
     child = {"a": [0.0, 0.5, -0.5]}
-    out = param.op3_swarm_parallel(child, child, child, rng=random.Random(0), c=1, velocity=[100, -100, 0.25])
-    assert out == [2.0, -2.0, 0.25]
+    out = param.op3_swarm_parallel(child, child, child, rng=random.Random(0), c=1, velocity=[100, -100, 0.125])
+    assert out == [1.0, -1.0, 0.125]
     assert child["a"] == [1.0, -1.0, -0.25]
 
 
@@ -182,6 +184,29 @@ def test_swarm_parallel_rejects_bad_velocity():
         param.op3_swarm_parallel(cfg, cfg, cfg, rng=random.Random(0), velocity=[1, 2])
     with pytest.raises(ParameterError, match="velocity must be"):
         param.op3_swarm_parallel(cfg, cfg, cfg, rng=random.Random(0), velocity="fast")
+
+
+# ---- op4_set_linear ---------------------------------------------------------------------------
+
+def test_set_linear_numeric_arrays_combine_in_unit_space():
+    ints = IntegerArray("a", 3, 0, 9)
+    child = {"a": [0, 0, 0]}
+    ints.op4_set_linear(child, {"a": [5, 1, 9]}, {"a": [3, 3, 9]}, {"a": [1, 0, 0]}, rng=random.Random(0))
+    assert child["a"] == [7, 4, 9]  # 5+3-1, 1+3-0, clipped to 9
+    floats = FloatArray("a", 2, 0.0, 2.0)
+    floats.op4_set_linear(child, {"a": [1.0, 0.5]}, {"a": [2.0, 0.0]}, {"a": [0.5, 0.0]},
+                          rng=random.Random(0), weights=(1.0, 0.5, -0.5))
+    assert child["a"] == pytest.approx([1.75, 0.5])
+
+
+def test_set_linear_boolean_array_is_binary_de():
+    param = BooleanArray("a", 4)
+    x1, x2, x3 = {"a": [True, True, False, False]}, {"a": [True, False, True, False]}, {"a": [False] * 4}
+    child = {"a": [False] * 4}
+    param.op4_set_linear(child, x1, x2, x3, rng=random.Random(0))
+    assert child["a"] == [False, True, True, False]  # x1 XOR (x2 XOR x3)
+    param.op4_set_linear(child, x1, x2, x3, rng=random.Random(0), a=0.0, b=0.0, c=1.0)
+    assert child["a"] == x3["a"]  # weights (0, 0, 1): copy p3
 
 
 # ---- mutations -------------------------------------------------------------------------------
@@ -238,6 +263,11 @@ def test_seed_and_search_space():
     assert IntegerArray("a", 3, 0, 9).search_space_size() == 1000.0
     assert FloatArray("a", 3, 0, 1).search_space_size() == math.inf
     assert BooleanArray("a", 5000).search_space_size() == math.inf
+    assert BooleanArray("a", 5000).log10_search_space_size() == pytest.approx(5000 * math.log10(2))
+    assert IntegerArray("a", 3, 0, 9).log10_search_space_size() == pytest.approx(3.0)
+    assert FloatArray("a", 3, 0, 1).log10_search_space_size() == math.inf
+    with pytest.raises(ParameterError, match="too wide"):
+        FloatArray("a", 1, -1e308, 1e308)
 
 
 @pytest.mark.parametrize("param", [BooleanArray("b", 4), FloatArray("f", 3, -1, 2.5), IntegerArray("i", 5, 0, 7)])

@@ -147,8 +147,17 @@ def test_type_rules():
     assert type(f.normalize_value(3)) is float and f.normalize_value(-math.inf) == 0.0
     pw = PowerOfTwoParameter("x", 2, 64)
     assert pw.is_valid(8) and not pw.is_valid(6) and not pw.is_valid(8.0) and not pw.is_valid(1)
-    assert [pw.normalize_value(v) for v in (3, 5, 6, 11, 12, 3.0, 5.9, 1, 1000)] == \
-        [4, 4, 8, 8, 16, 4, 8, 2, 64]
+    assert [pw.normalize_value(v) for v in (3, 5, 6, 11, 12, 3.0, 5.5, 5.9, 1, 1000)] == \
+        [4, 4, 8, 8, 16, 4, 4, 8, 2, 64]
+
+
+@SETTINGS
+@given(st.integers(1, 2 ** 80) | st.floats(1, 2.0 ** 80))
+def test_pow2_normalize_is_nearest_on_the_log_scale(x):
+    p = PowerOfTwoParameter("x", 1, 2 ** 80)
+    v = p.normalize_value(x)
+    best = min(abs(math.log2(x) - e) for e in range(81))
+    assert math.isclose(abs(math.log2(x) - math.log2(v)), best, abs_tol=1e-9)
 
 
 def test_seed_values():

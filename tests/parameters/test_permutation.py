@@ -13,14 +13,15 @@ from hypothesis import strategies as st
 from tunerlib.parameters import (ARITY_N, ParameterError, PermutationParameter, ScheduleParameter,
                                  parameter_from_json)
 from tunerlib.parameters.permutation import (cross_cx, cross_ox1, cross_ox3, cross_pmx, cross_px,
-                                             invert_section, swap_positions)
+                                             difference_swaps, invert_section, swap_positions)
 
 SETTINGS = settings(max_examples=60, deadline=None)
 
 PERM_OPERATORS = {
     "op1_nop": 1, "op1_randomize": 1, "op1_small_random_change": 1, "op2_random_swap": 2,
     "op2_random_invert": 2, "op3_cross": 3, "op3_cross_PX": 3, "op3_cross_PMX": 3, "op3_cross_CX": 3,
-    "op3_cross_OX1": 3, "op3_cross_OX3": 3, "op3_swarm": 3, "opn_stochastic_mix": ARITY_N,
+    "op3_cross_OX1": 3, "op3_cross_OX3": 3, "op3_swarm": 3, "op4_set_linear": 4,
+    "opn_stochastic_mix": ARITY_N,
 }
 
 
@@ -197,6 +198,42 @@ def test_swarm_weights():
         rng = random.Random(seed)
         rng.choices([0, 1, 2], weights=[0, 1, 0])
         assert child["p"] == cross_pmx(child0, p1["p"], rng.randint(0, 5), 5)
+
+
+@given(st.integers(1, 30), st.data())
+@SETTINGS
+def test_difference_swaps_turn_src_into_dst(n, data):
+    src = data.draw(st.permutations(list(range(n))))
+    dst = data.draw(st.permutations(list(range(n))))
+    cur = list(src)
+    swaps = difference_swaps(src, dst)
+    for i, j in swaps:
+        cur[i], cur[j] = cur[j], cur[i]
+    assert cur == dst and len(swaps) < n
+    assert difference_swaps(src, src) == []
+
+
+def test_set_linear_adds_the_difference():
+    p = PermutationParameter("p", list(range(6)))
+    p1, p2, p3 = {"p": [0, 1, 2, 3, 4, 5]}, {"p": [1, 0, 2, 3, 4, 5]}, {"p": [0, 1, 2, 3, 4, 5]}
+    child = {"p": None}
+    p.op4_set_linear(child, {"p": [5, 4, 3, 2, 1, 0]}, p2, p3, rng=random.Random(0))  # 1*A + (B - C)
+    assert child["p"] == [4, 5, 3, 2, 1, 0]  # B - C swaps positions 0 and 1
+    p.op4_set_linear(child, p1, p2, p2, rng=random.Random(0))
+    assert child["p"] == p1["p"]  # B == C: copy A
+    p.op4_set_linear(child, p1, p2, p3, rng=random.Random(0), weights=(0.0, 1.0, 0.0))
+    assert child["p"] == p2["p"]  # weights (0, 1, 0): copy B
+    for weights in [(1.0, 0.0, -1.0), (2.0, 2.0, 2.0)]:  # no 1 / (w, -w) pattern: a random value
+        p.op4_set_linear(child, p1, p2, p3, rng=random.Random(0), weights=weights)
+        assert child["p"] == p.random_value(random.Random(0))
+    # |w| < 1: each swap of the difference is applied with probability |w|
+    far = {"p": [5, 4, 3, 2, 1, 0]}
+    seen = set()
+    for seed in range(40):
+        p.op4_set_linear(child, p1, far, p3, rng=random.Random(seed), b=0.5, c=-0.5)
+        seen.add(tuple(child["p"]))
+    assert seen == {(0, 1, 2, 3, 4, 5), (5, 1, 2, 3, 4, 0), (0, 4, 2, 3, 1, 5), (0, 1, 3, 2, 4, 5),
+                    (5, 4, 2, 3, 1, 0), (5, 1, 3, 2, 4, 0), (0, 4, 3, 2, 1, 5), (5, 4, 3, 2, 1, 0)}
 
 
 # ---- legality properties ---------------------------------------------------------------------

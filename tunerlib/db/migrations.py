@@ -8,7 +8,8 @@
   data statements; no commit). :func:`migrate` applies every step from the stamped version up to
   :data:`~tunerlib.db.models.SCHEMA_VERSION` in order inside one transaction, then stamps the new version;
   if a step fails nothing changes. Schema 1 is the first schema, so the registry is empty until the schema
-  changes: when SCHEMA_VERSION becomes 2, register ``MIGRATIONS[1]``.
+  changes: when SCHEMA_VERSION becomes 2, register ``MIGRATIONS[1]``. SQLite connections have
+  ``foreign_keys=ON``; a step that rebuilds a table should run ``PRAGMA defer_foreign_keys=ON`` first.
 
 Command line (owned by tunerlib.tools): ``python -m tunerlib.tools.db migrate URL`` calls :func:`migrate`.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from typing import Any, Callable, Optional
 
@@ -28,22 +30,30 @@ from .models import SCHEMA_VERSION, Base, DatabaseError, Meta, SchemaVersionErro
 DEFAULT_URL = "sqlite:///tunerlib.db"
 URL_EXAMPLE = "sqlite:///path/tunerlib.db or postgresql+psycopg://user@host/db"
 _EXTRAS = {"postgresql": "pip install 'tunerlib[postgres]'"}
+_SCHEME_ONLY = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:")  # "sqlite:/x" (a one-letter drive is a path)
 
 
 # ----------------------------------------------------------------------------------------- URL, engine
 
 def resolve_url(url: Optional[str]) -> URL:
-    """Turn ``--database`` into a SQLAlchemy URL: None -> ./tunerlib.db, a plain path -> a SQLite file."""
+    """Turn ``--database`` into a SQLAlchemy URL: None -> ./tunerlib.db, a plain path -> a SQLite file.
+
+    A value with ``://`` is a SQLAlchemy URL; ``scheme:rest`` without ``//`` (e.g. ``sqlite:/x``) is
+    rejected as a malformed URL rather than silently taken as a relative path.
+    """
     if url is None:
         url = DEFAULT_URL
+    malformed = DatabaseError(f"malformed database URL {url!r}: use e.g. {URL_EXAMPLE}")
     if "://" not in url:
         if not url.strip():
             raise DatabaseError(f"empty database path: pass --database {URL_EXAMPLE}")
+        if _SCHEME_ONLY.match(url):
+            raise malformed
         return URL.create("sqlite", database=os.path.expanduser(url))
     try:
         return make_url(url)
-    except ArgumentError:
-        raise DatabaseError(f"malformed database URL {url!r}: use e.g. {URL_EXAMPLE}") from None
+    except (ArgumentError, ValueError):
+        raise malformed from None
 
 
 def _sqlite_path(url: URL) -> Optional[str]:
@@ -84,7 +94,8 @@ def _first_non_directory(path: str) -> Optional[str]:
     return None
 
 
-def _json_dumps(value: Any) -> str:
+def json_dumps(value: Any) -> str:
+    """Compact JSON text of a value (the serializer of every JSON column)."""
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -109,12 +120,12 @@ def open_engine(url: Optional[str]) -> tuple[Engine, str]:
         _prepare_sqlite_file(path)
         display = path
     try:
-        engine = create_engine(sa_url, json_serializer=_json_dumps)
+        engine = create_engine(sa_url, json_serializer=json_dumps)
     except NoSuchModuleError:
         raise DatabaseError(f"unknown database dialect in URL {display!r}: use e.g. {URL_EXAMPLE}") from None
     except ImportError as exc:
         backend = sa_url.get_backend_name()
-        fix = _EXTRAS.get(backend, f"pip install {exc.name or 'the driver'}")
+        fix = _EXTRAS.get(backend, f"install the Python driver for {backend!r} or use {URL_EXAMPLE}")
         raise DatabaseError(f"database driver {exc.name!r} for {display} is not installed: {fix}") from None
     except (ArgumentError, TypeError, ValueError) as exc:
         raise DatabaseError(f"malformed database URL {display!r} ({exc}): use e.g. {URL_EXAMPLE}") from None
@@ -230,23 +241,34 @@ def migrate(url: Optional[str]) -> tuple[int, int]:
     Back the database up first. Refuses (SchemaVersionError) a database newer than this tunerlib, and
     (DatabaseError) an empty or non-tunerlib database or a version with no registered path.
     """
+    path = _sqlite_path(resolve_url(url))
+    if path is not None and not os.path.isfile(path):
+        raise DatabaseError(f"no database file {path}: pass the path of an existing tunerlib database")
     engine, display = open_engine(url)
     try:
-        with engine.connect() as conn:
-            begin_exclusive(conn)
-            version = read_schema_version(conn, display)
-            if version is None:
-                raise DatabaseError(f"database {display} is empty: there is nothing to migrate")
-            if version > SCHEMA_VERSION:
-                raise SchemaVersionError(f"database {display} has schema version {version}, newer than "
-                                         f"{SCHEMA_VERSION} of this tunerlib: upgrade tunerlib instead")
-            if version == SCHEMA_VERSION:
-                conn.rollback()
-                return version, version
-            for _, upgrade in migration_plan(version):
-                upgrade(conn)
-            stamp_schema_version(conn, SCHEMA_VERSION)
-            conn.commit()
-            return version, SCHEMA_VERSION
+        return _migrate(engine, display)
+    except DBAPIError as exc:
+        if _is_open_failure(exc):
+            raise _open_error(exc, display) from None
+        raise
     finally:
         engine.dispose()
+
+
+def _migrate(engine: Engine, display: str) -> tuple[int, int]:
+    with engine.connect() as conn:
+        begin_exclusive(conn)
+        version = read_schema_version(conn, display)
+        if version is None:
+            raise DatabaseError(f"database {display} is empty: there is nothing to migrate")
+        if version > SCHEMA_VERSION:
+            raise SchemaVersionError(f"database {display} has schema version {version}, newer than "
+                                     f"{SCHEMA_VERSION} of this tunerlib: upgrade tunerlib instead")
+        if version == SCHEMA_VERSION:
+            conn.rollback()
+            return version, version
+        for _, upgrade in migration_plan(version):
+            upgrade(conn)
+        stamp_schema_version(conn, SCHEMA_VERSION)
+        conn.commit()
+        return version, SCHEMA_VERSION

@@ -1,0 +1,57 @@
+"""Ask/tell API, objectives, call_program."""
+import math
+import sys
+
+import pytest
+
+from tunerlib import (MaximizeAccuracy, MaximizeAttribute, MinimizeAttribute, MinimizeTime, Result,
+                      TuningRunManager)
+from tunerlib.objectives import ObjectiveError
+from tunerlib.parameters import ConfigurationManipulator, FloatParameter, IntegerParameter
+from tunerlib.process import call_program
+
+
+def test_ask_tell_loop(tmp_path):
+    space = ConfigurationManipulator([IntegerParameter("a", 0, 100), FloatParameter("b", 0.0, 1.0)])
+    manager = TuningRunManager.for_space(space, objective=MinimizeAttribute("loss"),
+                                         database=str(tmp_path / "ask.db"), seed=3, test_limit=50)
+    seen = 0
+    while (desired := manager.get_next_desired_result()) is not None:
+        cfg = desired.configuration.data
+        manager.report_result(desired, Result(extra={"loss": (cfg["a"] - 42) ** 2 + cfg["b"]}))
+        seen += 1
+    assert seen == 50
+    best = manager.get_best_configuration()
+    assert abs(best["a"] - 42) <= 10
+    summary = manager.finish()
+    assert summary.tests == 50 and summary.best_value == manager.get_best_result().extra["loss"]
+
+
+def test_objectives_do_not_assume_time():
+    r = Result(extra={"q": 3.0}, accuracy=0.9)
+    assert MinimizeAttribute("q").value(r) == 3.0
+    assert MaximizeAttribute("q").value(r) == -3.0
+    assert MaximizeAccuracy().value(r) == -0.9
+    with pytest.raises(ObjectiveError, match="time"):
+        MinimizeTime().value(r)
+    assert MinimizeTime().value(Result(state="ERROR")) == math.inf
+    assert MaximizeAttribute("q").display(-3.0) == 3.0
+
+
+def test_result_rejects_unknown_state():
+    with pytest.raises(ValueError, match="state"):
+        Result(state="FINE")
+
+
+def test_call_program_captures_output_and_kills_on_timeout(tmp_path):
+    ok = call_program([sys.executable, "-c", "import sys; print('hi'); sys.exit(3)"])
+    assert ok.returncode == 3 and ok.stdout.strip() == "hi" and not ok.timeout
+    # the child spawns a grandchild: the whole process group must die on timeout
+    marker = tmp_path / "alive"
+    code = (f"import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', "
+            f"'import time; time.sleep(1.5); open(r\"{marker}\", \"w\").write(\"x\")']); time.sleep(30)")
+    slow = call_program([sys.executable, "-c", code], limit=0.5)
+    assert slow.timeout and slow.returncode is None and slow.time < 10
+    import time
+    time.sleep(2.0)
+    assert not marker.exists()

@@ -1,0 +1,157 @@
+"""Multi-process tests of tunerlib.db: atomic claims, race-safe creation, durability after SIGKILL, fork."""
+import multiprocessing
+import os
+import signal
+import sqlite3
+import time
+
+import pytest
+
+from tunerlib.db import ResultsDB
+
+SPAWN = multiprocessing.get_context("spawn")
+WORKERS = 4
+ROWS = 200
+
+
+def _setup_run(path, rows):
+    db = ResultsDB(path)
+    pv = db.program_version_id("proj", "prog", "v1", '{"x":"int"}')
+    run_id, _ = db.create_run(pv, None, {}, 1, None, "MinimizeTime()")
+    for i in range(rows):
+        cid = db.configuration_id(pv, f"{i:064x}", {"x": i})
+        db.request(run_id, cid, "T", 0)
+    db.close()
+    return run_id
+
+
+def _claim_worker(path, run_id, name, start, out):
+    """Claim (and complete) until nothing is left; report the claimed desired-result ids."""
+    db = ResultsDB(path)
+    start.wait(30)
+    claimed = []
+    while (claim := db.claim_next(run_id, name)) is not None:
+        claimed.append(claim.dr_id)
+        time.sleep(0.0005)  # a little "measurement" so that the workers overlap
+        db.complete(claim.dr_id, "OK", 0.001, extra={"worker": name})
+    db.close()
+    out.put((name, claimed))
+
+
+def test_every_row_claimed_exactly_once_by_concurrent_processes(tmp_path):
+    path = str(tmp_path / "claims.db")
+    run_id = _setup_run(path, ROWS)
+    start, out = SPAWN.Event(), SPAWN.Queue()
+    procs = [SPAWN.Process(target=_claim_worker, args=(path, run_id, f"w{i}", start, out))
+             for i in range(WORKERS)]
+    for p in procs:
+        p.start()
+    time.sleep(0.2)
+    start.set()
+    reports = dict(out.get(timeout=120) for _ in procs)
+    for p in procs:
+        p.join(30)
+        assert p.exitcode == 0
+    claimed = [dr for ids in reports.values() for dr in ids]
+    db = ResultsDB(path)
+    everything = [d.id for d in db.desired_results(run_id)]
+    assert len(claimed) == ROWS and sorted(claimed) == everything  # each row once, none lost
+    assert sum(1 for ids in reports.values() if ids) >= 2  # the claims really were concurrent
+    assert db.pending_count(run_id) == 0 and db.counts_by_state(run_id) == {"OK": ROWS}
+    by_worker = {r.desired_result_id: r.extra["worker"] for r in db.run_results(run_id)}
+    assert all(by_worker[dr] == name for name, ids in reports.items() for dr in ids)
+    db.close()
+
+
+def _open_worker(path, start, out):
+    start.wait(30)
+    db = ResultsDB(path)
+    pv = db.program_version_id("proj", "prog", "v1", "{}")
+    cfg = db.configuration_id(pv, "f" * 64, {"x": 1})
+    machine = db.machine_id("host", "cls", 2)
+    db.close()
+    out.put((pv, cfg, machine))
+
+
+def test_concurrent_creation_and_get_or_create_agree(tmp_path):
+    path = str(tmp_path / "fresh" / "new.db")
+    start, out = SPAWN.Event(), SPAWN.Queue()
+    procs = [SPAWN.Process(target=_open_worker, args=(path, start, out)) for _ in range(WORKERS)]
+    for p in procs:
+        p.start()
+    time.sleep(0.2)
+    start.set()
+    answers = [out.get(timeout=120) for _ in procs]
+    for p in procs:
+        p.join(30)
+        assert p.exitcode == 0
+    assert len(set(answers)) == 1
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT count(*) FROM tunerlib_meta").fetchone() == (1,)
+        assert conn.execute("SELECT count(*) FROM configuration").fetchone() == (1,)
+
+
+def _complete_forever(path, run_id, out):
+    """Complete results one by one, reporting each id after complete() returned; never exits."""
+    db = ResultsDB(path)
+    while (claim := db.claim_next(run_id, "doomed")) is not None:
+        out.put(db.complete(claim.dr_id, "OK", 0.5, extra={"i": claim.dr_id}))
+    out.put(None)
+    time.sleep(600)
+
+
+def test_completed_results_survive_sigkill(tmp_path):
+    path = str(tmp_path / "durable.db")
+    run_id = _setup_run(path, 5000)
+    out = SPAWN.Queue()
+    child = SPAWN.Process(target=_complete_forever, args=(path, run_id, out))
+    child.start()
+    reported = [out.get(timeout=120) for _ in range(50)]  # ids returned by complete() in the child
+    os.kill(child.pid, signal.SIGKILL)  # while it keeps completing more
+    child.join(30)
+    assert child.exitcode == -signal.SIGKILL
+    db = ResultsDB(path)  # a fresh process-level view after the crash
+    rows = db.results_after(run_id, 0)
+    seen = {r.id for r in rows}
+    assert set(reported) <= seen
+    # atomic complete(): every stored result's desired result is COMPLETE and points at it, and vice versa
+    desired = {d.id: d for d in db.desired_results(run_id)}
+    assert all(desired[r.desired_result_id].result_id == r.id for r in rows)
+    assert sum(d.state == "COMPLETE" for d in desired.values()) == len(rows)
+    assert db.requeue_running(run_id) <= 1  # the claim in flight at the kill, if any, can be resumed
+    assert db.pending_count(run_id) == 5000 - len(rows)
+    db.close()
+
+
+def test_instance_inherited_through_fork_reconnects_and_parent_keeps_working(tmp_path):
+    path = str(tmp_path / "fork.db")
+    run_id = _setup_run(path, 10)
+    db = ResultsDB(path)
+    first = db.claim_next(run_id, "parent")  # the parent holds an open connection when it forks
+    ctx = multiprocessing.get_context("fork")
+    out = ctx.Queue()
+
+    def child():
+        claim = db.claim_next(run_id, "child")
+        out.put(db.complete(claim.dr_id, "OK", 1.0))
+
+    proc = ctx.Process(target=child)
+    proc.start()
+    child_result = out.get(timeout=60)
+    proc.join(30)
+    assert proc.exitcode == 0
+    parent_result = db.complete(first.dr_id, "OK", 2.0)
+    assert {r.id for r in db.results_after(run_id, 0)} == {child_result, parent_result}
+    assert db.claim_next(run_id, "parent") is not None
+    db.close()
+
+
+@pytest.mark.parametrize("method", ["dispose"])
+def test_dispose_then_keep_using(tmp_path, method):
+    path = str(tmp_path / "d.db")
+    run_id = _setup_run(path, 2)
+    db = ResultsDB(path)
+    assert db.claim_next(run_id, "a") is not None
+    getattr(db, method)()
+    assert db.claim_next(run_id, "a") is not None
+    db.close()
