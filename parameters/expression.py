@@ -166,7 +166,8 @@ def _read_string(text: str, i: int, toks: List[_Tok]) -> int:
         if text[j] == "\\":
             esc = text[j + 1] if j + 1 < len(text) else ""
             if esc not in _ESCAPES:
-                raise _fail(text, j, f"unsupported escape '\\{esc}'", "use \\\\, \\', \\\", \\n or \\t")
+                what = f"'\\{esc}'" if esc.isprintable() else f"(a backslash before {esc!r})"
+                raise _fail(text, j, f"unsupported escape {what}", "use \\\\, \\', \\\", \\n or \\t")
             out.append(_ESCAPES[esc])
             j += 2
             continue

@@ -57,25 +57,35 @@ def run_interface_main(cls: Type, args: Optional[Sequence[str]] = None) -> int:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """The ``tunerlib`` command: information about techniques and databases."""
+    """The ``tunerlib`` command: ``techniques``, ``runs URL`` and ``migrate URL``; returns the exit code.
+
+    ``runs`` and ``migrate`` do what ``python -m tunerlib.tools.db`` does (shared code in
+    :mod:`tunerlib.db.admin`); database errors are one line on stderr with exit code 2.
+    """
     parser = argparse.ArgumentParser(prog="tunerlib", description="tunerlib autotuning framework")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("techniques", help="list registered techniques")
     runs = sub.add_parser("runs", help="list the tuning runs in a results database")
-    runs.add_argument("database", help="file path or SQLAlchemy URL")
+    runs.add_argument("database", metavar="URL", help="file path or SQLAlchemy URL")
+    migrate = sub.add_parser("migrate", help="upgrade a results database to the current schema version")
+    migrate.add_argument("database", metavar="URL", help="file path or SQLAlchemy URL")
     ns = parser.parse_args(argv)
     if ns.command == "techniques":
         list_techniques(sys.stdout)
         return 0
-    from .db import ResultsDB
+    from .db.admin import format_run, list_runs, migrate_database
     try:
-        db = ResultsDB(ns.database, create=False)
+        if ns.command == "migrate":
+            print(migrate_database(ns.database))
+            return 0
+        infos = list_runs(ns.database)
     except DatabaseError as exc:
         print(f"tunerlib: error: {exc}", file=sys.stderr)
         return 2
-    for info in db.list_runs():
-        print(f"{info['uuid']}  {info['program']:<20} {info['state']:<9} tests={info['tests']:<6} "
-              f"label={info['label']}  started {info['start_date']}")
+    for info in infos:
+        print(format_run(info))
+    if not infos:
+        print(f"tunerlib: no tuning runs in {ns.database}", file=sys.stderr)
     return 0
 
 

@@ -5,6 +5,7 @@ them can run in parallel processes (or on other machines against a shared databa
 """
 from __future__ import annotations
 
+import json
 import time
 import traceback
 from typing import Dict, Optional, Tuple
@@ -60,6 +61,14 @@ class MeasurementDriver:
             self.contract_error = (f"{type(self.interface).__name__}.run() returned "
                                    f"{type(result).__name__}, not a tunerlib.Result: "
                                    f"return Result(time=...) or Result(extra={{...}})")
+        else:
+            try:
+                json.dumps(result.extra)
+            except (TypeError, ValueError) as exc:
+                self.contract_error = (f"{type(self.interface).__name__}.run() returned a Result whose "
+                                       f"extra is not JSON-compatible ({exc}): store numbers, strings, "
+                                       f"lists and dicts only")
+        if self.contract_error:
             return Result(state="ERROR", extra={"error": self.contract_error})
         return result
 

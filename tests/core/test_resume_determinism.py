@@ -33,7 +33,7 @@ def test_kill_minus_9_then_resume_keeps_every_result(tmp_path):
     db, summ = tmp_path / "k.db", tmp_path / "s.json"
     args = [sys.executable, str(SCRIPT), "--database", str(db), "--test-limit", "60", "--seed", "4",
             "--parallelism", "2", "--sleep", "0.05", "--quiet"]
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.time() + 60
     done_before = 0
     while time.time() < deadline:

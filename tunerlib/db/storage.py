@@ -9,9 +9,8 @@ Transactions: every method runs in its own short transaction and commits before 
 durable (it survives a SIGKILL of the process) once :meth:`ResultsDB.complete` has returned.
 
 Speed: statements are SQLAlchemy Core statements built once from ``Model.__table__``. On SQLite they are
-compiled once per instance and executed directly on the sqlite3 connection (:class:`_SQLiteRunner`),
-which skips SQLAlchemy's per-execution bookkeeping (~50-80 µs per statement on a slow 2-core box); other
-dialects execute them through a SQLAlchemy Connection (:class:`_CoreRunner`). Both give the same results.
+compiled once per instance and executed directly on the sqlite3 connection; other dialects execute them
+through a SQLAlchemy Connection. Both runners live in :mod:`tunerlib.db.runners` and give the same results.
 
 Processes and threads: an instance is not thread-safe; use one per thread. Every worker process -- forked
 or spawned -- must create its own ``ResultsDB(url)``. An instance that is nevertheless used in a forked
@@ -26,154 +25,29 @@ Dates are Unix seconds (floats).
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import sqlite3
 import time as time_module
 import uuid as uuid_module
 from contextlib import contextmanager
-from typing import Any, Iterator, Optional, Sequence, Union
+from typing import Any, Iterator, Optional, Sequence
 
-from sqlalchemy import JSON, Boolean, Engine, Table, bindparam, func, or_, select, update
+from sqlalchemy import Table, bindparam, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from .migrations import ensure_schema, json_dumps, open_engine
+from .migrations import ensure_schema, open_engine
 from .models import (RESULT_STATES, RUN_STATES, Claim, Configuration, DatabaseError, DesiredResult,
                      DesiredResultRow, Input, InputClass, Machine, MachineClass, NotFoundError, Program,
                      ProgramVersion, Result, ResultRow, TechniqueState, TuningRun)
+from .runners import _CoreRunner, _Runner, _SQLiteRunner
+from .runners import _json_loads, _Prepared  # noqa: F401  (re-exported: they lived here before)
 
 __all__ = ["ResultsDB"]
 
 _INTEGRITY_ERRORS = (IntegrityError, sqlite3.IntegrityError)
 _OPERATIONAL_ERRORS = (OperationalError, sqlite3.OperationalError)
 _ABANDONED: list = []  # connections inherited through fork: kept referenced so that they are never closed
-
-
-# -------------------------------------------------------------------------------------------- runners
-
-def _json_loads(value: Any) -> Any:
-    return json.loads(value) if isinstance(value, (str, bytes)) else value
-
-
-class _Prepared:
-    """A Core statement compiled for SQLite: SQL text, parameter order, constants, JSON/bool codecs."""
-
-    __slots__ = ("sql", "names", "consts", "encode", "decode")
-
-    def __init__(self, stmt: Any, dialect: Any, keys: Optional[Sequence[str]]) -> None:
-        compiled = stmt.compile(dialect=dialect, column_keys=list(keys) if keys is not None else None)
-        if not compiled.positional or "POSTCOMPILE" in compiled.string:
-            raise AssertionError(f"statement cannot run on the fast path: {compiled.string}")
-        self.sql = compiled.string
-        self.names = tuple(compiled.positiontup or ())
-        self.consts = {name: b.value for name, b in compiled.binds.items() if not b.required}
-        self.encode = [i for i, name in enumerate(self.names)
-                       if isinstance(compiled.binds[name].type, JSON)]
-        columns = getattr(stmt, "selected_columns", None) or []
-        self.decode = [(i, _json_loads if isinstance(c.type, JSON) else bool)
-                       for i, c in enumerate(columns) if isinstance(c.type, (JSON, Boolean))]
-
-    def params(self, given: dict) -> list:
-        consts = self.consts
-        values = [given[n] if n in given else consts[n] for n in self.names]
-        for i in self.encode:
-            if values[i] is not None:
-                values[i] = json_dumps(values[i])
-        return values
-
-    def row(self, raw: tuple) -> tuple:
-        if not self.decode:
-            return raw
-        row = list(raw)
-        for i, fn in self.decode:
-            if row[i] is not None:
-                row[i] = fn(row[i])
-        return tuple(row)
-
-
-class _SQLiteRunner:
-    """Executes Core statements compiled once, directly on the pooled sqlite3 connection."""
-
-    def __init__(self, engine: Engine) -> None:
-        self._fairy = engine.raw_connection()  # pool checkout: the connect-time PRAGMAs are applied
-        self.db: sqlite3.Connection = self._fairy.driver_connection
-        self._dialect = engine.dialect
-        self._cache: dict = {}
-
-    def _prep(self, stmt: Any, keys: Optional[tuple] = None, cache: bool = True) -> _Prepared:
-        if not cache:
-            return _Prepared(stmt, self._dialect, keys)
-        prepared = self._cache.get((stmt, keys))
-        if prepared is None:
-            prepared = self._cache[(stmt, keys)] = _Prepared(stmt, self._dialect, keys)
-        return prepared
-
-    def rows(self, stmt: Any, params: dict, cache: bool = True) -> list:
-        p = self._prep(stmt, None, cache)
-        return [p.row(r) for r in self.db.execute(p.sql, p.params(params)).fetchall()]
-
-    def write(self, stmt: Any, params: dict, cache: bool = True) -> int:
-        p = self._prep(stmt, None, cache)
-        return self.db.execute(p.sql, p.params(params)).rowcount
-
-    def insert(self, stmt: Any, params: dict, cache: bool = True) -> Optional[int]:
-        """Insert one row; its id, or None when nothing was inserted (ON CONFLICT DO NOTHING)."""
-        p = self._prep(stmt, tuple(params), cache)
-        cursor = self.db.execute(p.sql, p.params(params))
-        return cursor.lastrowid if cursor.rowcount == 1 else None
-
-    def many(self, stmt: Any, params: list) -> None:
-        p = self._prep(stmt)
-        self.db.executemany(p.sql, [p.params(x) for x in params])
-
-    def end_read(self) -> None:
-        if self.db.in_transaction:
-            self.db.rollback()
-
-    def commit(self) -> None:
-        self.db.commit()
-
-    def rollback(self) -> None:
-        self.db.rollback()
-
-    def close(self) -> None:
-        self._fairy.close()
-
-
-class _CoreRunner:
-    """Executes Core statements through a SQLAlchemy Connection (PostgreSQL and other dialects)."""
-
-    def __init__(self, engine: Engine) -> None:
-        self.conn = engine.connect()
-
-    def rows(self, stmt: Any, params: dict, cache: bool = True) -> list:
-        return [tuple(r) for r in self.conn.execute(stmt, params)]
-
-    def write(self, stmt: Any, params: dict, cache: bool = True) -> int:
-        return self.conn.execute(stmt, params).rowcount
-
-    def insert(self, stmt: Any, params: dict, cache: bool = True) -> Optional[int]:
-        result = self.conn.execute(stmt, params)
-        return int(result.inserted_primary_key[0]) if result.rowcount != 0 else None
-
-    def many(self, stmt: Any, params: list) -> None:
-        self.conn.execute(stmt, params)
-
-    def end_read(self) -> None:
-        self.conn.rollback()
-
-    def commit(self) -> None:
-        self.conn.commit()
-
-    def rollback(self) -> None:
-        self.conn.rollback()
-
-    def close(self) -> None:
-        self.conn.close()
-
-
-_Runner = Union[_SQLiteRunner, _CoreRunner]
 
 
 # ------------------------------------------------------------------------------------------ statements
@@ -213,6 +87,16 @@ _DESIRED_ROWS = (select(_DR.c.id, _CFG.c.hash, _DR.c.requestor, _DR.c.generation
 _COUNTS = (select(_RES.c.state, func.count()).where(_RES.c.tuning_run_id == bindparam("run"))
            .group_by(_RES.c.state))
 _RUN_ROW = select(_RUN).where(_RUN.c.id == bindparam("run"))
+_PROG = Program.__table__
+_RESULT_COUNT = (select(func.count()).select_from(_RES).where(_RES.c.tuning_run_id == _RUN.c.id)
+                 .correlate(_RUN).scalar_subquery())
+_LIST_RUNS = (select(_RUN.c.id, _RUN.c.uuid, _PROG.c.project, _PROG.c.name, _PV.c.version, _RUN.c.label,
+                     _RUN.c.state, _RESULT_COUNT, _RUN.c.start_date, _RUN.c.end_date)
+              .join_from(_RUN, _PV, _RUN.c.program_version_id == _PV.c.id)
+              .join(_PROG, _PV.c.program_id == _PROG.c.id)
+              .order_by(_RUN.c.id))
+_LIST_RUNS_KEYS = ("id", "uuid", "project", "program", "version", "label", "state", "tests", "start_date",
+                   "end_date")
 _TS_WHERE = (_TS.c.tuning_run_id == bindparam("run"), _TS.c.name == bindparam("tname"))
 _TS_LOAD = select(_TS.c.data).where(*_TS_WHERE)
 _TS_UPDATE = update(_TS).where(*_TS_WHERE).values(data=bindparam("d"), updated=bindparam("t"))
@@ -386,6 +270,14 @@ class ResultsDB:
         if not rows:
             raise NotFoundError(f"no tuning run with id {run_id}")
         return dict(zip(_RUN.c.keys(), rows[0]))
+
+    def list_runs(self) -> list[dict]:
+        """Every tuning run in id order, one query (called by ``tunerlib runs`` and the db tool).
+
+        Each dict has id, uuid, project, program (name), version, label, state, tests (number of result
+        rows of the run; reused duplicates are not counted again), start_date and end_date.
+        """
+        return [dict(zip(_LIST_RUNS_KEYS, row)) for row in self._read(_LIST_RUNS, {})]
 
     def set_run_state(self, run_id: int, state: str) -> None:
         """Set RUNNING / COMPLETE / ABORTED; a finished state sets end_date, RUNNING clears it."""

@@ -1,0 +1,91 @@
+"""The run loop in-process: exhaustion, compile/run split, records, status line, contract errors."""
+import io
+import sqlite3
+
+import pytest
+
+from tunerlib import (FixedInputManager, MeasurementInterface, MinimizeAttribute, Result, TuningOptions,
+                      TuningRun)
+from tunerlib.parameters import BooleanParameter, ConfigurationManipulator, IntegerParameter
+from tunerlib.progress import StatusLine
+from tunerlib.search import TunerScriptError
+
+
+class Small(MeasurementInterface):
+    """A 3 x 4 x 2 = 24-point space with one known constraint removing 4 points."""
+
+    calls = 0
+
+    def manipulator(self):
+        m = ConfigurationManipulator([IntegerParameter("a", 0, 2), IntegerParameter("b", 0, 3),
+                                      BooleanParameter("c")])
+        m.add_constraint("not (a == 2 and b >= 2)")
+        return m
+
+    def objective(self):
+        return MinimizeAttribute("v")
+
+    def input_manager(self):
+        return FixedInputManager(input_class="tiny", path="/data/in.bin", size=24)
+
+    def compile(self, config_data, id):
+        return config_data["a"] * 10 + config_data["b"] + (100 if config_data["c"] else 0)
+
+    def run_precompiled(self, desired_result, input, limit, compile_result, id):
+        type(self).calls += 1
+        return Result(extra={"v": float(compile_result), "input": input.path})
+
+
+def _opts(tmp_path, **kw):
+    return TuningOptions(database=str(tmp_path / "r.db"), quiet=True, seed=1, **kw)
+
+
+@pytest.mark.parametrize("technique", ["PureRandom", "GreedyMutationBandit"])
+def test_finite_space_is_exhausted_without_a_limit(tmp_path, technique):
+    Small.calls = 0
+    opts = _opts(tmp_path, technique=[technique], machine_class="laptop")
+    summary = TuningRun(Small(opts), opts).run()
+    assert summary.stopped_because == "search space exhausted"
+    assert summary.tests == 20 == Small.calls          # 24 points minus 4 infeasible, each measured once
+    assert summary.best_value == 0.0 and summary.best_configuration == {"a": 0, "b": 0, "c": False}
+    con = sqlite3.connect(tmp_path / "r.db")
+    assert con.execute("select count(distinct configuration_id) from result").fetchone()[0] == 20
+    mc = con.execute("select mc.name from machine m join machine_class mc on mc.id = m.machine_class_id")
+    assert mc.fetchone()[0] == "laptop"
+    assert con.execute("select count(*) from result where machine_id is null or input_id is null"
+                       ).fetchone()[0] == 0
+    assert con.execute("select path from input").fetchone()[0] == "/data/in.bin"
+
+
+def test_default_cap_applies_without_limits(tmp_path, monkeypatch):
+    import tunerlib.tuningrun as tr
+    monkeypatch.setattr(tr, "DEFAULT_TEST_CAP", 7)
+
+    class Wide(Small):
+        def manipulator(self):
+            return ConfigurationManipulator([IntegerParameter("a", 0, 10 ** 6), IntegerParameter("b", 0, 3),
+                                             BooleanParameter("c")])
+
+    opts = _opts(tmp_path)
+    summary = TuningRun(Wide(opts), opts).run()
+    assert summary.tests == 7 and summary.stopped_because == "test limit reached"
+
+
+def test_non_json_extra_is_a_contract_error(tmp_path):
+    class Bad(Small):
+        def run(self, desired_result, input, limit):
+            return Result(extra={"v": 1.0, "obj": object()})
+
+    opts = _opts(tmp_path, test_limit=5)
+    with pytest.raises(TunerScriptError, match="not JSON-compatible"):
+        TuningRun(Bad(opts), opts).run()
+
+
+def test_status_line_prints_progress():
+    out = io.StringIO()
+    line = StatusLine(frequency=0.0001, quiet=False, stream=out)
+    line.update(5, 1.25, 2, force=True)
+    assert "tests      5" in out.getvalue() and "best 1.25" in out.getvalue()
+    quiet = io.StringIO()
+    StatusLine(frequency=1, quiet=True, stream=quiet).update(5, 1.0, 0, force=True)
+    assert quiet.getvalue() == ""
