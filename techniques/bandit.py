@@ -8,12 +8,11 @@ the window score +inf.
 from __future__ import annotations
 
 import math
-import random
 from collections import deque
 from typing import Any, Deque, Dict, List, Optional, Sequence, Tuple
 
-from ..parameters import ConfigurationManipulator
-from .base import Config, Feedback, Proposal, Technique, TechniqueError
+from .base import Feedback, Technique, TechniqueError
+from .meta import MetaTechnique
 
 
 class AUCBandit:
@@ -73,51 +72,26 @@ class AUCBandit:
         return bandit
 
 
-class AUCBanditMetaTechnique(Technique):
+class AUCBanditMetaTechnique(MetaTechnique):
     """Schedules sub-techniques with the AUC bandit; every sub-technique sees every result."""
 
     description = "AUC bandit over sub-techniques (C=0.05, window 500)"
 
     def __init__(self, techniques: Sequence[Technique], name: Optional[str] = None,
                  C: float = 0.05, window: int = 500) -> None:
-        super().__init__(name)
-        self.techniques = list(techniques)
+        super().__init__(techniques, name)
         self.bandit = AUCBandit([t.name for t in self.techniques], C, window)
         self._by_name = {t.name: t for t in self.techniques}
 
-    def bind(self, manipulator: ConfigurationManipulator, rng: random.Random,
-             path: Optional[str] = None) -> None:
-        super().bind(manipulator, rng, path)
-        for tech in self.techniques:
-            tech.bind(manipulator, random.Random(rng.getrandbits(64)), f"{self.path}/{tech.name}")
+    def order(self) -> List[Technique]:
+        return [self._by_name[arm] for arm in self.bandit.ranked()]
 
-    def propose(self) -> Optional[Proposal]:
-        for arm in self.bandit.ranked():
-            proposal = self._by_name[arm].propose()
-            if proposal is not None:
-                return proposal
-        return None
-
-    def desired_configuration(self) -> Optional[Config]:  # pragma: no cover - propose() overrides
-        proposal = self.propose()
-        return None if proposal is None else proposal.config
-
-    def observe(self, feedback: Feedback) -> None:
-        super().observe(feedback)
-        prefix = self.path + "/"
-        if feedback.requestor.startswith(prefix):
-            arm = feedback.requestor[len(prefix):].split("/", 1)[0]
-            if arm in self._by_name:
-                self.bandit.record(arm, feedback.was_new_best)
-        for tech in self.techniques:
-            tech.observe(feedback)
+    def on_sub_result(self, technique: Technique, feedback: Feedback) -> None:
+        self.bandit.record(technique.name, feedback.was_new_best)
 
     def state_dict(self) -> Dict[str, Any]:
-        return {"bandit": self.bandit.state_dict(),
-                "techniques": {t.name: t.state_dict() for t in self.techniques}}
+        return {"bandit": self.bandit.state_dict(), **super().state_dict()}
 
     def load_state_dict(self, state: Dict[str, Any]) -> None:
         self.bandit = AUCBandit.from_state(state["bandit"])
-        for name, sub in state.get("techniques", {}).items():
-            if name in self._by_name:
-                self._by_name[name].load_state_dict(sub)
+        super().load_state_dict(state)

@@ -11,7 +11,7 @@ from typing import Any
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "TuningRunManager": "api",
+    "TuningRunManager": "api", "tune_function": "api", "FunctionRun": "api",
     "FixedInputManager": "inputs", "InputManager": "inputs",
     "MeasurementInterface": "interface",
     "MaximizeAccuracy": "objectives", "MaximizeAttribute": "objectives",

@@ -13,10 +13,12 @@
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+import math
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence
 
 from .interface import MeasurementInterface
-from .objectives import MinimizeTime, Objective
+from .objectives import MinimizeAttribute, MinimizeTime, Objective
 from .options import TuningOptions
 from .parameters import ConfigurationManipulator
 from .progress import Summary
@@ -95,3 +97,44 @@ class TuningRunManager:
             self._run.finish("finished by caller")
             self._finished = True
         return self._run.summary("finished by caller")
+
+
+def tune_function(manipulator: ConfigurationManipulator, fn, *, test_limit: int,
+                  technique: Optional[Sequence[str]] = None, seed: Optional[int] = None,
+                  database: str = "sqlite://", program_name: str = "function") -> "FunctionRun":
+    """Minimise ``fn(config) -> float`` over ``manipulator`` with at most ``test_limit`` measurements.
+
+    ``fn`` may return None or raise to mark a configuration as an error.  The default database is
+    in memory.  Returns a :class:`FunctionRun` with the summary and the value of every measurement
+    in order (``inf`` for errors), from which best-so-far curves follow.
+    """
+    opts: Dict[str, Any] = {"test_limit": test_limit, "seed": seed, "database": database,
+                            "quiet": True, "technique": list(technique or [])}
+    manager = TuningRunManager.for_space(manipulator, MinimizeAttribute("value"), program_name, **opts)
+    values: List[float] = []
+    while (desired := manager.get_next_desired_result()) is not None:
+        try:
+            value = fn(desired.configuration.data)
+        except Exception as exc:  # recorded as an ERROR result, like a failing run()
+            manager.report_result(desired, Result(state="ERROR", extra={"error": repr(exc)}))
+            values.append(math.inf)
+            continue
+        if value is None or not math.isfinite(value):
+            manager.report_result(desired, Result(state="ERROR"))
+            values.append(math.inf)
+        else:
+            manager.report_result(desired, Result(extra={"value": float(value)}))
+            values.append(float(value))
+    return FunctionRun(manager.finish(), values)
+
+
+@dataclass
+class FunctionRun:
+    """What :func:`tune_function` returns."""
+
+    summary: Summary
+    values: List[float]
+
+    def best_at(self, budget: int) -> float:
+        """Best value among the first ``budget`` measurements (inf when none succeeded)."""
+        return min(self.values[:budget], default=math.inf)

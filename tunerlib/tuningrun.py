@@ -21,6 +21,9 @@ from .search import SearchDriver, TunerScriptError
 from .techniques import Proposal, create_technique
 from .workers import WorkerPool
 
+#: results between two snapshots of the technique's state in the database
+SNAPSHOT_EVERY = 25
+
 #: consecutive empty fills with nothing in flight before the technique counts as finished
 _IDLE_LIMIT = 200
 
@@ -115,8 +118,27 @@ class TuningRun:
         if self.resumed:
             self.search.replay()
             self.search.adopt_pending()
+            self._restore_technique_state()
+        self.search.listeners.append(self._maybe_snapshot)
         for cfg in self._seed_configurations():
             self.search.submit(Proposal(cfg, "seed"))
+
+    def _restore_technique_state(self) -> None:
+        """Load the technique's last snapshot when it is current (the run stopped cleanly after it);
+        after a crash the replayed results have rebuilt the state and the stale snapshot is ignored."""
+        saved = self.db.load_technique_state(self.run_id, self.technique.name)
+        if saved and saved.get("last_result_id") == self.search.last_result_id:
+            self.technique.load_state_dict(saved["state"])
+
+    def _maybe_snapshot(self, row: Any, value: float, new_best: bool) -> None:
+        if self.search.tests % SNAPSHOT_EVERY == 0:
+            self._snapshot()
+
+    def _snapshot(self) -> None:
+        """Record the technique's state (e.g. bandit arms, uses and credits) in the results database."""
+        self.db.save_technique_state(self.run_id, self.technique.name,
+                                     {"last_result_id": self.search.last_result_id,
+                                      "state": self.technique.state_dict()})
 
     def _test_cap(self) -> Optional[int]:
         if self.options.test_limit is not None:
@@ -209,7 +231,7 @@ class TuningRun:
         self.db.abort_requested(self.run_id)
         state = "COMPLETE" if reason != "interrupted" else "ABORTED"
         self.db.set_run_state(self.run_id, state)
-        self.db.save_technique_state(self.run_id, self.technique.name, self.technique.state_dict())
+        self._snapshot()
         if self.log:
             self.log.close()
         if self.search.best is not None:

@@ -89,3 +89,23 @@ def test_status_line_prints_progress():
     quiet = io.StringIO()
     StatusLine(frequency=1, quiet=True, stream=quiet).update(5, 1.0, 0, force=True)
     assert quiet.getvalue() == ""
+
+
+def test_bandit_state_is_recorded_and_restored_on_resume(tmp_path):
+    class Wide(Small):
+        def manipulator(self):
+            return ConfigurationManipulator([IntegerParameter("a", 0, 10 ** 6), IntegerParameter("b", 0, 3),
+                                             BooleanParameter("c")])
+
+    opts = _opts(tmp_path, test_limit=40)
+    first = TuningRun(Wide(opts), opts)
+    first.run()
+    saved = first.db.load_technique_state(first.run_id, first.technique.name)
+    assert saved["last_result_id"] == first.search.last_result_id
+    bandit = saved["state"]["bandit"]
+    assert len(bandit["history"]) >= 40 and bandit["C"] == 0.05 and bandit["window"] == 500
+    resumed_opts = _opts(tmp_path, test_limit=80, resume=True)
+    again = TuningRun(Wide(resumed_opts), resumed_opts)
+    again.prepare()
+    assert again.technique.state_dict()["bandit"] == bandit
+    assert TuningRun(Wide(resumed_opts), resumed_opts).run().tests == 80
