@@ -49,6 +49,7 @@ class Feedback:
     state: str          # "ok" | "infeasible" | "error"
     requestor: str      # path of the technique that asked for it ("seed" for seeds)
     was_new_best: bool
+    duplicate: bool = False  # True when this answers a re-proposal of a known configuration
 
     @property
     def ok(self) -> bool:

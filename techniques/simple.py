@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import List, Optional
 
 from ..parameters import Parameter
-from .base import Config, Technique
+from .base import Config, Feedback, Technique
 
 
 class PureRandom(Technique):
@@ -23,7 +23,9 @@ class GreedyMutation(Technique):
     Each parameter is mutated with probability ``mutation_rate`` (at least
     ``must_mutate`` of them).  Numeric parameters get a uniform re-draw, or a
     Gaussian step of ``sigma`` in unit space when ``normal`` is set; permutations get
-    a random segment inversion (a 2-opt move) or swap; everything else is re-drawn.
+    a random segment inversion (a 2-opt move) or swap; everything else is re-drawn.  When its
+    proposals keep landing on known configurations, it mutates more parameters, and each of them
+    several times (a kick out of a local optimum).
     """
 
     def __init__(self, name: Optional[str] = None, mutation_rate: float = 0.1,
@@ -35,6 +37,12 @@ class GreedyMutation(Technique):
         self.normal = normal
         self.sigma = sigma
         self.max_tries = max_tries
+        self._escalate = 0  # extra parameters to mutate while proposals keep hitting known configs
+
+    def observe(self, feedback: Feedback) -> None:
+        super().observe(feedback)
+        if self.is_own(feedback):
+            self._escalate = min(self._escalate + 1, 64) if feedback.duplicate else 0
 
     def desired_configuration(self) -> Optional[Config]:
         m = self.manipulator
@@ -43,16 +51,19 @@ class GreedyMutation(Technique):
             return m.random(self.rng)
         for _ in range(self.max_tries):
             child = m.copy(self.best_config)
+            rounds = 1 + self._escalate // 8
             for param in self._choose(m.parameters):
-                self.mutate(param, child)
+                for _ in range(rounds):
+                    self.mutate(param, child)
             if m.is_feasible(child):
                 return child
         return m.random(self.rng)
 
     def _choose(self, params: List[Parameter]) -> List[Parameter]:
         chosen = [p for p in params if self.rng.random() < self.mutation_rate]
-        if len(chosen) < self.must_mutate:
-            chosen = self.rng.sample(params, min(self.must_mutate, len(params)))
+        need = self.must_mutate + self._escalate // 4
+        if len(chosen) < need:
+            chosen = self.rng.sample(params, min(need, len(params)))
         return chosen
 
     def mutate(self, param: Parameter, child: Config) -> None:

@@ -65,14 +65,13 @@ class TuningRunManager:
         run = self._run
         if run._stop_reason():
             return None
-        for _ in range(2):
+        while True:
             claim = run.db.claim_next(run.run_id, "api")
             if claim is not None:
                 return DesiredResult(Configuration(claim.config_data, claim.config_hash, claim.configuration_id),
                                      claim.dr_id, claim.limit, claim.requestor)
             if run._request(1):
                 return None
-        return None
 
     def report_result(self, desired_result: DesiredResult, result: Result) -> None:
         """Record the result of a configuration returned by :meth:`get_next_desired_result`."""

@@ -95,7 +95,7 @@ class SearchDriver:
             self.duplicates += 1
             self.stall += 1
             value, state = self.known[key]
-            self._feedback(cfg, key, value, state, proposal.requestor, False)
+            self._feedback(cfg, key, value, state, proposal.requestor, False, duplicate=True)
             return False
         if key in self.inflight:
             self.duplicates += 1
@@ -168,5 +168,5 @@ class SearchDriver:
         return row.id if new_best and not row.was_new_best else None
 
     def _feedback(self, cfg: Dict[str, Any], key: str, value: float, state: str,
-                  requestor: str, new_best: bool) -> None:
-        self.technique.observe(Feedback(cfg, key, value, state, requestor, new_best))
+                  requestor: str, new_best: bool, duplicate: bool = False) -> None:
+        self.technique.observe(Feedback(cfg, key, value, state, requestor, new_best, duplicate))

@@ -1,0 +1,288 @@
+"""Per-parameter distances for the GP kernel, computed in bulk.
+
+Each parameter gets a :class:`ParamEncoder` that turns a column of values (one per configuration)
+into a numeric array, and computes the matrix of *squared* per-parameter distances ``d_i(x, x')**2``
+between two such arrays, every entry in ``[0, 1]``.  The kernel then uses
+``r**2 = sum_i d_i**2 / l_i**2`` (BaCO §3.2, eq. 2).
+
+Distances per type (BaCO §4.1), on normalised values:
+
+* int, float, log_int, log_float, pow2, ordinal: ``|u - u'|`` on the parameter's unit value
+  (``get_unit_value``), so log-scaled and power-of-two parameters are compared on their log scale;
+* bool, switch, enum: Hamming (0 when equal, 1 otherwise);
+* permutation and schedule: Spearman (default), Kendall or Hamming, selectable per parameter,
+  each normalised to ``[0, 1]`` by its maximum over all pairs of permutations:
+
+  - Spearman ``sum_k (pos_k - pos'_k)**2 / (n (n**2 - 1) / 3)``,
+  - Kendall ``#discordant item pairs / (n (n - 1) / 2)``,
+  - Hamming ``#positions holding different items / n``;
+
+  as in BaCO's implementation these semimetrics play the role of ``d_i**2`` (each is the squared
+  Euclidean distance of an embedding: positions, pairwise order signs, position one-hots), so the
+  Matérn kernel over the sum stays positive semi-definite;
+* arrays: the mean per-element squared distance (``d_i**2 = mean_k (u_k - u'_k)**2`` on unit values
+  for int/float arrays; the fraction of differing elements for boolean arrays), again a squared
+  Euclidean embedding distance;
+* selector: the mean of the Spearman distance of its order and the mean squared distance of its
+  cutoffs on their log scale.
+
+Hamming-type distances come from :func:`scipy.spatial.distance.cdist` (``"hamming"``), the others
+from squared Euclidean distances of scaled embeddings, so no Python loop runs per pair.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, Hashable, List, Optional, Sequence
+
+import numpy as np
+from scipy.spatial.distance import cdist
+
+from ...parameters import (ArrayParameter, BooleanArray, BooleanParameter, ConfigurationManipulator,
+                           EnumParameter, FloatArray, IntegerArray, Parameter, PermutationParameter,
+                           PrimitiveParameter, SelectorParameter, SwitchParameter)
+
+PERMUTATION_DISTANCES = ("spearman", "kendall", "hamming")
+
+
+def vkey(value: Any) -> Hashable:
+    """A hashable key for a parameter value: lists become tuples, booleans never equal numbers."""
+    if isinstance(value, list):
+        return tuple(vkey(v) for v in value)
+    if isinstance(value, bool):
+        return ("\0bool", value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, vkey(v)) for k, v in value.items()))
+    return value
+
+
+# ---- reference definitions (used by tests and documentation) -------------------------------
+def _positions(perm: Sequence[Any], items: Sequence[Any]) -> List[int]:
+    where = {vkey(v): i for i, v in enumerate(perm)}
+    return [where[vkey(x)] for x in items]
+
+
+def spearman_distance(p: Sequence[Any], q: Sequence[Any]) -> float:
+    """Normalised Spearman distance: ``sum (pos_p(x) - pos_q(x))**2 / (n (n**2 - 1) / 3)``."""
+    n = len(p)
+    if n < 2:
+        return 0.0
+    a, b = _positions(p, p), _positions(q, p)
+    return sum((x - y) ** 2 for x, y in zip(a, b)) / (n * (n * n - 1) / 3.0)
+
+
+def kendall_distance(p: Sequence[Any], q: Sequence[Any]) -> float:
+    """Normalised Kendall distance: discordant item pairs over ``n (n - 1) / 2``."""
+    n = len(p)
+    if n < 2:
+        return 0.0
+    a, b = _positions(p, p), _positions(q, p)
+    disc = sum(1 for i in range(n) for j in range(i + 1, n) if (a[i] - a[j]) * (b[i] - b[j]) < 0)
+    return disc / (n * (n - 1) / 2.0)
+
+
+def hamming_distance(p: Sequence[Any], q: Sequence[Any]) -> float:
+    """Normalised Hamming distance: positions holding different items over ``n``."""
+    n = len(p)
+    return 0.0 if n == 0 else sum(1 for x, y in zip(p, q) if vkey(x) != vkey(y)) / n
+
+
+# ---- encoders --------------------------------------------------------------------------------
+class ParamEncoder:
+    """Encodes one parameter's values; :meth:`sqdist` returns squared distances in ``[0, 1]``."""
+
+    metric = "sqeuclidean"
+
+    def __init__(self, param: Parameter) -> None:
+        self.param = param
+        self.name = param.name
+
+    def encode(self, values: Sequence[Any]) -> np.ndarray:
+        """A 2-D float array, one row per value (called for training and candidate sets)."""
+        raise NotImplementedError
+
+    def sqdist(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """``(len(a), len(b))`` matrix of squared distances, clipped to ``[0, 1]``."""
+        if a.shape[1] == 0:
+            return np.zeros((a.shape[0], b.shape[0]))
+        d = cdist(a, b, self.metric)
+        return np.clip(d, 0.0, 1.0, out=d)
+
+
+class UnitEncoder(ParamEncoder):
+    """Primitive parameters: the unit value (cached per distinct value)."""
+
+    def __init__(self, param: PrimitiveParameter) -> None:
+        super().__init__(param)
+        self._cache: Dict[Hashable, float] = {}
+
+    def unit(self, value: Any) -> float:
+        key = vkey(value)
+        u = self._cache.get(key)
+        if u is None:
+            u = float(self.param.get_unit_value({self.name: value}))
+            if len(self._cache) < 100000:
+                self._cache[key] = u
+        return u
+
+    def encode(self, values: Sequence[Any]) -> np.ndarray:
+        return np.fromiter((self.unit(v) for v in values), float, len(values)).reshape(-1, 1)
+
+
+class CategoryEncoder(ParamEncoder):
+    """bool / switch / enum: the option index; Hamming distance."""
+
+    metric = "hamming"
+
+    def __init__(self, param: Parameter) -> None:
+        super().__init__(param)
+        if isinstance(param, BooleanParameter):
+            options: List[Any] = [False, True]
+        elif isinstance(param, SwitchParameter):
+            options = list(range(param.n))
+        else:
+            options = list(param.options)  # type: ignore[attr-defined]
+        self._index = {vkey(v): i for i, v in enumerate(options)}
+        self.options = options
+
+    def index(self, value: Any) -> int:
+        i = self._index.get(vkey(value))
+        if i is None:
+            i = self._index[vkey(self.param.normalize_value(value))]
+        return i
+
+    def encode(self, values: Sequence[Any]) -> np.ndarray:
+        return np.fromiter((self.index(v) for v in values), float, len(values)).reshape(-1, 1)
+
+
+class PermutationEncoder(ParamEncoder):
+    """Permutations and schedules with the Spearman, Kendall or Hamming semimetric."""
+
+    def __init__(self, param: PermutationParameter, kind: str = "spearman") -> None:
+        super().__init__(param)
+        if kind not in PERMUTATION_DISTANCES:
+            raise ValueError(f"permutation distance {kind!r} for {param.name!r} is unknown; "
+                             f"use one of {PERMUTATION_DISTANCES}")
+        self.kind = kind
+        self.items = list(param.items)
+        self.n = len(self.items)
+        self._item_index = {vkey(v): i for i, v in enumerate(self.items)}
+        self.metric = "hamming" if kind in ("kendall", "hamming") else "sqeuclidean"
+        n = self.n
+        self._scale = 1.0 / math.sqrt(n * (n * n - 1) / 3.0) if n > 1 else 0.0
+        self._iu = np.triu_indices(n, 1)
+
+    def positions(self, values: Sequence[Any]) -> np.ndarray:
+        """``pos[r, i]`` = position of item ``i`` in value ``r``."""
+        idx = np.array([[self._item_index[vkey(x)] for x in v] for v in values], dtype=np.int64)
+        idx = idx.reshape(len(values), self.n)
+        pos = np.empty_like(idx)
+        rows = np.arange(len(values))[:, None]
+        pos[rows, idx] = np.arange(self.n)[None, :]
+        return pos
+
+    def encode(self, values: Sequence[Any]) -> np.ndarray:
+        if self.n < 2:
+            return np.zeros((len(values), 0))
+        if self.kind == "hamming":   # item index at each position
+            return np.array([[self._item_index[vkey(x)] for x in v] for v in values],
+                            dtype=float).reshape(len(values), self.n)
+        pos = self.positions(values)
+        if self.kind == "spearman":
+            return pos.astype(float) * self._scale
+        i, j = self._iu                # kendall: order sign of every item pair
+        return (pos[:, i] < pos[:, j]).astype(float)
+
+
+class ArrayEncoder(ParamEncoder):
+    """Arrays: mean per-element squared distance (unit values; booleans: fraction differing)."""
+
+    def __init__(self, param: ArrayParameter) -> None:
+        super().__init__(param)
+        self.count = param.count
+        self.metric = "hamming" if isinstance(param, BooleanArray) else "sqeuclidean"
+
+    def _unit(self, x: Any) -> float:
+        p = self.param
+        if isinstance(p, IntegerArray):
+            return (x - p.min_value + 0.5) / (p.max_value - p.min_value + 1)
+        if isinstance(p, FloatArray):
+            width = p.max_value - p.min_value
+            return (x - p.min_value) / width if width > 0 else 0.0
+        return float(bool(x))
+
+    def encode(self, values: Sequence[Any]) -> np.ndarray:
+        arr = np.array([[self._unit(x) for x in v] for v in values], dtype=float)
+        arr = arr.reshape(len(values), self.count)
+        if self.metric == "sqeuclidean":
+            arr *= 1.0 / math.sqrt(self.count)
+        return arr
+
+
+class SelectorEncoder(ParamEncoder):
+    """Selector: mean of the order's Spearman distance and the cutoffs' mean squared distance."""
+
+    def __init__(self, param: SelectorParameter) -> None:
+        super().__init__(param)
+        self.order = PermutationEncoder(PermutationParameter(param.name + "/order", param.choices))
+        self.k = len(param.choices) - 1
+        self._log_max = math.log1p(param.max_cutoff) or 1.0
+
+    def encode(self, values: Sequence[Any]) -> np.ndarray:
+        order = self.order.encode([v["order"] for v in values]) / math.sqrt(2.0)
+        cuts = np.array([[math.log1p(c) / self._log_max for c in v["cutoffs"]] for v in values],
+                        dtype=float).reshape(len(values), self.k)
+        if self.k:
+            cuts /= math.sqrt(2.0 * self.k)
+        return np.hstack([order, cuts])
+
+
+def make_encoder(param: Parameter, permutation_distance: str = "spearman") -> ParamEncoder:
+    """The encoder for ``param`` (unknown complex kinds raise ValueError naming the kind)."""
+    if isinstance(param, PrimitiveParameter):
+        return UnitEncoder(param)
+    if isinstance(param, (BooleanParameter, SwitchParameter, EnumParameter)):
+        return CategoryEncoder(param)
+    if isinstance(param, PermutationParameter):
+        return PermutationEncoder(param, permutation_distance)
+    if isinstance(param, ArrayParameter):
+        return ArrayEncoder(param)
+    if isinstance(param, SelectorParameter):
+        return SelectorEncoder(param)
+    raise ValueError(f"BayesianOptimization has no distance for parameter {param.name!r} of kind "
+                     f"{param.kind!r}; use a built-in parameter kind")
+
+
+class SpaceEncoder:
+    """All parameters of a space: encodes configurations and builds ``(P, na, nb)`` distance stacks."""
+
+    def __init__(self, manipulator: ConfigurationManipulator, permutation_distance: str = "spearman",
+                 per_parameter: Optional[Dict[str, str]] = None) -> None:
+        per = dict(per_parameter or {})
+        unknown = [n for n in per if n not in manipulator]
+        if unknown:
+            raise ValueError(f"permutation_distances names unknown parameter(s) {unknown}; "
+                             f"use names from the search space")
+        self.names = manipulator.names
+        self.encoders = [make_encoder(p, per.get(p.name, permutation_distance))
+                         for p in manipulator.parameters]
+
+    def __len__(self) -> int:
+        return len(self.encoders)
+
+    def encode(self, configs: Sequence[Dict[str, Any]]) -> List[np.ndarray]:
+        """One array per parameter for the given configurations."""
+        return [e.encode([c[e.name] for c in configs]) for e in self.encoders]
+
+    def sqdists(self, a: List[np.ndarray], b: List[np.ndarray]) -> np.ndarray:
+        """Stack of squared per-parameter distances, shape ``(P, len(a rows), len(b rows))``."""
+        na = a[0].shape[0] if a else 0
+        nb = b[0].shape[0] if b else 0
+        out = np.empty((len(self.encoders), na, nb))
+        for i, e in enumerate(self.encoders):
+            out[i] = e.sqdist(a[i], b[i])
+        return out
+
+    @staticmethod
+    def take(encoded: List[np.ndarray], rows: Any) -> List[np.ndarray]:
+        """The encoded arrays restricted to ``rows`` (an index array or slice)."""
+        return [arr[rows] for arr in encoded]

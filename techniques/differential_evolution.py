@@ -1,0 +1,168 @@
+"""Differential evolution (OpenTuner's ``DifferentialEvolution`` family), asynchronous.
+
+Registered: ``DifferentialEvolution`` (population 30, cr 0.9), ``DifferentialEvolutionAlt``
+(cr 0.2) and ``DifferentialEvolution_20_100`` (population 100, cr 0.2; OpenTuner registers it with
+its default n_cross = 1, and so does tunerlib).
+"""
+from __future__ import annotations
+
+import random
+from typing import Any, List, Optional
+
+from ..parameters import ArrayParameter, ConfigurationManipulator, Parameter
+from .base import Config, Feedback
+from .genetic import EvolutionaryTechnique, Member, has_unit, is_permutation, mutate_param
+
+
+class _DEMember(Member):
+    """A population member plus the key of its pending trial and its age stamp."""
+
+    def __init__(self, config: Config, key: str, stamp: int) -> None:
+        super().__init__(config, key, None)
+        self.candidate: Optional[str] = None
+        self.candidate_config: Optional[Config] = None
+        self.stamp = stamp
+
+
+class DifferentialEvolution(EvolutionaryTechnique):
+    """DE/rand/1/bin over every parameter kind, several trials in flight.
+
+    The first ``population_size`` requests are random feasible members.  Then the oldest member
+    without a pending trial gets one: three distinct others ``x1, x2, x3`` are drawn from the
+    population plus the global best of any technique (``information_sharing`` copies, as OpenTuner
+    does), ``F ~ U(0.5, 1)``, and each parameter (in random order; the first ``n_cross`` always,
+    the others with probability ``cr``) is set from the mutant ``x1 + F (x2 - x3)``:
+
+    * unit-cube kinds (int, float, log, pow2, ordinal): ``op4_set_linear`` in unit space, clipped;
+    * permutations: the mutant is ``x1`` with each swap of the difference ``x3 -> x2`` applied with
+      probability F (``op4_set_linear``); the trial keeps the member's order and receives an OX1
+      section (a third of the items) of the mutant, then one local move (inversion/or-opt/swap)
+      when that changed nothing -- a permutation analogue of binomial crossover;
+    * numeric and boolean arrays: element-wise ``op4_set_linear`` (binary DE for booleans), then
+      binomial crossover with the member per element (rate ``cr``, at least one element);
+    * enums, bools and other kinds: ``x1``'s value when ``x2`` and ``x3`` agree, else the value of
+      one of the three parents at random.
+
+    A trial that duplicates a seen configuration is rebuilt (``duplicate_retries`` times) and then
+    mutated; an infeasible one is rebuilt and finally replaced by a random configuration.  When the
+    trial's result arrives (in any order) it replaces its member if not worse.
+    """
+
+    def __init__(self, name: Optional[str] = None, population_size: int = 30, cr: float = 0.9,
+                 n_cross: int = 1, information_sharing: int = 1, duplicate_retries: int = 5) -> None:
+        super().__init__(name, max_tries=duplicate_retries + 5)
+        self.population_size = max(1, int(population_size))
+        self.cr = cr
+        self.n_cross = n_cross
+        self.information_sharing = information_sharing
+        self.duplicate_retries = duplicate_retries
+
+    def bind(self, manipulator: ConfigurationManipulator, rng: random.Random,
+             path: Optional[str] = None) -> None:
+        """Called once before the first proposal; starts an empty population."""
+        super().bind(manipulator, rng, path)
+        self.members: List[_DEMember] = []
+        self.clock = 0
+
+    # ---- proposing ----------------------------------------------------------------------------
+    def desired_configuration(self) -> Optional[Config]:
+        """A random member while the population fills, then a trial for the oldest free member;
+        None when every member has a trial in flight."""
+        self.clock += 1
+        if len(self.members) < self.population_size:
+            cfg = self.finish(self.random_config, tries=5, mutate_duplicates=False)
+            self.members.append(_DEMember(cfg, self.key(cfg), self.clock))
+            return cfg
+        free = [mem for mem in self.members if mem.candidate is None]
+        if not free:
+            return None
+        member = min(free, key=lambda mem: mem.stamp)
+        trial = self.finish(lambda: self.make_trial(member))
+        member.stamp = self.clock
+        member.candidate = self.key(trial)
+        member.candidate_config = trial
+        return trial
+
+    def parents(self, member: _DEMember) -> List[Config]:
+        """Three parent configurations: shuffled others plus the shared global best."""
+        pool = [mem.config for mem in self.members if mem is not member]
+        if self.best_config is not None:
+            pool += [self.best_config] * max(0, self.information_sharing)
+        self.rng.shuffle(pool)
+        while len(pool) < 3:
+            pool.append(self.random_config())
+        return pool[:3]
+
+    def make_trial(self, member: _DEMember) -> Config:
+        """``member`` crossed with the mutant ``x1 + F (x2 - x3)`` (see the class docstring)."""
+        m = self.manipulator
+        assert m is not None
+        x1, x2, x3 = self.parents(member)
+        f = self.rng.random() / 2.0 + 0.5
+        trial = m.copy(member.config)
+        params = m.parameters
+        self.rng.shuffle(params)
+        for i, param in enumerate(params):
+            if i < self.n_cross or self.rng.random() < self.cr:
+                self.mutate_param(param, trial, member.config, (x1, x2, x3), f)
+        return trial
+
+    def mutate_param(self, param: Parameter, trial: Config, own: Config, xs: Any, f: float) -> None:
+        """Set ``param`` in ``trial`` from the DE mutant of ``xs`` (``own`` is the member)."""
+        x1, x2, x3 = xs
+        rng = self.rng
+        if has_unit(param):
+            param.op4_set_linear(trial, x1, x2, x3, rng=rng, weights=(1.0, f, -f))
+        elif is_permutation(param):
+            mutant = {param.name: list(param.get_value(x1))}
+            param.op4_set_linear(mutant, x1, x2, x3, rng=rng, weights=(1.0, f, -f))
+            before = list(param.get_value(own))
+            param.op3_cross_OX1(trial, own, mutant, rng=rng, strength=1.0 / 3.0)
+            if param.get_value(trial) == before:
+                mutate_param(param, trial, rng)
+        elif isinstance(param, ArrayParameter) and "op4_set_linear" in param.operators():
+            mutant = {param.name: list(param.get_value(x1))}
+            param.op4_set_linear(mutant, x1, x2, x3, rng=rng, weights=(1.0, f, -f))
+            self._binomial(param, trial, own, mutant)
+        else:
+            v2, v3 = param.get_value(x2), param.get_value(x3)
+            src = x1 if (type(v2) is type(v3) and v2 == v3) else rng.choice((x1, x2, x3))
+            param.set_value(trial, param.copy_value(param.get_value(src)))
+
+    def _binomial(self, param: Parameter, trial: Config, own: Config, mutant: Config) -> None:
+        """Per-element binomial crossover of the member's array with the mutant's."""
+        mine, theirs = list(param.get_value(own)), param.get_value(mutant)
+        forced = self.rng.randrange(len(mine))
+        out = [b if (i == forced or self.rng.random() < self.cr) else a
+               for i, (a, b) in enumerate(zip(mine, theirs))]
+        param.set_value(trial, out)
+
+    # ---- results ------------------------------------------------------------------------------
+    def on_result(self, feedback: Feedback) -> None:
+        """Give members still waiting for their own value the value of a matching result."""
+        for mem in self.members:
+            if mem.value is None and mem.key == feedback.key:
+                mem.value = feedback.value
+
+    def on_own_result(self, feedback: Feedback) -> None:
+        """A trial's result: replace its member when the trial is not worse."""
+        for mem in self.members:
+            if mem.candidate == feedback.key:
+                mem.candidate = None
+                old = mem.value if mem.value is not None else float("inf")
+                if feedback.value < old or (feedback.value == old and old != float("inf")):
+                    assert mem.candidate_config is not None
+                    mem.config, mem.key, mem.value = mem.candidate_config, feedback.key, feedback.value
+                mem.candidate_config = None
+                return
+
+
+def register(registry: Any) -> None:
+    """Register DifferentialEvolution, DifferentialEvolutionAlt and DifferentialEvolution_20_100."""
+    registry.register("DifferentialEvolution", DifferentialEvolution,
+                      "differential evolution (population 30, cr 0.9, global best shared)")
+    registry.register("DifferentialEvolutionAlt", lambda: DifferentialEvolution(cr=0.2),
+                      "differential evolution with crossover rate 0.2 (population 30)")
+    registry.register("DifferentialEvolution_20_100",
+                      lambda: DifferentialEvolution(population_size=100, cr=0.2),
+                      "differential evolution with population 100 and crossover rate 0.2")

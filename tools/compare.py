@@ -1,0 +1,149 @@
+"""Compare techniques on benchmark problems: best value at several budgets over many seeds.
+
+Runs every (technique, problem, seed) in parallel worker processes through tunerlib's public
+``tune_function`` (in-memory results database), then prints, per problem and technique, the median
+and the 20th/80th percentiles of the best value found within each budget, and the median ratio to
+the known optimum.  With ``--opentuner-python PY`` (a Python with ``opentuner==0.8.8`` installed,
+e.g. a scratch venv) OpenTuner's default technique runs on the TSP problems too and appears as the
+row ``opentuner-0.8.8``.
+
+    python tools/compare.py --problems att48 --techniques AUCBanditMetaTechniqueA PureRandom \\
+        --budgets 300 1000 3000 --seeds 20
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from tunerlib import tune_function
+from tunerlib.tools.problems import Problem, default_problems
+
+_PROBLEMS: Dict[str, Problem] = {}
+
+
+def _run_one(job: Tuple[str, str, int, int]) -> Tuple[str, str, int, List[float]]:
+    """One run (in a worker process): returns the best-so-far value at every budget step."""
+    problem_name, technique, seed, budget = job
+    problem = _PROBLEMS[problem_name]
+    run = tune_function(problem.make_space(), problem.evaluate, test_limit=budget,
+                        technique=[technique], seed=seed, program_name=problem_name)
+    return problem_name, technique, seed, run.values
+
+
+_OT_TSP = textwrap.dedent("""
+    import json, sys
+    import opentuner
+    from opentuner import ConfigurationManipulator, PermutationParameter, MeasurementInterface, Result
+    matrix = json.load(open(sys.argv[1]))
+    values = []
+    class T(MeasurementInterface):
+        def manipulator(self):
+            m = ConfigurationManipulator()
+            m.add_parameter(PermutationParameter("tour", list(range(len(matrix)))))
+            return m
+        def run(self, desired_result, input, limit):
+            t = desired_result.configuration.data["tour"]
+            v = sum(matrix[t[i]][t[(i + 1) % len(t)]] for i in range(len(t)))
+            values.append(v)
+            return Result(time=v)
+        def save_final_config(self, c):
+            pass
+    args = opentuner.default_argparser().parse_args(sys.argv[3:])
+    try:
+        T.main(args)
+    except SystemExit:
+        pass
+    json.dump(values, open(sys.argv[2], "w"))
+""")
+
+
+def _run_opentuner(job: Tuple[str, str, int, int, str]) -> Tuple[str, str, int, List[float]]:
+    problem_name, python, seed, budget, matrix_file = job
+    with tempfile.TemporaryDirectory() as tmp:
+        script, out = os.path.join(tmp, "ot.py"), os.path.join(tmp, "values.json")
+        with open(script, "w") as fh:
+            fh.write(_OT_TSP)
+        subprocess.run([python, script, matrix_file, out, f"--test-limit={budget}", f"--seed={seed}",
+                        f"--database=sqlite:///{tmp}/ot.db"], cwd=tmp, capture_output=True, text=True)
+        values = json.load(open(out)) if os.path.exists(out) else []
+    return problem_name, "opentuner-0.8.8", seed, values
+
+
+def _best_at(values: Sequence[float], budget: int) -> float:
+    return min(values[:budget], default=math.inf)
+
+
+def _pct(xs: List[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, max(0, int(round(q * (len(xs) - 1)))))]
+
+
+def report(results: Dict[Tuple[str, str], List[List[float]]], problems: Dict[str, Problem],
+           budgets: List[int], out=sys.stdout) -> None:
+    """Print one block per problem: technique × budget → median [p20, p80] (ratio to optimum)."""
+    for pname, problem in problems.items():
+        opt = problem.optimum
+        out.write(f"\n== {pname}" + (f" (optimum {opt:g})" if opt else "") + "\n")
+        out.write(f"{'technique':<32}" + "".join(f"{'@' + str(b):>34}" for b in budgets) + "\n")
+        for (p, tech), runs in sorted(results.items()):
+            if p != pname:
+                continue
+            cells = []
+            for b in budgets:
+                bests = [_best_at(v, b) for v in runs]
+                med = statistics.median(bests)
+                ratio = f" ({med / opt:.3f}x)" if opt else ""
+                cells.append(f"{med:>10.5g} [{_pct(bests, .2):.5g}, {_pct(bests, .8):.5g}]{ratio}")
+            out.write(f"{tech + f' (n={len(runs)})':<32}" + "".join(f"{c:>34}" for c in cells) + "\n")
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--problems", nargs="+", help="problem names (default: all available)")
+    ap.add_argument("--techniques", nargs="+", default=["AUCBanditMetaTechniqueA", "PureRandom"])
+    ap.add_argument("--budgets", nargs="+", type=int, help="budgets to report (default per problem)")
+    ap.add_argument("--seeds", type=int, default=20, help="repetitions per technique and problem")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
+    ap.add_argument("--opentuner-python", help="python with opentuner==0.8.8 (TSP problems only)")
+    ap.add_argument("--opentuner-seeds", type=int, default=5, help="OpenTuner repetitions (slow)")
+    ap.add_argument("--json", help="also write all raw value sequences to this JSON file")
+    ns = ap.parse_args(argv)
+    _PROBLEMS.update(default_problems(ns.problems))
+    budgets = ns.budgets or sorted({b for p in _PROBLEMS.values() for b in p.budgets})
+    top = max(budgets)
+    jobs = [(p, t, s, top) for p in _PROBLEMS for t in ns.techniques for s in range(ns.seeds)]
+    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    results: Dict[Tuple[str, str], List[List[float]]] = {}
+    with tempfile.TemporaryDirectory() as tmp, ctx.Pool(ns.jobs) as pool:
+        ot_jobs = []
+        if ns.opentuner_python:
+            for pname, prob in _PROBLEMS.items():
+                if "matrix" in prob.data:
+                    path = os.path.join(tmp, f"{pname}.json")
+                    with open(path, "w") as fh:
+                        json.dump(prob.data["matrix"], fh)
+                    ot_jobs += [(pname, ns.opentuner_python, s, top, path) for s in range(ns.opentuner_seeds)]
+        ot_async = pool.map_async(_run_opentuner, ot_jobs) if ot_jobs else None
+        for pname, tech, _seed, values in pool.imap_unordered(_run_one, jobs):
+            results.setdefault((pname, tech), []).append(values)
+        for pname, tech, _seed, values in (ot_async.get() if ot_async else []):
+            if values:
+                results.setdefault((pname, tech), []).append(values)
+    report(results, _PROBLEMS, budgets)
+    if ns.json:
+        with open(ns.json, "w") as fh:
+            json.dump({f"{p}|{t}": v for (p, t), v in results.items()}, fh)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

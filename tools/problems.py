@@ -1,0 +1,100 @@
+"""Benchmark problems for tools/compare.py: TSPLIB instances, test functions, recorded replays.
+
+Each :class:`Problem` builds its search space and evaluates a configuration to a number (lower is
+better) or None (failed).  TSPLIB and the test functions reuse the example tuners' readers
+(``examples/tsp/tsplib.py``, ``examples/rosenbrock/functions.py``), loaded by path from the
+repository, so this module works from a source checkout; the TSPLIB data comes from ``../shared``.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional
+
+import numpy as np
+
+from tunerlib.parameters import ConfigurationManipulator, FloatParameter, PermutationParameter
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("TUNERLIB_SHARED", REPO.parent / "shared"))
+TSP_INSTANCES = ["att48", "berlin52", "eil51", "gr48", "dantzig42", "ftv44", "p43", "ry48p"]
+
+
+@dataclass
+class Problem:
+    """A benchmark problem: space factory, evaluation, optimum and default budgets."""
+
+    name: str
+    make_space: Callable[[], ConfigurationManipulator]
+    evaluate: Callable[[Dict[str, Any]], Optional[float]]
+    optimum: Optional[float] = None
+    budgets: List[int] = field(default_factory=lambda: [300, 1000, 3000])
+    data: Dict[str, Any] = field(default_factory=dict)
+
+
+def _load_example_module(rel: str, name: str):
+    path = REPO / rel
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def tsp_problem(instance_path: Path) -> Problem:
+    """A TSPLIB instance as a permutation problem (closed tour length)."""
+    tsplib = _load_example_module("examples/tsp/tsplib.py", "tunerlib_bench_tsplib")
+    inst = tsplib.read_instance(str(instance_path))
+    matrix = np.asarray(inst.matrix)
+    n = inst.dimension
+
+    def space() -> ConfigurationManipulator:
+        return ConfigurationManipulator([PermutationParameter("tour", list(range(n)))])
+
+    def evaluate(cfg: Dict[str, Any]) -> float:
+        tour = np.asarray(cfg["tour"])
+        return float(matrix[tour, np.roll(tour, -1)].sum())
+
+    optimum = tsplib.lookup_optimum(str(instance_path), inst.name)
+    return Problem(inst.name, space, evaluate, optimum, data={"matrix": matrix.tolist(), "n": n})
+
+
+def function_problem(name: str, dims: int, domain: float) -> Problem:
+    """A continuous test function (rosenbrock, sphere, rastrigin, ackley) on [-domain, domain]^dims."""
+    functions = _load_example_module("examples/rosenbrock/functions.py", "tunerlib_bench_functions")
+    fn = functions.FUNCTIONS[name]
+    names = [f"x{i}" for i in range(dims)]
+
+    def space() -> ConfigurationManipulator:
+        return ConfigurationManipulator([FloatParameter(v, -domain, domain) for v in names])
+
+    def evaluate(cfg: Dict[str, Any]) -> float:
+        return float(fn.function([cfg[v] for v in names]))
+
+    return Problem(f"{name}{dims}d", space, evaluate, 0.0, budgets=[100, 300, 1000],
+                   data={"function": name, "dims": dims, "domain": domain})
+
+
+def default_problems(names: Optional[List[str]] = None) -> Dict[str, Problem]:
+    """The problems of issue 5 (TSPLIB instances present under ../shared, Rosenbrock), by name."""
+    problems: Dict[str, Problem] = {}
+    tsp_dir = SHARED / "data" / "tsplib"
+    for inst in TSP_INSTANCES:
+        for ext in (".tsp", ".atsp"):
+            path = tsp_dir / f"{inst}{ext}"
+            if path.exists():
+                problems[inst] = tsp_problem(path)
+    problems["rosenbrock4d"] = function_problem("rosenbrock", 4, 5.0)
+    problems["rosenbrock8d"] = function_problem("rosenbrock", 8, 5.0)
+    try:
+        from tunerlib.tools.replay_problems import replay_problems
+        problems.update(replay_problems(SHARED))
+    except ImportError:
+        pass
+    if names:
+        unknown = [n for n in names if n not in problems]
+        if unknown:
+            raise SystemExit(f"compare: unknown problem(s) {unknown}; known: {sorted(problems)}")
+        problems = {n: problems[n] for n in names}
+    return problems

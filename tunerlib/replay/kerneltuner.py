@@ -1,0 +1,189 @@
+"""Kernel Tuner cache files (``*.json`` / ``*.json.gz``) and T1 search-space specifications.
+
+A Kernel Tuner cache is ``{device_name, kernel_name, problem_size, tune_params_keys,
+tune_params, objective, cache}``.  Each cache key is ``",".join(str(v))`` of the parameter values
+in ``tune_params_keys`` order; the entry holds the values again, ``time`` (mean, ms) and timing
+fields.  The reader maps entries as follows:
+
+* ``time`` a number -> OK record, value = ``time`` (ms);
+* ``time`` one of :data:`FAILED_MARKERS` -> failed record, reason = that string;
+* configurations excluded by the constraints are absent -> "not measured" on lookup.
+
+``simulated_s`` of a record is the time Kernel Tuner spent measuring it: the sum of the recorded
+``compile_time``, ``verification_time`` and ``benchmark_time`` (those present, ms) / 1000.
+Parameters with a single value in ``tune_params`` are the table's constants.
+
+T1 specifications (``t1_specs/*.json``) list ``ConfigurationSpace.TuningParameters`` and
+``Conditions`` (Python-syntax expressions).  :func:`t1_constraints` turns the conditions into
+tunerlib expression strings: constants are replaced by their values (they are not search
+parameters) and each result is checked by tunerlib's safe parser.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+from ..parameters import parse_expression
+from .table import Record, RecordedTable, TableBuilder, canonical_value, open_text
+
+#: strings Kernel Tuner writes in ``time`` for configurations that could not be measured
+FAILED_MARKERS = ("RuntimeFailedConfig", "CompilationFailedConfig", "InvalidConfig")
+#: recorded timing fields (ms) summed into ``simulated_s``
+COST_FIELDS = ("compile_time", "verification_time", "benchmark_time")
+#: recorded metrics copied into ``Record.extra`` when present
+EXTRA_FIELDS = ("GFLOP/s", "GB/s", "compile_time", "benchmark_time")
+_REQUIRED = ("tune_params_keys", "tune_params", "cache")
+
+
+def _load_json(path: Path) -> Dict[str, Any]:
+    with open_text(path) as fh:
+        try:
+            data = json.load(fh)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}); "
+                             "give a Kernel Tuner cache file (.json or .json.gz)") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: top level must be a JSON object; give a Kernel Tuner cache file")
+    return data
+
+
+def _entry_record(key: str, entry: Mapping[str, Any]) -> Record:
+    """The record of one cache entry (failed markers -> failed; numbers -> OK)."""
+    cost = sum(float(entry[f]) for f in COST_FIELDS
+               if isinstance(entry.get(f), (int, float)) and not isinstance(entry.get(f), bool)) / 1000.0
+    extra = {f: entry[f] for f in EXTRA_FIELDS if isinstance(entry.get(f), (int, float))}
+    t = entry.get("time")
+    if isinstance(t, str):
+        if t not in FAILED_MARKERS:
+            raise ValueError(f"cache entry {key!r}: unknown time marker {t!r}; expected a number or "
+                             f"one of {FAILED_MARKERS}")
+        return Record(None, t, cost, extra)
+    if not isinstance(t, (int, float)) or isinstance(t, bool):
+        raise ValueError(f"cache entry {key!r}: time must be a number or a failure marker, got {t!r}")
+    return Record(float(t), None, cost, extra)
+
+
+def read_kerneltuner_cache(path: Union[str, Path], name: Optional[str] = None,
+                           duplicates: str = "median") -> RecordedTable:
+    """Read a Kernel Tuner cache file into a :class:`RecordedTable` (called once per benchmark).
+
+    The key order is ``tune_params_keys``; constants are the parameters with one value in
+    ``tune_params``.  Metadata keeps ``device_name``, ``kernel_name``, ``problem_size``,
+    ``objective`` and ``tune_params``.  Raises ValueError (one line) for malformed files.
+    """
+    path = Path(path)
+    data = _load_json(path)
+    missing = [k for k in _REQUIRED if k not in data]
+    if missing:
+        raise ValueError(f"{path}: missing field(s) {missing}; not a Kernel Tuner cache file")
+    keys: List[str] = list(data["tune_params_keys"])
+    tune_params: Dict[str, List[Any]] = {k: list(v) for k, v in data["tune_params"].items()}
+    absent = [k for k in keys if k not in tune_params]
+    if absent:
+        raise ValueError(f"{path}: tune_params lacks {absent} listed in tune_params_keys")
+    builder = TableBuilder(name or path.name.split(".")[0], keys, duplicates)
+    for cache_key, entry in data["cache"].items():
+        builder.add(_entry_key(path, keys, cache_key, entry), _entry_record(cache_key, entry))
+    constants = {k: v[0] for k, v in tune_params.items() if len(v) == 1 and k in keys}
+    meta = {k: data.get(k) for k in ("device_name", "kernel_name", "problem_size", "objective")}
+    meta["tune_params"] = tune_params
+    return builder.build(constants, str(path), meta)
+
+
+def _entry_key(path: Path, keys: Sequence[str], cache_key: str, entry: Mapping[str, Any]) -> Tuple[Any, ...]:
+    """Canonical key of an entry: from its parameter fields, checked against the cache key string."""
+    if all(k in entry for k in keys):
+        values = tuple(canonical_value(entry[k]) for k in keys)
+        if ",".join(str(entry[k]) for k in keys) != cache_key:
+            raise ValueError(f"{path}: cache key {cache_key!r} disagrees with the entry's parameter "
+                             "values; the file is corrupt")
+        return values
+    parts = cache_key.split(",")
+    if len(parts) != len(keys):
+        raise ValueError(f"{path}: cache key {cache_key!r} has {len(parts)} values, expected {len(keys)}")
+    return tuple(canonical_value(_parse_scalar(p)) for p in parts)
+
+
+def _parse_scalar(text: str) -> Any:
+    """An int, float or the string itself (for cache keys without parameter fields)."""
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+def cache_key(values: Sequence[Any]) -> str:
+    """Kernel Tuner's cache key of parameter values given in ``tune_params_keys`` order."""
+    return ",".join(str(v) for v in values)
+
+
+# --------------------------------------------------------------------------- T1 specifications
+@dataclass(frozen=True)
+class T1Spec:
+    """A T1 search-space definition: ordered parameter values, defaults and condition strings."""
+
+    name: str
+    values: Dict[str, List[Any]]
+    defaults: Dict[str, Any]
+    conditions: List[Tuple[str, Tuple[str, ...]]]
+
+    @property
+    def constants(self) -> Dict[str, Any]:
+        """Parameters with a single legal value."""
+        return {k: v[0] for k, v in self.values.items() if len(v) == 1}
+
+
+def read_t1_spec(path: Union[str, Path]) -> T1Spec:
+    """Read a T1 JSON file (``ConfigurationSpace.TuningParameters`` / ``Conditions``)."""
+    path = Path(path)
+    data = _load_json(path)
+    space = data.get("ConfigurationSpace")
+    if not isinstance(space, dict) or "TuningParameters" not in space:
+        raise ValueError(f"{path}: no ConfigurationSpace.TuningParameters; not a T1 specification")
+    values: Dict[str, List[Any]] = {}
+    defaults: Dict[str, Any] = {}
+    for p in space["TuningParameters"]:
+        raw = p["Values"]
+        vals = json.loads(raw) if isinstance(raw, str) else list(raw)
+        if not isinstance(vals, list) or not vals:
+            raise ValueError(f"{path}: parameter {p.get('Name')!r} has no value list")
+        values[p["Name"]] = vals
+        d = p.get("Default")
+        defaults[p["Name"]] = d[0] if isinstance(d, list) and len(d) == 1 else d
+    conds = [(c["Expression"], tuple(c.get("Parameters", ()))) for c in space.get("Conditions", [])]
+    return T1Spec(path.name.split(".")[0], values, defaults, conds)
+
+
+def substitute_constants(expression: str, constants: Mapping[str, Any]) -> str:
+    """Replace whole-word parameter names in ``expression`` by the repr of their constant value."""
+    if not constants:
+        return expression
+    names = sorted(constants, key=len, reverse=True)
+    pattern = re.compile(r"\b(" + "|".join(re.escape(n) for n in names) + r")\b")
+    return pattern.sub(lambda m: repr(constants[m.group(1)]), expression)
+
+
+def t1_constraints(spec: T1Spec, constants: Optional[Mapping[str, Any]] = None) -> List[str]:
+    """The spec's conditions as tunerlib constraint expressions over the non-constant parameters.
+
+    ``constants`` defaults to the spec's single-valued parameters.  Each expression is parsed by
+    :func:`tunerlib.parameters.parse_expression` (ConstraintError when unsupported); conditions that
+    read only constants are dropped when they hold and raise ValueError when they do not.
+    """
+    consts = spec.constants if constants is None else dict(constants)
+    out: List[str] = []
+    for text, _params in spec.conditions:
+        expr_text = substitute_constants(text, consts)
+        expr = parse_expression(expr_text)
+        if not expr.names:
+            if not expr.evaluate({}):
+                raise ValueError(f"T1 spec {spec.name!r}: condition {text!r} is false for the constants; "
+                                 "the search space is empty")
+            continue
+        out.append(expr_text)
+    return out

@@ -1,0 +1,90 @@
+"""TACO schedule measurements from the CATBench data (``<op>_7742.csv[.gz]``).
+
+Columns: tuning parameters, ``compute_time`` (ms, minimise), then fidelity columns (``iterations,
+repeats, wait_between_repeats, wait_after_run``).  ``permutation`` is a string tuple such as
+``"(4, 3, 2, 0, 1)"``: the loop index placed at each position.  It is read as a tuple of ints, so it
+matches a tunerlib :class:`~tunerlib.parameters.PermutationParameter` value ``[4, 3, 2, 0, 1]``.
+
+Rows are samples (not exhaustive): duplicates are merged (median), a configuration absent from
+the file is "not measured".  ``compute_time == 0.0`` would be a failed run (none in the shipped
+files).  ``simulated_s`` estimates the cost as ``compute_time * iterations * repeats / 1000``.
+"""
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+from .rise import FAILED_REASON, parse_number, split_header
+from .table import Record, RecordedTable, TableBuilder, open_text
+
+
+def parse_permutation(text: str, where: str = "permutation") -> Tuple[int, ...]:
+    """``"(4, 3, 2, 0, 1)"`` -> ``(4, 3, 2, 0, 1)``; ValueError for anything else."""
+    inner = text.strip()
+    if not (inner.startswith("(") and inner.endswith(")")) and not (inner.startswith("[") and inner.endswith("]")):
+        raise ValueError(f"{where}: permutation {text!r} must look like '(0, 1, 2, 3, 4)'")
+    parts = [p for p in inner[1:-1].split(",") if p.strip()]
+    try:
+        items = tuple(int(p) for p in parts)
+    except ValueError:
+        raise ValueError(f"{where}: permutation {text!r} must hold integers") from None
+    if sorted(items) != list(range(len(items))):
+        raise ValueError(f"{where}: {text!r} is not a permutation of 0..{len(items) - 1}")
+    return items
+
+
+def _value(column: str, text: str, where: str) -> Any:
+    if text.strip().startswith(("(", "[")):
+        return parse_permutation(text, f"{where} column {column!r}")
+    return parse_number(text, f"{where} column {column!r}")
+
+
+def read_taco_csv(path: Union[str, Path], name: Optional[str] = None,
+                  duplicates: str = "median") -> RecordedTable:
+    """Read a CATBench TACO CSV into a :class:`RecordedTable` (called once per benchmark).
+
+    Metadata: ``columns`` (the fidelity columns) and ``machine`` (the file-name suffix).
+    """
+    path = Path(path)
+    stem = path.name.split(".")[0]
+    with open_text(path) as fh:
+        reader = csv.reader(fh)
+        try:
+            header = [h.strip() for h in next(reader)]
+        except StopIteration:
+            raise ValueError(f"{path}: empty file; give a CATBench TACO CSV") from None
+        ci = split_header(header, path)
+        params, extras = header[:ci], header[ci + 1:]
+        builder = TableBuilder(name or stem, params, duplicates)
+        for lineno, row in enumerate(reader, start=2):
+            if not row:
+                continue
+            where = f"{path}:{lineno}"
+            if len(row) != len(header):
+                raise ValueError(f"{where}: {len(row)} fields, header has {len(header)}")
+            key = tuple(_value(c, v, where) for c, v in zip(params, row[:ci]))
+            builder.add(key, _record(row[ci], dict(zip(extras, row[ci + 1:])), where))
+    meta: Dict[str, Any] = {"columns": extras, "machine": stem.rsplit("_", 1)[-1]}
+    return builder.build({}, str(path), meta)
+
+
+def _record(time_text: str, extra_text: Dict[str, str], where: str) -> Record:
+    t = float(parse_number(time_text, where))
+    extra = {c: parse_number(v, where) for c, v in extra_text.items() if v.strip()}
+    if t == 0.0:
+        return Record(None, FAILED_REASON, 0.0, extra)
+    if not math.isfinite(t) or t < 0:
+        raise ValueError(f"{where}: compute_time {t!r} must be a finite non-negative number")
+    runs = float(extra.get("iterations", 1)) * float(extra.get("repeats", 1))
+    return Record(t, None, t * runs / 1000.0, extra)
+
+
+def permutation_positions(perm: Tuple[int, ...]) -> List[int]:
+    """Position of each loop: ``positions[k]`` is where loop ``k`` sits (CATBench's
+    ``permutation[k]`` in constraint strings)."""
+    pos = [0] * len(perm)
+    for i, loop in enumerate(perm):
+        pos[loop] = i
+    return pos
