@@ -137,14 +137,9 @@ class BatchSequentialTechnique(Technique):
         self._waiting: Set[str] = set()
         self.last_novel = 0
 
-    @property
-    def unit_space(self) -> UnitSpace:
-        return self.space
-
     def main_generator(self) -> BatchGen:
-        """Yield lists of configurations; each ``yield`` evaluates to their values."""
-        while True:
-            yield [self.fallback()]
+        """Yield lists of configurations; each ``yield`` evaluates to their values (override)."""
+        yield from self.mutation_loop()
 
     def observe(self, feedback: Feedback) -> None:
         """Cache every result by key and release the configurations the batch waits for."""
@@ -440,9 +435,13 @@ class MultiSimplex(Technique):
     Every member sees every result; members are named ``<name>.R<i>`` under this technique's path.
     """
 
+    description = "round robin of several simplex techniques, the worst recycled from the best"
+
     def __init__(self, factories: Sequence[Callable[[Optional[Config]], Technique]],
                  name: Optional[str] = None, window: int = 100) -> None:
         super().__init__(name)
+        if not factories:
+            raise ValueError("MultiSimplex needs at least one member factory")
         self.factories = list(factories)
         self.window = window
 
