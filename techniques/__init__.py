@@ -9,6 +9,7 @@ from typing import Sequence
 from .bandit import AUCBandit, AUCBanditMetaTechnique
 from .base import Feedback, Proposal, SequentialTechnique, Technique, TechniqueError
 from .builtin import DEFAULT_TECHNIQUE, register_builtin
+from .naming import is_generated_name, resolve, technique_from_name, technique_name
 from .registry import TechniqueRegistry
 from .simple import GreedyMutation, PureRandom
 
@@ -26,12 +27,19 @@ def register(name: str, factory, description: str = "") -> None:
     _REGISTRY.register(name, factory, description)
 
 
+def _create_one(name: str) -> Technique:
+    """A registered name, or a generated composable-technique name (see :mod:`.naming`)."""
+    if name in _REGISTRY or not is_generated_name(name):
+        return _REGISTRY.create(name)
+    return resolve(name)
+
+
 def create_technique(names: Sequence[str]) -> Technique:
     """A fresh root technique: the named one, or an AUC bandit over several names."""
     names = list(names) or [DEFAULT_TECHNIQUE]
     if len(set(names)) != len(names):
         raise TechniqueError(f"--technique lists a name twice: {names}")
-    techs = [_REGISTRY.create(n) for n in names]
+    techs = [_create_one(n) for n in names]
     if len(techs) == 1:
         return techs[0]
     return AUCBanditMetaTechnique(techs, name="AUCBandit")

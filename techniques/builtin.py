@@ -6,6 +6,7 @@ from typing import List
 from .bandit import AUCBanditMetaTechnique
 from .base import Technique
 from .registry import TechniqueRegistry
+from . import composable
 from .simple import GreedyMutation, PureRandom
 
 #: the technique used when --technique is not given
@@ -36,5 +37,6 @@ def register_builtin(registry: TechniqueRegistry) -> None:
                           f"mutate the best configuration, each parameter re-drawn with p={rate}")
         registry.register(f"NormalGreedyMutation{suffix}", lambda r=rate: _greedy(r, True),
                           f"mutate the best configuration with Gaussian steps (sigma 0.1), p={rate}")
+    composable.register(registry)
     registry.register(DEFAULT_TECHNIQUE, _greedy_bandit,
                       "AUC bandit over uniform/normal greedy mutation and random search (default)")
