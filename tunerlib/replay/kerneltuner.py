@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..parameters import parse_expression
+from .rise import cached_parser
 from .table import Record, RecordedTable, TableBuilder, canonical_value, open_text
 
 #: strings Kernel Tuner writes in ``time`` for configurations that could not be measured
@@ -85,30 +86,35 @@ def read_kerneltuner_cache(path: Union[str, Path], name: Optional[str] = None,
     if absent:
         raise ValueError(f"{path}: tune_params lacks {absent} listed in tune_params_keys")
     builder = TableBuilder(name or path.name.split(".")[0], keys, duplicates)
+    key_of = _key_parser(path, keys)
     for cache_key, entry in data["cache"].items():
-        builder.add(_entry_key(path, keys, cache_key, entry), _entry_record(cache_key, entry))
+        builder.add(key_of(cache_key, entry), _entry_record(cache_key, entry))
     constants = {k: v[0] for k, v in tune_params.items() if len(v) == 1 and k in keys}
     meta = {k: data.get(k) for k in ("device_name", "kernel_name", "problem_size", "objective")}
     meta["tune_params"] = tune_params
     return builder.build(constants, str(path), meta)
 
 
-def _entry_key(path: Path, keys: Sequence[str], cache_key: str, entry: Mapping[str, Any]) -> Tuple[Any, ...]:
-    """Canonical key of an entry: from its parameter fields, checked against the cache key string."""
-    if all(k in entry for k in keys):
-        values = tuple(canonical_value(entry[k]) for k in keys)
-        if ",".join(str(entry[k]) for k in keys) != cache_key:
+def _key_parser(path: Path, keys: Sequence[str]):
+    """A function mapping (cache key string, entry) to the canonical key, checked against the entry's
+    own parameter fields when present (one line ValueError on disagreement)."""
+    parsers = [cached_parser(lambda text, where: canonical_value(_parse_scalar(text)), f"{path}")
+               for _ in keys]
+
+    def parse(cache_key: str, entry: Mapping[str, Any]) -> Tuple[Any, ...]:
+        parts = cache_key.split(",")
+        if len(parts) != len(keys):
+            raise ValueError(f"{path}: cache key {cache_key!r} has {len(parts)} values, expected {len(keys)}")
+        key = tuple(p(t) for p, t in zip(parsers, parts))
+        if any(k in entry and entry[k] != v for k, v in zip(keys, key)):
             raise ValueError(f"{path}: cache key {cache_key!r} disagrees with the entry's parameter "
                              "values; the file is corrupt")
-        return values
-    parts = cache_key.split(",")
-    if len(parts) != len(keys):
-        raise ValueError(f"{path}: cache key {cache_key!r} has {len(parts)} values, expected {len(keys)}")
-    return tuple(canonical_value(_parse_scalar(p)) for p in parts)
+        return key
+    return parse
 
 
 def _parse_scalar(text: str) -> Any:
-    """An int, float or the string itself (for cache keys without parameter fields)."""
+    """An int, float or the string itself (cache key parts are str() of the values)."""
     for conv in (int, float):
         try:
             return conv(text)

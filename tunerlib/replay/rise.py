@@ -7,6 +7,7 @@ CSV header: the tuning parameters (``tuned_*``), then ``compute_time`` (ms, mini
 * ``compute_time == 0.0`` is a failed run (timeout or invalid kernel) -> failed record, reason
   ``"compute_time == 0 (failed run)"``;
 * duplicate rows of one configuration (asum, stencil) are merged (median of the OK values);
+* ``Record.extra`` keeps ``energy`` (J);
 * ``simulated_s`` is an estimate of the benchmarking cost: ``compute_time * iterations / 1000``
   (the files record no compile time; failed rows cost 0).
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 import csv
 import math
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Callable, Dict, List, Optional, Union
 
 from .table import Record, RecordedTable, TableBuilder, open_text
 
@@ -35,6 +36,18 @@ def parse_number(text: str, where: str) -> Union[int, float]:
     except ValueError:
         raise ValueError(f"{where}: {text!r} is not a number") from None
     return int(value) if value.is_integer() else value
+
+
+def cached_parser(convert: Callable[[str, str], Any], where: str) -> Callable[[str], Any]:
+    """``convert(text, where)`` memoised per distinct text (parameter columns repeat few values)."""
+    cache: Dict[str, Any] = {}
+
+    def parse(text: str) -> Any:
+        value = cache.get(text)
+        if value is None:
+            value = cache[text] = convert(text, where)
+        return value
+    return parse
 
 
 def split_header(header: List[str], path: Path) -> int:
@@ -66,23 +79,28 @@ def read_rise_csv(path: Union[str, Path], name: Optional[str] = None,
         params = header[:ci]
         extras = header[ci + 1:]
         builder = TableBuilder(name or stem, params, duplicates)
+        parsers = [cached_parser(parse_number, f"{path} column {c!r}") for c in params]
+        iter_col = header.index("iterations") if "iterations" in header else None
+        energy_col = header.index("energy") if "energy" in header else None
         for lineno, row in enumerate(reader, start=2):
             if not row:
                 continue
-            builder.add(*_row(row, header, ci, extras, f"{path}:{lineno}"))
+            if len(row) != len(header):
+                raise ValueError(f"{path}:{lineno}: {len(row)} fields, header has {len(header)}")
+            key = tuple(p(v) for p, v in zip(parsers, row))
+            where = f"{path}:{lineno}"
+            iterations = 1 if iter_col is None else parse_number(row[iter_col], where)
+            extra = {} if energy_col is None or not row[energy_col].strip() else \
+                {"energy": float(parse_number(row[energy_col], where))}
+            builder.add(key, _record(row[ci], iterations, extra, where))
     meta: Dict[str, Any] = {"columns": extras, "gpu": stem.rsplit("_", 1)[-1]}
     return builder.build({}, str(path), meta)
 
 
-def _row(row: List[str], header: List[str], ci: int, extras: List[str], where: str):
-    if len(row) != len(header):
-        raise ValueError(f"{where}: {len(row)} fields, header has {len(header)}")
-    key = tuple(parse_number(v, where) for v in row[:ci])
-    t = float(parse_number(row[ci], where))
-    extra = {c: parse_number(v, where) for c, v in zip(extras, row[ci + 1:]) if v.strip()}
-    iterations = extra.get("iterations", 1)
+def _record(time_text: str, iterations: float, extra: Dict[str, Any], where: str) -> Record:
+    t = float(parse_number(time_text, where))
     if t == 0.0:
-        return key, Record(None, FAILED_REASON, 0.0, extra)
+        return Record(None, FAILED_REASON, 0.0, extra)
     if not math.isfinite(t) or t < 0:
         raise ValueError(f"{where}: compute_time {t!r} must be a finite non-negative number")
-    return key, Record(t, None, t * float(iterations) / 1000.0, extra)
+    return Record(t, None, t * float(iterations) / 1000.0, extra)

@@ -39,6 +39,9 @@ def canonical_value(value: Any) -> Any:
     Integral floats become ints, booleans become 0/1, lists and tuples become tuples (recursively);
     strings and other numbers are kept.
     """
+    kind = type(value)
+    if kind is int or kind is str:  # the common case, first
+        return value
     if isinstance(value, bool):
         return int(value)
     if isinstance(value, float) and value.is_integer():

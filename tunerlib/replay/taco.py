@@ -16,7 +16,7 @@ import math
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple, Union
 
-from .rise import FAILED_REASON, parse_number, split_header
+from .rise import FAILED_REASON, cached_parser, parse_number, split_header
 from .table import Record, RecordedTable, TableBuilder, open_text
 
 
@@ -35,10 +35,10 @@ def parse_permutation(text: str, where: str = "permutation") -> Tuple[int, ...]:
     return items
 
 
-def _value(column: str, text: str, where: str) -> Any:
+def _value(text: str, where: str) -> Any:
     if text.strip().startswith(("(", "[")):
-        return parse_permutation(text, f"{where} column {column!r}")
-    return parse_number(text, f"{where} column {column!r}")
+        return parse_permutation(text, where)
+    return parse_number(text, where)
 
 
 def read_taco_csv(path: Union[str, Path], name: Optional[str] = None,
@@ -58,27 +58,27 @@ def read_taco_csv(path: Union[str, Path], name: Optional[str] = None,
         ci = split_header(header, path)
         params, extras = header[:ci], header[ci + 1:]
         builder = TableBuilder(name or stem, params, duplicates)
+        parsers = [cached_parser(_value, f"{path} column {c!r}") for c in params]
+        runs = [header.index(c) for c in ("iterations", "repeats") if c in header]
         for lineno, row in enumerate(reader, start=2):
             if not row:
                 continue
             where = f"{path}:{lineno}"
             if len(row) != len(header):
                 raise ValueError(f"{where}: {len(row)} fields, header has {len(header)}")
-            key = tuple(_value(c, v, where) for c, v in zip(params, row[:ci]))
-            builder.add(key, _record(row[ci], dict(zip(extras, row[ci + 1:])), where))
+            key = tuple(p(v) for p, v in zip(parsers, row))
+            builder.add(key, _record(row[ci], [parse_number(row[i], where) for i in runs], where))
     meta: Dict[str, Any] = {"columns": extras, "machine": stem.rsplit("_", 1)[-1]}
     return builder.build({}, str(path), meta)
 
 
-def _record(time_text: str, extra_text: Dict[str, str], where: str) -> Record:
+def _record(time_text: str, runs: List[Any], where: str) -> Record:
     t = float(parse_number(time_text, where))
-    extra = {c: parse_number(v, where) for c, v in extra_text.items() if v.strip()}
     if t == 0.0:
-        return Record(None, FAILED_REASON, 0.0, extra)
+        return Record(None, FAILED_REASON, 0.0)
     if not math.isfinite(t) or t < 0:
         raise ValueError(f"{where}: compute_time {t!r} must be a finite non-negative number")
-    runs = float(extra.get("iterations", 1)) * float(extra.get("repeats", 1))
-    return Record(t, None, t * runs / 1000.0, extra)
+    return Record(t, None, t * math.prod(float(r) for r in runs) / 1000.0)
 
 
 def permutation_positions(perm: Tuple[int, ...]) -> List[int]:

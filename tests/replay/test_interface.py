@@ -1,0 +1,137 @@
+"""ReplayInterface, replay_result and tools/replay_problems: synthetic tables, then rise_kmeans end to end."""
+import gzip
+import json
+import math
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from tunerlib import TuningRunManager, tune_function
+from tunerlib.replay import (ReplayInterface, ReplayOptions, benchmark_from_file, load_benchmark,
+                             replay_result)
+from tunerlib.tools.replay_problems import problem_stats, replay_problems
+
+SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
+needs_shared = pytest.mark.skipif(not (SHARED / "data" / "gpu_cache").is_dir(),
+                                  reason=f"shared replay data not found under {SHARED}")
+
+
+def _cache(tmp_path: Path) -> Path:
+    """A tiny Kernel Tuner cache: x in 1..8, y in {0, 1}; x=8 absent, (4, 1) failed."""
+    cache = {}
+    for x in (1, 2, 4):
+        for y in (0, 1):
+            t = "RuntimeFailedConfig" if (x, y) == (4, 1) else float(10 - x - y)
+            cache[f"{x},{y}"] = {"x": x, "y": y, "time": t, "compile_time": 500.0, "benchmark_time": 500.0}
+    data = {"tune_params_keys": ["x", "y"], "tune_params": {"x": [1, 2, 4, 8], "y": [0, 1]}, "cache": cache}
+    path = tmp_path / "tiny.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(data).encode()))
+    return path
+
+
+def test_replay_result_outcomes(tmp_path):
+    b = benchmark_from_file(_cache(tmp_path))
+    ok = replay_result(b, {"x": 2, "y": 1})
+    assert ok.state == "OK" and ok.time == 7.0 and ok.extra == {"simulated_s": 1.0}
+    failed = replay_result(b, {"x": 4, "y": 1})
+    assert failed.state == "INFEASIBLE" and failed.extra["reason"] == "RuntimeFailedConfig"
+    assert "not_measured" not in failed.extra and failed.extra["simulated_s"] == 1.0
+    absent = replay_result(b, {"x": 8, "y": 0})
+    assert absent.state == "INFEASIBLE" and absent.extra["not_measured"] is True
+    assert absent.extra["simulated_s"] == 0.0
+    json.dumps(ok.extra), json.dumps(failed.extra), json.dumps(absent.extra)   # JSON-compatible
+
+
+def test_interface_counts_outcomes_through_ask_tell(tmp_path):
+    options = ReplayOptions(data=str(_cache(tmp_path)), database=str(tmp_path / "r.db"), seed=4,
+                            test_limit=8, quiet=True)
+    interface = ReplayInterface(options)
+    assert interface.program_name() == "replay-tiny"
+    manager = TuningRunManager(interface, options)
+    while (desired := manager.get_next_desired_result()) is not None:
+        manager.report_result(desired, interface.run(desired, None, None))
+    summary = manager.finish()
+    stats = interface.stats
+    assert stats.evaluations == summary.tests == 8      # the space has 8 configurations
+    assert (stats.ok, stats.failed, stats.not_measured) == (5, 1, 2)
+    assert stats.simulated_s == pytest.approx(6.0)
+    assert summary.best_value == 6.0 and summary.best_configuration == {"x": 4, "y": 0}
+    assert "2 not measured" in stats.render()
+
+
+def test_main_runs_and_reports_bad_arguments(tmp_path, capsys):
+    db = str(tmp_path / "m.db")
+    assert ReplayInterface.main(["--data", str(_cache(tmp_path)), "--test-limit", "5", "--database", db,
+                                 "--display-frequency", "0", "--seed", "1"]) == 0
+    assert "replay: 5 evaluations" in capsys.readouterr().out
+    assert ReplayInterface.main(["--database", db]) == 2
+    assert "--benchmark NAME" in capsys.readouterr().err
+    assert ReplayInterface.main(["--benchmark", "nope", "--database", db]) == 2
+    assert "unknown replay benchmark 'nope'" in capsys.readouterr().err
+    assert ReplayInterface.main(["--data", str(tmp_path / "missing.json"), "--database", db]) == 2
+
+
+def test_replay_problems_without_shared_data(tmp_path):
+    assert replay_problems(tmp_path) == {}
+    with pytest.raises(FileNotFoundError, match="not found"):
+        replay_problems(tmp_path, names=["rise_kmeans"])
+    with pytest.raises(KeyError, match="unknown replay benchmark"):
+        replay_problems(tmp_path, names=["nope"])
+
+
+# ------------------------------------------------------------------------------- shared data
+@needs_shared
+def test_tune_function_pure_random_on_rise_kmeans():
+    p = replay_problems(SHARED, names=["rise_kmeans"])["rise_kmeans"]
+    assert p.budgets == [20, 50, 60, 100] and not p.sparse and p.optimum == pytest.approx(2.885664)
+    run = tune_function(p.manipulator(), p.evaluate, test_limit=30, technique=["PureRandom"], seed=1)
+    assert len(run.values) == 30 and run.summary.tests == 30
+    assert p.optimum <= run.best_at(30) < 10 * p.optimum
+    assert all(math.isinf(v) or v >= p.optimum for v in run.values)
+    again = tune_function(p.manipulator(), p.evaluate, test_limit=30, technique=["PureRandom"], seed=1)
+    assert again.values == run.values                   # deterministic replay
+
+
+@needs_shared
+def test_interface_main_on_rise_kmeans(tmp_path, capsys):
+    assert ReplayInterface.main(["--benchmark", "rise_kmeans", "--shared-dir", str(SHARED), "--test-limit", "30",
+                                 "--technique", "PureRandom", "--seed", "2", "--database", str(tmp_path / "k.db"),
+                                 "--display-frequency", "0", "--summary-json", str(tmp_path / "s.json")]) == 0
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary["tests"] == 30 and summary["best_value"] >= 2.885664
+    assert sum(summary["states"].values()) == 30
+    out = capsys.readouterr().out
+    assert "replay: 30 evaluations" in out and "table optimum 2.88566 ms" in out
+
+
+@needs_shared
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1))
+def test_replay_result_agrees_with_status_on_random_configs(seed):
+    b = load_benchmark("rise_stencil", SHARED)
+    cfg = b.manipulator().random(random.Random(seed))
+    result, status = replay_result(b, cfg), b.status(cfg)
+    assert (result.state == "OK") == (status == "ok")
+    assert bool(result.extra.get("not_measured")) == (status == "not_measured")
+    if status == "ok":
+        assert result.time == b.evaluate(cfg) >= b.optimum
+
+
+@needs_shared
+def test_problem_set_names_and_flags():
+    problems = replay_problems(SHARED)
+    exhaustive = {"gemm_rtxtitan", "gemm_rtx3090", "conv_a100", "conv_a4000", "conv_mi250x", "dedisp_a100",
+                  "dedisp_a4000", "dedisp_mi250x", "pnpoly_rtxtitan", "rise_kmeans", "rise_stencil"}
+    sparse = {"rise_asum", "rise_mm", "rise_scal", "rise_harris", "taco_spmm", "taco_spmv", "taco_sddmm",
+              "taco_ttv", "taco_mttkrp"}
+    assert set(problems) == exhaustive | sparse
+    assert {n for n, p in problems.items() if p.sparse} == sparse
+    assert set(replay_problems(SHARED, include_sparse=False)) == exhaustive
+    gemm = problems["gemm_rtxtitan"]
+    assert gemm.optimum == pytest.approx(11.466165) and gemm.budgets == [20, 50, 100]
+    assert gemm.evaluate(gemm.benchmark.best_config) == gemm.optimum
+    assert problems["rise_stencil"].expert_value == pytest.approx(1.452512)
+    stats = problem_stats(problems["pnpoly_rtxtitan"])
+    assert (stats["configs"], stats["failed"], stats["feasible_space"]) == (4092, 342, 4092)

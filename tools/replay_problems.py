@@ -1,0 +1,125 @@
+"""Replay benchmark problems for tools/compare.py: recorded tables as cheap tuning oracles.
+
+    from tunerlib.tools.replay_problems import replay_problems
+    problems = replay_problems("../shared")            # {name: Problem}, tables read once
+    p = problems["rise_kmeans"]
+    run = tune_function(p.manipulator(), p.evaluate, test_limit=max(p.budgets), technique=[...], seed=s)
+    ratio = run.best_at(20) / p.optimum                # best/optimum (>= 1, lower is better)
+
+Names: ``gemm_rtxtitan``, ``gemm_rtx3090``, ``conv_a100``, ``conv_a4000``, ``conv_mi250x``,
+``dedisp_a100``, ``dedisp_a4000``, ``dedisp_mi250x``, ``pnpoly_rtxtitan`` (exhaustive Kernel Tuner
+caches), ``rise_kmeans``, ``rise_stencil`` (near-exhaustive), and the sparse samples ``rise_asum``,
+``rise_mm``, ``rise_scal``, ``rise_harris``, ``taco_spmm``, ``taco_spmv``, ``taco_sddmm``,
+``taco_ttv``, ``taco_mttkrp`` (``Problem.sparse`` is True: most configurations are not measured).
+Only problems whose table exists under ``shared_dir`` are returned.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+from tunerlib.parameters import ConfigurationManipulator
+from tunerlib.replay import ReplayBenchmark, available_benchmarks, default_shared_dir, load_benchmark
+
+
+@dataclass
+class Problem:
+    """One replay problem.
+
+    ``manipulator()`` builds a fresh search space (known constraints included); ``evaluate(config)``
+    returns the recorded time in ms, or None when the configuration failed or was not measured
+    (``status(config)`` tells which: ``"ok"``, ``"failed"``, ``"not_measured"``); ``optimum`` is the
+    best recorded time in the space; ``budgets`` the evaluation counts to report at; ``expert`` and
+    ``default`` the documented configurations (RISE kernels) or None.
+    """
+
+    name: str
+    description: str
+    manipulator: Callable[[], ConfigurationManipulator]
+    evaluate: Callable[[Mapping[str, Any]], Optional[float]]
+    status: Callable[[Mapping[str, Any]], str]
+    simulated_s: Callable[[Mapping[str, Any]], float]
+    optimum: float
+    budgets: List[int]
+    sparse: bool
+    expert: Optional[Dict[str, Any]]
+    default: Optional[Dict[str, Any]]
+    benchmark: ReplayBenchmark
+
+    @property
+    def expert_value(self) -> Optional[float]:
+        """Recorded time of the expert configuration (None when absent, failed or not measured)."""
+        return None if self.expert is None else self.evaluate(self.expert)
+
+
+def _simulated(bench: ReplayBenchmark) -> Callable[[Mapping[str, Any]], float]:
+    def simulated_s(config: Mapping[str, Any]) -> float:
+        rec = bench.lookup(config)
+        return 0.0 if rec is None else rec.simulated_s
+    return simulated_s
+
+
+def make_problem(bench: ReplayBenchmark) -> Problem:
+    """Wrap a loaded :class:`ReplayBenchmark` as a :class:`Problem`."""
+    spec = bench.spec
+    return Problem(name=bench.name, description=spec.description, manipulator=bench.manipulator,
+                   evaluate=bench.evaluate, status=bench.status, simulated_s=_simulated(bench),
+                   optimum=bench.optimum, budgets=list(spec.budgets), sparse=spec.sparse,
+                   expert=bench.expert, default=bench.default, benchmark=bench)
+
+
+def replay_problems(shared_dir: Union[str, Path, None] = None, names: Optional[Sequence[str]] = None,
+                    include_sparse: bool = True) -> Dict[str, Problem]:
+    """The replay problems whose tables exist under ``shared_dir`` (default: the shared folder
+    beside the repository), keyed by name; ``names`` restricts the set (unknown names raise
+    KeyError, missing tables FileNotFoundError).  Each table is read once per process."""
+    root = Path(shared_dir) if shared_dir is not None else default_shared_dir()
+    chosen = list(names) if names is not None else available_benchmarks(root, include_sparse)
+    return {n: make_problem(load_benchmark(n, root)) for n in chosen}
+
+
+def problem_stats(problem: Problem, max_nodes: int = 3_000_000) -> Dict[str, Any]:
+    """Table statistics of a problem: rows, unique configurations, failed, rows in the space,
+    feasible space size (None when too large to enumerate), optimum."""
+    bench = problem.benchmark
+    legal, feasible = bench.rows_in_space()
+    return {"name": problem.name, "rows": bench.table.metadata.get("rows_read", len(bench.table)),
+            "configs": len(bench.table), "failed": bench.table.failed_count, "legal": legal,
+            "feasible_rows": feasible, "feasible_space": bench.feasible_count(max_nodes),
+            "optimum": problem.optimum, "table_optimum": bench.table_optimum, "sparse": problem.sparse,
+            "expert_value": problem.expert_value}
+
+
+def _row(stats: Mapping[str, Any]) -> Tuple[str, ...]:
+    fs = stats["feasible_space"]
+    ev = stats["expert_value"]
+    return (stats["name"], str(stats["rows"]), str(stats["configs"]), str(stats["failed"]),
+            str(stats["feasible_rows"]), "?" if fs is None else str(fs), f"{stats['optimum']:.6g}",
+            "-" if ev is None else f"{ev:.6g}", "sparse" if stats["sparse"] else "exhaustive")
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Print the statistics table of every available replay problem."""
+    ap = argparse.ArgumentParser(description="statistics of the recorded replay tables")
+    ap.add_argument("--shared", default=None, help="shared data folder (default: beside the repository)")
+    ap.add_argument("names", nargs="*", help="problem names (default: all available)")
+    args = ap.parse_args(argv)
+    try:
+        problems = replay_problems(args.shared, args.names or None)
+    except (KeyError, FileNotFoundError) as exc:
+        print(f"replay_problems: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    rows = [("problem", "rows", "configs", "failed", "rows in space", "feasible space", "optimum ms",
+             "expert ms", "kind")]
+    rows += [_row(problem_stats(p)) for p in problems.values()]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        print("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
