@@ -87,14 +87,22 @@ def default_problems(names: Optional[List[str]] = None) -> Dict[str, Problem]:
                 problems[inst] = tsp_problem(path)
     problems["rosenbrock4d"] = function_problem("rosenbrock", 4, 5.0)
     problems["rosenbrock8d"] = function_problem("rosenbrock", 8, 5.0)
-    try:
-        from tunerlib.tools.replay_problems import replay_problems
-        problems.update(replay_problems(SHARED))
-    except ImportError:
-        pass
+    problems.update(_replay(names))
     if names:
         unknown = [n for n in names if n not in problems]
         if unknown:
             raise SystemExit(f"compare: unknown problem(s) {unknown}; known: {sorted(problems)}")
         problems = {n: problems[n] for n in names}
     return problems
+
+
+def _replay(names: Optional[List[str]]) -> Dict[str, Problem]:
+    """Recorded-measurement replays (tools/replay_problems.py) present under ../shared."""
+    from tunerlib.tools.replay_problems import available_benchmarks, replay_problems
+    if not SHARED.exists():
+        return {}
+    available = available_benchmarks(SHARED, True)
+    wanted = [n for n in available if names is None or n in names]
+    return {name: Problem(name, rp.manipulator, rp.evaluate, rp.optimum, list(rp.budgets),
+                          data={"replay": True, "sparse": rp.sparse})
+            for name, rp in replay_problems(SHARED, wanted).items()}
