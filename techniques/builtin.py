@@ -6,7 +6,7 @@ from typing import List
 from .bandit import AUCBanditMetaTechnique
 from .base import Technique
 from .registry import TechniqueRegistry
-from . import composable
+from . import annealing, composable, mutation_bandit, nelder_mead, pattern_search, torczon
 from .simple import GreedyMutation, PureRandom
 
 #: the technique used when --technique is not given
@@ -30,13 +30,13 @@ def _greedy_bandit() -> Technique:
 def register_builtin(registry: TechniqueRegistry) -> None:
     """Add every built-in technique to ``registry``."""
     registry.register("PureRandom", PureRandom, PureRandom.description)
-    for pct in (5, 10, 20):
+    for suffix, pct in (("", 10), ("05", 5), ("10", 10), ("20", 20), ("30", 30)):
         rate = pct / 100.0
-        suffix = "" if pct == 10 else f"{pct:02d}"
         registry.register(f"UniformGreedyMutation{suffix}", lambda r=rate: _greedy(r, False),
                           f"mutate the best configuration, each parameter re-drawn with p={rate}")
         registry.register(f"NormalGreedyMutation{suffix}", lambda r=rate: _greedy(r, True),
                           f"mutate the best configuration with Gaussian steps (sigma 0.1), p={rate}")
-    composable.register(registry)
+    for module in (composable, nelder_mead, torczon, pattern_search, annealing, mutation_bandit):
+        module.register(registry)
     registry.register(DEFAULT_TECHNIQUE, _greedy_bandit,
                       "AUC bandit over uniform/normal greedy mutation and random search (default)")

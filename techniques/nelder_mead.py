@@ -1,216 +1,45 @@
-"""Local-search building blocks and the Nelder–Mead simplex family (OpenTuner's names).
+"""The Nelder–Mead simplex family (OpenTuner's Random/Regular/Right/MultiNelderMead).
 
-Building blocks, shared by :mod:`.torczon`, :mod:`.pattern_search` and :mod:`.annealing`:
-
-* :class:`UnitSpace` -- the unit-cube view of a space's *primitive* parameters (int, float, log,
-  pow2, ordinal: ``get_unit_value``/``set_unit_value``); every other parameter is *complex*.
-* :func:`mutate_param` -- one small mutation of any parameter with its own operators.
-* :class:`BatchSequentialTechnique` -- generator style like :class:`SequentialTechnique`, but a
-  ``yield`` hands over a *list* of configurations (all kept in flight at once) and evaluates to
-  their values.  Configurations already measured (by anyone) or infeasible are answered from a
-  local cache without being proposed, so these methods never re-propose a known configuration.
-
-Then :class:`SimplexTechnique` (initial simplex, restarts, complex parameters), Nelder–Mead with
-its three initial-simplex styles, and :class:`MultiSimplex` (OpenTuner's recycling of several
-simplexes) for ``MultiNelderMead``.
+:class:`SimplexTechnique` holds what Nelder–Mead and Torczon share (initial simplexes, restarts,
+complex parameters, repair of infeasible points).  MultiNelderMead is OpenTuner's recycling of
+several simplexes (:class:`~.meta.RecyclingMetaTechnique`; OpenTuner 0.8.8's crashes after 100
+requests, this one runs).  The local-search building blocks (unit-cube view, batch generator
+technique, parameter mutation) live in :mod:`.pattern_search`.
 """
 from __future__ import annotations
 
 import math
-import random
-from collections import deque
 from dataclasses import dataclass
-from typing import Any, Callable, Deque, Dict, Generator, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Generator, List, Optional, Sequence
 
-from ..parameters import ConfigurationManipulator, Parameter, PrimitiveParameter
-from .base import Config, Feedback, Proposal, Technique
+from .base import Config, Technique
+from .meta import RecyclingMetaTechnique
+from .pattern_search import BatchGen, BatchSequentialTechnique, Vec, mutate_param
 from .registry import TechniqueRegistry
-
-Vec = List[float]
-BatchGen = Generator[List[Config], List[float], None]
-
-
-# ---------------------------------------------------------------------------- building blocks
-def _clip(u: float) -> float:
-    return 0.0 if u < 0.0 else 1.0 if u > 1.0 else u
-
-
-def mutate_param(param: Parameter, cfg: Config, rng: random.Random,
-                 strength: Optional[float] = None) -> None:
-    """Mutate ``param``'s value in ``cfg`` in place with one of its operators.
-
-    Permutations (and schedules) get a random segment inversion (a 2-opt move, section of
-    ``strength`` times the length, random when None) or a random swap; booleans a flip; boolean
-    arrays one flipped element; numbers and numeric arrays a Gaussian step (sigma ``strength``,
-    default 0.1, in unit space); enums, switches and selectors a re-draw that differs when it can.
-    """
-    ops = param.operators()
-    if "op2_random_invert" in ops:
-        parent = {param.name: param.copy_value(param.get_value(cfg))}
-        if rng.random() < 0.5:
-            s = rng.random() if strength is None else strength
-            param.apply_operator("op2_random_invert", cfg, [parent], rng, strength=s)
-        else:
-            param.apply_operator("op2_random_swap", cfg, [parent], rng)
-        return
-    for name in ("op1_flip", "op1_flip_random"):
-        if name in ops:
-            param.apply_operator(name, cfg, [], rng)
-            return
-    if "op1_normal_mutation" in ops:
-        sigma = 0.1 if strength is None else max(float(strength), 1e-12)
-        param.apply_operator("op1_normal_mutation", cfg, [], rng, sigma=sigma)
-        return
-    old = param.get_value(cfg)
-    for _ in range(5):
-        param.apply_operator("op1_randomize", cfg, [], rng)
-        if param.get_value(cfg) != old:
-            return
-
-
-class UnitSpace:
-    """Vectors in ``[0, 1]^d`` for the primitive parameters of a manipulator."""
-
-    def __init__(self, manipulator: ConfigurationManipulator) -> None:
-        self.manipulator = manipulator
-        self.prims: List[PrimitiveParameter] = [p for p in manipulator.parameters
-                                                if isinstance(p, PrimitiveParameter)]
-        self.complex: List[Parameter] = [p for p in manipulator.parameters
-                                         if not isinstance(p, PrimitiveParameter)]
-
-    @property
-    def dim(self) -> int:
-        return len(self.prims)
-
-    def vector(self, cfg: Config) -> Vec:
-        """Unit values of the primitive parameters of ``cfg``."""
-        return [p.get_unit_value(cfg) for p in self.prims]
-
-    def config(self, vec: Sequence[float], template: Config) -> Config:
-        """A copy of ``template`` whose primitive parameters take ``vec`` (clipped, rounded)."""
-        cfg = self.manipulator.copy(template)
-        for p, u in zip(self.prims, vec):
-            p.set_unit_value(cfg, _clip(u))
-        return cfg
-
-    def feasible(self, vec: Sequence[float], anchor: Sequence[float], templates: Sequence[Config],
-                 tries: int = 4) -> Tuple[Vec, Config]:
-        """Build the point ``vec``; while infeasible, move it halfway toward ``anchor`` (``tries``
-        times per template, templates in order).  Returns ``(vec, cfg)``; the cfg may still be
-        infeasible, which the caller's batch machinery penalises with ``inf``."""
-        start = [_clip(u) for u in vec]
-        v, cfg = start, templates[0]
-        for template in templates:
-            v = start
-            for _ in range(tries + 1):
-                cfg = self.config(v, template)
-                if self.manipulator.is_feasible(cfg):
-                    return v, cfg
-                v = [a + 0.5 * (x - a) for x, a in zip(v, anchor)]
-        return v, cfg
-
-
-class BatchSequentialTechnique(Technique):
-    """Generator-style technique with whole batches in flight.
-
-    Write :meth:`main_generator` with ``values = yield [cfg, ...]``: the values (lower is better,
-    ``inf`` for infeasible or failed) come back in the same order once every configuration of the
-    batch has a result.  ``propose()`` hands out the batch one configuration per call and returns
-    None while results are outstanding.  Configurations already known (measured by any technique,
-    or infeasible) are answered from the cache without a request; :attr:`last_novel` counts the
-    configurations of the last batch that were really requested.  When ``max_internal_steps``
-    batches in a row need no request, or the generator ends, ``propose()`` falls back to a
-    mutation of the best configuration (:meth:`fallback`) so the run never stalls.
-    """
-
-    max_internal_steps = 64
-
-    def bind(self, manipulator: ConfigurationManipulator, rng: random.Random,
-             path: Optional[str] = None) -> None:
-        super().bind(manipulator, rng, path)
-        self.space = UnitSpace(manipulator)
-        self.known: Dict[str, float] = {}
-        self._gen: Optional[BatchGen] = None
-        self._done = False
-        self._batch: List[str] = []
-        self._queue: Deque[Tuple[str, Config]] = deque()
-        self._waiting: Set[str] = set()
-        self.last_novel = 0
-
-    def main_generator(self) -> BatchGen:
-        """Yield lists of configurations; each ``yield`` evaluates to their values (override)."""
-        yield from self.mutation_loop()
-
-    def observe(self, feedback: Feedback) -> None:
-        """Cache every result by key and release the configurations the batch waits for."""
-        super().observe(feedback)
-        self.known.setdefault(feedback.key, feedback.value if feedback.ok else math.inf)
-        self._waiting.discard(feedback.key)
-
-    def desired_configuration(self) -> Optional[Config]:
-        for _ in range(self.max_internal_steps):
-            while self._queue:
-                key, cfg = self._queue.popleft()
-                if key in self._waiting:
-                    return cfg
-            if self._waiting:
-                return None
-            if not self._advance():
-                break
-        return self.fallback()
-
-    def _advance(self) -> bool:
-        """Send the finished batch's values to the generator and queue its next batch."""
-        if self._done:
-            return False
-        try:
-            if self._gen is None:
-                self._gen = self.main_generator()
-                batch = next(self._gen)
-            else:
-                batch = self._gen.send([self.known[k] for k in self._batch])
-        except StopIteration:
-            self._done = True
-            return False
-        self._batch = []
-        self.last_novel = 0
-        m = self.manipulator
-        assert m is not None
-        for cfg in batch:
-            key = m.hash_valid(cfg)
-            self._batch.append(key)
-            if key in self.known or key in self._waiting:
-                continue
-            if not m.is_feasible(cfg):
-                self.known[key] = math.inf      # penalised locally: never proposed
-                continue
-            self._waiting.add(key)
-            self._queue.append((key, cfg))
-            self.last_novel += 1
-        return True
-
-    def fallback(self) -> Config:
-        """A feasible mutation of the best configuration (random before any result), new if possible."""
-        m = self.manipulator
-        assert m is not None
-        if self.best_config is None:
-            return m.random(self.rng)
-        params = m.parameters
-        for _ in range(20):
-            child = m.copy(self.best_config)
-            for _ in range(1 + int(self.rng.random() < 0.3)):
-                mutate_param(self.rng.choice(params), child, self.rng)
-            if m.is_feasible(child) and m.hash_valid(child) not in self.known:
-                return child
-        return m.random(self.rng)
-
-    def mutation_loop(self) -> BatchGen:
-        """Mutation of the best configuration, forever (for spaces without usable dimensions)."""
-        while True:
-            yield [self.fallback()]
 
 
 # ---------------------------------------------------------------------------- simplex base
+def flatness(points: Sequence[Sequence[float]]) -> float:
+    """Shape of a simplex: ``|det(edges)| / prod(|edge|)`` for the edges from ``points[0]``, in
+    [0, 1]; 1 when the edges are orthogonal, 0 when the simplex is degenerate (Gram-Schmidt)."""
+    basis: List[Vec] = []
+    shape = 1.0
+    for p in points[1:]:
+        edge = [a - b for a, b in zip(p, points[0])]
+        norm0 = math.sqrt(sum(x * x for x in edge))
+        if norm0 == 0.0:
+            return 0.0
+        for b in basis:
+            d = sum(x * y for x, y in zip(edge, b))
+            edge = [x - d * y for x, y in zip(edge, b)]
+        norm = math.sqrt(sum(x * x for x in edge))
+        if norm <= 1e-300:
+            return 0.0
+        shape *= norm / norm0
+        basis.append([x / norm for x in edge])
+    return shape
+
+
 @dataclass
 class Vertex:
     """A simplex vertex: continuous unit-space position, its configuration and value."""
@@ -237,15 +66,18 @@ class SimplexTechnique(BatchSequentialTechnique):
     * Infeasible points are moved halfway toward the centroid (the best vertex for Torczon) up to
       ``repairs`` times, first with and then without the complex mutation; if still infeasible
       they are never proposed and count as ``inf``.
+    * The random initial simplex is the best-shaped of ``random_draws`` random draws (see
+      :func:`flatness`): a thin simplex crawls (Torczon never changes its shape).
     * Restart (so a run never stalls): when every vertex rounds to the same configuration, the
-      simplex is smaller than ``min_size``, or ``3 (d + 1) + 1`` steps in a row requested nothing
-      new (OpenTuner's criterion).  Restarts alternate between the best configuration (with a
-      randomised edge length) and a random one.
+      simplex is smaller than ``min_size`` or flatter than ``min_flatness`` (degenerate, e.g.
+      squashed against the cube's border; checked up to 30 dimensions), or ``3 (d + 1) + 1``
+      steps in a row requested nothing new (OpenTuner's criterion).  Restarts alternate between
+      the best configuration (with a randomised edge length) and a random one.
     """
 
     def __init__(self, name: Optional[str] = None, initial: str = "random", edge: float = 0.1,
                  complex_rate: float = 0.2, seed_cfg: Optional[Config] = None, repairs: int = 4,
-                 min_size: float = 1e-9) -> None:
+                 min_size: float = 1e-9, min_flatness: float = 1e-8, random_draws: int = 8) -> None:
         super().__init__(name)
         if initial not in ("random", "right", "regular"):
             raise ValueError(f"initial simplex style must be random, right or regular, got {initial!r}")
@@ -257,6 +89,8 @@ class SimplexTechnique(BatchSequentialTechnique):
         self.seed_cfg = seed_cfg
         self.repairs = repairs
         self.min_size = min_size
+        self.min_flatness = min_flatness
+        self.random_draws = random_draws
         self.restarts = 0
 
     # ---- the run: restarts around iterate() -------------------------------
@@ -293,8 +127,7 @@ class SimplexTechnique(BatchSequentialTechnique):
         base = space.vector(seed)
         first = Vertex(base, seed)
         if self.initial == "random":
-            others = [self._random() for _ in range(space.dim)]
-            return [first] + [Vertex(space.vector(c), c) for c in others]
+            return [first] + self._random_vertices(base)
         offsets = self._right_offsets(base, edge) if self.initial == "right" \
             else self._regular_offsets(base, edge)
         simplex = [first]
@@ -305,6 +138,20 @@ class SimplexTechnique(BatchSequentialTechnique):
                 v = space.vector(cfg)
             simplex.append(Vertex(v, cfg))
         return simplex
+
+    def _random_vertices(self, base: Vec) -> List[Vertex]:
+        """d random configurations: the best-shaped (largest :func:`flatness`) of a few draws,
+        because a thin simplex stays thin (Torczon keeps its shape) and crawls."""
+        draws = self.random_draws if self.space.dim <= 30 else 1
+        best: List[Vertex] = []
+        best_shape = -1.0
+        for _ in range(draws):
+            cfgs = [self._random() for _ in range(self.space.dim)]
+            vertices = [Vertex(self.space.vector(c), c) for c in cfgs]
+            shape = flatness([base] + [v.vec for v in vertices])
+            if shape > best_shape:
+                best, best_shape = vertices, shape
+        return best
 
     @staticmethod
     def _right_offsets(base: Vec, edge: float) -> List[Vec]:
@@ -344,16 +191,16 @@ class SimplexTechnique(BatchSequentialTechnique):
             v.value = f
 
     def converged(self, simplex: List[Vertex], stale: int) -> bool:
-        """True when the simplex collapsed, became tiny, or ``stale`` steps requested nothing."""
+        """True when the simplex collapsed, became tiny or flat, or ``stale`` steps requested nothing."""
         if stale > 3 * len(simplex) + 1:
             return True
-        m = self.manipulator
-        first = m.hash_valid(simplex[0].cfg)
-        if all(m.hash_valid(v.cfg) == first for v in simplex[1:]):
+        if all(v.cfg == simplex[0].cfg for v in simplex[1:]):
             return True
         base = simplex[0].vec
         size = max(abs(a - b) for v in simplex[1:] for a, b in zip(v.vec, base))
-        return size < self.min_size
+        if size < self.min_size:
+            return True
+        return len(base) <= 30 and flatness([v.vec for v in simplex]) < self.min_flatness
 
     @staticmethod
     def sort(simplex: List[Vertex]) -> None:
@@ -425,93 +272,27 @@ class NelderMead(SimplexTechnique):
         return novel
 
 
-# ---------------------------------------------------------------------------- several simplexes
-class MultiSimplex(Technique):
-    """Several simplex techniques in round robin, recycled like OpenTuner's RecyclingMetaTechnique.
-
-    Every ``window`` proposals, the member whose own best result is the worst is replaced by a
-    fresh one (from the same factory) seeded with the global best configuration, provided the
-    global best beats that member's best.  Each member also restarts itself on convergence.
-    Every member sees every result; members are named ``<name>.R<i>`` under this technique's path.
-    """
-
-    description = "round robin of several simplex techniques, the worst recycled from the best"
-
-    def __init__(self, factories: Sequence[Callable[[Optional[Config]], Technique]],
-                 name: Optional[str] = None, window: int = 100) -> None:
-        super().__init__(name)
-        if not factories:
-            raise ValueError("MultiSimplex needs at least one member factory")
-        self.factories = list(factories)
-        self.window = window
-
-    def bind(self, manipulator: ConfigurationManipulator, rng: random.Random,
-             path: Optional[str] = None) -> None:
-        super().bind(manipulator, rng, path)
-        self._renames = 0
-        self._next = 0
-        self._requests = 0
-        self.members: List[Technique] = [self._spawn(f, None) for f in self.factories]
-        self.member_best: List[float] = [math.inf] * len(self.members)
-
-    def _spawn(self, factory: Callable[[Optional[Config]], Technique], seed: Optional[Config]) -> Technique:
-        tech = factory(seed)
-        tech.name = f"{tech.name}.R{self._renames}"
-        self._renames += 1
-        tech.bind(self.manipulator, random.Random(self.rng.getrandbits(64)), f"{self.path}/{tech.name}")
-        return tech
-
-    def propose(self) -> Optional[Proposal]:
-        for _ in range(len(self.members)):
-            i = self._next
-            self._next = (self._next + 1) % len(self.members)
-            proposal = self.members[i].propose()
-            if proposal is not None:
-                self._requests += 1
-                if self._requests % self.window == 0:
-                    self._recycle()
-                return proposal
-        return None
-
-    def desired_configuration(self) -> Optional[Config]:  # pragma: no cover - propose() overrides
-        proposal = self.propose()
-        return None if proposal is None else proposal.config
-
-    def _recycle(self) -> None:
-        scored = [(b, i) for i, b in enumerate(self.member_best) if math.isfinite(b)]
-        if not scored or self.best_config is None:
-            return
-        worst_value, i = max(scored)
-        if self.best_value < worst_value:
-            self.members[i] = self._spawn(self.factories[i], self.manipulator.copy(self.best_config))
-            self.member_best[i] = math.inf
-
-    def observe(self, feedback: Feedback) -> None:
-        super().observe(feedback)
-        for i, tech in enumerate(self.members):
-            if feedback.ok and feedback.requestor == tech.path:
-                self.member_best[i] = min(self.member_best[i], feedback.value)
-            tech.observe(feedback)
-
-
 # ---------------------------------------------------------------------------- registration
-def _nm(initial: str) -> Callable[[Optional[Config]], Technique]:
-    names = {"random": "RandomNelderMead", "right": "RightNelderMead", "regular": "RegularNelderMead"}
-    return lambda seed=None: NelderMead(names[initial], initial=initial, seed_cfg=seed)
+_NAMES = {"random": "RandomNelderMead", "right": "RightNelderMead", "regular": "RegularNelderMead"}
 
 
-def multi_nelder_mead() -> MultiSimplex:
-    """OpenTuner's MultiNelderMead: Right, Random and Regular Nelder–Mead, recycled every 100."""
-    return MultiSimplex([_nm("right"), _nm("random"), _nm("regular")], name="MultiNelderMead")
+def _nm(initial: str) -> Callable[[], Technique]:
+    return lambda: NelderMead(_NAMES[initial], initial=initial)
+
+
+def multi_nelder_mead() -> RecyclingMetaTechnique:
+    """OpenTuner's MultiNelderMead: Right, Random and Regular Nelder–Mead in round robin, the
+    worst restarted from the global best every 100 requests."""
+    return RecyclingMetaTechnique([_nm("right"), _nm("random"), _nm("regular")], name="MultiNelderMead")
 
 
 def register(registry: TechniqueRegistry) -> None:
     """Register RandomNelderMead, RegularNelderMead, RightNelderMead and MultiNelderMead."""
-    registry.register("RandomNelderMead", lambda: _nm("random")(None),
+    registry.register("RandomNelderMead", _nm("random"),
                       "Nelder-Mead simplex on numeric parameters, random initial simplex")
-    registry.register("RegularNelderMead", lambda: _nm("regular")(None),
+    registry.register("RegularNelderMead", _nm("regular"),
                       "Nelder-Mead simplex on numeric parameters, regular initial simplex (edge 0.1)")
-    registry.register("RightNelderMead", lambda: _nm("right")(None),
+    registry.register("RightNelderMead", _nm("right"),
                       "Nelder-Mead simplex on numeric parameters, right-angled initial simplex (edge 0.1)")
     registry.register("MultiNelderMead", multi_nelder_mead,
                       "round robin of Right/Random/Regular Nelder-Mead, worst recycled from the best")

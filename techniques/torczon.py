@@ -7,7 +7,9 @@ from __future__ import annotations
 from typing import Any, Callable, Generator, List, Optional
 
 from .base import Config, Technique
-from .nelder_mead import BatchGen, MultiSimplex, SimplexTechnique, Vertex
+from .meta import RecyclingMetaTechnique
+from .nelder_mead import SimplexTechnique, Vertex
+from .pattern_search import BatchGen
 from .registry import TechniqueRegistry
 
 
@@ -70,23 +72,24 @@ class Torczon(SimplexTechnique):
 _NAMES = {"random": "RandomTorczon", "right": "RightTorczon", "regular": "RegularTorczon"}
 
 
-def _torczon(initial: str) -> Callable[[Optional[Config]], Technique]:
-    return lambda seed=None: Torczon(_NAMES[initial], initial=initial, seed_cfg=seed)
+def _torczon(initial: str) -> Callable[[], Technique]:
+    return lambda: Torczon(_NAMES[initial], initial=initial)
 
 
-def multi_torczon() -> MultiSimplex:
-    """OpenTuner's MultiTorczon: Right, Random and Regular Torczon, recycled every 100."""
-    return MultiSimplex([_torczon("right"), _torczon("random"), _torczon("regular")],
-                        name="MultiTorczon")
+def multi_torczon() -> RecyclingMetaTechnique:
+    """OpenTuner's MultiTorczon: Right, Random and Regular Torczon in round robin, the worst
+    restarted from the global best every 100 requests."""
+    return RecyclingMetaTechnique([_torczon("right"), _torczon("random"), _torczon("regular")],
+                                  name="MultiTorczon")
 
 
 def register(registry: TechniqueRegistry) -> None:
     """Register RandomTorczon, RegularTorczon, RightTorczon and MultiTorczon."""
-    registry.register("RandomTorczon", lambda: _torczon("random")(None),
+    registry.register("RandomTorczon", _torczon("random"),
                       "Torczon multi-directional search on numeric parameters, random initial simplex")
-    registry.register("RegularTorczon", lambda: _torczon("regular")(None),
+    registry.register("RegularTorczon", _torczon("regular"),
                       "Torczon multi-directional search, regular initial simplex (edge 0.1)")
-    registry.register("RightTorczon", lambda: _torczon("right")(None),
+    registry.register("RightTorczon", _torczon("right"),
                       "Torczon multi-directional search, right-angled initial simplex (edge 0.1)")
     registry.register("MultiTorczon", multi_torczon,
                       "round robin of Right/Random/Regular Torczon, worst recycled from the best")
