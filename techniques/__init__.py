@@ -9,6 +9,7 @@ from typing import Sequence
 from .bandit import AUCBandit, AUCBanditMetaTechnique
 from .base import Feedback, Proposal, SequentialTechnique, Technique, TechniqueError
 from .builtin import DEFAULT_TECHNIQUE, register_builtin
+from .bundles import generate_bandit
 from .naming import is_generated_name, resolve, technique_from_name, technique_name
 from .registry import TechniqueRegistry
 from .simple import GreedyMutation, PureRandom
@@ -47,4 +48,5 @@ def create_technique(names: Sequence[str]) -> Technique:
 
 __all__ = ["AUCBandit", "AUCBanditMetaTechnique", "DEFAULT_TECHNIQUE", "Feedback", "GreedyMutation",
            "Proposal", "PureRandom", "SequentialTechnique", "Technique", "TechniqueError",
-           "TechniqueRegistry", "create_technique", "register", "registry"]
+           "TechniqueRegistry", "create_technique", "generate_bandit", "register", "registry",
+           "resolve", "technique_from_name", "technique_name"]

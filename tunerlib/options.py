@@ -34,6 +34,8 @@ class TuningOptions:
         "nargs": "+", "help": "technique name(s); several run under an AUC bandit "
                               "(default: the built-in default; see --list-techniques)"})
     list_techniques: bool = _opt(False, "list every registered technique and exit")
+    generate_bandit_technique: bool = _opt(False, "use an AUC bandit over 5 random techniques (random "
+                                                  "composable ones included), drawn from --seed")
     test_limit: Optional[int] = _opt(None, "stop after this many measurements "
                                            f"(default cap {DEFAULT_TEST_CAP} when --stop-after is not given)")
     stop_after: Optional[float] = _opt(None, "stop after this many seconds of wall time")

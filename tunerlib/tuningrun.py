@@ -18,7 +18,7 @@ from .options import DEFAULT_TEST_CAP, TuningOptions
 from .parameters import ConfigurationError
 from .progress import StatusLine, Summary
 from .search import SearchDriver, TunerScriptError
-from .techniques import Proposal, create_technique
+from .techniques import Proposal, Technique, create_technique, generate_bandit, registry
 from .workers import WorkerPool
 
 #: results between two snapshots of the technique's state in the database
@@ -42,7 +42,6 @@ class TuningRun:
             self.manipulator.parameter_info())
         self.machine_id = self.db.machine_id(socket.gethostname(), self.options.machine_class,
                                              os.cpu_count())
-        self.technique = create_technique(self.options.technique)
         self._open_run()
         self.search = SearchDriver(self.db, self.run_id, self.pv_id, self.manipulator,
                                    self.technique, self.objective)
@@ -70,8 +69,18 @@ class TuningRun:
             args = {k: v for k, v in asdict(opts).items()}
             self.run_id, self.uuid = self.db.create_run(self.pv_id, opts.label, args, self.seed,
                                                         self.machine_id, self.objective.describe())
+        self.technique = self._make_technique()
         salt = f":resume:{self.db.counts_by_state(self.run_id)}" if self.resumed else ""
         self.technique.bind(self.manipulator, random.Random(f"{self.seed}{salt}"), self.technique.name)
+
+    def _make_technique(self) -> Technique:
+        """The root technique: the named one(s), or a bandit generated from the run's seed."""
+        if getattr(self.options, "generate_bandit_technique", False):
+            if self.options.technique:
+                raise UsageError("--generate-bandit-technique and --technique exclude each other; "
+                                 "drop one of them")
+            return generate_bandit(registry(), self.manipulator, random.Random(f"{self.seed}:generate"))
+        return create_technique(self.options.technique)
 
     def _seed_configurations(self) -> List[Dict[str, Any]]:
         configs = list(self.interface.seed_configurations())
