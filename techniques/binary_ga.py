@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any, Dict, List, Optional
+from typing import Any, List, Optional
 
 from ..parameters import ArrayParameter, ConfigurationManipulator
 from .base import Config, Feedback

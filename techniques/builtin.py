@@ -6,11 +6,12 @@ from typing import List
 from .bandit import AUCBanditMetaTechnique
 from .base import Technique
 from .registry import TechniqueRegistry
-from . import annealing, composable, mutation_bandit, nelder_mead, pattern_search, torczon
+from . import (annealing, binary_ga, bundles, composable, differential_evolution, genetic, mutation_bandit,
+               nelder_mead, pattern_search, pso, torczon)
 from .simple import GreedyMutation, PureRandom
 
 #: the technique used when --technique is not given
-DEFAULT_TECHNIQUE = "GreedyMutationBandit"
+DEFAULT_TECHNIQUE = "AUCBanditMetaTechniqueA"
 
 
 def _greedy(rate: float, normal: bool) -> GreedyMutation:
@@ -36,7 +37,9 @@ def register_builtin(registry: TechniqueRegistry) -> None:
                           f"mutate the best configuration, each parameter re-drawn with p={rate}")
         registry.register(f"NormalGreedyMutation{suffix}", lambda r=rate: _greedy(r, True),
                           f"mutate the best configuration with Gaussian steps (sigma 0.1), p={rate}")
-    for module in (composable, nelder_mead, torczon, pattern_search, annealing, mutation_bandit):
+    for module in (composable, differential_evolution, pso, genetic, binary_ga, nelder_mead, torczon,
+                   pattern_search, annealing, mutation_bandit):
         module.register(registry)
-    registry.register(DEFAULT_TECHNIQUE, _greedy_bandit,
-                      "AUC bandit over uniform/normal greedy mutation and random search (default)")
+    registry.register("GreedyMutationBandit", _greedy_bandit,
+                      "AUC bandit over uniform/normal greedy mutation and random search")
+    bundles.register(registry)  # last: bundles refer to the techniques above by name

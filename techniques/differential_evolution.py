@@ -6,10 +6,12 @@ its default n_cross = 1, and so does tunerlib).
 """
 from __future__ import annotations
 
+import math
 import random
 from typing import Any, List, Optional
 
 from ..parameters import ArrayParameter, ConfigurationManipulator, Parameter
+from ..parameters.permutation import difference_swaps
 from .base import Config, Feedback
 from .genetic import EvolutionaryTechnique, Member, has_unit, is_permutation, mutate_param
 
@@ -27,17 +29,25 @@ class _DEMember(Member):
 class DifferentialEvolution(EvolutionaryTechnique):
     """DE/rand/1/bin over every parameter kind, several trials in flight.
 
-    The first ``population_size`` requests are random feasible members.  Then the oldest member
-    without a pending trial gets one: three distinct others ``x1, x2, x3`` are drawn from the
-    population plus the global best of any technique (``information_sharing`` copies, as OpenTuner
-    does), ``F ~ U(0.5, 1)``, and each parameter (in random order; the first ``n_cross`` always,
-    the others with probability ``cr``) is set from the mutant ``x1 + F (x2 - x3)``:
+    Population: ``population_size`` members.  While it is not full, free slots first *adopt* the
+    best distinct results already seen from any technique (``adopt``; nothing to adopt in a
+    stand-alone run, so it starts random as OpenTuner's does), then random feasible members are
+    requested.  Then the oldest member without a pending trial gets one: three parents
+    ``x1, x2, x3`` are drawn from the other members plus the global best of any technique
+    (``information_sharing`` copies, as OpenTuner does), ``F ~ U(0.5, 1)``, and each parameter (in
+    random order; the first ``n_cross`` always, the others with probability ``cr``) is set from the
+    mutant ``x1 + F (x2 - x3)``:
 
     * unit-cube kinds (int, float, log, pow2, ordinal): ``op4_set_linear`` in unit space, clipped;
-    * permutations: the mutant is ``x1`` with each swap of the difference ``x3 -> x2`` applied with
-      probability F (``op4_set_linear``); the trial keeps the member's order and receives an OX1
-      section (a third of the items) of the mutant, then one local move (inversion/or-opt/swap)
-      when that changed nothing -- a permutation analogue of binomial crossover;
+    * permutations: OpenTuner's ``x1 + F (x2 - x3)`` applies half of the ~n swaps between two random
+      orders, i.e. yields a random order.  Here the mutant is ``x1`` plus a *short* difference: each
+      pair of the swap sequence ``x3 -> x2`` (``difference_swaps``) is, with probability
+      ``perm_difference * F / #pairs``, applied as the inversion of the section between its two
+      positions (a 2-opt move); the trial keeps the member's order and receives an OX1 section
+      (``perm_strength`` of the items) of the mutant -- a permutation analogue of binomial
+      crossover -- plus one local move (inversion / or-opt) when that changed nothing.  Measured on
+      att48 at 3000 evaluations (median of 6 seeds): 2.0x the optimum against 3.4x for OpenTuner's
+      rule.  DE remains a weak TSP method (greedy mutation reaches about 1.1x);
     * numeric and boolean arrays: element-wise ``op4_set_linear`` (binary DE for booleans), then
       binomial crossover with the member per element (rate ``cr``, at least one element);
     * enums, bools and other kinds: ``x1``'s value when ``x2`` and ``x3`` agree, else the value of
@@ -45,17 +55,26 @@ class DifferentialEvolution(EvolutionaryTechnique):
 
     A trial that duplicates a seen configuration is rebuilt (``duplicate_retries`` times) and then
     mutated; an infeasible one is rebuilt and finally replaced by a random configuration.  When the
-    trial's result arrives (in any order) it replaces its member if not worse.
+    trial's result arrives (in any order) it replaces its member if not worse.  Information
+    sharing beyond OpenTuner's (``inject``): another technique's new global best replaces the worst
+    member, so DE in a bandit also searches the best region.
     """
 
     def __init__(self, name: Optional[str] = None, population_size: int = 30, cr: float = 0.9,
-                 n_cross: int = 1, information_sharing: int = 1, duplicate_retries: int = 5) -> None:
+                 n_cross: int = 1, information_sharing: int = 1, duplicate_retries: int = 5,
+                 perm_difference: float = 1.0, perm_strength: float = 1.0 / 3.0,
+                 inject: bool = True, adopt: bool = True) -> None:
         super().__init__(name, max_tries=duplicate_retries + 5)
         self.population_size = max(1, int(population_size))
         self.cr = cr
         self.n_cross = n_cross
         self.information_sharing = information_sharing
         self.duplicate_retries = duplicate_retries
+        self.perm_difference = perm_difference
+        self.perm_strength = perm_strength
+        self.adopt = adopt
+        self.elite_size = self.population_size if adopt else 0
+        self.inject = inject
 
     def bind(self, manipulator: ConfigurationManipulator, rng: random.Random,
              path: Optional[str] = None) -> None:
@@ -69,6 +88,8 @@ class DifferentialEvolution(EvolutionaryTechnique):
         """A random member while the population fills, then a trial for the oldest free member;
         None when every member has a trial in flight."""
         self.clock += 1
+        if self.adopt and len(self.members) < self.population_size:
+            self._adopt_elite()
         if len(self.members) < self.population_size:
             cfg = self.finish(self.random_config, tries=5, mutate_duplicates=False)
             self.members.append(_DEMember(cfg, self.key(cfg), self.clock))
@@ -82,6 +103,18 @@ class DifferentialEvolution(EvolutionaryTechnique):
         member.candidate = self.key(trial)
         member.candidate_config = trial
         return trial
+
+    def _adopt_elite(self) -> None:
+        """Fill free population slots with the best results seen that are not members yet."""
+        keys = {mem.key for mem in self.members}
+        for elite in self.elite:
+            if len(self.members) >= self.population_size:
+                return
+            if elite.key not in keys:
+                mem = _DEMember(elite.config, elite.key, self.clock)
+                mem.value = elite.value
+                self.members.append(mem)
+                keys.add(elite.key)
 
     def parents(self, member: _DEMember) -> List[Config]:
         """Three parent configurations: shuffled others plus the shared global best."""
@@ -114,12 +147,7 @@ class DifferentialEvolution(EvolutionaryTechnique):
         if has_unit(param):
             param.op4_set_linear(trial, x1, x2, x3, rng=rng, weights=(1.0, f, -f))
         elif is_permutation(param):
-            mutant = {param.name: list(param.get_value(x1))}
-            param.op4_set_linear(mutant, x1, x2, x3, rng=rng, weights=(1.0, f, -f))
-            before = list(param.get_value(own))
-            param.op3_cross_OX1(trial, own, mutant, rng=rng, strength=1.0 / 3.0)
-            if param.get_value(trial) == before:
-                mutate_param(param, trial, rng)
+            self._perm(param, trial, own, xs, f)
         elif isinstance(param, ArrayParameter) and "op4_set_linear" in param.operators():
             mutant = {param.name: list(param.get_value(x1))}
             param.op4_set_linear(mutant, x1, x2, x3, rng=rng, weights=(1.0, f, -f))
@@ -128,6 +156,22 @@ class DifferentialEvolution(EvolutionaryTechnique):
             v2, v3 = param.get_value(x2), param.get_value(x3)
             src = x1 if (type(v2) is type(v3) and v2 == v3) else rng.choice((x1, x2, x3))
             param.set_value(trial, param.copy_value(param.get_value(src)))
+
+    def _perm(self, param: Parameter, trial: Config, own: Config, xs: Any, f: float) -> None:
+        """Permutation DE step: ``x1`` plus a short inversion difference, OX1-crossed into the member."""
+        x1, x2, x3 = xs
+        rng = self.rng
+        before = list(param.get_value(own))
+        mutant = list(param.get_value(x1))
+        swaps = difference_swaps(param.get_value(x3), param.get_value(x2))
+        p = min(1.0, self.perm_difference * f / max(1, len(swaps)))
+        for i, j in swaps:
+            if rng.random() < p:
+                lo, hi = min(i, j), max(i, j)
+                mutant[lo:hi + 1] = mutant[lo:hi + 1][::-1]
+        param.op3_cross_OX1(trial, own, {param.name: mutant}, rng=rng, strength=self.perm_strength)
+        if param.get_value(trial) == before:
+            mutate_param(param, trial, rng)
 
     def _binomial(self, param: Parameter, trial: Config, own: Config, mutant: Config) -> None:
         """Per-element binomial crossover of the member's array with the mutant's."""
@@ -139,10 +183,18 @@ class DifferentialEvolution(EvolutionaryTechnique):
 
     # ---- results ------------------------------------------------------------------------------
     def on_result(self, feedback: Feedback) -> None:
-        """Give members still waiting for their own value the value of a matching result."""
+        """Give members still waiting for their own value the value of a matching result; with
+        ``inject``, another technique's new global best replaces the worst member."""
         for mem in self.members:
             if mem.value is None and mem.key == feedback.key:
                 mem.value = feedback.value
+        if (self.inject and feedback.was_new_best and feedback.ok and not self.is_own(feedback)
+                and len(self.members) >= self.population_size
+                and all(mem.key != feedback.key for mem in self.members)):
+            worst = max(self.members, key=lambda mem: (math.inf if mem.value is None else mem.value))
+            assert self.manipulator is not None
+            worst.config, worst.key = self.manipulator.copy(feedback.config), feedback.key
+            worst.value = feedback.value
 
     def on_own_result(self, feedback: Feedback) -> None:
         """A trial's result: replace its member when the trial is not worse."""

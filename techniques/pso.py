@@ -39,27 +39,35 @@ class Particle:
 
 
 class PSO(EvolutionaryTechnique):
-    """Hybrid PSO: ``op3_swarm`` per parameter, velocity state per particle and parameter.
+    """Hybrid PSO: a swarm step per parameter, velocity state per particle and parameter.
 
     The first ``n_particles`` requests are the particles' random starting positions.  Then the
-    next particle (round robin) whose last position has been measured moves: for every parameter
-    ``velocity = param.op3_swarm(position, global_best, personal_best, c=omega, c1=phi_g,
-    c2=phi_l, velocity=velocity)`` (OpenTuner's call; the global best is the best result of any
-    technique).  Numeric and ordinal parameters move in unit space with the classic update
-    ``v' = omega v + r1 phi_g (g - x) + r2 phi_l (p - x)`` (clipped to +-1); booleans use the
-    sigmoid rule; enums keep or copy a best's value; numeric/boolean arrays use
-    ``op3_swarm_parallel`` (one velocity per element); permutations keep their order or cross
-    toward a best with the technique's crossover (``xchoice``, a section of a third of the items).
-    Improvement over OpenTuner: a move that leaves a permutation unchanged, or a particle on an
-    already-seen configuration, gets "turbulence" -- local mutations (inversion / or-opt / swap for
-    permutations, a kind-aware mutation otherwise) -- so a converged swarm keeps searching around the
-    bests instead of re-proposing them.  A particle whose move is infeasible after retries restarts
-    at a random feasible position.  Several particles may be in flight; results arrive in any order.
+    next particle (round robin) whose last position has been measured moves; each parameter is
+    updated as OpenTuner's ``param.op3_swarm(position, global_best, personal_best, c=omega,
+    c1=phi_g, c2=phi_l, velocity=velocity)`` (the global best is the best result of any technique):
+    numeric and ordinal parameters move in unit space with ``v' = omega v + r1 phi_g (g - x) +
+    r2 phi_l (p - x)`` (velocity clipped to +-1); booleans use the sigmoid rule; enums and other
+    categoricals keep or copy a best's value (odds ``omega : phi_g : phi_l``); numeric and boolean
+    arrays use ``op3_swarm_parallel`` (one velocity per element), integer arrays ``op3_swarm``.
+
+    Permutations (improved over OpenTuner, whose ``op3_swarm`` keeps the particle's order and
+    pastes in a section of the best -- a random walk that reached only 2.4x the optimum on att48 at
+    3000 evaluations): with odds ``omega : phi_g : phi_l`` the particle keeps its order or moves
+    *to* the global / personal best's order, keeping a section of ``strength * n`` items in its own
+    order (crossover ``xchoice``: the technique's OX1, OX3, PMX, PX or CX, best as base, particle
+    as donor).  A position that is already known (e.g. a kept order) gets "turbulence": local
+    moves (inversion / or-opt for permutations, a kind-aware mutation otherwise); ``turbulence``
+    is the probability of adding them to a new position as well.  Defaults measured on att48 at
+    3000 evaluations (median of 6 seeds, OX1): 10 particles and strength 0.1 give 1.30x the
+    optimum (30 particles: 1.41x; strength 1/3: 1.9x; OpenTuner's rule: 2.4x).
+
+    A particle whose move stays infeasible after retries restarts at a random feasible position.
+    Several particles may be in flight; results arrive in any order.
     """
 
-    def __init__(self, name: Optional[str] = None, crossover: str = "OX1", n_particles: int = 30,
+    def __init__(self, name: Optional[str] = None, crossover: str = "OX1", n_particles: int = 10,
                  omega: float = 0.5, phi_l: float = 0.5, phi_g: float = 0.5,
-                 strength: float = 1.0 / 3.0, turbulence: float = 0.3) -> None:
+                 strength: float = 0.1, turbulence: float = 0.0) -> None:
         super().__init__(name)
         crossover = crossover[len("op3_cross_"):] if crossover.startswith("op3_cross_") else crossover
         if crossover not in PERMUTATION_CROSSOVERS:
@@ -97,17 +105,21 @@ class PSO(EvolutionaryTechnique):
         """Move ``particle`` (updating its velocities) and return its new position."""
         m = self.manipulator
         assert m is not None
-        velocity: Dict[str, Any] = dict(particle.velocity)
         new: Optional[Config] = None
+        velocity: Dict[str, Any] = {}
         for _ in range(self.max_tries):
-            velocity = dict(particle.velocity)
-            cand = self.swarm_step(particle, velocity)
+            trial_velocity = dict(particle.velocity)
+            cand = self.swarm_step(particle, trial_velocity)
             if not m.is_feasible(cand):
                 continue
+            if new is None:
+                new, velocity = cand, trial_velocity
             if not self.is_new(self.key(cand)) or self.rng.random() < self.turbulence:
-                cand = self._turbulence(cand)
-            new = cand
+                cand = self._turbulence(m.copy(cand))
+                if not m.is_feasible(cand):
+                    continue
             if self.is_new(self.key(cand)):
+                new, velocity = cand, trial_velocity
                 break
         if new is None:  # no feasible move: restart the particle
             new, velocity = self.random_config(), {}
@@ -132,8 +144,10 @@ class PSO(EvolutionaryTechnique):
         rng = self.rng
         kw = dict(c=self.omega, c1=self.phi_g, c2=self.phi_l)
         if is_permutation(param):
-            param.op3_swarm(cand, gbest, pbest, rng=rng, xchoice=self.crossover,
-                            strength=self.strength, **kw)
+            pick = self._pick(gbest, pbest)
+            if pick is not None:  # the best's order with a section in the particle's own order
+                param.op3_cross(cand, pick, dict(cand), rng=rng, xchoice=self.crossover,
+                                strength=self.strength)
             return 0.0
         if "op3_swarm_parallel" in ops:
             if not isinstance(v, list):
@@ -144,16 +158,25 @@ class PSO(EvolutionaryTechnique):
                 v = 0.0
             return _clip_velocity(param.op3_swarm(cand, gbest, pbest, rng=rng, velocity=v, **kw))
         # a kind without a swarm operator: copy a best's value or keep, with odds omega:phi_g:phi_l
-        src = rng.choices((None, gbest, pbest), weights=(self.omega, self.phi_g, self.phi_l))[0]
+        src = self._pick(gbest, pbest)
         if src is not None:
             param.set_value(cand, param.copy_value(param.get_value(src)))
         return 0.0
+
+    def _pick(self, gbest: Config, pbest: Config) -> Optional[Config]:
+        """None (keep), the global or the personal best, with odds ``omega : phi_g : phi_l``."""
+        weights = [max(0.0, float(w)) for w in (self.omega, self.phi_g, self.phi_l)]
+        if sum(weights) <= 0:
+            return None
+        return self.rng.choices((None, gbest, pbest), weights=weights)[0]
 
     def _turbulence(self, cand: Config) -> Config:
         """Local mutations of one or two parameters of ``cand`` (permutations preferred)."""
         m = self.manipulator
         assert m is not None
         params = m.parameters
+        if not params:
+            return cand
         perms = [p for p in params if is_permutation(p)]
         for _ in range(self.rng.choice((1, 1, 2))):
             param = self.rng.choice(perms) if perms and self.rng.random() < 0.5 else self.rng.choice(params)
