@@ -204,9 +204,9 @@ class BatchSequentialTechnique(Technique):
         if self.best_config is None:
             return m.random(self.rng)
         params = m.parameters
-        for _ in range(20):
+        for attempt in range(20):
             child = m.copy(self.best_config)
-            for _ in range(1 + int(self.rng.random() < 0.3)):
+            for _ in range(1 + attempt // 5):  # one move; more only while retries hit known configs
                 mutate_param(self.rng.choice(params), child, self.rng)
             if m.is_feasible(child) and m.hash_valid(child) not in self.known:
                 return child
