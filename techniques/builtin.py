@@ -6,8 +6,8 @@ from typing import List
 from .bandit import AUCBanditMetaTechnique
 from .base import Technique
 from .registry import TechniqueRegistry
-from . import (annealing, binary_ga, bundles, composable, differential_evolution, genetic, mutation_bandit,
-               nelder_mead, pattern_search, pso, torczon)
+from . import (annealing, binary_ga, bo, bundles, composable, differential_evolution, genetic,
+               mutation_bandit, nelder_mead, pattern_search, pso, torczon)
 from .simple import GreedyMutation, PureRandom
 
 #: the technique used when --technique is not given
@@ -38,7 +38,7 @@ def register_builtin(registry: TechniqueRegistry) -> None:
         registry.register(f"NormalGreedyMutation{suffix}", lambda r=rate: _greedy(r, True),
                           f"mutate the best configuration with Gaussian steps (sigma 0.1), p={rate}")
     for module in (composable, differential_evolution, pso, genetic, binary_ga, nelder_mead, torczon,
-                   pattern_search, annealing, mutation_bandit):
+                   pattern_search, annealing, mutation_bandit, bo):
         module.register(registry)
     registry.register("GreedyMutationBandit", _greedy_bandit,
                       "AUC bandit over uniform/normal greedy mutation and random search")

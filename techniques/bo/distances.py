@@ -42,10 +42,18 @@ from ...parameters import (ArrayParameter, BooleanArray, BooleanParameter, Confi
                            PrimitiveParameter, SelectorParameter, SwitchParameter)
 
 PERMUTATION_DISTANCES = ("spearman", "kendall", "hamming")
+_PLAIN = (int, float, str)
 
 
 def vkey(value: Any) -> Hashable:
     """A hashable key for a parameter value: lists become tuples, booleans never equal numbers."""
+    t = type(value)
+    if t is int or t is float or t is str:
+        return value
+    if t is list:
+        if all(type(v) in _PLAIN for v in value):
+            return tuple(value)
+        return tuple([vkey(v) for v in value])
     if isinstance(value, list):
         return tuple(vkey(v) for v in value)
     if isinstance(value, bool):
@@ -109,22 +117,34 @@ class ParamEncoder:
 
 
 class UnitEncoder(ParamEncoder):
-    """Primitive parameters: the unit value (cached per distinct value)."""
+    """Primitive parameters: the unit value (vectorised for float kinds, cached per value otherwise)."""
 
     def __init__(self, param: PrimitiveParameter) -> None:
         super().__init__(param)
         self._cache: Dict[Hashable, float] = {}
+        self._log: Optional[bool] = None
+        if param.kind in ("float", "log_float"):
+            lo, hi = param.legal_range()
+            self._log = param.kind == "log_float"
+            self._lo, self._hi = (math.log(lo), math.log(hi)) if self._log else (lo, hi)
 
     def unit(self, value: Any) -> float:
-        key = vkey(value)
-        u = self._cache.get(key)
+        """The unit value of one value (primitive values are never bools, so they key the cache)."""
+        u = self._cache.get(value)
         if u is None:
             u = float(self.param.get_unit_value({self.name: value}))
             if len(self._cache) < 100000:
-                self._cache[key] = u
+                self._cache[value] = u
         return u
 
     def encode(self, values: Sequence[Any]) -> np.ndarray:
+        if self._log is not None:
+            x = np.asarray(values, dtype=float)
+            if self._log:
+                x = np.log(x)
+            width = self._hi - self._lo
+            u = np.clip((x - self._lo) / width, 0.0, 1.0) if width > 0 else np.full(len(values), 0.5)
+            return u.reshape(-1, 1)
         return np.fromiter((self.unit(v) for v in values), float, len(values)).reshape(-1, 1)
 
 
@@ -166,15 +186,25 @@ class PermutationEncoder(ParamEncoder):
         self.items = list(param.items)
         self.n = len(self.items)
         self._item_index = {vkey(v): i for i, v in enumerate(self.items)}
+        plain = all(type(v) in _PLAIN for v in self.items)
+        self._raw_index = {v: i for i, v in enumerate(self.items)} if plain else None
         self.metric = "hamming" if kind in ("kendall", "hamming") else "sqeuclidean"
         n = self.n
         self._scale = 1.0 / math.sqrt(n * (n * n - 1) / 3.0) if n > 1 else 0.0
         self._iu = np.triu_indices(n, 1)
 
+    def item_indices(self, values: Sequence[Any]) -> np.ndarray:
+        """``idx[r, k]`` = index (in ``items``) of the item at position ``k`` of value ``r``."""
+        if self._raw_index is not None:
+            get = self._raw_index.__getitem__
+            flat = [get(x) for v in values for x in v]
+        else:
+            flat = [self._item_index[vkey(x)] for v in values for x in v]
+        return np.array(flat, dtype=np.int64).reshape(len(values), self.n)
+
     def positions(self, values: Sequence[Any]) -> np.ndarray:
         """``pos[r, i]`` = position of item ``i`` in value ``r``."""
-        idx = np.array([[self._item_index[vkey(x)] for x in v] for v in values], dtype=np.int64)
-        idx = idx.reshape(len(values), self.n)
+        idx = self.item_indices(values)
         pos = np.empty_like(idx)
         rows = np.arange(len(values))[:, None]
         pos[rows, idx] = np.arange(self.n)[None, :]
@@ -184,8 +214,7 @@ class PermutationEncoder(ParamEncoder):
         if self.n < 2:
             return np.zeros((len(values), 0))
         if self.kind == "hamming":   # item index at each position
-            return np.array([[self._item_index[vkey(x)] for x in v] for v in values],
-                            dtype=float).reshape(len(values), self.n)
+            return self.item_indices(values).astype(float)
         pos = self.positions(values)
         if self.kind == "spearman":
             return pos.astype(float) * self._scale
@@ -286,3 +315,38 @@ class SpaceEncoder:
     def take(encoded: List[np.ndarray], rows: Any) -> List[np.ndarray]:
         """The encoded arrays restricted to ``rows`` (an index array or slice)."""
         return [arr[rows] for arr in encoded]
+
+
+class ConfigKey:
+    """Fast hashable identity of a legal configuration of one space (a tuple, one entry per parameter).
+
+    Values compare as the parameter compares them: scalars as they are (a parameter's legal values
+    never mix ``True`` and ``1`` except in enums, which use :func:`vkey`), lists as tuples.
+    """
+
+    def __init__(self, manipulator: ConfigurationManipulator) -> None:
+        self.names = manipulator.names
+        self.mode: List[int] = []          # 0 as is, 1 tuple, 2 vkey
+        for p in manipulator.parameters:
+            if isinstance(p, (PermutationParameter, ArrayParameter)):
+                self.mode.append(1)
+            elif isinstance(p, (EnumParameter, SelectorParameter)) or not isinstance(
+                    p, (PrimitiveParameter, BooleanParameter, SwitchParameter)):
+                self.mode.append(2)
+            else:
+                self.mode.append(0)
+        self._tuple = [i for i, m in enumerate(self.mode) if m == 1]
+        self._vkey = [i for i, m in enumerate(self.mode) if m == 2]
+
+    def __call__(self, config: Dict[str, Any]) -> tuple:
+        vals = [config[n] for n in self.names]
+        for i in self._tuple:
+            vals[i] = tuple(vals[i])
+        for i in self._vkey:
+            vals[i] = vkey(vals[i])
+        return tuple(vals)
+
+    def part(self, index: int, value: Any) -> Hashable:
+        """The key entry of ``value`` for parameter number ``index``."""
+        m = self.mode[index]
+        return value if m == 0 else tuple(value) if m == 1 else vkey(value)

@@ -12,7 +12,7 @@ order positions and cutoff logs for selectors.
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, List, Sequence
+from typing import Any, Dict, Sequence
 
 import numpy as np
 from sklearn.ensemble import RandomForestClassifier
@@ -65,6 +65,49 @@ class FeatureEncoder:
         return X if X.shape[1] else np.zeros((len(configs), 1))
 
 
+class PackedForest:
+    """The fitted forest's trees packed into arrays and evaluated for a whole batch at once.
+
+    Gives the same probabilities as ``RandomForestClassifier.predict_proba`` (inputs are rounded to
+    float32 as scikit-learn does) without its per-call overhead, which matters because the local
+    search asks for a few hundred points at a time.
+    """
+
+    def __init__(self, forest: RandomForestClassifier, label: int = 1) -> None:
+        trees = [est.tree_ for est in forest.estimators_]
+        k = list(forest.classes_).index(label)
+        width = max(t.node_count for t in trees)
+        T = len(trees)
+        self.feature = np.zeros((T, width), dtype=np.int64)
+        self.threshold = np.zeros((T, width))
+        self.left = np.tile(np.arange(width), (T, 1))
+        self.right = self.left.copy()
+        self.prob = np.zeros((T, width))
+        self.depth = max(t.max_depth for t in trees)
+        for i, t in enumerate(trees):
+            n = t.node_count
+            inner = t.children_left[:n] >= 0
+            self.feature[i, :n] = np.where(inner, t.feature[:n], 0)
+            self.threshold[i, :n] = t.threshold[:n]
+            self.left[i, :n] = np.where(inner, t.children_left[:n], np.arange(n))
+            self.right[i, :n] = np.where(inner, t.children_right[:n], np.arange(n))
+            value = t.value[:n, 0, :]
+            total = value.sum(axis=1)
+            self.prob[i, :n] = value[:, k] / np.where(total > 0, total, 1.0)
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """Mean over trees of the leaf probability of ``label`` for each row of ``X``."""
+        X = np.asarray(X, dtype=np.float32).astype(np.float64)
+        T, B = self.feature.shape[0], X.shape[0]
+        rows = np.arange(T)[:, None]
+        cols = np.arange(B)[None, :]
+        node = np.zeros((T, B), dtype=np.int64)
+        for _ in range(self.depth):
+            go_left = X[cols, self.feature[rows, node]] <= self.threshold[rows, node]
+            node = np.where(go_left, self.left[rows, node], self.right[rows, node])
+        return self.prob[rows, node].mean(axis=0)
+
+
 class FeasibilityModel:
     """Random forest of feasible (1) versus infeasible/error (0) results.
 
@@ -75,6 +118,7 @@ class FeasibilityModel:
     def __init__(self, manipulator: ConfigurationManipulator) -> None:
         self.features = FeatureEncoder(manipulator)
         self.model: Any = None
+        self.packed: Any = None
 
     def fit(self, configs: Sequence[Dict[str, Any]], feasible: Sequence[bool], seed: int) -> bool:
         """Train on the given results; returns False (and predicts 1.0) when only one class is present."""
@@ -87,6 +131,7 @@ class FeasibilityModel:
                                             bootstrap=False, class_weight=CLASS_WEIGHT,
                                             random_state=seed % (2 ** 32))
         self.model.fit(X, labels)
+        self.packed = PackedForest(self.model, 1)
         return True
 
     @property
@@ -97,6 +142,4 @@ class FeasibilityModel:
         """P(feasible) for each configuration (all ones when the model is not trained)."""
         if self.model is None or len(configs) == 0:
             return np.ones(len(configs))
-        proba = self.model.predict_proba(self.features.features(configs))
-        col: List[int] = list(self.model.classes_)
-        return proba[:, col.index(1)]
+        return self.packed.predict(self.features.features(configs))

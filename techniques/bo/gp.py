@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import Any, Optional, Tuple
 
 import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
+from scipy.linalg.lapack import dpotri
 from scipy.optimize import minimize
+from threadpoolctl import ThreadpoolController
 
 SQRT5 = math.sqrt(5.0)
 LOG_2PI = math.log(2.0 * math.pi)
@@ -33,6 +35,18 @@ NOISE_BOUNDS = (1e-6, 1.0)
 #: Gamma prior on lengthscales (shape, rate)
 LENGTHSCALE_PRIOR = (1.3, 0.1)
 JITTER = 1e-8
+
+
+_CONTROLLER: Optional[ThreadpoolController] = None
+
+
+def single_thread_blas() -> Any:
+    """Context manager limiting BLAS to one thread: the matrices here are small, and a threaded
+    BLAS on a busy machine is many times slower than a single thread."""
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=1, user_api="blas")
 
 
 class GPFitError(ArithmeticError):
@@ -57,6 +71,16 @@ def robust_cholesky(K: np.ndarray, jitter: float = JITTER) -> np.ndarray:
             if j >= 1e-2:
                 raise
             j *= 10.0
+
+
+def _inverse_from_cholesky(L: np.ndarray) -> np.ndarray:
+    """``K^-1`` from the lower Cholesky factor of ``K`` (LAPACK potri, then symmetrised)."""
+    inv, info = dpotri(L, lower=1)   # lower triangle; the upper one keeps L's zeros
+    if info != 0:
+        return cho_solve((L, True), np.eye(L.shape[0]), check_finite=False)
+    full = inv + inv.T
+    full[np.diag_indices_from(full)] *= 0.5
+    return full
 
 
 @dataclass
@@ -122,7 +146,7 @@ class GaussianProcess:
         value = -(lml + log_prior)
         if not grad:
             return value, np.zeros_like(theta)
-        Kinv = cho_solve((L, True), np.eye(self.n), check_finite=False)
+        Kinv = _inverse_from_cholesky(L)
         W = np.outer(alpha, alpha) - Kinv
         g = np.empty_like(theta)
         if self.P:
@@ -146,6 +170,11 @@ class GaussianProcess:
             previous: Optional[Hyper] = None, maxiter: int = 60) -> Hyper:
         """Multi-start MAP fit: score ``n_samples`` random settings (+ ``previous``), refine the best
         ``n_starts`` with L-BFGS-B; keeps and returns the best.  Raises GPFitError if all fail."""
+        with single_thread_blas():
+            return self._fit(rng, n_samples, n_starts, previous, maxiter)
+
+    def _fit(self, rng: np.random.Generator, n_samples: int, n_starts: int, previous: Optional[Hyper],
+             maxiter: int) -> Hyper:
         thetas = self.random_thetas(rng, max(n_samples, 1))
         if previous is not None and len(previous.lengthscales) == self.P:
             thetas = np.vstack([previous.theta()[None, :], thetas])

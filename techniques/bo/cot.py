@@ -1,0 +1,349 @@
+"""Chain of trees (BaCO §4.2, after Rasch et al.): known constraints as enumerated feasible sets.
+
+Parameters linked by constraints form groups (``manipulator.groups()``); every group with
+constraints whose parameters all have small finite domains is enumerated depth-first into its
+feasible partial configurations (the leaves of its tree).  The enumeration orders the parameters
+greedily so that each constraint is checked as soon as all the names it reads are assigned
+(``Constraint.reads``), pruning whole subtrees.  A leaf is stored as a row of domain indices plus a
+mixed-radix integer code kept in a ``set``, so membership is one hash lookup.
+
+* sampling is uniform over the leaves of each tree (unbiased, unlike walking the tree), groups
+  independent of each other, and unconstrained parameters drawn with ``random_value``;
+* the feasible space size is the product of the leaf counts and the free parameters' sizes;
+* :meth:`ChainOfTrees.alternatives` lists the values one parameter can take while the rest of the
+  configuration stays fixed and feasible (feasible single-parameter neighbours).
+
+A group whose domains are not enumerable (a float, a huge permutation) or whose enumeration exceeds
+``max_leaves`` leaves or ``max_seconds`` falls back to rejection sampling over that group, with one
+``logging`` warning per group; its membership test evaluates the constraints.
+"""
+from __future__ import annotations
+
+import itertools
+import logging
+import math
+import random
+import time
+from array import array
+from typing import Any, Dict, Hashable, List, Optional, Sequence, Set
+
+import numpy as np
+
+from ...parameters import (BooleanArray, BooleanParameter, ConfigurationError, ConfigurationManipulator,
+                           Constraint, EnumParameter, FloatParameter, IntegerArray, IntegerParameter,
+                           OrdinalParameter, Parameter, PermutationParameter, PowerOfTwoParameter,
+                           SwitchParameter)
+from .distances import vkey
+
+log = logging.getLogger(__name__)
+
+#: default bounds of one group's enumeration
+MAX_LEAVES = 1_000_000
+MAX_SECONDS = 10.0
+#: largest domain enumerated for one parameter
+MAX_DOMAIN = 100_000
+
+
+def enumerate_domain(param: Parameter, limit: int = MAX_DOMAIN) -> Optional[List[Any]]:
+    """Every legal value of ``param`` in its natural order, or None when infinite or over ``limit``."""
+    size = param.search_space_size()
+    if not math.isfinite(size) or size > limit:
+        return None
+    if isinstance(param, PowerOfTwoParameter):
+        lo, hi = param.min.bit_length() - 1, param.max.bit_length() - 1
+        return [1 << k for k in range(lo, hi + 1)]
+    if isinstance(param, IntegerParameter):
+        return list(range(param.min, param.max + 1))
+    if isinstance(param, FloatParameter):
+        return [param.min]
+    if isinstance(param, BooleanParameter):
+        return [False, True]
+    if isinstance(param, SwitchParameter):
+        return list(range(param.n))
+    if isinstance(param, EnumParameter):
+        return list(param.options)
+    if isinstance(param, OrdinalParameter):
+        return list(param.values)
+    if isinstance(param, PermutationParameter):
+        if math.factorial(len(param.items)) > limit:
+            return None
+        perms = [list(p) for p in itertools.permutations(param.items)]
+        return [p for p in perms if param.is_valid(p)]
+    if isinstance(param, BooleanArray):
+        return [list(t) for t in itertools.product([False, True], repeat=param.count)]
+    if isinstance(param, IntegerArray):
+        return [list(t) for t in itertools.product(range(param.min_value, param.max_value + 1),
+                                                    repeat=param.count)]
+    return None
+
+
+def sample_column(param: Parameter, rng: random.Random, np_rng: np.random.Generator, count: int) -> List[Any]:
+    """``count`` uniformly random values of ``param`` (vectorised for the common kinds; the same
+    distributions as ``random_value``, drawn from ``np_rng``)."""
+    kind = param.kind
+    if kind == "int" and param.max - param.min < 2 ** 62:  # type: ignore[attr-defined]
+        return np_rng.integers(param.min, param.max + 1, size=count).tolist()  # type: ignore[attr-defined]
+    if kind == "float":
+        lo, hi = param.min, param.max  # type: ignore[attr-defined]
+        return np.minimum(np_rng.uniform(lo, hi, size=count), hi).tolist()
+    if kind == "log_float":
+        lo, hi = param.min, param.max  # type: ignore[attr-defined]
+        x = np.exp(np_rng.uniform(math.log(lo), math.log(hi), size=count))
+        return np.clip(x, lo, hi).tolist()
+    if kind == "pow2":
+        lo, hi = param.min.bit_length() - 1, param.max.bit_length() - 1  # type: ignore[attr-defined]
+        return [1 << e for e in np_rng.integers(lo, hi + 1, size=count).tolist()]
+    if kind == "bool":
+        return (np_rng.random(count) < 0.5).tolist()
+    if kind == "switch":
+        return np_rng.integers(0, param.n, size=count).tolist()  # type: ignore[attr-defined]
+    if kind in ("enum", "ordinal"):
+        opts = param.options if kind == "enum" else param.values  # type: ignore[attr-defined]
+        return [opts[i] for i in np_rng.integers(0, len(opts), size=count).tolist()]
+    if kind == "permutation":
+        items = param.items  # type: ignore[attr-defined]
+        order = np.argsort(np_rng.random((count, len(items))), axis=1).tolist()
+        return [[items[i] for i in row] for row in order]
+    return [param.random_value(rng) for _ in range(count)]
+
+
+class TooLarge(Exception):
+    """Raised inside the enumeration when a bound is exceeded."""
+
+
+class TreeGroup:
+    """An enumerated group: leaves as domain-index rows, codes in a hash set."""
+
+    def __init__(self, params: List[Parameter], domains: List[List[Any]],
+                 constraints: List[Constraint], max_leaves: int, max_seconds: float) -> None:
+        self.params = params
+        self.names = [p.name for p in params]
+        self.domains = domains
+        self.index: List[Dict[Hashable, int]] = [{vkey(v): i for i, v in enumerate(d)} for d in domains]
+        self.radix: List[int] = []
+        r = 1
+        for d in domains:
+            self.radix.append(r)
+            r *= len(d)
+        self._enumerate(constraints, max_leaves, max_seconds)
+
+    # ---- enumeration ------------------------------------------------------------------------
+    def _order(self, constraints: List[Constraint]) -> List[int]:
+        """Parameter order: next the one completing most constraints, then the smallest domain."""
+        left, done, order = list(range(len(self.params))), set(), []
+        pending = [set(c.reads) for c in constraints]
+        while left:
+            def score(i: int) -> tuple:
+                names = done | {self.names[i]}
+                complete = sum(1 for reads in pending if reads <= names and not reads <= done)
+                touched = sum(1 for reads in pending if self.names[i] in reads)
+                return (-complete, -touched, len(self.domains[i]), i)
+            best = min(left, key=score)
+            left.remove(best)
+            order.append(best)
+            done.add(self.names[best])
+        return order
+
+    def _enumerate(self, constraints: List[Constraint], max_leaves: int, max_seconds: float) -> None:
+        order = self._order(constraints)
+        assigned: Set[str] = set()
+        checks: List[List[Constraint]] = []
+        for i in order:
+            before = set(assigned)
+            assigned.add(self.names[i])
+            checks.append([c for c in constraints if set(c.reads) <= assigned and not set(c.reads) <= before])
+        k = len(order)
+        flat = array("i")
+        codes: Set[int] = set()
+        partial: Dict[str, Any] = {}
+        idx = [0] * len(self.params)
+        deadline = time.monotonic() + max_seconds
+        counter = [0]
+
+        def visit(depth: int) -> None:
+            p = order[depth]
+            name, dom, tests = self.names[p], self.domains[p], checks[depth]
+            for j, v in enumerate(dom):
+                partial[name] = v
+                counter[0] += 1
+                if counter[0] & 4095 == 0 and time.monotonic() > deadline:
+                    raise TooLarge(f"enumeration took more than {max_seconds:g} s")
+                if tests and not all(c.is_satisfied(partial) for c in tests):
+                    continue
+                idx[p] = j
+                if depth + 1 < k:
+                    visit(depth + 1)
+                else:
+                    if len(codes) >= max_leaves:
+                        raise TooLarge(f"more than {max_leaves} feasible partial configurations")
+                    flat.extend(idx)
+                    codes.add(sum(a * b for a, b in zip(idx, self.radix)))
+            partial.pop(name, None)
+
+        if k:
+            visit(0)
+        self.codes = codes
+        self.leaves = np.frombuffer(flat, dtype=np.int32).reshape(-1, len(self.params)) if flat else \
+            np.zeros((0, len(self.params)), dtype=np.int32)
+
+    # ---- queries ----------------------------------------------------------------------------
+    @property
+    def size(self) -> int:
+        return len(self.codes)
+
+    def code(self, config: Dict[str, Any]) -> Optional[int]:
+        """The leaf code of ``config``'s values for this group, or None for a value off the domain."""
+        total = 0
+        for name, index, r in zip(self.names, self.index, self.radix):
+            try:
+                i = index.get(vkey(config[name]))
+            except TypeError:
+                return None
+            if i is None:
+                return None
+            total += i * r
+        return total
+
+    def contains(self, config: Dict[str, Any]) -> bool:
+        c = self.code(config)
+        return c is not None and c in self.codes
+
+    def sample_rows(self, np_rng: np.random.Generator, count: int) -> np.ndarray:
+        return self.leaves[np_rng.integers(0, len(self.leaves), size=count)]
+
+    def assign(self, config: Dict[str, Any], row: Sequence[int]) -> None:
+        for name, dom, j in zip(self.names, self.domains, row):
+            v = dom[int(j)]
+            config[name] = list(v) if isinstance(v, list) else v
+
+    def alternatives(self, config: Dict[str, Any], name: str) -> List[Any]:
+        """Values of ``name`` (other than the current one) keeping the group feasible."""
+        base = self.code(config)
+        if base is None:
+            return []
+        p = self.names.index(name)
+        cur = self.index[p].get(vkey(config[name]))
+        r = self.radix[p]
+        base -= cur * r  # type: ignore[operator]
+        return [v for j, v in enumerate(self.domains[p]) if j != cur and base + j * r in self.codes]
+
+
+class RejectionGroup:
+    """A constrained group that is not enumerated: rejection sampling, predicate membership."""
+
+    def __init__(self, params: List[Parameter], constraints: List[Constraint]) -> None:
+        self.params = params
+        self.names = [p.name for p in params]
+        self.constraints = constraints
+
+    def contains(self, config: Dict[str, Any]) -> bool:
+        return all(c.is_satisfied(config) for c in self.constraints)
+
+    def sample(self, rng: random.Random, config: Dict[str, Any], max_tries: int = 10000) -> None:
+        for _ in range(max_tries):
+            for p in self.params:
+                config[p.name] = p.random_value(rng)
+            if self.contains(config):
+                return
+        raise ConfigurationError(f"no feasible values found in {max_tries} random tries for parameters "
+                                 f"{self.names}; the constraints {[c.name for c in self.constraints]} "
+                                 "may be unsatisfiable")
+
+    def size(self) -> float:
+        total = 1.0
+        for p in self.params:
+            total *= p.search_space_size()
+        return total
+
+
+class ChainOfTrees:
+    """The known-constraint structure of a space: tree groups, rejection groups and free parameters."""
+
+    def __init__(self, manipulator: ConfigurationManipulator, max_leaves: int = MAX_LEAVES,
+                 max_seconds: float = MAX_SECONDS) -> None:
+        self.manipulator = manipulator
+        self.names = manipulator.names
+        self.trees: List[TreeGroup] = []
+        self.rejection: List[RejectionGroup] = []
+        self.free: List[Parameter] = []
+        self.group_of: Dict[str, Any] = {}
+        by_name = {p.name: p for p in manipulator.parameters}
+        for group in manipulator.groups():
+            params = [by_name[n] for n in self.names if n in group]
+            cons = manipulator.group_constraints(group)
+            if not cons:
+                self.free.extend(params)
+                continue
+            built = self._build(params, cons, max_leaves, max_seconds)
+            for n in group:
+                self.group_of[n] = built
+
+    def _build(self, params: List[Parameter], cons: List[Constraint], max_leaves: int,
+               max_seconds: float) -> Any:
+        domains = [enumerate_domain(p) for p in params]
+        why = None
+        if any(d is None for d in domains):
+            why = "a parameter has an infinite or very large domain"
+        else:
+            try:
+                tree = TreeGroup(params, domains, cons, max_leaves, max_seconds)  # type: ignore[arg-type]
+            except TooLarge as exc:
+                why = str(exc)
+            else:
+                self.trees.append(tree)
+                return tree
+        log.warning("chain of trees: parameters %s are sampled by rejection (%s)",
+                    [p.name for p in params], why)
+        group = RejectionGroup(params, cons)
+        self.rejection.append(group)
+        return group
+
+    # ---- queries ----------------------------------------------------------------------------
+    @property
+    def exact_size(self) -> bool:
+        """True when :meth:`size` counts feasible configurations exactly (no rejection groups)."""
+        return not self.rejection
+
+    def size(self) -> float:
+        """Feasible configurations: product of leaf counts and free sizes (rejection groups count
+        their unconstrained size, an upper bound); ``inf`` for continuous spaces."""
+        total = 1.0
+        for t in self.trees:
+            total *= t.size
+        for g in self.rejection:
+            total *= g.size()
+        for p in self.free:
+            total *= p.search_space_size()
+        return total
+
+    def is_feasible(self, config: Dict[str, Any]) -> bool:
+        """Membership: one hash lookup per tree group, predicates for rejection groups."""
+        return all(t.contains(config) for t in self.trees) and all(g.contains(config) for g in self.rejection)
+
+    def sample(self, rng: random.Random, np_rng: np.random.Generator, count: int) -> List[Dict[str, Any]]:
+        """``count`` independent uniformly random feasible configurations."""
+        configs: List[Dict[str, Any]] = [dict() for _ in range(count)]
+        for t in self.trees:
+            if t.size == 0:
+                raise ConfigurationError(f"constraints on {t.names} admit no configuration; relax them")
+            for cfg, row in zip(configs, t.sample_rows(np_rng, count)):
+                t.assign(cfg, row)
+        for g in self.rejection:
+            for cfg in configs:
+                g.sample(rng, cfg)
+        for p in self.free:
+            name = p.name
+            for cfg, v in zip(configs, sample_column(p, rng, np_rng, count)):
+                cfg[name] = v
+        return [{n: c[n] for n in self.names} for c in configs]
+
+    def alternatives(self, config: Dict[str, Any], name: str) -> Optional[List[Any]]:
+        """Feasible replacement values for ``name`` (tree groups), or None when ``name`` is free or
+        in a rejection group (then the caller proposes values and checks :meth:`is_feasible`)."""
+        group = self.group_of.get(name)
+        if isinstance(group, TreeGroup):
+            return group.alternatives(config, name)
+        return None
+
+    def constrained(self, name: str) -> bool:
+        return name in self.group_of

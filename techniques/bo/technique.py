@@ -1,0 +1,329 @@
+"""The BayesianOptimization technique (BaCO-style GP + RF feasibility + chain of trees).
+
+Call pattern (see :mod:`tunerlib.techniques.base`): ``bind`` builds the distance encoders, the chain
+of trees and the neighbour generator; ``observe`` records every result of the run, whichever
+technique asked for it (inside a bandit BO learns from all arms); ``propose`` returns
+
+1. the initial design: ``initial_samples`` (default ``d + 1``) uniformly random feasible
+   configurations, all proposed up front (several may be in flight); it is cut short when other
+   techniques have already supplied that many OK results;
+2. afterwards one BO proposal per call.  Whenever new results have arrived the GP is refitted on
+   the OK results (ERROR, TIMEOUT and INFEASIBLE results train the feasibility classifier instead
+   and never become the incumbent): a full multi-start hyperparameter fit on the first fit and
+   every ``hp_full_every`` fits, a warm fit from the previous optimum otherwise.  The objective is
+   standardised after an optional log transform; with ``log_transform=None`` full fits pick the
+   identity or the log by marginal likelihood (with the transform's Jacobian) when all values are
+   positive -- the log helps runtime-like (multiplicative) objectives and badly hurts additive
+   ones whose optimum is near zero.  Then EI x P(feasible) is maximised (:mod:`.acquisition`).
+   Results still in flight are excluded from the candidates (no constant liar), so repeated
+   calls without new data propose the next-best distinct configurations.
+
+While fewer than two OK results exist and results are pending, ``propose`` returns None; with
+nothing pending it keeps sampling randomly.  It returns None as well when every feasible
+configuration of a finite space has been evaluated or is in flight.  Model failures (no
+positive-definite covariance, unexpected numerical errors) fall back to a random feasible
+configuration, so a run never ends with an exception from this technique.
+
+Options (:class:`BOOptions`, dataclass fields with defaults) are reported by :meth:`hyperparameters`.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import random
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Dict, Hashable, List, Optional, Set
+
+import numpy as np
+
+from ...parameters import ConfigurationError, ConfigurationManipulator
+from ..base import Config, Feedback, Technique, TechniqueError
+from .acquisition import Acquisition, LocalSearch
+from .cot import ChainOfTrees
+from .distances import PERMUTATION_DISTANCES, ConfigKey, SpaceEncoder
+from .feasibility import FeasibilityModel
+from .gp import GaussianProcess, GPFitError, Hyper, single_thread_blas
+from .neighbours import NeighbourGenerator
+
+log = logging.getLogger(__name__)
+
+#: feasibility thresholds eps_f drawn uniformly each iteration (BaCO §4.2)
+EPS_STEPS = 11
+
+
+@dataclass
+class BOOptions:
+    """Options of :class:`BayesianOptimization` (independent of the seed)."""
+
+    #: random feasible configurations before the first model (None: number of parameters + 1)
+    initial_samples: Optional[int] = None
+    #: random feasible configurations scored per acquisition optimisation
+    n_random_samples: int = 2000
+    #: best random samples used as local-search starts (the incumbent is added)
+    n_starts: int = 10
+    #: local-search steps per start
+    max_local_steps: int = 10
+    #: neighbours generated per parameter and step
+    neighbours_per_parameter: int = 8
+    #: random hyperparameter settings scored before refinement (full fits)
+    hp_samples: int = 30
+    #: hyperparameter settings refined with L-BFGS-B in a full fit
+    hp_starts: int = 10
+    #: settings refined in a warm fit (the previous optimum and the best random settings)
+    hp_warm_starts: int = 2
+    #: a full multi-start fit every this many model fits (the first fit is always full)
+    hp_full_every: int = 10
+    #: L-BFGS-B iterations per start
+    hp_maxiter: int = 60
+    #: log-transform the objective: None = chosen by marginal likelihood when every OK value is
+    #: > 0 (identity otherwise); True applies only when every value is > 0
+    log_transform: Optional[bool] = None
+    #: most OK results the GP is trained on (the best half and the most recent others beyond it)
+    max_observations: int = 300
+    #: default permutation distance: "spearman", "kendall" or "hamming"
+    permutation_distance: str = "spearman"
+    #: per-parameter override of the permutation distance {name: kind}
+    permutation_distances: Dict[str, str] = field(default_factory=dict)
+    #: random-forest feasibility model for hidden constraints (errors/infeasible results)
+    feasibility_model: bool = True
+    #: eps_f is drawn from {0, max/10, ..., max} each iteration
+    max_feasibility_threshold: float = 0.1
+    #: chain of trees: leaves per group before falling back to rejection sampling
+    max_leaves: int = 1_000_000
+    #: chain of trees: seconds per group enumeration before falling back
+    max_enumeration_seconds: float = 10.0
+
+    def check(self) -> None:
+        """Raise TechniqueError naming a bad option value."""
+        kinds = [self.permutation_distance, *self.permutation_distances.values()]
+        bad = [k for k in kinds if k not in PERMUTATION_DISTANCES]
+        if bad:
+            raise TechniqueError(f"BayesianOptimization: permutation distance {bad[0]!r} is unknown; "
+                                 f"use one of {PERMUTATION_DISTANCES}")
+        for f in ("n_random_samples", "n_starts", "hp_samples", "hp_starts", "max_leaves",
+                  "neighbours_per_parameter", "max_observations"):
+            if getattr(self, f) < 1:
+                raise TechniqueError(f"BayesianOptimization: {f} must be >= 1, got {getattr(self, f)}")
+        if self.initial_samples is not None and self.initial_samples < 1:
+            raise TechniqueError(f"BayesianOptimization: initial_samples must be >= 1 or None, "
+                                 f"got {self.initial_samples}")
+
+
+class BayesianOptimization(Technique):
+    """Gaussian-process Bayesian optimisation for mixed, permutation and constrained spaces.
+
+    Every parameter kind is supported through its distance (see :mod:`.distances`); selectors
+    have no natural neighbour move and are re-drawn at random in the local search.
+    """
+
+    description = "Bayesian optimisation: Matérn GP, EI x RF feasibility, chain of trees (BaCO)"
+
+    def __init__(self, name: Optional[str] = None, options: Optional[BOOptions] = None, **overrides: Any) -> None:
+        super().__init__(name)
+        opts = options or BOOptions()
+        known = {f.name for f in fields(BOOptions)}
+        unknown = sorted(set(overrides) - known)
+        if unknown:
+            raise TechniqueError(f"BayesianOptimization: unknown option(s) {unknown}; known: {sorted(known)}")
+        self.options = BOOptions(**{**asdict(opts), **overrides})
+        self.options.check()
+        self._hyper: Optional[Hyper] = None
+        self._hypers: Dict[bool, Hyper] = {}     # last fit per transform (warm starts)
+        self._use_log: Optional[bool] = None
+
+    def hyperparameters(self) -> Dict[str, Any]:
+        """The options as a JSON-compatible dict (for the technique's generated name)."""
+        return asdict(self.options)
+
+    hyper_parameters = hyperparameters  # the spelling used by the composable techniques
+
+    # ---- setup --------------------------------------------------------------------------------
+    def check_space(self, manipulator: ConfigurationManipulator) -> None:
+        """Build the encoders (raises TechniqueError for a parameter kind without a distance)."""
+        o = self.options
+        try:
+            self.encoder = SpaceEncoder(manipulator, o.permutation_distance, o.permutation_distances)
+        except ValueError as exc:
+            raise TechniqueError(str(exc)) from None
+
+    def bind(self, manipulator: ConfigurationManipulator, rng: random.Random, path: Optional[str] = None) -> None:
+        super().bind(manipulator, rng, path)
+        o = self.options
+        self.np_rng = np.random.default_rng(rng.getrandbits(64))
+        self.names = manipulator.names
+        self.cot = ChainOfTrees(manipulator, o.max_leaves, o.max_enumeration_seconds)
+        self.key = ConfigKey(manipulator)
+        self.search = LocalSearch(self.key, self.cot, NeighbourGenerator(manipulator, self.cot,
+                                                                           o.neighbours_per_parameter),
+                                  o.n_random_samples, o.n_starts, o.max_local_steps)
+        self.feasibility = FeasibilityModel(manipulator) if o.feasibility_model else None
+        self.n_initial = o.initial_samples if o.initial_samples is not None else len(self.names) + 1
+        self._results: Dict[str, tuple] = {}         # hash -> (config, value, state)
+        self._hashes_pending: Dict[str, Hashable] = {}
+        self._excluded: Set[Hashable] = set()        # config keys evaluated or pending
+        self._initial_made = 0
+        self._dirty = True
+        self._model: Optional[tuple] = None
+        self._feasible_seen: Set[Hashable] = set()   # keys of evaluated/pending feasible configs
+        self.fallbacks = 0
+        self._fits = 0
+
+    # ---- protocol -----------------------------------------------------------------------------
+    def observe(self, feedback: Feedback) -> None:
+        super().observe(feedback)
+        self._hashes_pending.pop(feedback.key, None)
+        if feedback.key in self._results:
+            return
+        try:
+            cfg = self.manipulator.normalize(feedback.config)  # type: ignore[union-attr]
+        except (ConfigurationError, ValueError):
+            return
+        self._results[feedback.key] = (cfg, feedback.value, feedback.state)
+        ckey = self.key(cfg)
+        self._excluded.add(ckey)
+        if self.cot.is_feasible(cfg):
+            self._feasible_seen.add(ckey)
+        self._dirty = True
+
+    def desired_configuration(self) -> Optional[Config]:
+        try:
+            cfg = self._next()
+        except ConfigurationError as exc:  # unsatisfiable known constraints
+            log.warning("BayesianOptimization: %s", exc)
+            return None
+        if cfg is not None:
+            key = self.manipulator.hash_valid(cfg)  # type: ignore[union-attr]
+            if key in self._results or key in self._hashes_pending:
+                return None
+            ckey = self.key(cfg)
+            self._hashes_pending[key] = ckey
+            self._excluded.add(ckey)
+            self._feasible_seen.add(ckey)
+        return cfg
+
+    def _next(self) -> Optional[Config]:
+        if self._exhausted():
+            return None
+        n_ok = sum(1 for r in self._results.values() if r[2] == "ok")
+        if self._initial_made < self.n_initial and n_ok < self.n_initial:
+            self._initial_made += 1
+            return self._random_new()
+        if n_ok < 2:
+            return None if self._hashes_pending else self._random_new()
+        try:
+            with single_thread_blas():
+                return self._bo_proposal()
+        except (GPFitError, np.linalg.LinAlgError, FloatingPointError, ValueError) as exc:
+            self.fallbacks += 1
+            log.debug("BayesianOptimization: model failed (%s); proposing a random configuration", exc)
+            return self._random_new()
+
+    def _exhausted(self) -> bool:
+        size = self.cot.size()
+        if not (self.cot.exact_size and math.isfinite(size)):
+            return False
+        return len(self._feasible_seen) >= size
+
+    def _random_new(self) -> Optional[Config]:
+        for _ in range(20):
+            for cfg in self.cot.sample(self.rng, self.np_rng, 16):
+                if self.key(cfg) not in self._excluded:
+                    return cfg
+        return None
+
+    # ---- model ----------------------------------------------------------------------------------
+    def _fit(self) -> tuple:
+        """Fit the GP on OK results (and the classifier on all results) when new data arrived."""
+        if not self._dirty and self._model is not None:
+            return self._model
+        ok = self._training_set()
+        configs = [c for c, _ in ok]
+        train = self.encoder.encode(configs)
+        gp, y = self._fit_gp(self.encoder.sqdists(train, train), np.array([v for _, v in ok], dtype=float))
+        best_i = int(np.argmin(y))
+        self._model = (gp, train, float(y[best_i]), configs[best_i], self._fit_feasibility())
+        self._dirty = False
+        return self._model
+
+    def _fit_gp(self, D2: np.ndarray, raw: np.ndarray) -> tuple:
+        """Fit the GP to the transformed targets; returns ``(gp, standardised targets)``.
+
+        With ``log_transform=None`` and positive values, full fits compare the identity and the log
+        transform by their marginal posterior including the transform's Jacobian (a Box-Cox style
+        choice between lambda = 1 and 0) and warm fits keep the last choice.
+        """
+        o = self.options
+        full = self._hyper is None or self._fits % max(o.hp_full_every, 1) == 0
+        starts = o.hp_starts if full else min(o.hp_warm_starts, o.hp_starts)
+        samples = o.hp_samples if full else max(1, o.hp_samples // 6)
+        positive = bool(np.all(raw > 0))
+        if not positive:
+            choices = [False]
+        elif o.log_transform is not None:
+            choices = [o.log_transform]
+        elif full or self._use_log is None:
+            choices = [True, False]
+        else:
+            choices = [self._use_log]
+        if len(choices) > 1:          # comparing transforms: split the full fit's starts between them
+            starts = max(1, starts // 2)
+        best: Optional[tuple] = None
+        for use_log in choices:
+            t = np.log(raw) if use_log else raw
+            std = float(np.std(t)) or 1.0
+            y = (t - float(np.mean(t))) / std
+            gp = GaussianProcess(D2, y)
+            hyper = gp.fit(self.np_rng, samples, starts, self._hypers.get(use_log), o.hp_maxiter)
+            score = gp.log_posterior - len(raw) * math.log(std) - (float(np.sum(t)) if use_log else 0.0)
+            self._hypers[use_log] = hyper
+            if best is None or score > best[0]:
+                best = (score, gp, y, use_log, hyper)
+        _, gp, y, self._use_log, self._hyper = best  # type: ignore[misc]
+        self._fits += 1
+        return gp, y
+
+    def _fit_feasibility(self) -> Optional[FeasibilityModel]:
+        """Train the classifier when any result is infeasible or failed; None otherwise."""
+        results = list(self._results.values())
+        if self.feasibility is None or all(s == "ok" for _, _, s in results):
+            return None
+        labels = [s == "ok" for _, _, s in results]
+        if self.feasibility.fit([c for c, _, _ in results], labels, self.rng.getrandbits(32)):
+            return self.feasibility
+        return None
+
+    def _training_set(self) -> List[tuple]:
+        """OK results as (config, value) in arrival order, capped at ``max_observations``."""
+        ok = [(c, v) for c, v, s in self._results.values() if s == "ok" and math.isfinite(v)]
+        cap = self.options.max_observations
+        if len(ok) <= cap:
+            return ok
+        best = sorted(range(len(ok)), key=lambda i: ok[i][1])[: cap // 2]
+        keep = set(best)
+        for i in range(len(ok) - 1, -1, -1):
+            if len(keep) >= cap:
+                break
+            keep.add(i)
+        return [ok[i] for i in sorted(keep)]
+
+    def _bo_proposal(self) -> Optional[Config]:
+        gp, train, y_best, incumbent, feas = self._fit()
+        o = self.options
+        eps = o.max_feasibility_threshold * self.rng.randrange(EPS_STEPS) / (EPS_STEPS - 1)
+        acq = Acquisition(self.encoder, gp, train, y_best, feas, eps)
+        cfg = self.search.run(acq, self.rng, self.np_rng, self._excluded, [incumbent])
+        return cfg if cfg is not None else self._random_new()
+
+    # ---- persistence ----------------------------------------------------------------------------
+    def state_dict(self) -> Dict[str, Any]:
+        """The last fitted GP hyperparameters (results are replayed on resume)."""
+        h = self._hyper
+        if h is None:
+            return {}
+        return {"lengthscales": [float(x) for x in h.lengthscales], "outputscale": h.outputscale,
+                "noise": h.noise, "log": bool(self._use_log)}
+
+    def load_state_dict(self, state: Dict[str, Any]) -> None:
+        if state.get("lengthscales"):
+            self._hyper = self._hypers[bool(state.get("log", False))] = Hyper(np.array(state["lengthscales"], dtype=float), float(state["outputscale"]),
+                                float(state["noise"]))
