@@ -39,7 +39,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from typing import Any, Dict, Iterable, List, Optional, Tuple, Type, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Type, Union
 
 from ..parameters import ConfigurationManipulator, Parameter
 from .base import Technique, TechniqueError
@@ -63,8 +63,53 @@ def _encode_entry(kind: str, choice: OperatorChoice) -> str:
     return f"{kind};{choice.op};{_dump(list(choice.args) + [pairs])}"
 
 
+#: techniques configured by options alone (no operator map), named ``ROOT;option,value;...`` with
+#: the options that differ from their defaults: root -> factory(**options)
+OPTION_TECHNIQUES: Dict[str, Callable[..., Technique]] = {}
+
+
+def register_option_technique(root: str, factory: Callable[..., Technique]) -> None:
+    """Let ``factory``'s techniques (which offer ``hyperparameters()``) round-trip through names."""
+    OPTION_TECHNIQUES[root] = factory
+
+
+def _option_value(value: Any) -> Any:
+    # the grammar has no JSON objects: a dict option is written as sorted [key, value] pairs
+    return [[k, value[k]] for k in sorted(value)] if isinstance(value, dict) else value
+
+
+def _option_name(root: str, tech: Technique) -> str:
+    defaults = OPTION_TECHNIQUES[root]().hyperparameters()  # type: ignore[attr-defined]
+    options = tech.hyperparameters()  # type: ignore[attr-defined]
+    changed = [n for n in sorted(options) if options[n] != defaults.get(n)]
+    return ";".join([root] + [f"{n},{_dump(_option_value(options[n]))}" for n in changed])
+
+
+def _option_technique(root: str, name: str) -> Technique:
+    sc = _Scanner(name)
+    _root, options, where = _parse_base(sc)
+    if not sc.at_end():
+        raise sc.fail(f"{root} takes options only", "drop the operator-map entries", sc.pos)
+    factory = OPTION_TECHNIQUES[root]
+    defaults = factory().hyperparameters()  # type: ignore[attr-defined]
+    for key, value in options.items():
+        if isinstance(defaults.get(key), dict) and isinstance(value, list):
+            if not all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) for p in value):
+                raise sc.fail(f"option {key!r} must be a list of [name, value] pairs", "write [[\"k\",v]]",
+                              where[key])
+            options[key] = {k: v for k, v in value}
+    try:
+        return factory(**options)
+    except TechniqueError as exc:
+        raise TechniqueError(f"bad technique name {_short(name)}: {exc}") from None
+
+
 def technique_name(tech: Technique) -> str:
-    """The generated name of a composable technique; other techniques' names are returned as they are."""
+    """The generated name of a composable technique, or of an option technique (registered with
+    :func:`register_option_technique`); other techniques' names are returned as they are."""
+    root = type(tech).__name__
+    if root in OPTION_TECHNIQUES and hasattr(tech, "hyperparameters"):
+        return _option_name(root, tech)
     if not isinstance(tech, ComposableEvolutionaryTechnique):
         return tech.name
     hp = tech.hyper_parameters()
@@ -246,13 +291,16 @@ def is_generated_name(name: str) -> bool:
         root = sc.ident("", "")
     except TechniqueError:
         return False
+    if root in OPTION_TECHNIQUES:
+        return not sc.at_end() and sc.peek() == ";"
     return root in TECHNIQUE_BASES and (sc.at_end() or sc.peek() in (";", SEP, " "))
 
 
 def resolve(name: str) -> Technique:
     """A fresh technique for a generated name (``--technique`` support); its name and path are the
     canonical generated name."""
-    tech = technique_from_name(name)
+    root = name.split(";", 1)[0]
+    tech = _option_technique(root, name) if root in OPTION_TECHNIQUES else technique_from_name(name)
     tech.name = tech.path = technique_name(tech)
     return tech
 

@@ -7,6 +7,7 @@ constraints), :mod:`.neighbours` and :mod:`.acquisition` (EI and its local-searc
 """
 from __future__ import annotations
 
+from ..naming import register_option_technique
 from ..registry import TechniqueRegistry
 from .technique import BayesianOptimization, BOOptions
 
@@ -16,3 +17,4 @@ __all__ = ["BayesianOptimization", "BOOptions", "register"]
 def register(registry: TechniqueRegistry) -> None:
     """Register ``BayesianOptimization`` (default options) in ``registry``."""
     registry.register("BayesianOptimization", BayesianOptimization, BayesianOptimization.description)
+    register_option_technique("BayesianOptimization", BayesianOptimization)
