@@ -1,0 +1,331 @@
+#!/usr/bin/env python3
+"""Tune real Halide schedules with tunerlib: JIT-compiled and timed in this process.
+
+Pick a pipeline (``--pipeline blur|harris|matmul``, see ``pipelines.py``) and a problem size
+(``--size N``: N x N images / matrices); every configuration of the schedule space
+(``schedule.py``: compute and store placement, tile factors, loop order, vector width, unroll,
+parallel per Func) is applied to freshly defined Funcs, JIT-compiled, run once and checked against
+a reference output (computed once with Halide's default schedule, itself checked against numpy),
+then timed as the minimum of k runs with k adaptive to noise (``timing.py``)::
+
+    python examples/halide/halide_tuner.py --pipeline blur --test-limit 200
+    python examples/halide/halide_tuner.py --pipeline harris --size 512 --stop-after 600
+
+Outcomes: ``OK`` with ``time`` = min-of-k seconds (``extra``: ``compile_s``, ``runs``,
+``median_s``); ``INFEASIBLE`` when Halide rejects the schedule while scheduling, compiling or
+running (``extra["error"]``: Halide's first line, ``extra["phase"]``); ``ERROR`` when the output
+differs from the reference (``np.allclose(rtol=1e-4, atol=1e-4*max|ref|)``).  At the end the best
+schedule is re-timed next to Halide's default schedule and its autoschedulers (Mullapudi2016,
+Adams2019, Li2018; ``--baselines``), with tunerlib's speed-up over each.
+"""
+# No `from __future__ import annotations`: argparse-dataclass needs the real type hints.
+import contextlib
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any, Dict, Iterator, List, Optional, Tuple
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import baselines  # noqa: E402  (sibling modules, see above)
+import pipelines  # noqa: E402
+import schedule  # noqa: E402
+import timing  # noqa: E402
+
+from tunerlib import MeasurementInterface, Result, TuningOptions, UsageError  # noqa: E402
+from tunerlib.parameters import ConfigurationManipulator  # noqa: E402
+
+#: row name of tunerlib's best schedule in the baseline table
+BEST = "tunerlib best"
+#: smallest and largest --size accepted
+MIN_SIZE, MAX_SIZE = 16, 4096
+
+
+class OptionError(UsageError):
+    """A bad Halide-tuner option value (one-line message)."""
+
+
+@dataclass
+class HalideOptions(TuningOptions):
+    """Tune the schedule of a Halide pipeline (JIT-compiled and timed in this process)."""
+
+    pipeline: str = field(default="blur", metadata={
+        "choices": pipelines.pipeline_names(),
+        "help": "pipeline to tune: blur (separable 3x3 blur, memory bound), harris (7-stage Harris "
+                "corner response, compute heavy), matmul (matrix multiply, reduction over an RDom); "
+                "default blur"})
+    size: Optional[int] = field(default=None, metadata={
+        "metavar": "N",
+        "help": f"problem size: N x N image or matrices ({MIN_SIZE}..{MAX_SIZE}); default per "
+                "pipeline, chosen so one evaluation takes well under a second on 2 cores "
+                "(blur 2048, harris 1024, matmul 256)"})
+    baselines: List[str] = field(default_factory=lambda: list(baselines.BASELINES), metadata={
+        "nargs": "+", "choices": baselines.baseline_choices(),
+        "help": "schedules timed at the end next to tunerlib's best: default and/or the "
+                "autoschedulers Mullapudi2016 Adams2019 Li2018, or 'none' (default: all four)"})
+    threads: Optional[int] = field(default=None, metadata={
+        "help": "Halide worker threads (sets HL_NUM_THREADS before the first run; default: all "
+                "cores); also the parallelism given to the autoschedulers"})
+    min_runs: int = field(default=3, metadata={
+        "help": "timing: at least this many timed runs after the check run (default 3)"})
+    max_runs: int = field(default=30, metadata={
+        "help": "timing: at most this many timed runs (the cap on k; default 30)"})
+    rel_tol: float = field(default=0.02, metadata={
+        "help": "timing: stop once 3 runs in a row did not lower the minimum by more than this "
+                "fraction (default 0.02)"})
+    timing_budget: float = field(default=1.0, metadata={
+        "metavar": "SECONDS",
+        "help": "timing: stop after the timed runs used this many seconds; a check run this slow "
+                "is not repeated (default 1.0)"})
+
+
+@contextlib.contextmanager
+def captured_stderr(sink: List[str]) -> Iterator[None]:
+    """Send file descriptor 2 (where Halide prints warnings) to a temp file; append its text to
+    ``sink`` when the block ends."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile(mode="w+b") as tmp:
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            text = tmp.read().decode("utf-8", "replace").strip()
+            if text:
+                sink.append(text)
+
+
+def first_line(exc: BaseException) -> str:
+    """The first non-empty line of an exception's message (Halide errors are multi-line)."""
+    for line in str(exc).splitlines():
+        if line.strip():
+            return line.strip()[:500]
+    return type(exc).__name__
+
+
+class HalideTuner(MeasurementInterface):
+    """Measurement interface: one Halide pipeline, objective = min-of-k run time (seconds)."""
+
+    Options = HalideOptions
+
+    def __init__(self, options: HalideOptions) -> None:
+        """Check the options, define the pipeline and compute the reference output."""
+        super().__init__(options)
+        try:
+            import halide  # noqa: F401
+        except ImportError:
+            raise OptionError("the halide package is not installed; pip install 'tunerlib[halide]' "
+                              "(or pip install halide==21.0.0)") from None
+        self._check_options(options)
+        if options.threads is not None:
+            os.environ["HL_NUM_THREADS"] = str(options.threads)
+        self.threads = options.threads or os.cpu_count() or 1
+        self.spec = pipelines.PIPELINES[options.pipeline]
+        self.instance = self.spec.instance(options.size)
+        self.policy = timing.TimingPolicy(warmup=0, min_runs=options.min_runs, max_runs=options.max_runs,
+                                          rel_tol=options.rel_tol, budget_s=options.timing_budget)
+        self.reference = self._default_output()
+        self._measured: Dict[str, Result] = {}     # effective schedule key → result (see run())
+
+    @staticmethod
+    def _check_options(options: HalideOptions) -> None:
+        if options.size is not None and not MIN_SIZE <= options.size <= MAX_SIZE:
+            raise OptionError(f"--size {options.size} is out of range; use {MIN_SIZE}..{MAX_SIZE}")
+        if options.threads is not None and options.threads < 1:
+            raise OptionError(f"--threads {options.threads} must be at least 1")
+        if options.parallelism != 1:
+            raise OptionError(f"--parallelism {options.parallelism}: Halide timings need the machine "
+                              "to themselves (and Halide's thread pool does not survive fork); "
+                              "use --parallelism 1")
+        if "none" in options.baselines and len(options.baselines) > 1:
+            raise OptionError("--baselines none cannot be combined with other baselines; give "
+                              "either 'none' or a list of baselines")
+        try:
+            timing.TimingPolicy(min_runs=options.min_runs, max_runs=options.max_runs,
+                                rel_tol=options.rel_tol, budget_s=options.timing_budget).check()
+        except timing.TimingError as exc:
+            raise OptionError(f"{exc} (--min-runs/--max-runs/--rel-tol/--timing-budget)") from None
+
+    def _default_output(self) -> np.ndarray:
+        """Output of Halide's default schedule, checked once against the numpy reference."""
+        compiled, _ = baselines.build_baseline(self.instance, "default", self.threads)
+        compiled.run()
+        out = compiled.output()
+        expected = self.instance.reference()
+        if not pipelines.outputs_match(out, expected):
+            raise OptionError(f"{self.spec.name}: the default schedule disagrees with the numpy "
+                              f"reference (max error {pipelines.max_abs_error(out, expected):.3g}); "
+                              "this is a bug in pipelines.py, please report it")
+        return out
+
+    # ---- identity and space ---------------------------------------------------------
+    def program_name(self) -> str:
+        """Program recorded in the results database: ``halide-<pipeline>``."""
+        return f"halide-{self.spec.name}"
+
+    def program_version(self) -> str:
+        """The problem size, so runs at different sizes never mix (and --resume finds its run)."""
+        return f"size{self.instance.size}"
+
+    def manipulator(self) -> ConfigurationManipulator:
+        """Search space: see schedule.py."""
+        return schedule.build_space(self.spec, self.instance.width, self.instance.height)
+
+    def seed_configurations(self) -> List[Dict[str, Any]]:
+        """The search starts from Halide's default schedule written in the space."""
+        return [schedule.default_config(self.spec)]
+
+    # ---- measurement ------------------------------------------------------------------
+    def run(self, desired_result, input, limit) -> Result:
+        """Called once per configuration: schedule, compile, check and time it.
+
+        A configuration whose schedule is identical to one measured before in this process (it
+        differs only in knobs that change nothing, see ``schedule.effective_key``) gets the earlier
+        result, marked ``extra["same_schedule"] = True``, without compiling again.
+        """
+        cfg = desired_result.configuration.data
+        key = schedule.effective_key(self.spec, cfg, self.instance.width, self.instance.height)
+        earlier = self._measured.get(key)
+        if earlier is not None:
+            return Result(state=earlier.state, time=earlier.time, extra=dict(earlier.extra, same_schedule=True))
+        result = self.evaluate(cfg, limit)
+        if result.state in ("OK", "INFEASIBLE", "ERROR"):
+            self._measured[key] = result
+        return result
+
+    def evaluate(self, cfg: Dict[str, Any], limit: Optional[float] = None) -> Result:
+        """Measure one configuration (usable without a tuning run); never raises HalideError."""
+        compiled, extra, failure = self.compile_checked(cfg)
+        if failure is not None:
+            return failure
+        first = extra["first_run_s"]
+        if limit is not None and first > limit:
+            return Result(state="TIMEOUT", time=first, extra=dict(extra, runs=1))
+        return self._timed(compiled, first, extra)
+
+    def compile_checked(self, cfg: Dict[str, Any]) -> Tuple[Optional[pipelines.Compiled], Dict[str, Any],
+                                                             Optional[Result]]:
+        """Schedule, JIT-compile, run once and check the output of ``cfg``.
+
+        Returns ``(compiled, extra, None)`` on success (``extra``: ``compile_s``, ``first_run_s``)
+        or ``(None, extra, failure)`` with an INFEASIBLE (Halide error) or ERROR (wrong output)
+        Result.
+        """
+        import halide as hl
+        warnings: List[str] = []
+        phase, extra = "schedule", {}
+        try:
+            with captured_stderr(warnings):
+                alg = self.instance.define()
+                schedule.apply_schedule(alg, self.spec, cfg, self.instance.width, self.instance.height)
+                phase = "compile"
+                compiled = pipelines.compile_algorithm(self.instance, alg)
+                extra["compile_s"] = compiled.compile_s
+                phase = "run"
+                start = time.perf_counter()
+                compiled.run()
+                extra["first_run_s"] = time.perf_counter() - start
+        except hl.HalideError as exc:
+            extra.update({"error": first_line(exc), "phase": phase})
+            return None, extra, Result(state="INFEASIBLE", extra=self._with_warnings(extra, warnings))
+        extra = self._with_warnings(extra, warnings)
+        failure = self._check(compiled, extra)
+        return (None if failure else compiled), extra, failure
+
+    def _check(self, compiled: pipelines.Compiled, extra: Dict[str, Any]) -> Optional[Result]:
+        out = compiled.output()
+        if pipelines.outputs_match(out, self.reference):
+            return None
+        extra["error"] = (f"wrong output: max abs error {pipelines.max_abs_error(out, self.reference):.3g} "
+                          f"(tolerance rtol {pipelines.RTOL:g}, atol {pipelines.ATOL_FRACTION:g}*max|ref|)")
+        return Result(state="ERROR", extra=extra)
+
+    def _timed(self, compiled: pipelines.Compiled, first: float, extra: Dict[str, Any]) -> Result:
+        import halide as hl
+        try:
+            if first >= self.policy.budget_s:
+                measured = timing.Timing([first], "slow check run")
+            else:
+                measured = timing.time_min_of_k(compiled.run, self.policy)
+        except hl.HalideError as exc:
+            return Result(state="INFEASIBLE", extra=dict(extra, error=first_line(exc), phase="run"))
+        extra.update(runs=measured.runs, median_s=measured.median)
+        return Result(time=measured.best, extra=extra)
+
+    @staticmethod
+    def _with_warnings(extra: Dict[str, Any], warnings: List[str]) -> Dict[str, Any]:
+        if warnings:
+            extra["warnings"] = "\n".join(warnings)[:1000]
+        return extra
+
+    # ---- baselines --------------------------------------------------------------------
+    def compile_baseline(self, name: str) -> Tuple[Optional[pipelines.Compiled], Optional[str]]:
+        """Build, compile and check baseline ``name``: ``(compiled, None)`` or ``(None, why not)``."""
+        warnings: List[str] = []
+        try:
+            with captured_stderr(warnings):
+                compiled, _ = baselines.build_baseline(self.instance, name, self.threads)
+                compiled.run()
+        except baselines.BaselineError as exc:
+            return None, str(exc)
+        except Exception as exc:   # a HalideError while running the autoscheduled pipeline
+            return None, f"{name} failed: {first_line(exc)}"
+        failure = self._check(compiled, {})
+        return (None, failure.extra["error"]) if failure else (compiled, None)
+
+    def compare(self, compiled: Dict[str, pipelines.Compiled]) -> Dict[str, float]:
+        """Min-of-k seconds of several compiled pipelines timed in interleaved rounds (fair on a
+        loaded machine: load changes hit all of them alike)."""
+        policy = replace(self.policy, warmup=1, min_runs=max(5, self.policy.min_runs),
+                         max_runs=max(60, self.policy.max_runs), budget_s=2 * self.policy.budget_s)
+        return {name: t.best for name, t in timing.time_interleaved(
+            {name: c.run for name, c in compiled.items()}, policy).items()}
+
+    def baseline_names(self) -> List[str]:
+        """The baselines to time at the end (``--baselines``; empty for ``none``)."""
+        return [] if "none" in self.options.baselines else list(self.options.baselines)
+
+    def save_final_config(self, config: Dict[str, Any]) -> None:
+        """Called once at the end with the best configuration: prints it and the baseline table."""
+        print(f"best schedule for {self.spec.name} (size {self.instance.size}):")
+        for line in schedule.describe(self.spec, config):
+            print(f"  {line}")
+        names = self.baseline_names()
+        if names:
+            best, _, failure = self.compile_checked(config)
+            built = {name: self.compile_baseline(name) for name in names}
+            ready = {name: c for name, (c, _) in built.items() if c is not None}
+            if best is not None:
+                ready[BEST] = best
+            times = self.compare(ready) if ready else {}
+            rows = [(name, times.get(name), why) for name, (_, why) in built.items()]
+            rows.append((BEST, times.get(BEST), None if failure is None else failure.extra["error"]))
+            print(format_baselines(self.spec.name, self.instance.size, self.threads, rows))
+        super().save_final_config(config)          # --final-config PATH still writes the JSON
+
+
+def format_baselines(pipeline: str, size: int, threads: int,
+                     rows: List[Tuple[str, Optional[float], Optional[str]]]) -> str:
+    """The table printed at the end; ``rows`` are (name, seconds or None, why not) with the row
+    of tunerlib's best named :data:`BEST`.  Speed-up = baseline time / tunerlib's best time."""
+    ours = dict((name, t) for name, t, _ in rows).get(BEST)
+    lines = [f"tunerlib's best vs baselines on {pipeline} (size {size}, {threads} threads; "
+             f"min-of-k, timed in interleaved rounds):",
+             f"  {'schedule':<16}{'time (ms)':>12}{'tunerlib speed-up':>20}"]
+    for name, seconds, why in rows:
+        if seconds is None:
+            lines.append(f"  {name:<16}{'-':>12}  not available: {why}")
+        else:
+            speedup = f"{seconds / ours:.2f}x" if ours else "-"
+            lines.append(f"  {name:<16}{1e3 * seconds:>12.3f}{speedup:>20}")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(HalideTuner.main())

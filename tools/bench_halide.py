@@ -1,0 +1,221 @@
+"""Benchmark tunerlib on the Halide example pipelines against Halide's own schedulers.
+
+For every pipeline and seed, runs ``examples/halide/halide_tuner.py`` in this process (default
+technique unless ``--technique``) for a budget of evaluations (``--test-limit``) and/or minutes
+(``--minutes``), then re-times the best schedule found right next to the baselines (Halide's
+default schedule and Adams2019, plus any ``--baselines``), so drift in machine load hits both
+sides alike.  Prints, per pipeline, the median over seeds of tunerlib's best time relative to
+each baseline and to the fastest autoscheduler of that run ("best-auto"; below 1.0: tunerlib is
+faster), and of the best time recorded during the run::
+
+    python tools/bench_halide.py --test-limit 200 --seeds 5
+    python tools/bench_halide.py --pipelines blur matmul --test-limit 200 --seeds 2 --size blur=512
+
+Timings are min-of-k (``examples/halide/timing.py``); on a shared machine they stay noisy, which
+is why the ratios are taken per seed, with the best schedule and the baselines timed in
+interleaved rounds (each round runs every contender once), so load changes hit all alike.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+EXAMPLE_DIR = Path(__file__).resolve().parents[1] / "examples" / "halide"
+
+#: row name of the best schedule among the timed contenders
+BEST = "tunerlib best"
+#: baselines timed unless --baselines says otherwise (default and Adams2019 are always timed)
+CORE_BASELINES = ("default", "Adams2019")
+DEFAULT_EXTRA_BASELINES = ["Mullapudi2016", "Li2018"]
+#: column of the fastest autoscheduler of each run
+BEST_AUTO = "best-auto"
+
+
+def _import_example():
+    """The Halide example's tuner module; exits when it or halide is unavailable."""
+    if not (EXAMPLE_DIR / "halide_tuner.py").exists():
+        sys.exit(f"bench_halide: {EXAMPLE_DIR}/halide_tuner.py not found; run from a tunerlib checkout")
+    sys.path.insert(0, str(EXAMPLE_DIR))
+    try:
+        import halide  # noqa: F401
+    except ImportError:
+        sys.exit("bench_halide: the halide package is not installed; pip install 'tunerlib[halide]'")
+    import halide_tuner
+    return halide_tuner
+
+
+def parse_sizes(items: Sequence[str]) -> Dict[str, int]:
+    """``["blur=512", "matmul=128"]`` → ``{"blur": 512, "matmul": 128}``."""
+    sizes = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not value.isdigit():
+            raise SystemExit(f"bench_halide: --size {item!r}: write PIPELINE=N, e.g. blur=512")
+        sizes[name] = int(value)
+    return sizes
+
+
+class PipelineBench:
+    """Baselines compiled once for one pipeline, re-timed after every tuning run."""
+
+    def __init__(self, halide_tuner, name: str, size: Optional[int], baseline_names: Sequence[str],
+                 common: List[str]) -> None:
+        self.halide_tuner = halide_tuner
+        self.name, self.common = name, common
+        args = ["--pipeline", name, "--baselines", "none", *common]
+        if size is not None:
+            args += ["--size", str(size)]
+        self.args = args
+        self.tuner = self.halide_tuner.HalideTuner(self.halide_tuner.HalideOptions.parse(args))
+        self.size = self.tuner.instance.size
+        self.compiled: Dict[str, Any] = {}
+        for b in baseline_names:
+            compiled, why = self.tuner.compile_baseline(b)
+            if compiled is None:
+                print(f"  {name}: baseline {b} unavailable: {why}", file=sys.stderr)
+            else:
+                self.compiled[b] = compiled
+
+    def retime(self, best_config: Optional[Dict[str, Any]]) -> Tuple[Optional[float], Dict[str, float]]:
+        """The best configuration and every baseline timed now, in interleaved rounds."""
+        contenders = dict(self.compiled)
+        if best_config is not None:
+            best, _, _ = self.tuner.compile_checked(best_config)
+            if best is not None:
+                contenders[BEST] = best
+        times = self.tuner.compare(contenders)
+        best_time = times.pop(BEST, None)
+        return best_time, times
+
+    def run_seed(self, seed: int, test_limit: Optional[int], minutes: Optional[float],
+                 technique: Sequence[str], workdir: str) -> Dict[str, Any]:
+        """One tuning run; returns its best (recorded and re-timed) and the baselines timed now."""
+        summary = os.path.join(workdir, f"{self.name}-{seed}.json")
+        args = self.args + ["--seed", str(seed), "--database", os.path.join(workdir, f"{self.name}.db"),
+                            "--quiet", "--display-frequency", "0", "--summary-json", summary]
+        if test_limit is not None:
+            args += ["--test-limit", str(test_limit)]
+        if minutes is not None:
+            args += ["--stop-after", str(60.0 * minutes)]
+        if technique:
+            args += ["--technique", *technique]
+        start = time.perf_counter()
+        with contextlib.redirect_stdout(io.StringIO()):        # the tuner's own report
+            code = self.halide_tuner.HalideTuner.main(args)
+        wall = time.perf_counter() - start
+        if code != 0:
+            raise SystemExit(f"bench_halide: {self.name} seed {seed}: tuner exited with {code}")
+        with open(summary) as fh:
+            data = json.load(fh)
+        retimed, base = self.retime(data["best_configuration"])
+        return {"seed": seed, "tests": data["tests"], "states": data["states"], "wall_s": wall,
+                "recorded_best": data["best_value"], "best": retimed, "baselines": base}
+
+
+def summarise(name: str, size: int, runs: List[Dict[str, Any]], baseline_names: Sequence[str]) -> Dict[str, Any]:
+    """Medians over seeds: best time, each baseline's time, and best / baseline ratios."""
+    ok = [r for r in runs if r["best"] is not None]
+    out: Dict[str, Any] = {"pipeline": name, "size": size, "seeds": len(runs),
+                           "tests_median": statistics.median(r["tests"] for r in runs),
+                           "wall_s_median": statistics.median(r["wall_s"] for r in runs)}
+    if not ok:
+        return out
+    out["best_ms"] = 1e3 * statistics.median(r["best"] for r in ok)
+    out["recorded_best_ms"] = 1e3 * statistics.median(r["recorded_best"] for r in ok)
+    for b in baseline_names:
+        timed = [r for r in ok if b in r["baselines"]]
+        if timed:
+            out[f"{b}_ms"] = 1e3 * statistics.median(r["baselines"][b] for r in timed)
+            out[f"ratio_vs_{b}"] = statistics.median(r["best"] / r["baselines"][b] for r in timed)
+    autos = [r for r in ok if any(b != "default" for b in r["baselines"])]
+    if autos:
+        best_auto = [min(t for b, t in r["baselines"].items() if b != "default") for r in autos]
+        out[f"{BEST_AUTO}_ms"] = 1e3 * statistics.median(best_auto)
+        out[f"ratio_vs_{BEST_AUTO}"] = statistics.median(r["best"] / t for r, t in zip(autos, best_auto))
+    return out
+
+
+def render(rows: List[Dict[str, Any]], baseline_names: Sequence[str]) -> str:
+    """The table: one line per pipeline, times in ms, ratios = tunerlib best / baseline (median)."""
+    baseline_names = list(baseline_names) + [BEST_AUTO]
+    head = f"{'pipeline':<9}{'size':>6}{'seeds':>6}{'tests':>7}{'best ms':>10}{'(in run)':>10}"
+    for b in baseline_names:
+        head += f"{b + ' ms':>{_w(b)}}{'best/' + b:>{_w(b)}}"
+    lines = [head]
+    for r in rows:
+        line = (f"{r['pipeline']:<9}{r['size']:>6}{r['seeds']:>6}{r['tests_median']:>7.0f}"
+                f"{r.get('best_ms', float('nan')):>10.3f}{r.get('recorded_best_ms', float('nan')):>10.3f}")
+        for b in baseline_names:
+            line += (f"{r.get(f'{b}_ms', float('nan')):>{_w(b)}.3f}"
+                     f"{r.get(f'ratio_vs_{b}', float('nan')):>{_w(b)}.2f}")
+        lines.append(line)
+    lines.append("best/X < 1.00: tunerlib's best schedule is faster than X (median over seeds of per-seed "
+                 "ratios, both re-timed back to back); '(in run)' is the best time recorded while tuning.")
+    return "\n".join(lines)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point; returns the exit code."""
+    p = argparse.ArgumentParser(prog="bench_halide", description=__doc__.split("\n\n")[0])
+    p.add_argument("--pipelines", nargs="+", default=["blur", "harris", "matmul"])
+    p.add_argument("--test-limit", type=int, default=200, help="evaluations per run (default 200)")
+    p.add_argument("--minutes", type=float, default=None, help="wall-time budget per run (minutes)")
+    p.add_argument("--seeds", type=int, default=5, help="seeds per pipeline (default 5)")
+    p.add_argument("--first-seed", type=int, default=1)
+    p.add_argument("--size", nargs="+", default=[], metavar="PIPELINE=N",
+                   help="problem size per pipeline (default: the tuner's default size)")
+    p.add_argument("--baselines", nargs="+", default=DEFAULT_EXTRA_BASELINES,
+                   help="baselines to time besides default and Adams2019 (default: Mullapudi2016 "
+                        "Li2018; 'none' for only the two); the fastest autoscheduler of each run is "
+                        "the 'best-auto' column")
+    p.add_argument("--technique", nargs="+", default=[], help="tunerlib technique(s) (default: built-in)")
+    p.add_argument("--tuner-args", nargs=argparse.REMAINDER, default=[],
+                   help="further halide_tuner options for every run (e.g. --max-runs 10), last")
+    p.add_argument("--workdir", default=None,
+                   help="keep the results databases and summaries here (default: a temp dir, removed)")
+    p.add_argument("--json", default=None, help="also write every run and the summary to this JSON file")
+    ns = p.parse_args(argv)
+    halide_tuner = _import_example()
+    sizes = parse_sizes(ns.size)
+    names = list(CORE_BASELINES) + [b for b in ns.baselines if b not in CORE_BASELINES and b != "none"]
+    rows, everything = [], {}
+    with contextlib.ExitStack() as stack:
+        workdir = ns.workdir or stack.enter_context(tempfile.TemporaryDirectory(prefix="bench_halide_"))
+        os.makedirs(workdir, exist_ok=True)
+        for pipeline in ns.pipelines:
+            bench = PipelineBench(halide_tuner, pipeline, sizes.get(pipeline), names, ns.tuner_args)
+            runs = []
+            for seed in range(ns.first_seed, ns.first_seed + ns.seeds):
+                runs.append(bench.run_seed(seed, ns.test_limit, ns.minutes, ns.technique, workdir))
+                r = runs[-1]
+                print(f"  {pipeline} seed {seed}: {r['tests']} tests in {r['wall_s']:.0f} s, best "
+                      f"{_ms(r['best'])} (in run {_ms(r['recorded_best'])}); "
+                      + ", ".join(f"{b} {_ms(t)}" for b, t in r["baselines"].items()), flush=True)
+            rows.append(summarise(pipeline, bench.size, runs, names))
+            everything[pipeline] = runs
+    print(render(rows, names))
+    if ns.json:
+        with open(ns.json, "w") as fh:
+            json.dump({"summary": rows, "runs": everything}, fh, indent=2)
+    return 0
+
+
+def _w(name: str) -> int:
+    return len(name) + 7
+
+
+def _ms(seconds: Optional[float]) -> str:
+    return "-" if seconds is None else f"{1e3 * seconds:.3f} ms"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
