@@ -89,11 +89,12 @@ def _pct(xs: List[float], q: float) -> float:
 
 def report(results: Dict[Tuple[str, str], List[List[float]]], problems: Dict[str, Problem],
            budgets: List[int], out=sys.stdout) -> None:
-    """Print one block per problem: technique × budget → median [p20, p80] (ratio to optimum)."""
+    """Print one block per problem: technique × budget → median [p20, p80] (median and worst
+    run as ratios to the optimum, when known)."""
     for pname, problem in problems.items():
         opt = problem.optimum
         out.write(f"\n== {pname}" + (f" (optimum {opt:g})" if opt else "") + "\n")
-        out.write(f"{'technique':<32}" + "".join(f"{'@' + str(b):>34}" for b in budgets) + "\n")
+        out.write(f"{'technique':<32}" + "".join(f"{'@' + str(b):>46}" for b in budgets) + "\n")
         for (p, tech), runs in sorted(results.items()):
             if p != pname:
                 continue
@@ -102,8 +103,9 @@ def report(results: Dict[Tuple[str, str], List[List[float]]], problems: Dict[str
                 bests = [_best_at(v, b) for v in runs]
                 med = statistics.median(bests)
                 ratio = f" ({med / opt:.3f}x)" if opt else ""
-                cells.append(f"{med:>10.5g} [{_pct(bests, .2):.5g}, {_pct(bests, .8):.5g}]{ratio}")
-            out.write(f"{tech + f' (n={len(runs)})':<32}" + "".join(f"{c:>34}" for c in cells) + "\n")
+                worst = f" max {max(bests) / opt:.3f}x" if opt else ""
+                cells.append(f"{med:>10.5g} [{_pct(bests, .2):.5g}, {_pct(bests, .8):.5g}]{ratio}{worst}")
+            out.write(f"{tech + f' (n={len(runs)})':<32}" + "".join(f"{c:>46}" for c in cells) + "\n")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
