@@ -104,7 +104,8 @@ class RecyclingMetaTechnique(MetaTechnique):
 
     Every ``window`` requests of its own, the sub-technique whose best result in that window is worst
     (or that produced none) is replaced by a new instance from the same factory, renamed
-    ``<name>.R<i>`` and started from the global best configuration, unless it holds the global best.
+    ``<name>.R<i>``, which is shown every result so far (so it starts from the global best and
+    knows what was measured), unless the worst one holds the global best.
     """
 
     description = "round robin that restarts the worst sub-technique every window requests"
@@ -128,6 +129,7 @@ class RecyclingMetaTechnique(MetaTechnique):
         self._slots: Deque[int] = deque(range(len(self.techniques)))
         self._window_best: Dict[str, float] = {}
         self._requests = 0
+        self._history: List[Feedback] = []  # replayed into restarted members
 
     def order(self) -> List[Technique]:
         self._requests += 1
@@ -136,6 +138,10 @@ class RecyclingMetaTechnique(MetaTechnique):
         current = [self.techniques[i] for i in self._slots]
         self._slots.rotate(-1)
         return current
+
+    def observe(self, feedback: Feedback) -> None:
+        self._history.append(feedback)
+        super().observe(feedback)
 
     def on_sub_result(self, technique: Technique, feedback: Feedback) -> None:
         if feedback.ok and feedback.value < self._window_best.get(technique.name, float("inf")):
@@ -150,9 +156,7 @@ class RecyclingMetaTechnique(MetaTechnique):
             return
         fresh = self._fresh(worst)
         self._bind_sub(fresh)
-        if self.best_config is not None:
-            assert self.manipulator is not None
-            key = self.manipulator.hash_valid(self.best_config)
-            fresh.observe(Feedback(self.best_config, key, self.best_value, "ok", "seed", True))
+        for feedback in self._history:  # it starts from the global best and knows what was measured
+            fresh.observe(feedback)
         self.techniques[worst] = fresh
         self._window_best = {}
