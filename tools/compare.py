@@ -22,21 +22,33 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from tunerlib import tune_function
 from tunerlib.tools.problems import Problem, default_problems
+from tunerlib.tools.references import reference_lines
 
 _PROBLEMS: Dict[str, Problem] = {}
 
 
 def _run_one(job: Tuple[str, str, int, int]) -> Tuple[str, str, int, List[float]]:
-    """One run (in a worker process): returns the best-so-far value at every budget step."""
+    """One run (in a worker process): returns the value of every evaluation (inf when failed),
+    followed by the run's CPU seconds (the technique's and framework's time: replayed and test
+    functions cost next to nothing)."""
     problem_name, technique, seed, budget = job
     problem = _PROBLEMS[problem_name]
+    start = time.process_time()
     run = tune_function(problem.make_space(), problem.evaluate, test_limit=budget,
                         technique=[technique], seed=seed, program_name=problem_name)
-    return problem_name, technique, seed, run.values
+    return problem_name, technique, seed, list(run.values) + [-(time.process_time() - start)]
+
+
+def _split_cpu(values: List[float]) -> Tuple[List[float], Optional[float]]:
+    """(evaluation values, CPU seconds or None): the run's CPU time is stored as a negative tail."""
+    if values and values[-1] < 0:
+        return values[:-1], -values[-1]
+    return values, None
 
 
 _OT_TSP = textwrap.dedent("""
@@ -94,18 +106,32 @@ def report(results: Dict[Tuple[str, str], List[List[float]]], problems: Dict[str
     for pname, problem in problems.items():
         opt = problem.optimum
         out.write(f"\n== {pname}" + (f" (optimum {opt:g})" if opt else "") + "\n")
-        out.write(f"{'technique':<32}" + "".join(f"{'@' + str(b):>46}" for b in budgets) + "\n")
-        for (p, tech), runs in sorted(results.items()):
+        out.write(f"{'technique':<32}" + "".join(f"{'@' + str(b):>46}" for b in budgets) + "  cpu s/eval\n")
+        for (p, tech), raw in sorted(results.items()):
             if p != pname:
                 continue
-            cells = []
-            for b in budgets:
-                bests = [_best_at(v, b) for v in runs]
-                med = statistics.median(bests)
-                ratio = f" ({med / opt:.3f}x)" if opt else ""
-                worst = f" max {max(bests) / opt:.3f}x" if opt else ""
-                cells.append(f"{med:>10.5g} [{_pct(bests, .2):.5g}, {_pct(bests, .8):.5g}]{ratio}{worst}")
-            out.write(f"{tech + f' (n={len(runs)})':<32}" + "".join(f"{c:>46}" for c in cells) + "\n")
+            split = [_split_cpu(v) for v in raw]
+            runs = [v for v, _ in split]
+            cpu = [c / max(1, len(v)) for v, c in split if c is not None]
+            cells = [_cell(runs, b, opt) for b in budgets]
+            per_eval = f"{statistics.mean(cpu):>12.4f}" if cpu else ""
+            out.write(f"{tech + f' (n={len(runs)})':<32}" + "".join(f"{c:>46}" for c in cells) + per_eval + "\n")
+            if opt:
+                within = ", ".join(f"@{b} {sum(_best_at(v, b) <= opt * 1.01 for v in runs)}/{len(runs)}"
+                                   for b in budgets)
+                out.write(f"{'':<4}runs within 1% of the optimum: {within}\n")
+        kt = bool(problem.data.get("replay")) and not problem.data.get("sparse") and not pname.startswith("rise")
+        for line in reference_lines(pname, kt):
+            out.write(line + "\n")
+
+
+def _cell(runs: List[List[float]], budget: int, opt: Optional[float]) -> str:
+    """median [p20, p80] of the best value within ``budget`` (and median, worst ratios to ``opt``)."""
+    bests = [_best_at(v, budget) for v in runs]
+    med = statistics.median(bests)
+    ratio = f" ({med / opt:.3f}x)" if opt else ""
+    worst = f" max {max(bests) / opt:.3f}x" if opt else ""
+    return f"{med:>10.5g} [{_pct(bests, .2):.5g}, {_pct(bests, .8):.5g}]{ratio}{worst}"
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -118,9 +144,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--opentuner-python", help="python with opentuner==0.8.8 (TSP problems only)")
     ap.add_argument("--opentuner-seeds", type=int, default=5, help="OpenTuner repetitions (slow)")
     ap.add_argument("--json", help="also write all raw value sequences to this JSON file")
+    ap.add_argument("--from-json", nargs="+", metavar="FILE",
+                    help="do not run: report the runs saved by --json (several files are merged)")
     ns = ap.parse_args(argv)
     _PROBLEMS.update(default_problems(ns.problems))
     budgets = ns.budgets or sorted({b for p in _PROBLEMS.values() for b in p.budgets})
+    if ns.from_json:
+        report(_load_saved(ns.from_json, ns.techniques if "--techniques" in (argv or sys.argv) else None),
+               _PROBLEMS, budgets)
+        return 0
     top = max(budgets)
     jobs = [(p, t, s, top) for p in _PROBLEMS for t in ns.techniques for s in range(ns.seeds)]
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
@@ -145,6 +177,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         with open(ns.json, "w") as fh:
             json.dump({f"{p}|{t}": v for (p, t), v in results.items()}, fh)
     return 0
+
+
+def _load_saved(paths: Sequence[str], techniques: Optional[List[str]]) -> Dict[Tuple[str, str], List[List[float]]]:
+    """Runs saved by ``--json`` (merged), restricted to the chosen problems and techniques."""
+    results: Dict[Tuple[str, str], List[List[float]]] = {}
+    for path in paths:
+        with open(path) as fh:
+            saved = json.load(fh)
+        for key, runs in saved.items():
+            pname, tech = key.split("|", 1)
+            if pname in _PROBLEMS and (techniques is None or tech in techniques):
+                results.setdefault((pname, tech), []).extend(runs)
+    return results
 
 
 if __name__ == "__main__":

@@ -10,7 +10,9 @@ Optimisation (BaCO §3.3): ``n_random`` uniformly random feasible configurations
 trees are scored; the best ``n_starts`` of them plus the best evaluated configuration start a
 best-improvement local search over feasible single-parameter neighbours, each step moving every
 start to its best neighbour until none improves or ``max_steps`` is reached.  Evaluated and pending
-configurations are never returned (they may be starting points).
+configurations are never returned (they may be starting points).  A finite space with at most
+``exhaustive_limit`` feasible configurations is instead scored whole (encoded once), so the
+acquisition's maximiser is exact.
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from scipy.special import log_ndtr
 
 from .cot import ChainOfTrees
 from .distances import ConfigKey, SpaceEncoder, vkey
-from .feasibility import FeasibilityModel
+from .feasibility import FeasibilityModel, FeatureEncoder
 from .gp import GaussianProcess
 from .neighbours import NeighbourGenerator
 
@@ -58,12 +60,15 @@ class Acquisition:
     """Scores configurations with the fitted GP (and feasibility model) for one iteration."""
 
     def __init__(self, encoder: SpaceEncoder, gp: GaussianProcess, train: List[np.ndarray], y_best: float,
-                 feasibility: Optional[FeasibilityModel] = None, eps_f: float = 0.0) -> None:
+                 feasibility: Optional[FeasibilityModel] = None, eps_f: float = 0.0,
+                 feature_encoder: Optional[FeatureEncoder] = None) -> None:
         self.encoder = encoder
         self.gp = gp
         self.train = train
         self.y_best = y_best
         self.feasibility = feasibility if feasibility is not None and feasibility.trained else None
+        #: the classifier's feature encoder (lets a whole small space be featurised once)
+        self.feature_encoder = feature_encoder or (feasibility.features if feasibility is not None else None)
         self.eps_f = eps_f
 
     def score(self, configs: Sequence[Config], strict: bool = True) -> np.ndarray:
@@ -72,12 +77,15 @@ class Acquisition:
             return np.zeros(0)
         return self.score_encoded(self.encoder.encode(configs), configs, strict)
 
-    def score_encoded(self, enc: List[np.ndarray], configs: Sequence[Config], strict: bool = True) -> np.ndarray:
-        """:meth:`score` for configurations already encoded by the space encoder."""
+    def score_encoded(self, enc: List[np.ndarray], configs: Sequence[Config], strict: bool = True,
+                      features: Optional[np.ndarray] = None) -> np.ndarray:
+        """:meth:`score` for configurations already encoded by the space encoder (``features``: their
+        classifier feature rows, when already computed)."""
         mean, std = self.gp.predict(self.encoder.sqdists(enc, self.train))
         s = log_expected_improvement(mean, std, self.y_best)
         if self.feasibility is not None:
-            p = self.feasibility.probability(configs)
+            p = (self.feasibility.probability(configs) if features is None
+                 else self.feasibility.probability_features(features))
             s = s + np.log(np.maximum(p, 1e-12))
             if strict:
                 s[p < self.eps_f] = -np.inf
@@ -102,17 +110,49 @@ class LocalSearch:
     """Multi-start acquisition optimiser; :meth:`run` returns the best new configuration or None."""
 
     def __init__(self, key: ConfigKey, cot: ChainOfTrees, neighbours: NeighbourGenerator,
-                 n_random: int = 2000, n_starts: int = 10, max_steps: int = 10) -> None:
+                 n_random: int = 2000, n_starts: int = 10, max_steps: int = 10,
+                 exhaustive_limit: int = 0) -> None:
         self.key = key
         self.cot = cot
         self.neighbours = neighbours
         self.n_random = n_random
         self.n_starts = n_starts
         self.max_steps = max_steps
+        self.exhaustive_limit = exhaustive_limit
+        self._space: Optional[tuple] = None      # (configs, keys, encoded, features) of a small space
+        self._space_tried = False
+
+    def _whole_space(self, acq: Acquisition) -> Optional[tuple]:
+        """Every feasible configuration, keyed and encoded once, when the space has at most
+        ``exhaustive_limit`` of them (then the acquisition is maximised exactly); else None."""
+        if not self._space_tried:
+            self._space_tried = True
+            configs = self.cot.enumerate_all(self.exhaustive_limit) if self.exhaustive_limit > 0 else None
+            if configs:
+                feats = acq.feature_encoder.features(configs) if acq.feature_encoder is not None else None
+                self._space = (configs, [self.key(c) for c in configs], acq.encoder.encode(configs), feats)
+        return self._space
+
+    def _run_exhaustive(self, acq: Acquisition, space: tuple, excluded: Set[Hashable]) -> Optional[Config]:
+        """Exact maximisation of the acquisition over every feasible, not excluded configuration."""
+        configs, keys, enc, feats = space
+        rows = np.fromiter((i for i, k in enumerate(keys) if k not in excluded), dtype=np.intp)
+        if rows.size == 0:
+            return None
+        cand = [configs[i] for i in rows]
+        sub = SpaceEncoder.take(enc, rows)
+        fsub = None if feats is None else feats[rows]
+        scores = acq.score_encoded(sub, cand, features=fsub)
+        if not np.isfinite(scores).any():
+            scores = acq.score_encoded(sub, cand, strict=False, features=fsub)
+        return dict(cand[int(np.argmax(scores))])
 
     def run(self, acq: Acquisition, rng: random.Random, np_rng: np.random.Generator,
             excluded: Set[Hashable], incumbents: Sequence[Config]) -> Optional[Config]:
         """Best-scoring feasible configuration whose key is not in ``excluded`` (None if none found)."""
+        space = self._whole_space(acq)
+        if space is not None:
+            return self._run_exhaustive(acq, space, excluded)
         pool, keys = [], []
         fresh: Set[Hashable] = set()
         for c in self.cot.sample(rng, np_rng, self.n_random):

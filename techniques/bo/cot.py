@@ -337,6 +337,33 @@ class ChainOfTrees:
                 cfg[name] = v
         return [{n: c[n] for n in self.names} for c in configs]
 
+    def enumerate_all(self, limit: int) -> Optional[List[Dict[str, Any]]]:
+        """Every feasible configuration (product of the trees' leaves and the free parameters'
+        domains), or None when a group is sampled by rejection, a free parameter is not enumerable
+        or there would be more than ``limit`` configurations."""
+        if self.rejection or self.size() > limit:
+            return None
+        free_domains = [enumerate_domain(p, limit) for p in self.free]
+        if any(d is None for d in free_domains):
+            return None
+        parts: List[List[Dict[str, Any]]] = []
+        for t in self.trees:
+            rows = []
+            for row in t.leaves:
+                part: Dict[str, Any] = {}
+                t.assign(part, row)
+                rows.append(part)
+            parts.append(rows)
+        for p, dom in zip(self.free, free_domains):
+            parts.append([{p.name: v} for v in dom])  # type: ignore[union-attr]
+        out = []
+        for combo in itertools.product(*parts):
+            cfg: Dict[str, Any] = {}
+            for part in combo:
+                cfg.update(part)
+            out.append({n: (list(cfg[n]) if isinstance(cfg[n], list) else cfg[n]) for n in self.names})
+        return out
+
     def alternatives(self, config: Dict[str, Any], name: str) -> Optional[List[Any]]:
         """Feasible replacement values for ``name`` (tree groups), or None when ``name`` is free or
         in a rejection group (then the caller proposes values and checks :meth:`is_feasible`)."""

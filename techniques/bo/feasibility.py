@@ -143,3 +143,9 @@ class FeasibilityModel:
         if self.model is None or len(configs) == 0:
             return np.ones(len(configs))
         return self.packed.predict(self.features.features(configs))
+
+    def probability_features(self, X: np.ndarray) -> np.ndarray:
+        """P(feasible) for rows of a feature matrix built by ``self.features``."""
+        if self.model is None or len(X) == 0:
+            return np.ones(len(X))
+        return self.packed.predict(X)

@@ -63,6 +63,9 @@ class BOOptions:
     n_starts: int = 10
     #: local-search steps per start
     max_local_steps: int = 10
+    #: finite spaces with at most this many feasible configurations have the acquisition scored on
+    #: every one of them instead of sampled and locally searched (0 disables)
+    exhaustive_acquisition: int = 50_000
     #: neighbours generated per parameter and step
     neighbours_per_parameter: int = 8
     #: random hyperparameter settings scored before refinement (full fits)
@@ -155,7 +158,8 @@ class BayesianOptimization(Technique):
         self.key = ConfigKey(manipulator)
         self.search = LocalSearch(self.key, self.cot, NeighbourGenerator(manipulator, self.cot,
                                                                            o.neighbours_per_parameter),
-                                  o.n_random_samples, o.n_starts, o.max_local_steps)
+                                  o.n_random_samples, o.n_starts, o.max_local_steps,
+                                  o.exhaustive_acquisition)
         self.feasibility = FeasibilityModel(manipulator) if o.feasibility_model else None
         self.n_initial = o.initial_samples if o.initial_samples is not None else len(self.names) + 1
         self._results: Dict[str, tuple] = {}         # hash -> (config, value, state)
@@ -310,7 +314,8 @@ class BayesianOptimization(Technique):
         gp, train, y_best, incumbent, feas = self._fit()
         o = self.options
         eps = o.max_feasibility_threshold * self.rng.randrange(EPS_STEPS) / (EPS_STEPS - 1)
-        acq = Acquisition(self.encoder, gp, train, y_best, feas, eps)
+        acq = Acquisition(self.encoder, gp, train, y_best, feas, eps,
+                          self.feasibility.features if self.feasibility is not None else None)
         cfg = self.search.run(acq, self.rng, self.np_rng, self._excluded, [incumbent])
         return cfg if cfg is not None else self._random_new()
 
