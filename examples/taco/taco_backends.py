@@ -1,0 +1,105 @@
+"""Measuring one configuration with a code generator: the ``builtin`` and ``taco`` backends.
+
+:class:`Evaluator` turns a configuration into C source (``taco_codegen.generate`` or the TACO CLI),
+compiles and loads it (:class:`taco_harness.Compiler`, cached by source hash), then checks and times
+it (:func:`taco_harness.measure`).  Outcomes, as :class:`tunerlib.Result`:
+
+* ``OK`` -- ``time`` = min-of-k seconds; ``extra``: ``compile_s``, ``first_run_s``, ``runs``,
+  ``median_s``;
+* ``INFEASIBLE`` -- the schedule could not be built: ``extra["phase"]`` is ``generate`` (a loop
+  order the built-in generator cannot lower), ``taco`` (TACO rejected it, crashed or timed out)
+  or ``compile`` (the C compiler failed); ``extra["error"]`` is the one-line reason;
+* ``ERROR`` -- it ran but gave a wrong output (``extra["error"]``: ``wrong output: max abs error``);
+* ``TIMEOUT`` -- the run passed ``run_timeout_s`` (built-in kernels stop themselves between
+  parallel regions) or the driver's limit.
+
+Nothing here raises for a bad configuration; the replay backend lives in ``tunerlib.replay``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, Mapping, Optional, Tuple
+
+import taco_codegen
+from taco_harness import CompiledKernel, CompileError, Compiler, TimingPolicy, measure
+from taco_loopnest import IllegalOrder
+from taco_problem import Problem
+from taco_cli import TacoCli, TacoFailure
+from tunerlib import Result
+
+
+@dataclass
+class Counts:
+    """What an evaluator did (printed at the end of a run)."""
+
+    generated: int = 0
+    illegal: int = 0
+    taco_failed: int = 0
+    compile_failed: int = 0
+    wrong: int = 0
+    timeouts: int = 0
+
+
+class Evaluator:
+    """Measures configurations of one kernel on one problem with one backend."""
+
+    def __init__(self, kernel: str, problem: Problem, backend: str = "builtin",
+                 compiler: Optional[Compiler] = None, policy: Optional[TimingPolicy] = None,
+                 run_timeout_s: float = 2.0, taco: Optional[TacoCli] = None) -> None:
+        if backend not in ("builtin", "taco"):
+            raise ValueError(f"unknown code-generating backend {backend!r}; use builtin or taco")
+        if backend == "taco" and taco is None:
+            raise ValueError("the taco backend needs a TacoCli (--taco PATH)")
+        self.kernel, self.problem, self.backend = kernel, problem, backend
+        self.compiler = compiler or Compiler()
+        self.policy = policy or TimingPolicy()
+        self.run_timeout_s, self.taco = run_timeout_s, taco
+        self.counts = Counts()
+
+    def source(self, cfg: Mapping[str, Any]) -> str:
+        """C source of ``cfg``; raises IllegalOrder (builtin) or TacoFailure (taco)."""
+        if self.backend == "taco":
+            return self.taco.generate(self.kernel, cfg)
+        return taco_codegen.generate(self.kernel, cfg)
+
+    def build(self, cfg: Mapping[str, Any]) -> Tuple[Optional[CompiledKernel], Optional[Result]]:
+        """``(kernel, None)`` or ``(None, INFEASIBLE result)``; never raises for a bad schedule."""
+        try:
+            source = self.source(cfg)
+        except IllegalOrder as exc:
+            self.counts.illegal += 1
+            return None, _infeasible("generate", str(exc))
+        except TacoFailure as exc:
+            self.counts.taco_failed += 1
+            return None, _infeasible("taco", str(exc))
+        self.counts.generated += 1
+        try:
+            kernel = self.compiler.build(source)
+        except CompileError as exc:
+            self.counts.compile_failed += 1
+            return None, _infeasible("compile", exc.first_line, compile_s=round(exc.seconds, 4))
+        kernel.set_omp(cfg["omp_scheduling_type"] == "dynamic", cfg["omp_chunk_size"], cfg["omp_num_threads"])
+        return kernel, None
+
+    def evaluate(self, cfg: Mapping[str, Any], limit: Optional[float] = None) -> Result:
+        """Build, check and time ``cfg`` (see the module docstring for the outcomes)."""
+        kernel, failure = self.build(cfg)
+        if failure is not None:
+            return failure
+        result = measure(kernel, self.problem, self.backend, self.policy, self.run_timeout_s, limit)
+        if result.state == "ERROR":
+            self.counts.wrong += 1
+        elif result.state == "TIMEOUT":
+            self.counts.timeouts += 1
+        return result
+
+    def seconds(self, cfg: Mapping[str, Any]) -> Optional[float]:
+        """Measured seconds of ``cfg``, or None when it is not OK (for benchmark tools)."""
+        result = self.evaluate(cfg)
+        return result.time if result.state == "OK" else None
+
+
+def _infeasible(phase: str, error: str, **extra: Any) -> Result:
+    data: Dict[str, Any] = {"phase": phase, "error": error}
+    data.update(extra)
+    return Result(state="INFEASIBLE", extra=data)

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""TACO benchmark problems for tools/compare.py, and the example's own tuning benchmark.
+
+:func:`make_problem` is the hook for ``tools/compare.py``: a dict with a manipulator factory, an
+``evaluate(cfg) -> seconds or None`` that measures with the built-in backend (generate, compile,
+verify, time), the expert and default configurations and the paper's budget (60).
+
+Run as a script it tunes each kernel with ``taco_tuner.py`` (built-in backend, default sizes) for
+the paper's budget and several seeds, then re-times default, expert and every seed's best in
+interleaved rounds and prints times and speed-ups::
+
+    python examples/taco/taco_bench.py --kernels spmv spmm sddmm ttv mttkrp --seeds 1 2 3 --budget 60
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import taco_spaces  # noqa: E402
+import taco_tuner  # noqa: E402
+from taco_backends import Evaluator  # noqa: E402
+from taco_harness import Compiler, TimingPolicy, bind, time_interleaved  # noqa: E402
+from taco_kernels import KERNEL_NAMES  # noqa: E402
+
+#: the BaCO paper's budget for every TACO kernel (7 initial + 53 guided evaluations)
+BUDGET = 60
+
+
+def make_evaluator(kernel: str, **sizes: Any) -> Evaluator:
+    """A built-in-backend :class:`Evaluator` for ``kernel`` on the random input of ``sizes``
+    (``rows``, ``cols``, ``dims``, ``density``, ``dense``, ``input_seed``; defaults as the tuner's)."""
+    opts = taco_tuner.TacoOptions(kernel=kernel, **sizes)
+    compiler = Compiler(opts.cc)
+    compiler.check()
+    problem = taco_tuner.make_input(kernel, opts)
+    return Evaluator(kernel, problem, "builtin", compiler, TimingPolicy(), opts.run_timeout)
+
+
+def make_problem(kernel: str, **sizes: Any) -> Dict[str, Any]:
+    """``{"manipulator": () -> fresh space, "evaluate": cfg -> seconds or None, "expert": cfg,
+    "default": cfg, "budget": 60}`` for ``kernel`` (built-in backend; ``sizes`` as
+    :func:`make_evaluator`).  ``evaluate`` returns None for INFEASIBLE/ERROR/TIMEOUT schedules."""
+    evaluator = make_evaluator(kernel, **sizes)
+    return {"manipulator": lambda: taco_spaces.build_space(kernel), "evaluate": evaluator.seconds,
+            "expert": taco_spaces.expert_config(kernel), "default": taco_spaces.default_config(kernel),
+            "budget": BUDGET, "name": f"taco_{kernel}", "evaluator": evaluator}
+
+
+def tune_once(kernel: str, seed: int, budget: int, technique: Sequence[str], folder: str) -> Optional[Dict[str, Any]]:
+    """One tuning run of ``taco_tuner.py``; returns its best configuration (None if none)."""
+    summary = os.path.join(folder, f"{kernel}-{seed}.json")
+    args = ["--kernel", kernel, "--test-limit", str(budget), "--seed", str(seed), "--quiet",
+            "--database", os.path.join(folder, f"{kernel}-{seed}.db"), "--compare-rounds", "0",
+            "--summary-json", summary]
+    if technique:
+        args += ["--technique", *technique]
+    if taco_tuner.TacoTuner.main(args) != 0:
+        return None
+    with open(summary) as fh:
+        return json.load(fh).get("best_configuration")
+
+
+def retime(evaluator: Evaluator, configs: Dict[str, Dict[str, Any]], rounds: int) -> Dict[str, float]:
+    """Min-of-``rounds`` seconds of each OK configuration, timed in interleaved rounds."""
+    ready = {}
+    for name, cfg in configs.items():
+        kernel, failure = evaluator.build(cfg)
+        if failure is None and evaluator.evaluate(cfg).state == "OK":
+            ready[name] = (kernel, bind(evaluator.problem, evaluator.backend)[1])
+    return time_interleaved(ready, rounds)
+
+
+def bench_kernel(kernel: str, seeds: Sequence[int], budget: int, technique: Sequence[str],
+                 rounds: int, log: Callable[[str], None]) -> Dict[str, Any]:
+    """Tune ``kernel`` once per seed, then re-time default, expert and the bests together."""
+    evaluator = make_evaluator(kernel)
+    configs = {"default": taco_spaces.default_config(kernel), "expert": taco_spaces.expert_config(kernel)}
+    with tempfile.TemporaryDirectory(prefix="taco_bench_") as folder:
+        for seed in seeds:
+            best = tune_once(kernel, seed, budget, technique, folder)
+            log(f"{kernel} seed {seed}: best {json.dumps(best, sort_keys=True)}")
+            if best is not None:
+                configs[f"seed {seed}"] = best
+    times = retime(evaluator, configs, rounds)
+    bests = [times[f"seed {s}"] for s in seeds if f"seed {s}" in times]
+    row = {"kernel": kernel, "problem": evaluator.problem.description, "default_ms": 1e3 * times["default"],
+           "expert_ms": 1e3 * times["expert"], "best_ms": [1e3 * t for t in bests]}
+    row["vs_default"] = [times["default"] / t for t in bests]
+    row["vs_expert"] = [times["expert"] / t for t in bests]
+    row["reached_expert"] = sum(t <= times["expert"] for t in bests)
+    return row
+
+
+def format_rows(rows: List[Dict[str, Any]]) -> str:
+    """Markdown table of :func:`bench_kernel` rows (medians over seeds)."""
+    out = ["| kernel | input | default ms | expert ms | best ms (median; per seed) | best/default speed-up "
+           "| best/expert speed-up | seeds reaching expert |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        per = ", ".join(f"{t:.3f}" for t in r["best_ms"])
+        med = statistics.median(r["best_ms"]) if r["best_ms"] else float("nan")
+        sd = statistics.median(r["vs_default"]) if r["vs_default"] else float("nan")
+        se = statistics.median(r["vs_expert"]) if r["vs_expert"] else float("nan")
+        out.append(f"| {r['kernel']} | {r['problem']} | {r['default_ms']:.3f} | {r['expert_ms']:.3f} | "
+                   f"{med:.3f} ({per}) | {sd:.2f}x | {se:.2f}x | {r['reached_expert']}/{len(r['best_ms'])} |")
+    return "\n".join(out)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Command line: see the module docstring; returns the exit code."""
+    p = argparse.ArgumentParser(description="Tune the TACO kernels (built-in backend) for the paper's budget "
+                                            "over several seeds; print default/expert/best times and speed-ups")
+    p.add_argument("--kernels", nargs="+", default=list(KERNEL_NAMES), choices=list(KERNEL_NAMES))
+    p.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3], help="tuning seeds (default 1 2 3)")
+    p.add_argument("--budget", type=int, default=BUDGET, help=f"evaluations per run (default {BUDGET})")
+    p.add_argument("--technique", nargs="+", default=[], help="technique(s) (default: tunerlib's default)")
+    p.add_argument("--rounds", type=int, default=20, help="interleaved re-timing rounds (default 20)")
+    p.add_argument("--json", help="also write the rows as JSON to this file")
+    a = p.parse_args(argv)
+    rows = [bench_kernel(k, a.seeds, a.budget, a.technique, a.rounds, lambda s: print(s, flush=True))
+            for k in a.kernels]
+    print(format_rows(rows))
+    if a.json:
+        with open(a.json, "w") as fh:
+            json.dump(rows, fh, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,103 @@
+"""``--backend replay``: the recorded CATBench TACO measurements, through :mod:`tunerlib.replay`.
+
+Nothing is compiled: the search space is CATBench's variant of the kernel's space
+(``tunerlib.replay.spaces``: ``taco_<kernel>``, with its known constraints) and every
+configuration is looked up in ``<kernel>_7742.csv.gz`` (a 128-thread CPU).  A configuration that
+was never recorded is INFEASIBLE with ``extra["not_measured"] = True`` and counted separately from
+failed runs (:class:`tunerlib.replay.ReplayStats`).  The paper's default and expert schedules are
+mapped into CATBench's parameters where their values are legal there (static scheduling, no
+monotonic/dynamic flags) and reported with their recorded times, or as not measured.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional
+
+import taco_spaces
+from tunerlib import Configuration, DesiredResult, Result
+from tunerlib.parameters import ConfigurationManipulator
+from tunerlib.replay.interface import ReplayBenchmark, ReplayInterface
+from tunerlib.replay.spaces import BENCHMARKS, default_shared_dir, load_table
+
+TABLE_DIR = Path("data") / "taco_cache"
+
+
+def table_path(kernel: str, data: Optional[str]) -> Path:
+    """Where the kernel's table lies: ``data`` is a table file, a taco_cache folder or the shared
+    folder; None means the default shared folder.  Raises FileNotFoundError (one line)."""
+    fname = Path(BENCHMARKS[f"taco_{kernel}"].path).name
+    if data is None:
+        candidates = [default_shared_dir() / TABLE_DIR / fname]
+    elif Path(data).is_file():
+        return Path(data)
+    else:
+        candidates = [Path(data) / fname, Path(data) / TABLE_DIR / fname]
+    for path in candidates:
+        if path.is_file():
+            return path
+    where = " or ".join(str(p) for p in candidates)
+    raise FileNotFoundError(f"replay table {where} not found; pass --data with the taco_cache folder, "
+                            "the shared folder, or the table file")
+
+
+class ReplayBackend:
+    """Replays one kernel's table; :meth:`run` answers a configuration, :meth:`report` summarises."""
+
+    def __init__(self, kernel: str, data: Optional[str], options: Any) -> None:
+        spec = BENCHMARKS[f"taco_{kernel}"]
+        path = table_path(kernel, data)
+        self.kernel = kernel
+        self.benchmark = ReplayBenchmark(spec, load_table(spec, path))
+        self.interface = ReplayInterface(options, benchmark=self.benchmark)
+
+    def manipulator(self) -> ConfigurationManipulator:
+        """CATBench's space of the kernel (a new one per call)."""
+        return self.benchmark.manipulator()
+
+    def mapped(self, cfg: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
+        """A BaCO-space configuration written in CATBench's parameters, or None when a value is
+        outside CATBench's ranges."""
+        m = self.manipulator()
+        out: Dict[str, Any] = {"omp_scheduling_type": 0 if cfg["omp_scheduling_type"] == "static" else 1,
+                               "omp_monotonic": 0, "omp_dynamic": 0, "permutation": list(cfg["permutation"])}
+        for name in m.names:
+            if name not in out:
+                if name not in cfg:
+                    return None
+                out[name] = cfg[name]
+        return out if m.is_valid(out) and m.is_feasible(out) else None
+
+    def seed_configurations(self) -> List[Dict[str, Any]]:
+        """The mapped default configuration when it lies in CATBench's space."""
+        cfg = self.mapped(taco_spaces.default_config(self.kernel))
+        return [cfg] if cfg is not None else []
+
+    def run(self, cfg: Mapping[str, Any]) -> Result:
+        """The recorded result of ``cfg`` (INFEASIBLE + ``not_measured`` when absent)."""
+        return self.interface.run(DesiredResult(Configuration(dict(cfg), "replay")), None, None)
+
+    def recorded_ms(self, cfg: Optional[Mapping[str, Any]]) -> str:
+        """``'12.345'`` (ms), or why there is no number."""
+        if cfg is None:
+            return "outside CATBench's space"
+        value = self.benchmark.evaluate(cfg)
+        if value is None:
+            return "not measured" if self.benchmark.status(cfg) == "not_measured" else "failed"
+        return f"{value:.3f}"
+
+    def report(self, best: Optional[Mapping[str, Any]]) -> str:
+        """Replay statistics, then best / expert / default recorded times and speed-ups (``best``
+        None: the run measured nothing)."""
+        best_ms = self.benchmark.evaluate(best) if best is not None else None
+        lines = [f"taco {self.kernel} (replay of {self.benchmark.table.source}): {self.interface.stats.render()}",
+                 f"  {'schedule':<15}{'time (ms)':>26}{'speed-up of best':>18}"]
+        rows = [("default", self.mapped(taco_spaces.default_config(self.kernel))),
+                ("expert", self.mapped(taco_spaces.expert_config(self.kernel))),
+                ("tunerlib best", dict(best) if best is not None else None)]
+        for name, cfg in rows:
+            text = self.recorded_ms(cfg) if cfg is not None or name != "tunerlib best" else "no measured result"
+            value = self.benchmark.evaluate(cfg) if cfg is not None else None
+            speedup = f"{value / best_ms:.2f}x" if value is not None and best_ms else "-"
+            lines.append(f"  {name:<15}{text:>26}{speedup:>18}")
+        lines.append(f"  table optimum in the space: {self.benchmark.optimum:.3f} ms")
+        return "\n".join(lines)
