@@ -120,6 +120,19 @@ def report(results: Dict[Tuple[str, str], List[List[float]]], problems: Dict[str
                 within = ", ".join(f"@{b} {sum(_best_at(v, b) <= opt * 1.01 for v in runs)}/{len(runs)}"
                                    for b in budgets)
                 out.write(f"{'':<4}runs within 1% of the optimum: {within}\n")
+        expert = problem.data.get("expert_value")
+        if expert is None and problem.data.get("expert_value_fn"):
+            expert = problem.data["expert_value"] = problem.data["expert_value_fn"]()
+        if expert:
+            out.write(f"  expert configuration: {expert:g} ({expert / opt:.3f}x the optimum)\n" if opt else
+                      f"  expert configuration: {expert:g}\n")
+            for (p, tech), raw in sorted(results.items()):
+                if p == pname:
+                    runs = [_split_cpu(v)[0] for v in raw]
+                    reached = ", ".join(f"@{b} {sum(_best_at(v, b) <= expert for v in runs)}/{len(runs)} "
+                                        f"(median best/expert {statistics.median(_best_at(v, b) for v in runs) / expert:.3f})"
+                                        for b in budgets)
+                    out.write(f"{'':<4}{tech}: runs at least as good as the expert: {reached}\n")
         kt = bool(problem.data.get("replay")) and not problem.data.get("sparse") and not pname.startswith("rise")
         for line in reference_lines(pname, kt):
             out.write(line + "\n")

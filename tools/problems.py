@@ -89,9 +89,13 @@ def default_problems(names: Optional[List[str]] = None) -> Dict[str, Problem]:
     problems["rosenbrock8d"] = function_problem("rosenbrock", 8, 5.0)
     problems.update(_replay(names))
     if names:
+        from tunerlib.tools.example_problems import example_problems
+        problems.update(example_problems([n for n in names if n not in problems], Problem))
         unknown = [n for n in names if n not in problems]
         if unknown:
-            raise SystemExit(f"compare: unknown problem(s) {unknown}; known: {sorted(problems)}")
+            from tunerlib.tools.example_problems import example_problem_names
+            raise SystemExit(f"compare: unknown problem(s) {unknown}; known: "
+                             f"{sorted(problems) + example_problem_names()}")
         problems = {n: problems[n] for n in names}
     return problems
 
@@ -104,5 +108,5 @@ def _replay(names: Optional[List[str]]) -> Dict[str, Problem]:
     available = available_benchmarks(SHARED, True)
     wanted = [n for n in available if names is None or n in names]
     return {name: Problem(name, rp.manipulator, rp.evaluate, rp.optimum, list(rp.budgets),
-                          data={"replay": True, "sparse": rp.sparse})
+                          data={"replay": True, "sparse": rp.sparse, "expert_value": rp.expert_value})
             for name, rp in replay_problems(SHARED, wanted).items()}

@@ -1,0 +1,71 @@
+"""Benchmark problems measured by the example tuners (issue 4): TACO kernels generated, compiled
+and timed by ``examples/taco`` (built-in backend), RISE OpenCL kernels run on PoCL or a GPU by
+``examples/rise``, and the HPVM2FPGA edge-detection space evaluated by ``examples/hpvm2fpga``'s
+analytical model.
+
+These are real (or modelled) measurements, not tables: they have no known optimum, so
+tools/compare.py reports best values and the share of runs at least as fast as the expert
+configuration.  They are built only when named (``--problems taco_builtin_spmv ...``), since
+building one compiles kernels or opens an OpenCL context.  Names:
+
+* ``taco_builtin_<kernel>`` for kernel in spmv, spmm, sddmm, ttv, mttkrp;
+* ``rise_opencl_<kernel>`` for kernel in mm, asum, scal, kmeans, harris, stencil;
+* ``hpvm2fpga_edge_detection``.
+"""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional
+
+REPO = Path(__file__).resolve().parents[1]
+TACO_KERNELS = ["spmv", "spmm", "sddmm", "ttv", "mttkrp"]
+RISE_KERNELS = ["mm", "asum", "scal", "kmeans", "harris", "stencil"]
+
+
+def _load(rel: str, name: str) -> Any:
+    """Import an example module by path under a unique module name (its folder goes on sys.path
+    for its sibling imports, which the examples name with a per-example prefix)."""
+    if name in sys.modules:
+        return sys.modules[name]
+    path = REPO / rel
+    if not path.is_file():
+        raise SystemExit(f"compare: {path} is missing; run from a full checkout of the repository")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules[name] = module
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def example_problem_names() -> List[str]:
+    """Every problem name this module can build."""
+    return ([f"taco_builtin_{k}" for k in TACO_KERNELS] + [f"rise_opencl_{k}" for k in RISE_KERNELS]
+            + ["hpvm2fpga_edge_detection"])
+
+
+def _raw(name: str) -> Optional[Dict[str, Any]]:
+    """The example's ``make_problem`` dict for ``name`` (None when the name is not ours)."""
+    if name.startswith("taco_builtin_") and name[13:] in TACO_KERNELS:
+        return _load("examples/taco/taco_bench.py", "tunerlib_example_taco_bench").make_problem(name[13:])
+    if name.startswith("rise_opencl_") and name[12:] in RISE_KERNELS:
+        return _load("examples/rise/rise_bench.py", "tunerlib_example_rise_bench").make_problem(name[12:])
+    if name == "hpvm2fpga_edge_detection":
+        return _load("examples/hpvm2fpga/fpga_bench.py", "tunerlib_example_fpga_bench").make_problem()
+    return None
+
+
+def example_problems(names: List[str], problem_cls: Callable[..., Any]) -> Dict[str, Any]:
+    """``{name: problem_cls(...)}`` for the names in ``names`` that this module knows."""
+    out: Dict[str, Any] = {}
+    for name in names:
+        raw = _raw(name)
+        if raw is None:
+            continue
+        expert: Optional[Dict[str, Any]] = raw.get("expert")
+        evaluate = raw["evaluate"]
+        out[name] = problem_cls(name, raw["manipulator"], evaluate, None, [raw["budget"]],
+                                data={"expert": expert, "default": raw.get("default"), "real": True,
+                                      "expert_value_fn": (lambda e=expert, f=evaluate: f(e)) if expert else None})
+    return out
