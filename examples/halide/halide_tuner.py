@@ -66,6 +66,11 @@ class HalideOptions(TuningOptions):
         "nargs": "+", "choices": baselines.baseline_choices(),
         "help": "schedules timed at the end next to tunerlib's best: default and/or the "
                 "autoschedulers Mullapudi2016 Adams2019 Li2018, or 'none' (default: all four)"})
+    seeds: str = field(default="templates", metadata={
+        "choices": ["default", "templates"],
+        "help": "starting points measured first: 'default' (Halide's default schedule only) or "
+                "'templates' (also generic inline / root / fused-tile schedules, vectorised and "
+                "parallel; see schedule.template_configs); default templates"})
     threads: Optional[int] = field(default=None, metadata={
         "help": "Halide worker threads (sets HL_NUM_THREADS before the first run; default: all "
                 "cores); also the parallelism given to the autoschedulers"})
@@ -178,8 +183,15 @@ class HalideTuner(MeasurementInterface):
         return schedule.build_space(self.spec, self.instance.width, self.instance.height)
 
     def seed_configurations(self) -> List[Dict[str, Any]]:
-        """The search starts from Halide's default schedule written in the space."""
-        return [schedule.default_config(self.spec)]
+        """The search starts from Halide's default schedule written in the space and, with
+        ``--seeds templates`` (the default), the generic schedule templates of
+        :func:`schedule.template_configs` that satisfy the known constraints."""
+        seeds = [schedule.default_config(self.spec)]
+        if self.options.seeds == "templates":
+            m = self.manipulator()
+            w, h = self.instance.width, self.instance.height
+            seeds += [c for c in schedule.template_configs(self.spec, w, h) if m.is_feasible(c)]
+        return seeds
 
     # ---- measurement ------------------------------------------------------------------
     def run(self, desired_result, input, limit) -> Result:

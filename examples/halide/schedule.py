@@ -196,6 +196,59 @@ def default_config(spec: PipelineSpec) -> Dict[str, Any]:
     return cfg
 
 
+#: vector width and output tile of the schedule templates (8 float32 lanes fill an AVX2 register)
+TEMPLATE_VECTOR, TEMPLATE_TILES = 8, (32, 64, 256)
+
+
+def template_configs(spec: PipelineSpec, width: int, height: int) -> List[Dict[str, Any]]:
+    """The classic hand-written Halide schedule shapes, as starting points for the search.
+
+    * ``inline``: producers inlined (reductions at root), the output tiled, vectorised and
+      parallel over tile rows;
+    * ``root``: every stage computed at root, vectorised, parallel over rows;
+    * ``fused``: every producer computed per tile of the output (at its ``xo`` loop), vectorised,
+      the output tiled and parallel;
+    * ``fused-inline``: as ``fused``, but the output's direct producers are inlined into it
+      (cheap pointwise-from-tile stages), the earlier ones computed per output tile;
+
+    the fused shapes for each tile size of :data:`TEMPLATE_TILES`.
+
+    Generic templates (the shapes Halide's tutorials and autoschedulers start from), not tuned per
+    pipeline; the caller drops those that violate the known constraints.
+    """
+    out = []
+    for tile in TEMPLATE_TILES:
+        tx, ty = min(tile, max_tile(width)), min(tile, max_tile(height))
+        out.append(_template(spec, "fused", tx, ty))
+        out.append(_template(spec, "fused-inline", tx, ty))
+        if tile == 64:
+            out.append(_template(spec, "inline", tx, ty))
+            out.append(_template(spec, "root", tx, ty))
+    return out
+
+
+def _template(spec: PipelineSpec, kind: str, tx: int, ty: int) -> Dict[str, Any]:
+    cfg = default_config(spec)
+    out = spec.output_name
+    for stage in spec.stages:
+        s = stage.name
+        tiled = s == out or kind == "root"
+        # a producer computed per tile: x split by the vector width so its lanes are vectorised
+        cfg.update({knob(s, "vectorize"): TEMPLATE_VECTOR, knob(s, "parallel"): s == out or kind == "root",
+                    knob(s, "tile_x"): tx if tiled else TEMPLATE_VECTOR, knob(s, "tile_y"): ty if tiled else 1})
+        if s == out:
+            continue
+        if kind == "fused-inline" and stage.inlinable and tuple(stage.consumers) == (out,):
+            cfg[knob(s, "compute")] = "inline"
+        elif kind.startswith("fused"):
+            cfg[knob(s, "compute")] = f"{out}.xo"
+            cfg[knob(s, "parallel")] = False
+        elif kind == "root" or not stage.inlinable:
+            cfg[knob(s, "compute")] = "root"
+            cfg[knob(s, "parallel")] = True
+    return cfg
+
+
 def effective_key(spec: PipelineSpec, cfg: Mapping[str, Any], width: int, height: int) -> str:
     """Canonical JSON of the knobs that change the Halide schedule of ``cfg``.
 

@@ -353,3 +353,22 @@ def test_bad_options_are_one_line_errors(tmp_path, capsys, args, message):
     assert HalideTuner.main(["--database", str(tmp_path / "t.db")] + args) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_schedule_templates_are_feasible_and_seeded(tuners, name):
+    """The generic templates are legal, the feasible ones are seeded after the default, and they
+    compile to correct output on every pipeline."""
+    tuner = tuners[name]
+    m = tuner.manipulator()
+    templates = schedule.template_configs(tuner.spec, tuner.instance.width, tuner.instance.height)
+    assert len(templates) == 2 * len(schedule.TEMPLATE_TILES) + 2
+    for cfg in templates:
+        m.validate(cfg)
+    feasible = [c for c in templates if m.is_feasible(c)]
+    assert len(feasible) >= 2          # inline and root never recompute
+    seeds = tuner.seed_configurations()
+    assert seeds == [schedule.default_config(tuner.spec)] + feasible
+    assert _tuner(name, "--seeds", "default").seed_configurations() == seeds[:1]
+    states = [tuner.evaluate(cfg).state for cfg in feasible]
+    assert "ERROR" not in states and states.count("OK") >= len(states) // 2
