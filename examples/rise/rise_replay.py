@@ -1,0 +1,105 @@
+"""``--backend replay``: recorded GPU measurements instead of running kernels (no GPU needed).
+
+A thin layer over :mod:`tunerlib.replay` (the oracle lives there; nothing is duplicated here):
+
+* ``--kernel K`` alone replays the RISE kernel's RTX Titan table
+  (``<shared>/data/gpu_cache/rise_baco/K_rtxtitan.csv.gz``, benchmark ``rise_K``) with the
+  space and known constraints of :data:`tunerlib.replay.BENCHMARKS`;
+* ``--benchmark NAME`` replays any recorded benchmark, e.g. the exhaustive Kernel Tuner caches
+  ``gemm_rtxtitan``, ``conv_a100``, ``dedisp_a100``, ``pnpoly_rtxtitan`` (with their constraints);
+* ``--data FILE`` replays a table file (known files get their space and constraints).
+
+Outcomes (:func:`tunerlib.replay.replay_result`): OK with the recorded time (ms), failed ->
+INFEASIBLE (``extra["reason"]``), absent -> INFEASIBLE with ``extra["not_measured"] = True``,
+counted apart in :class:`tunerlib.replay.ReplayStats` together with the simulated tuning time
+(the recorded cost of every replayed measurement, ``extra["simulated_s"]``).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from tunerlib import Result, UsageError
+from tunerlib.parameters import ConfigurationManipulator
+from tunerlib.replay import (BENCHMARKS, ReplayBenchmark, ReplayStats, benchmark_from_file,
+                             default_shared_dir, load_benchmark, replay_result)
+
+
+def load(kernel: str, data: Optional[str], benchmark: Optional[str],
+         shared_dir: Optional[str]) -> ReplayBenchmark:
+    """The table to replay (``--data`` over ``--benchmark`` over ``rise_<kernel>``); raises
+    :class:`~tunerlib.UsageError` with one line when it is unknown or missing."""
+    try:
+        if data:
+            return benchmark_from_file(data)
+        name = benchmark or f"rise_{kernel}"
+        if name not in BENCHMARKS:
+            raise UsageError(f"--benchmark {name!r} is unknown; use one of {', '.join(BENCHMARKS)}")
+        root = Path(shared_dir) if shared_dir else default_shared_dir()
+        path = root / BENCHMARKS[name].path
+        if not path.is_file():
+            raise UsageError(f"replay table {path} not found; pass --shared-dir (the folder holding "
+                             "data/gpu_cache) or --data FILE")
+        return load_benchmark(name, root)
+    except (KeyError, FileNotFoundError, ValueError) as exc:
+        if isinstance(exc, UsageError):
+            raise
+        raise UsageError(str(exc.args[0]) if exc.args else str(exc)) from None
+
+
+class ReplayBackend:
+    """Answers configurations from a :class:`~tunerlib.replay.ReplayBenchmark` and counts them."""
+
+    def __init__(self, benchmark: ReplayBenchmark) -> None:
+        self.benchmark = benchmark
+        self.stats = ReplayStats()
+
+    @property
+    def name(self) -> str:
+        """The benchmark's name (``rise_mm``, ``gemm_rtxtitan`` ...)."""
+        return self.benchmark.name
+
+    def manipulator(self) -> ConfigurationManipulator:
+        """The recorded benchmark's space with its known constraints (a new one per call)."""
+        return self.benchmark.manipulator()
+
+    def evaluate(self, cfg: Mapping[str, Any]) -> Result:
+        """Replay one configuration; called once per measurement (updates :attr:`stats`)."""
+        result = replay_result(self.benchmark, cfg)
+        self.stats.simulated_s += float(result.extra.get("simulated_s", 0.0))
+        if result.state == "OK":
+            self.stats.ok += 1
+        elif result.extra.get("not_measured"):
+            self.stats.not_measured += 1
+        else:
+            self.stats.failed += 1
+        return result
+
+    def recorded(self, cfg: Optional[Mapping[str, Any]]) -> Tuple[Optional[float], Optional[str]]:
+        """(recorded ms, None) or (None, why not: "not documented" / "failed" / "not measured")."""
+        if cfg is None:
+            return None, "not documented for this benchmark"
+        status = self.benchmark.status(cfg)
+        if status == "ok":
+            return self.benchmark.evaluate(cfg), None
+        return None, "not measured" if status == "not_measured" else "failed (recorded run failed)"
+
+    def comparison(self, best: Optional[Mapping[str, Any]]) -> List[Tuple[str, Optional[float], Optional[str],
+                                                                           Optional[Dict[str, Any]]]]:
+        """Rows (name, recorded ms or None, why not, configuration) for default, expert and best
+        (``best`` None: no configuration of the run succeeded)."""
+        rows = []
+        for name, cfg in (("default", self.benchmark.default), ("expert", self.benchmark.expert)):
+            value, why = self.recorded(cfg)
+            rows.append((name, value, why, cfg))
+        if best is None:
+            rows.append(("tunerlib best", None, "no successful measurement", None))
+        else:
+            value, why = self.recorded(best)
+            rows.append(("tunerlib best", value, why, dict(best)))
+        return rows
+
+    def summary_lines(self) -> List[str]:
+        """Evaluations by outcome, simulated tuning time and the table's optimum."""
+        return [self.stats.render(),
+                f"table optimum in the space: {self.benchmark.optimum:.6g} ms ({self.benchmark.spec.description})"]
