@@ -40,7 +40,8 @@ def _run_one(job: Tuple[str, str, int, int]) -> Tuple[str, str, int, List[float]
     problem = _PROBLEMS[problem_name]
     start = time.process_time()
     run = tune_function(problem.make_space(), problem.evaluate, test_limit=budget,
-                        technique=[technique], seed=seed, program_name=problem_name)
+                        technique=[technique], seed=seed, program_name=problem_name,
+                        seed_configurations=problem.data.get("seeds", ()))
     return problem_name, technique, seed, list(run.values) + [-(time.process_time() - start)]
 
 

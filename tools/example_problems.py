@@ -10,7 +10,13 @@ building one compiles kernels or opens an OpenCL context.  Names:
 
 * ``taco_builtin_<kernel>`` for kernel in spmv, spmm, sddmm, ttv, mttkrp;
 * ``rise_opencl_<kernel>`` for kernel in mm, asum, scal, kmeans, harris, stencil;
-* ``hpvm2fpga_edge_detection``.
+* ``hpvm2fpga_edge_detection``;
+* ``halide_<pipeline>`` for pipeline in blur, harris, matmul (extra ``[halide]``; default sizes;
+  runs start from the tuner's seed configurations, the default schedule and the templates):
+  the "expert" is the fastest of Halide's autoschedulers (Mullapudi2016, Adams2019, Li2018),
+  timed once in interleaved rounds when the report is printed.  Run these with ``--jobs 1`` so
+  that runs do not time each other; ``tools/bench_halide.py`` re-times every best schedule next
+  to the baselines, which is the fairer comparison on a busy machine.
 """
 from __future__ import annotations
 
@@ -22,6 +28,8 @@ from typing import Any, Callable, Dict, List, Optional
 REPO = Path(__file__).resolve().parents[1]
 TACO_KERNELS = ["spmv", "spmm", "sddmm", "ttv", "mttkrp"]
 RISE_KERNELS = ["mm", "asum", "scal", "kmeans", "harris", "stencil"]
+HALIDE_PIPELINES = ["blur", "harris", "matmul"]
+AUTOSCHEDULERS = ("Mullapudi2016", "Adams2019", "Li2018")
 
 
 def _load(rel: str, name: str) -> Any:
@@ -42,7 +50,29 @@ def _load(rel: str, name: str) -> Any:
 def example_problem_names() -> List[str]:
     """Every problem name this module can build."""
     return ([f"taco_builtin_{k}" for k in TACO_KERNELS] + [f"rise_opencl_{k}" for k in RISE_KERNELS]
-            + ["hpvm2fpga_edge_detection"])
+            + ["hpvm2fpga_edge_detection"] + [f"halide_{p}" for p in HALIDE_PIPELINES])
+
+
+def _halide(pipeline: str) -> Dict[str, Any]:
+    """The Halide example's tuner as a problem: evaluate = min-of-k seconds of a schedule."""
+    sys.path.insert(0, str(REPO / "examples" / "halide"))
+    try:
+        import halide  # noqa: F401
+    except ImportError:
+        raise SystemExit("compare: the halide package is not installed; pip install -e '.[halide]'") from None
+    mod = _load("examples/halide/halide_tuner.py", "tunerlib_example_halide_tuner")
+    tuner = mod.HalideTuner(mod.HalideOptions.parse(["--pipeline", pipeline, "--baselines", "none"]))
+
+    def evaluate(cfg: Dict[str, Any]) -> Optional[float]:
+        res = tuner.evaluate(cfg)
+        return res.time if res.state == "OK" else None
+
+    def best_autoscheduler() -> Optional[float]:
+        built = {n: c for n, c in ((n, tuner.compile_baseline(n)[0]) for n in AUTOSCHEDULERS) if c}
+        return min(tuner.compare(built).values()) if built else None
+
+    return {"manipulator": tuner.manipulator, "evaluate": evaluate, "expert": None, "budget": 200,
+            "expert_value_fn": best_autoscheduler, "seeds": tuner.seed_configurations()}
 
 
 def _raw(name: str) -> Optional[Dict[str, Any]]:
@@ -51,6 +81,8 @@ def _raw(name: str) -> Optional[Dict[str, Any]]:
         return _load("examples/taco/taco_bench.py", "tunerlib_example_taco_bench").make_problem(name[13:])
     if name.startswith("rise_opencl_") and name[12:] in RISE_KERNELS:
         return _load("examples/rise/rise_bench.py", "tunerlib_example_rise_bench").make_problem(name[12:])
+    if name.startswith("halide_") and name[7:] in HALIDE_PIPELINES:
+        return _halide(name[7:])
     if name == "hpvm2fpga_edge_detection":
         return _load("examples/hpvm2fpga/fpga_bench.py", "tunerlib_example_fpga_bench").make_problem()
     return None
@@ -65,7 +97,8 @@ def example_problems(names: List[str], problem_cls: Callable[..., Any]) -> Dict[
             continue
         expert: Optional[Dict[str, Any]] = raw.get("expert")
         evaluate = raw["evaluate"]
+        value_fn = raw.get("expert_value_fn") or ((lambda e=expert, f=evaluate: f(e)) if expert else None)
         out[name] = problem_cls(name, raw["manipulator"], evaluate, None, [raw["budget"]],
                                 data={"expert": expert, "default": raw.get("default"), "real": True,
-                                      "expert_value_fn": (lambda e=expert, f=evaluate: f(e)) if expert else None})
+                                      "expert_value_fn": value_fn, "seeds": raw.get("seeds", ())})
     return out

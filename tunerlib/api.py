@@ -31,9 +31,13 @@ class _SpaceInterface(MeasurementInterface):
     """A MeasurementInterface made from a manipulator, for :meth:`TuningRunManager.for_space`."""
 
     def __init__(self, options: TuningOptions, manipulator: ConfigurationManipulator,
-                 objective: Objective, name: str) -> None:
+                 objective: Objective, name: str, seeds: Sequence[Dict[str, Any]] = ()) -> None:
         super().__init__(options)
         self._manipulator, self._objective, self._name = manipulator, objective, name
+        self._seeds = [dict(c) for c in seeds]
+
+    def seed_configurations(self) -> List[Dict[str, Any]]:
+        return list(self._seeds)
 
     def manipulator(self) -> ConfigurationManipulator:
         return self._manipulator
@@ -55,10 +59,13 @@ class TuningRunManager:
 
     @classmethod
     def for_space(cls, manipulator: ConfigurationManipulator, objective: Optional[Objective] = None,
-                  program_name: str = "ask-tell", **options: Any) -> "TuningRunManager":
-        """Build a manager from a search space; ``options`` are TuningOptions fields."""
+                  program_name: str = "ask-tell", seed_configurations: Sequence[Dict[str, Any]] = (),
+                  **options: Any) -> "TuningRunManager":
+        """Build a manager from a search space; ``options`` are TuningOptions fields.
+        ``seed_configurations`` are measured first (like a tuner script's seed_configurations)."""
         opts = TuningOptions(**options)
-        return cls(_SpaceInterface(opts, manipulator, objective or MinimizeTime(), program_name), opts)
+        return cls(_SpaceInterface(opts, manipulator, objective or MinimizeTime(), program_name,
+                                   seed_configurations), opts)
 
     def get_next_desired_result(self) -> Optional[DesiredResult]:
         """The next configuration to measure, or None when the limits or the space are exhausted."""
@@ -100,16 +107,19 @@ class TuningRunManager:
 
 def tune_function(manipulator: ConfigurationManipulator, fn, *, test_limit: int,
                   technique: Optional[Sequence[str]] = None, seed: Optional[int] = None,
-                  database: str = "sqlite://", program_name: str = "function") -> "FunctionRun":
+                  database: str = "sqlite://", program_name: str = "function",
+                  seed_configurations: Sequence[Dict[str, Any]] = ()) -> "FunctionRun":
     """Minimise ``fn(config) -> float`` over ``manipulator`` with at most ``test_limit`` measurements.
 
+    ``seed_configurations`` are measured first (then the techniques take over).
     ``fn`` may return None or raise to mark a configuration as an error.  The default database is
     in memory.  Returns a :class:`FunctionRun` with the summary and the value of every measurement
     in order (``inf`` for errors), from which best-so-far curves follow.
     """
     opts: Dict[str, Any] = {"test_limit": test_limit, "seed": seed, "database": database,
                             "quiet": True, "technique": list(technique or [])}
-    manager = TuningRunManager.for_space(manipulator, MinimizeAttribute("value"), program_name, **opts)
+    manager = TuningRunManager.for_space(manipulator, MinimizeAttribute("value"), program_name,
+                                         seed_configurations, **opts)
     values: List[float] = []
     while (desired := manager.get_next_desired_result()) is not None:
         try:

@@ -27,6 +27,21 @@ def test_ask_tell_loop(tmp_path):
     assert summary.tests == 50 and summary.best_value == manager.get_best_result().extra["loss"]
 
 
+def test_tune_function_measures_seed_configurations_first():
+    from tunerlib import tune_function
+    space = ConfigurationManipulator([IntegerParameter("a", 0, 100), FloatParameter("b", 0.0, 1.0)])
+    seeds = [{"a": 42, "b": 0.0}, {"a": 7, "b": 0.5}]
+    seen = []
+
+    def fn(cfg):
+        seen.append(dict(cfg))
+        return (cfg["a"] - 42) ** 2 + cfg["b"]
+
+    run = tune_function(space, fn, test_limit=10, technique=["PureRandom"], seed=1, seed_configurations=seeds)
+    assert seen[:2] == seeds and len(seen) == 10
+    assert run.best_at(1) == 0.0 and run.summary.best_value == 0.0
+
+
 def test_objectives_do_not_assume_time():
     r = Result(extra={"q": 3.0}, accuracy=0.9)
     assert MinimizeAttribute("q").value(r) == 3.0
