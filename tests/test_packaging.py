@@ -1,0 +1,25 @@
+"""Packaging: every Python package folder is listed in setup.cfg, so a regular (non-editable)
+``pip install .`` ships all of tunerlib, not only what an editable install happens to find."""
+import configparser
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_every_package_folder_is_listed_in_setup_cfg():
+    cfg = configparser.ConfigParser()
+    cfg.read(REPO / "setup.cfg")
+    listed = {line.strip() for line in cfg["options"]["packages"].splitlines() if line.strip()}
+    roots = {}
+    for line in cfg["options"]["package_dir"].splitlines():
+        if "=" in line:
+            name, folder = (part.strip() for part in line.split("=", 1))
+            roots[name] = REPO / folder
+    found = set()
+    for name, folder in roots.items():
+        for init in folder.rglob("__init__.py"):
+            rel = init.parent.relative_to(folder).parts
+            if "__pycache__" not in rel:
+                found.add(".".join((name, *rel)))
+    missing = sorted(found - listed)
+    assert not missing, f"add {missing} to [options] packages in setup.cfg"
