@@ -372,3 +372,27 @@ def test_schedule_templates_are_feasible_and_seeded(tuners, name):
     assert _tuner(name, "--seeds", "default").seed_configurations() == seeds[:1]
     states = [tuner.evaluate(cfg).state for cfg in feasible]
     assert "ERROR" not in states and states.count("OK") >= len(states) // 2
+
+
+def test_confirm_best_picks_the_fastest_when_retimed(monkeypatch):
+    """confirm_best re-times the K fastest measured schedules and returns the fastest of them."""
+    tuner = _tuner("blur", "--confirm", "3")
+    m = tuner.manipulator()
+    rng = random.Random(5)
+    cfgs = [schedule.default_config(tuner.spec)] + [m.random(rng) for _ in range(8)]
+    for i, cfg in enumerate(cfgs):
+        key = schedule.effective_key(tuner.spec, cfg, tuner.instance.width, tuner.instance.height)
+        tuner._measured[key] = halide_tuner.Result(time=1.0 + i)    # recorded: cfgs[0] fastest
+        tuner._configs[key] = cfg
+    keys = {schedule.effective_key(tuner.spec, c, tuner.instance.width, tuner.instance.height): i
+            for i, c in enumerate(cfgs)}
+    seen = {}
+
+    def fake_compare(compiled):
+        seen.update(compiled)
+        return {k: (0.5 if keys[k] == 2 else 1.0) for k in compiled}   # re-timed: cfgs[2] fastest
+    monkeypatch.setattr(tuner, "compare", fake_compare)
+    monkeypatch.setattr(tuner, "compile_checked", lambda cfg: (object(), {}, None))
+    assert tuner.confirm_best(cfgs[0]) == cfgs[2]
+    assert len(seen) <= 3 and all(keys[k] <= 2 for k in seen)
+    assert _tuner("blur", "--confirm", "1").confirm_best(cfgs[0]) is cfgs[0]
