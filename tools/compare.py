@@ -30,6 +30,7 @@ from tunerlib.tools.problems import Problem, default_problems
 from tunerlib.tools.references import reference_lines
 
 _PROBLEMS: Dict[str, Problem] = {}
+DEFAULT_TECHNIQUES = ["AUCBanditMetaTechniqueA", "PureRandom"]
 
 
 def _run_one(job: Tuple[str, str, int, int]) -> Tuple[str, str, int, List[float]]:
@@ -134,7 +135,7 @@ def report(results: Dict[Tuple[str, str], List[List[float]]], problems: Dict[str
                                         f"(median best/expert {statistics.median(_best_at(v, b) for v in runs) / expert:.3f})"
                                         for b in budgets)
                     out.write(f"{'':<4}{tech}: runs at least as good as the expert: {reached}\n")
-        kt = bool(problem.data.get("replay")) and not problem.data.get("sparse") and not pname.startswith("rise")
+        kt = problem.data.get("family") == "kerneltuner" and not problem.data.get("sparse")
         for line in reference_lines(pname, kt):
             out.write(line + "\n")
 
@@ -151,7 +152,9 @@ def _cell(runs: List[List[float]], budget: int, opt: Optional[float]) -> str:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--problems", nargs="+", help="problem names (default: all available)")
-    ap.add_argument("--techniques", nargs="+", default=["AUCBanditMetaTechniqueA", "PureRandom"])
+    ap.add_argument("--techniques", nargs="+",
+                    help=f"techniques to run (default: {' '.join(DEFAULT_TECHNIQUES)}; with --from-json: "
+                         "every saved one)")
     ap.add_argument("--budgets", nargs="+", type=int, help="budgets to report (default per problem)")
     ap.add_argument("--seeds", type=int, default=20, help="repetitions per technique and problem")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
@@ -164,11 +167,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     _PROBLEMS.update(default_problems(ns.problems))
     budgets = ns.budgets or sorted({b for p in _PROBLEMS.values() for b in p.budgets})
     if ns.from_json:
-        report(_load_saved(ns.from_json, ns.techniques if "--techniques" in (argv or sys.argv) else None),
-               _PROBLEMS, budgets)
+        report(_load_saved(ns.from_json, ns.techniques), _PROBLEMS, budgets)
         return 0
     top = max(budgets)
-    jobs = [(p, t, s, top) for p in _PROBLEMS for t in ns.techniques for s in range(ns.seeds)]
+    techniques = ns.techniques or DEFAULT_TECHNIQUES
+    jobs = [(p, t, s, top) for p in _PROBLEMS for t in techniques for s in range(ns.seeds)]
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     results: Dict[Tuple[str, str], List[List[float]]] = {}
     with tempfile.TemporaryDirectory() as tmp, ctx.Pool(ns.jobs) as pool:

@@ -108,5 +108,6 @@ def _replay(names: Optional[List[str]]) -> Dict[str, Problem]:
     available = available_benchmarks(SHARED, True)
     wanted = [n for n in available if names is None or n in names]
     return {name: Problem(name, rp.manipulator, rp.evaluate, rp.optimum, list(rp.budgets),
-                          data={"replay": True, "sparse": rp.sparse, "expert_value": rp.expert_value})
+                          data={"replay": True, "sparse": rp.sparse, "expert_value": rp.expert_value,
+                                "family": rp.benchmark.spec.family})
             for name, rp in replay_problems(SHARED, wanted).items()}

@@ -1,12 +1,15 @@
 """Run an external command with a time limit and an optional memory limit."""
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
+import sys
+import tempfile
 import time
 from dataclasses import dataclass
-from typing import Optional, Sequence, Union
+from typing import Iterator, List, Optional, Sequence, Union
 
 
 @dataclass
@@ -60,3 +63,26 @@ def call_program(cmd: Union[str, Sequence[str]], limit: Optional[float] = None,
     elapsed = time.perf_counter() - start
     return ProgramResult(elapsed, None if timed_out else proc.returncode,
                          out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), timed_out)
+
+
+@contextlib.contextmanager
+def captured_stderr(sink: List[str]) -> Iterator[None]:
+    """Send file descriptor 2 to a temporary file for the block and append its text (stripped,
+    when not empty) to ``sink`` at the end.
+
+    For libraries measured in-process that print to the C-level stderr (Halide's warnings, an
+    OpenCL compiler's "N warnings generated."): ``sys.stderr`` redirection does not catch them.
+    """
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile(mode="w+b") as tmp:
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            text = tmp.read().decode("utf-8", "replace").strip()
+            if text:
+                sink.append(text)

@@ -19,13 +19,11 @@ schedule is re-timed next to Halide's default schedule and its autoschedulers (M
 Adams2019, Li2018; ``--baselines``), with tunerlib's speed-up over each.
 """
 # No `from __future__ import annotations`: argparse-dataclass needs the real type hints.
-import contextlib
 import os
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -37,6 +35,7 @@ import timing  # noqa: E402
 
 from tunerlib import MeasurementInterface, Result, TuningOptions, UsageError  # noqa: E402
 from tunerlib.parameters import ConfigurationManipulator  # noqa: E402
+from tunerlib.process import captured_stderr  # noqa: E402
 
 #: row name of tunerlib's best schedule in the baseline table
 BEST = "tunerlib best"
@@ -90,25 +89,6 @@ class HalideOptions(TuningOptions):
         "metavar": "SECONDS",
         "help": "timing: stop after the timed runs used this many seconds; a check run this slow "
                 "is not repeated (default 1.0)"})
-
-
-@contextlib.contextmanager
-def captured_stderr(sink: List[str]) -> Iterator[None]:
-    """Send file descriptor 2 (where Halide prints warnings) to a temp file; append its text to
-    ``sink`` when the block ends."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    with tempfile.TemporaryFile(mode="w+b") as tmp:
-        os.dup2(tmp.fileno(), 2)
-        try:
-            yield
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            tmp.seek(0)
-            text = tmp.read().decode("utf-8", "replace").strip()
-            if text:
-                sink.append(text)
 
 
 def first_line(exc: BaseException) -> str:

@@ -20,21 +20,18 @@ configuration and never raises an OpenCL error:
 """
 from __future__ import annotations
 
-import contextlib
-import os
 import statistics
-import sys
-import tempfile
 import time
 import warnings
 from dataclasses import dataclass
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
 import rise_kernels as kernels
 from rise_problems import Problem
 from tunerlib import Result, UsageError
+from tunerlib.process import captured_stderr
 
 INSTALL_HINT = "pip install -e '.[opencl]' (pyopencl + pocl-binary-distribution)"
 
@@ -64,25 +61,6 @@ def first_line(exc: BaseException, limit: int = 300) -> str:
                     parts.append(part.strip())
             return " - ".join(parts)[:limit]
     return type(exc).__name__
-
-
-@contextlib.contextmanager
-def captured_stderr(sink: List[str]) -> Iterator[None]:
-    """Send file descriptor 2 (where PoCL's compiler prints "N warnings generated.") to a temp
-    file while building; its text is appended to ``sink``."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    with tempfile.TemporaryFile(mode="w+b") as tmp:
-        os.dup2(tmp.fileno(), 2)
-        try:
-            yield
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            tmp.seek(0)
-            text = tmp.read().decode("utf-8", "replace").strip()
-            if text:
-                sink.append(text)
 
 
 def compiler_error(exc: BaseException) -> Optional[str]:

@@ -1,5 +1,6 @@
 """Ask/tell API, objectives, call_program."""
 import math
+import os
 import sys
 
 import pytest
@@ -70,3 +71,13 @@ def test_call_program_captures_output_and_kills_on_timeout(tmp_path):
     import time
     time.sleep(2.0)
     assert not marker.exists()
+
+
+def test_captured_stderr_catches_writes_to_file_descriptor_2():
+    from tunerlib.process import captured_stderr
+    sink = []
+    with captured_stderr(sink):
+        os.write(2, b"  N warnings generated.\n")
+    with captured_stderr(sink):
+        pass
+    assert sink == ["N warnings generated."]
