@@ -25,9 +25,10 @@ def _setup_run(path, rows):
     return run_id
 
 
-def _claim_worker(path, run_id, name, start, out):
+def _claim_worker(path, run_id, name, start, out, ready):
     """Claim (and complete) until nothing is left; report the claimed desired-result ids."""
     db = ResultsDB(path)
+    ready.put(name)        # imported and connected: the parent starts everyone at once
     start.wait(30)
     claimed = []
     while (claim := db.claim_next(run_id, name)) is not None:
@@ -41,12 +42,13 @@ def _claim_worker(path, run_id, name, start, out):
 def test_every_row_claimed_exactly_once_by_concurrent_processes(tmp_path):
     path = str(tmp_path / "claims.db")
     run_id = _setup_run(path, ROWS)
-    start, out = SPAWN.Event(), SPAWN.Queue()
-    procs = [SPAWN.Process(target=_claim_worker, args=(path, run_id, f"w{i}", start, out))
+    start, out, ready = SPAWN.Event(), SPAWN.Queue(), SPAWN.Queue()
+    procs = [SPAWN.Process(target=_claim_worker, args=(path, run_id, f"w{i}", start, out, ready))
              for i in range(WORKERS)]
     for p in procs:
         p.start()
-    time.sleep(0.2)
+    for _ in procs:        # spawned workers import slowly on a loaded machine: wait for all
+        ready.get(timeout=120)
     start.set()
     reports = dict(out.get(timeout=120) for _ in procs)
     for p in procs:
