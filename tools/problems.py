@@ -18,7 +18,9 @@ import numpy as np
 from tunerlib.parameters import ConfigurationManipulator, FloatParameter, PermutationParameter
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("TUNERLIB_SHARED", REPO.parent / "shared"))
+#: the shared data folder: $TUNERLIB_SHARED_DIR (as for tunerlib.replay), else ../shared
+SHARED = Path(os.environ.get("TUNERLIB_SHARED_DIR") or os.environ.get("TUNERLIB_SHARED")
+              or REPO.parent / "shared")
 TSP_INSTANCES = ["att48", "berlin52", "eil51", "gr48", "dantzig42", "ftv44", "p43", "ry48p"]
 
 

@@ -92,6 +92,17 @@ class Acquisition:
         return s
 
 
+def _value_codes(keys: Sequence[Tuple[Hashable, ...]]) -> Tuple[np.ndarray, List[Dict[Hashable, int]]]:
+    """Integer codes of configuration keys: ``(matrix n x P, per-column value -> code maps)``."""
+    width = len(keys[0]) if keys else 0
+    maps: List[Dict[Hashable, int]] = [{} for _ in range(width)]
+    mat = np.empty((len(keys), width), dtype=np.int64)
+    for i, k in enumerate(keys):
+        for j, v in enumerate(k):
+            mat[i, j] = maps[j].setdefault(v, len(maps[j]))
+    return mat, maps
+
+
 def config_key(names: Sequence[str], config: Config) -> Tuple[Hashable, ...]:
     """Fast in-process identity of a configuration (values of a legal configuration)."""
     return tuple([vkey(config[n]) for n in names])
@@ -130,13 +141,24 @@ class LocalSearch:
             configs = self.cot.enumerate_all(self.exhaustive_limit) if self.exhaustive_limit > 0 else None
             if configs:
                 feats = acq.feature_encoder.features(configs) if acq.feature_encoder is not None else None
-                self._space = (configs, [self.key(c) for c in configs], acq.encoder.encode(configs), feats)
+                keys = [self.key(c) for c in configs]
+                self._space = (configs, keys, acq.encoder.encode(configs), feats, _value_codes(keys))
         return self._space
 
-    def _run_exhaustive(self, acq: Acquisition, space: tuple, excluded: Set[Hashable]) -> Optional[Config]:
-        """Exact maximisation of the acquisition over every feasible, not excluded configuration."""
-        configs, keys, enc, feats = space
-        rows = np.fromiter((i for i, k in enumerate(keys) if k not in excluded), dtype=np.intp)
+    def _run_exhaustive(self, acq: Acquisition, space: tuple, excluded: Set[Hashable],
+                        centre: Optional[Config] = None, radius: int = 0) -> Optional[Config]:
+        """Exact maximisation of the acquisition over every feasible, not excluded configuration
+        (only those differing from ``centre`` in at most ``radius`` parameters, when given)."""
+        configs, keys, enc, feats, codes = space
+        allowed = None
+        if centre is not None and radius > 0:
+            ck = self.key(centre)
+            row = np.array([codes[1][j].get(v, -1) for j, v in enumerate(ck)], dtype=np.int64)
+            allowed = np.count_nonzero(codes[0] != row[None, :], axis=1) <= radius
+        rows = np.fromiter((i for i, k in enumerate(keys) if k not in excluded
+                            and (allowed is None or allowed[i])), dtype=np.intp)
+        if rows.size == 0 and allowed is not None:
+            return self._run_exhaustive(acq, space, excluded)
         if rows.size == 0:
             return None
         cand = [configs[i] for i in rows]
@@ -148,11 +170,16 @@ class LocalSearch:
         return dict(cand[int(np.argmax(scores))])
 
     def run(self, acq: Acquisition, rng: random.Random, np_rng: np.random.Generator,
-            excluded: Set[Hashable], incumbents: Sequence[Config]) -> Optional[Config]:
-        """Best-scoring feasible configuration whose key is not in ``excluded`` (None if none found)."""
+            excluded: Set[Hashable], incumbents: Sequence[Config], radius: int = 0) -> Optional[Config]:
+        """Best-scoring feasible configuration whose key is not in ``excluded`` (None if none found).
+
+        ``radius > 0`` asks for a trust-region step: on a small finite space (scored whole) only
+        configurations differing from the first incumbent in at most ``radius`` parameters are
+        candidates (all of them when none is left); elsewhere the local search from the
+        incumbents already works locally and ``radius`` is ignored."""
         space = self._whole_space(acq)
         if space is not None:
-            return self._run_exhaustive(acq, space, excluded)
+            return self._run_exhaustive(acq, space, excluded, incumbents[0] if incumbents else None, radius)
         pool, keys = [], []
         fresh: Set[Hashable] = set()
         for c in self.cot.sample(rng, np_rng, self.n_random):
@@ -232,10 +259,10 @@ class LocalSearch:
         own = np.asarray(owners)
         ch = np.asarray(changed)
         out = []
-        for i, e in enumerate(encoder.encoders):
+        for i, (e, pi) in enumerate(zip(encoder.encoders, encoder.param_index)):
             parent = np.vstack([p.enc[i] for p in active])
             rows = parent[own]
-            mask = np.flatnonzero(ch == i)
+            mask = np.flatnonzero(ch == pi)
             if mask.size:
                 rows[mask] = e.encode([values[j] for j in mask])
             out.append(rows)

@@ -26,6 +26,10 @@ Distances per type (BaCO §4.1), on normalised values:
 * selector: the mean of the Spearman distance of its order and the mean squared distance of its
   cutoffs on their log scale.
 
+With ``ordinal_hamming`` a numeric parameter with 3-64 legal values also gets an
+:class:`EqualityEncoder` channel (Hamming on its values) after the per-parameter channels;
+:attr:`SpaceEncoder.param_index` maps every channel to its parameter.
+
 Hamming-type distances come from :func:`scipy.spatial.distance.cdist` (``"hamming"``), the others
 from squared Euclidean distances of scaled embeddings, so no Python loop runs per pair.
 """
@@ -146,6 +150,33 @@ class UnitEncoder(ParamEncoder):
             u = np.clip((x - self._lo) / width, 0.0, 1.0) if width > 0 else np.full(len(values), 0.5)
             return u.reshape(-1, 1)
         return np.fromiter((self.unit(v) for v in values), float, len(values)).reshape(-1, 1)
+
+
+class EqualityEncoder(UnitEncoder):
+    """An extra Hamming channel for a numeric parameter with a small finite domain: 0 when two
+    values are equal, 1 otherwise.  Beside the parameter's smooth distance it lets the GP learn
+    effects of individual values (e.g. a block size that is good for hardware reasons while its
+    neighbours are not); with a long fitted lengthscale the channel is effectively off."""
+
+    metric = "hamming"
+
+
+#: numeric parameters with 3..this many legal values get an :class:`EqualityEncoder` channel when
+#: the space encoder is built with ``ordinal_hamming``
+EQUALITY_MAX_VALUES = 64
+
+
+def _small_domain(param: Parameter) -> bool:
+    if not isinstance(param, PrimitiveParameter) or param.kind in ("float", "log_float"):
+        return False
+    values = getattr(param, "values", None)
+    if values is not None:
+        return 3 <= len(values) <= EQUALITY_MAX_VALUES
+    try:
+        lo, hi = param.legal_range()
+    except (AttributeError, TypeError, ValueError):
+        return False
+    return 3 <= hi - lo + 1 <= EQUALITY_MAX_VALUES
 
 
 class CategoryEncoder(ParamEncoder):
@@ -285,7 +316,7 @@ class SpaceEncoder:
     """All parameters of a space: encodes configurations and builds ``(P, na, nb)`` distance stacks."""
 
     def __init__(self, manipulator: ConfigurationManipulator, permutation_distance: str = "spearman",
-                 per_parameter: Optional[Dict[str, str]] = None) -> None:
+                 per_parameter: Optional[Dict[str, str]] = None, ordinal_hamming: bool = False) -> None:
         per = dict(per_parameter or {})
         unknown = [n for n in per if n not in manipulator]
         if unknown:
@@ -294,6 +325,13 @@ class SpaceEncoder:
         self.names = manipulator.names
         self.encoders = [make_encoder(p, per.get(p.name, permutation_distance))
                          for p in manipulator.parameters]
+        #: index of the parameter each distance channel reads (one channel per parameter first)
+        self.param_index = list(range(len(self.encoders)))
+        if ordinal_hamming:
+            for i, p in enumerate(manipulator.parameters):
+                if _small_domain(p):
+                    self.encoders.append(EqualityEncoder(p))  # type: ignore[arg-type]
+                    self.param_index.append(i)
 
     def __len__(self) -> int:
         return len(self.encoders)

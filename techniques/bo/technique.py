@@ -18,6 +18,20 @@ technique asked for it (inside a bandit BO learns from all arms); ``propose`` re
    Results still in flight are excluded from the candidates (no constant liar), so repeated
    calls without new data propose the next-best distinct configurations.
 
+Three additions to BaCO's recipe, each an option (measured on the recorded Kernel Tuner spaces,
+``tools/compare.py``; they mattered where the optimum is an isolated configuration):
+
+* ``ordinal_hamming``: numeric parameters with 3-64 values get a second, Hamming distance channel
+  with its own lengthscale, so the GP can learn that one value (a block size of 32, say) is good
+  while its neighbours are not -- common for hardware parameters;
+* ``failure_imputation``: failed configurations (ERROR/INFEASIBLE/TIMEOUT) also enter the GP with
+  the worst OK value, so the surrogate stops rating the region around them as unexplored (the
+  classifier still gates the acquisition; they never become the incumbent);
+* trust-region steps (``stall_after``, ``local_radius``): once ``stall_after`` OK results in a row
+  have not improved the best, every other proposal maximises the acquisition only over
+  configurations within ``local_radius`` changed parameters of the best (on spaces scored whole;
+  on larger spaces the local search from the incumbent plays this part).
+
 While fewer than two OK results exist and results are pending, ``propose`` returns None; with
 nothing pending it keeps sampling randomly.  It returns None as well when every feasible
 configuration of a finite space has been evaluated or is in flight.  Model failures (no
@@ -83,12 +97,23 @@ class BOOptions:
     log_transform: Optional[bool] = None
     #: most OK results the GP is trained on (the best half and the most recent others beyond it)
     max_observations: int = 300
+    #: add a Hamming (equal / not equal) distance channel for every numeric parameter with 3-64
+    #: values beside its smooth distance, so the GP can model irregular per-value effects
+    ordinal_hamming: bool = True
+    #: trust-region steps: once this many OK results in a row have not improved the best, every
+    #: other proposal maximises the acquisition only over configurations that differ from the
+    #: best in at most ``local_radius`` parameters (small finite spaces; 0 disables)
+    stall_after: int = 5
+    #: radius (number of differing parameters) of the trust-region steps
+    local_radius: int = 2
     #: default permutation distance: "spearman", "kendall" or "hamming"
     permutation_distance: str = "spearman"
     #: per-parameter override of the permutation distance {name: kind}
     permutation_distances: Dict[str, str] = field(default_factory=dict)
     #: random-forest feasibility model for hidden constraints (errors/infeasible results)
     feasibility_model: bool = True
+    #: also train the GP on failed configurations, imputed with the worst OK value
+    failure_imputation: bool = True
     #: eps_f is drawn from {0, max/10, ..., max} each iteration
     max_feasibility_threshold: float = 0.1
     #: chain of trees: leaves per group before falling back to rejection sampling
@@ -145,7 +170,8 @@ class BayesianOptimization(Technique):
         """Build the encoders (raises TechniqueError for a parameter kind without a distance)."""
         o = self.options
         try:
-            self.encoder = SpaceEncoder(manipulator, o.permutation_distance, o.permutation_distances)
+            self.encoder = SpaceEncoder(manipulator, o.permutation_distance, o.permutation_distances,
+                                       o.ordinal_hamming)
         except ValueError as exc:
             raise TechniqueError(str(exc)) from None
 
@@ -171,6 +197,7 @@ class BayesianOptimization(Technique):
         self._feasible_seen: Set[Hashable] = set()   # keys of evaluated/pending feasible configs
         self.fallbacks = 0
         self._fits = 0
+        self._local_turn = False                     # alternates trust-region steps when stalled
 
     # ---- protocol -----------------------------------------------------------------------------
     def observe(self, feedback: Feedback) -> None:
@@ -299,6 +326,9 @@ class BayesianOptimization(Technique):
     def _training_set(self) -> List[tuple]:
         """OK results as (config, value) in arrival order, capped at ``max_observations``."""
         ok = [(c, v) for c, v, s in self._results.values() if s == "ok" and math.isfinite(v)]
+        if self.options.failure_imputation and ok:
+            worst = max(v for _, v in ok)
+            ok += [(c, worst) for c, _, s in self._results.values() if s != "ok"]
         cap = self.options.max_observations
         if len(ok) <= cap:
             return ok
@@ -316,8 +346,24 @@ class BayesianOptimization(Technique):
         eps = o.max_feasibility_threshold * self.rng.randrange(EPS_STEPS) / (EPS_STEPS - 1)
         acq = Acquisition(self.encoder, gp, train, y_best, feas, eps,
                           self.feasibility.features if self.feasibility is not None else None)
-        cfg = self.search.run(acq, self.rng, self.np_rng, self._excluded, [incumbent])
+        radius = 0
+        if o.stall_after > 0 and self._stalled() >= o.stall_after:
+            self._local_turn = not self._local_turn
+            radius = o.local_radius if self._local_turn else 0
+        cfg = self.search.run(acq, self.rng, self.np_rng, self._excluded, [incumbent], radius)
         return cfg if cfg is not None else self._random_new()
+
+    def _stalled(self) -> int:
+        """OK results since the last improvement of the best value."""
+        best, since = math.inf, 0
+        for _, v, s in self._results.values():
+            if s != "ok" or not math.isfinite(v):
+                continue
+            if v < best:
+                best, since = v, 0
+            else:
+                since += 1
+        return since
 
     # ---- persistence ----------------------------------------------------------------------------
     def state_dict(self) -> Dict[str, Any]:

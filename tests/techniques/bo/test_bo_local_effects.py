@@ -1,0 +1,109 @@
+"""Per-value distance channels, failure imputation and trust-region steps of BayesianOptimization."""
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tunerlib.parameters import (ConfigurationManipulator, EnumParameter, FloatParameter, IntegerParameter,
+                                 OrdinalParameter)
+from tunerlib.techniques.base import Feedback
+from tunerlib.techniques.bo.acquisition import Acquisition, LocalSearch
+from tunerlib.techniques.bo.cot import ChainOfTrees
+from tunerlib.techniques.bo.distances import EqualityEncoder, ConfigKey, SpaceEncoder
+from tunerlib.techniques.bo.gp import GaussianProcess
+from tunerlib.techniques.bo.neighbours import NeighbourGenerator
+from tunerlib.techniques.bo.technique import BayesianOptimization
+
+BLOCKS = [16, 32, 48, 64, 96, 128]
+
+
+def space():
+    return ConfigurationManipulator([OrdinalParameter("bx", BLOCKS), OrdinalParameter("by", [1, 2, 4, 8]),
+                                     IntegerParameter("t", 1, 4), EnumParameter("m", ["a", "b"]),
+                                     FloatParameter("f", 0.0, 1.0), OrdinalParameter("two", [1, 2])])
+
+
+def test_equality_channels_only_for_small_numeric_domains():
+    m = space()
+    enc = SpaceEncoder(m, ordinal_hamming=True)
+    extra = [m.names[i] for i in enc.param_index[len(m.names):]]
+    assert extra == ["bx", "by", "t"]          # not the enum, the float or the two-valued ordinal
+    assert all(isinstance(e, EqualityEncoder) for e in enc.encoders[len(m.names):])
+    assert len(SpaceEncoder(m).encoders) == len(m.names)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.sampled_from(BLOCKS), min_size=1, max_size=6), st.lists(st.sampled_from(BLOCKS), min_size=1, max_size=6))
+def test_equality_channel_is_zero_exactly_for_equal_values(a, b):
+    m = space()
+    enc = SpaceEncoder(m, ordinal_hamming=True)
+    rng = random.Random(0)
+    ca = [dict(m.random(rng), bx=v) for v in a]
+    cb = [dict(m.random(rng), bx=v) for v in b]
+    D = enc.sqdists(enc.encode(ca), enc.encode(cb))
+    channel = len(m.names)                      # the first extra channel belongs to bx
+    assert enc.param_index[channel] == m.names.index("bx")
+    expect = np.array([[0.0 if x == y else 1.0 for y in b] for x in a])
+    assert np.array_equal(D[channel], expect)
+
+
+def _bo(**opts):
+    m = ConfigurationManipulator([OrdinalParameter("a", [1, 2, 4, 8]), OrdinalParameter("b", [1, 2, 4, 8])])
+    bo = BayesianOptimization(initial_samples=2, **opts)
+    bo.bind(m, random.Random(0), "bo")
+    return m, bo
+
+
+def _feed(m, bo, cfg, value, state="ok"):
+    bo.observe(Feedback(cfg, m.hash_config(cfg), value, state, "bo", False))
+
+
+def test_failures_are_imputed_with_the_worst_ok_value_and_never_become_best():
+    m, bo = _bo()
+    _feed(m, bo, {"a": 1, "b": 1}, 3.0)
+    _feed(m, bo, {"a": 2, "b": 1}, 5.0)
+    _feed(m, bo, {"a": 8, "b": 8}, float("inf"), "error")
+    train = bo._training_set()
+    assert ({"a": 8, "b": 8}, 5.0) in train and len(train) == 3
+    _, _, y_best, incumbent, _ = bo._fit()
+    assert incumbent == {"a": 1, "b": 1}
+    m2, off = _bo(failure_imputation=False)
+    _feed(m2, off, {"a": 1, "b": 1}, 3.0)
+    _feed(m2, off, {"a": 8, "b": 8}, float("inf"), "error")
+    assert off._training_set() == [({"a": 1, "b": 1}, 3.0)]
+
+
+def test_stall_counter_counts_ok_results_since_the_last_improvement():
+    m, bo = _bo()
+    for i, v in enumerate([5.0, 4.0, 4.5, 6.0]):
+        _feed(m, bo, {"a": [1, 2, 4, 8][i], "b": 1}, v)
+    _feed(m, bo, {"a": 1, "b": 2}, float("inf"), "error")
+    assert bo._stalled() == 2
+    _feed(m, bo, {"a": 2, "b": 2}, 1.0)
+    assert bo._stalled() == 0
+
+
+@pytest.mark.parametrize("radius", [1, 2])
+def test_trust_region_step_maximises_only_near_the_centre(radius):
+    m = ConfigurationManipulator([OrdinalParameter("a", [1, 2, 4, 8]), OrdinalParameter("b", [1, 2, 4, 8]),
+                                  EnumParameter("mode", ["x", "y", "z"])])
+    rng, np_rng = random.Random(1), np.random.default_rng(1)
+    cot, key, encoder = ChainOfTrees(m), ConfigKey(m), SpaceEncoder(m, ordinal_hamming=True)
+    every = cot.enumerate_all(10_000)
+    train_cfgs = every[::5]
+    y = np.array([np.log2(c["a"]) - np.log2(c["b"]) + (c["mode"] == "x") for c in train_cfgs])
+    y = (y - y.mean()) / y.std()
+    train = encoder.encode(train_cfgs)
+    gp = GaussianProcess(encoder.sqdists(train, train), y)
+    gp.fit(np_rng, 10, 2)
+    acq = Acquisition(encoder, gp, train, float(y.min()))
+    excluded = {key(c) for c in train_cfgs}
+    centre = train_cfgs[int(np.argmin(y))]
+    search = LocalSearch(key, cot, NeighbourGenerator(m, cot), exhaustive_limit=10_000)
+    chosen = search.run(acq, rng, np_rng, excluded, [centre], radius=radius)
+    near = [c for c in every if key(c) not in excluded and sum(c[n] != centre[n] for n in m.names) <= radius]
+    assert chosen in near
+    assert acq.score([chosen])[0] >= acq.score(near).max() - 1e-9
+    assert search.run(acq, rng, np_rng, excluded, [centre], radius=0) is not None
