@@ -100,12 +100,14 @@ class BOOptions:
     #: add a Hamming (equal / not equal) distance channel for every numeric parameter with 3-64
     #: values beside its smooth distance, so the GP can model irregular per-value effects
     ordinal_hamming: bool = True
-    #: trust-region steps: once this many OK results in a row have not improved the best, every
-    #: other proposal maximises the acquisition only over configurations that differ from the
-    #: best in at most ``local_radius`` parameters (small finite spaces; 0 disables)
+    #: trust-region steps: once this many OK results in a row have not improved the best, all but
+    #: every ``global_every``-th proposal maximise the acquisition only over configurations that
+    #: differ from the best in at most ``local_radius`` parameters (small finite spaces; 0 disables)
     stall_after: int = 5
     #: radius (number of differing parameters) of the trust-region steps
     local_radius: int = 2
+    #: while stalled, every this-many-th proposal is a global one, the others trust-region steps
+    global_every: int = 3
     #: default permutation distance: "spearman", "kendall" or "hamming"
     permutation_distance: str = "spearman"
     #: per-parameter override of the permutation distance {name: kind}
@@ -197,7 +199,7 @@ class BayesianOptimization(Technique):
         self._feasible_seen: Set[Hashable] = set()   # keys of evaluated/pending feasible configs
         self.fallbacks = 0
         self._fits = 0
-        self._local_turn = False                     # alternates trust-region steps when stalled
+        self._local_turn = 0                         # cycles trust-region / global steps when stalled
 
     # ---- protocol -----------------------------------------------------------------------------
     def observe(self, feedback: Feedback) -> None:
@@ -348,7 +350,7 @@ class BayesianOptimization(Technique):
                           self.feasibility.features if self.feasibility is not None else None)
         radius = 0
         if o.stall_after > 0 and self._stalled() >= o.stall_after:
-            self._local_turn = not self._local_turn
+            self._local_turn = (self._local_turn + 1) % max(o.global_every, 1)
             radius = o.local_radius if self._local_turn else 0
         cfg = self.search.run(acq, self.rng, self.np_rng, self._excluded, [incumbent], radius)
         return cfg if cfg is not None else self._random_new()
