@@ -198,6 +198,8 @@ def default_config(spec: PipelineSpec) -> Dict[str, Any]:
 
 #: vector width and output tile of the schedule templates (8 float32 lanes fill an AVX2 register)
 TEMPLATE_VECTOR, TEMPLATE_TILES = 8, (32, 64, 256)
+#: rows of the register-block templates (unrolled; the largest unroll factor of the space)
+TEMPLATE_ROWS = 8
 
 
 def template_configs(spec: PipelineSpec, width: int, height: int) -> List[Dict[str, Any]]:
@@ -211,12 +213,17 @@ def template_configs(spec: PipelineSpec, width: int, height: int) -> List[Dict[s
     * ``fused-inline``: as ``fused``, but the output's direct producers are inlined into it
       (cheap pointwise-from-tile stages), the earlier ones computed per output tile;
 
-    the fused shapes for each tile size of :data:`TEMPLATE_TILES`.
+    the fused shapes for each tile size of :data:`TEMPLATE_TILES`, and both once more as register
+    blocks: one vector wide and :data:`TEMPLATE_ROWS` rows high, the rows innermost and unrolled
+    ("vectorise x, unroll y", the shape of Halide's tutorial and Adams2019 stencil schedules).
 
     Generic templates (the shapes Halide's tutorials and autoschedulers start from), not tuned per
     pipeline; the caller drops those that violate the known constraints.
     """
     out = []
+    rows = min(TEMPLATE_ROWS, max_tile(height))
+    for kind in ("fused", "fused-inline"):
+        out.append(_template(spec, kind, min(TEMPLATE_VECTOR, max_tile(width)), rows, unroll_rows=True))
     for tile in TEMPLATE_TILES:
         tx, ty = min(tile, max_tile(width)), min(tile, max_tile(height))
         out.append(_template(spec, "fused", tx, ty))
@@ -227,7 +234,7 @@ def template_configs(spec: PipelineSpec, width: int, height: int) -> List[Dict[s
     return out
 
 
-def _template(spec: PipelineSpec, kind: str, tx: int, ty: int) -> Dict[str, Any]:
+def _template(spec: PipelineSpec, kind: str, tx: int, ty: int, unroll_rows: bool = False) -> Dict[str, Any]:
     cfg = default_config(spec)
     out = spec.output_name
     for stage in spec.stages:
@@ -237,6 +244,10 @@ def _template(spec: PipelineSpec, kind: str, tx: int, ty: int) -> Dict[str, Any]
         cfg.update({knob(s, "vectorize"): TEMPLATE_VECTOR, knob(s, "parallel"): s == out or kind == "root",
                     knob(s, "tile_x"): tx if tiled else TEMPLATE_VECTOR, knob(s, "tile_y"): ty if tiled else 1})
         if s == out:
+            if unroll_rows:   # the tile's rows innermost (inside the vector lanes' loop) and unrolled
+                loops = list(stage_loops(stage))
+                cfg[knob(s, "order")] = ["yi"] + [v for v in loops if v != "yi"]
+                cfg[knob(s, "unroll")] = min(ty, MAX_UNROLL)
             continue
         if kind == "fused-inline" and stage.inlinable and tuple(stage.consumers) == (out,):
             cfg[knob(s, "compute")] = "inline"

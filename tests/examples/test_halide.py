@@ -362,7 +362,10 @@ def test_schedule_templates_are_feasible_and_seeded(tuners, name):
     tuner = tuners[name]
     m = tuner.manipulator()
     templates = schedule.template_configs(tuner.spec, tuner.instance.width, tuner.instance.height)
-    assert len(templates) == 2 * len(schedule.TEMPLATE_TILES) + 2
+    assert len(templates) == 2 * len(schedule.TEMPLATE_TILES) + 4     # + inline, root, 2 register blocks
+    blocks = templates[:2]
+    out = tuner.spec.output_name
+    assert all(c[f"{out}_order"][0] == "yi" and c[f"{out}_unroll"] == c[f"{out}_tile_y"] > 1 for c in blocks)
     for cfg in templates:
         m.validate(cfg)
     feasible = [c for c in templates if m.is_feasible(c)]
