@@ -61,7 +61,7 @@ def _feed(m, bo, cfg, value, state="ok"):
 
 
 def test_failures_are_imputed_with_the_worst_ok_value_and_never_become_best():
-    m, bo = _bo()
+    m, bo = _bo(failure_imputation=True)
     _feed(m, bo, {"a": 1, "b": 1}, 3.0)
     _feed(m, bo, {"a": 2, "b": 1}, 5.0)
     _feed(m, bo, {"a": 8, "b": 8}, float("inf"), "error")
@@ -69,7 +69,7 @@ def test_failures_are_imputed_with_the_worst_ok_value_and_never_become_best():
     assert ({"a": 8, "b": 8}, 5.0) in train and len(train) == 3
     _, _, y_best, incumbent, _ = bo._fit()
     assert incumbent == {"a": 1, "b": 1}
-    m2, off = _bo(failure_imputation=False)
+    m2, off = _bo()                              # off by default
     _feed(m2, off, {"a": 1, "b": 1}, 3.0)
     _feed(m2, off, {"a": 8, "b": 8}, float("inf"), "error")
     assert off._training_set() == [({"a": 1, "b": 1}, 3.0)]
