@@ -23,7 +23,7 @@ import sys
 import tempfile
 import textwrap
 import time
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from tunerlib import tune_function
 from tunerlib.tools.problems import Problem, default_problems
@@ -135,9 +135,30 @@ def report(results: Dict[Tuple[str, str], List[List[float]]], problems: Dict[str
                                         f"(median best/expert {statistics.median(_best_at(v, b) for v in runs) / expert:.3f})"
                                         for b in budgets)
                     out.write(f"{'':<4}{tech}: runs at least as good as the expert: {reached}\n")
+        _baseline_lines(out, pname, problem, results, budgets)
         kt = problem.data.get("family") == "kerneltuner" and not problem.data.get("sparse")
         for line in reference_lines(pname, kt):
             out.write(line + "\n")
+
+
+def _baseline_lines(out: Any, pname: str, problem: Any, results: Dict[Tuple[str, str], List[Any]],
+                    budgets: Sequence[int]) -> None:
+    """Median best/baseline per technique and budget, for problems that name baselines (Halide:
+    the default schedule and each autoscheduler, timed when the report is written)."""
+    fn = problem.data.get("baselines_fn")
+    times = problem.data.get("baseline_values") or (fn() if fn else None)
+    if not times:
+        return
+    problem.data["baseline_values"] = times
+    out.write("  baselines: " + ", ".join(f"{n} {t:g}" for n, t in times.items()) + "\n")
+    for (p, tech), raw in sorted(results.items()):
+        if p != pname:
+            continue
+        runs = [_split_cpu(v)[0] for v in raw]
+        for b in budgets:
+            med = statistics.median(_best_at(v, b) for v in runs)
+            out.write(f"{'':<4}{tech} @{b}: median best / " + ", ".join(f"{n} {med / t:.2f}" for n, t in times.items())
+                      + "\n")
 
 
 def _cell(runs: List[List[float]], budget: int, opt: Optional[float]) -> str:
