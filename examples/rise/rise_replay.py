@@ -66,13 +66,7 @@ class ReplayBackend:
     def evaluate(self, cfg: Mapping[str, Any]) -> Result:
         """Replay one configuration; called once per measurement (updates :attr:`stats`)."""
         result = replay_result(self.benchmark, cfg)
-        self.stats.simulated_s += float(result.extra.get("simulated_s", 0.0))
-        if result.state == "OK":
-            self.stats.ok += 1
-        elif result.extra.get("not_measured"):
-            self.stats.not_measured += 1
-        else:
-            self.stats.failed += 1
+        self.stats.count(result)
         return result
 
     def recorded(self, cfg: Optional[Mapping[str, Any]]) -> Tuple[Optional[float], Optional[str]]:

@@ -255,6 +255,16 @@ class ReplayStats:
         """Replayed measurements in all."""
         return self.ok + self.failed + self.not_measured
 
+    def count(self, result: Result) -> None:
+        """Add one replayed measurement (a result of :func:`replay_result`)."""
+        self.simulated_s += float(result.extra.get("simulated_s", 0.0))
+        if result.state == "OK":
+            self.ok += 1
+        elif result.extra.get("not_measured"):
+            self.not_measured += 1
+        else:
+            self.failed += 1
+
     def render(self) -> str:
         """One line for a report."""
         return (f"replay: {self.evaluations} evaluations ({self.ok} ok, {self.failed} failed, "
@@ -318,17 +328,8 @@ class ReplayInterface(MeasurementInterface):
     def run(self, desired_result: DesiredResult, input: Input, limit: Optional[float]) -> Result:
         """Called once per measurement: look the configuration up (``limit`` is ignored)."""
         result = replay_result(self.benchmark, desired_result.configuration.data)
-        self._count(result)
+        self.stats.count(result)
         return result
-
-    def _count(self, result: Result) -> None:
-        self.stats.simulated_s += float(result.extra.get("simulated_s", 0.0))
-        if result.state == "OK":
-            self.stats.ok += 1
-        elif result.extra.get("not_measured"):
-            self.stats.not_measured += 1
-        else:
-            self.stats.failed += 1
 
     def save_final_config(self, config: Dict[str, Any]) -> None:
         """Called once at the end: writes ``--final-config`` and prints the replay statistics
