@@ -7,7 +7,11 @@ weights lean towards calling a point feasible, so the classifier prunes only cle
 
 Features: unit values for primitive parameters (numeric and ordinal), one-hot columns for bool,
 switch and enum, item positions for permutations and schedules, element unit values for arrays,
-order positions and cutoff logs for selectors.
+order positions and cutoff logs for selectors.  Permutations of at most
+:data:`PAIRWISE_MAX_ITEMS` items also get one 0/1 column per pair of items ("a comes before b"):
+loop-order legality rules (a loop nest's concordance, a dependence) are precedence relations, which
+a tree can then learn with a single split instead of approximating ``pos[a] < pos[b]`` by a
+staircase of axis-aligned splits on two position columns.
 """
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ from .distances import (ArrayEncoder, CategoryEncoder, PermutationEncoder, Selec
 N_TREES = 50
 MAX_FEATURES = 0.75
 CLASS_WEIGHT = {1: 0.8, 0: 0.2}   # 1 = feasible
+PAIRWISE_MAX_ITEMS = 10           # n(n-1)/2 precedence columns: 45 at most
 
 
 class FeatureEncoder:
@@ -46,7 +51,7 @@ class FeatureEncoder:
             out[np.arange(n), idx] = 1.0
             return out
         if isinstance(e, PermutationEncoder):
-            return e.positions(values).astype(float)
+            return permutation_features(e.positions(values))
         if isinstance(e, ArrayEncoder):
             return np.array([[e._unit(x) for x in v] for v in values], dtype=float).reshape(n, e.count)
         if isinstance(e, SelectorEncoder):
@@ -63,6 +68,17 @@ class FeatureEncoder:
             return np.zeros((len(configs), 1))
         X = np.hstack(cols)
         return X if X.shape[1] else np.zeros((len(configs), 1))
+
+
+def permutation_features(pos: np.ndarray) -> np.ndarray:
+    """Item positions ``pos[r, i]``, then (for at most :data:`PAIRWISE_MAX_ITEMS` items) one column
+    per pair ``a < b`` that is 1.0 when item ``a`` comes before item ``b``."""
+    pos = np.asarray(pos, dtype=float)
+    n = pos.shape[1] if pos.ndim == 2 else 0
+    if n < 2 or n > PAIRWISE_MAX_ITEMS:
+        return pos
+    a, b = np.triu_indices(n, k=1)
+    return np.hstack([pos, (pos[:, a] < pos[:, b]).astype(float)])
 
 
 class PackedForest:
