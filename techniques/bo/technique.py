@@ -34,7 +34,10 @@ Additions to BaCO's recipe, each an option (measured on the recorded Kernel Tune
   on larger spaces the local search from the incumbent plays this part).
 
 While fewer than two OK results exist and results are pending, ``propose`` returns None; with
-nothing pending it keeps sampling randomly.  It returns None as well when every feasible
+nothing pending it keeps sampling: at random until the feasibility classifier can be trained (one
+OK and one failed result), then the most probably feasible of random samples and neighbours of the
+OK results (where most of a space fails, random sampling alone could take dozens of evaluations
+to find the second OK configuration the GP needs).  It returns None as well when every feasible
 configuration of a finite space has been evaluated or is in flight.  Model failures (no
 positive-definite covariance, unexpected numerical errors) fall back to a random feasible
 configuration, so a run never ends with an exception from this technique.
@@ -243,7 +246,7 @@ class BayesianOptimization(Technique):
             self._initial_made += 1
             return self._random_new()
         if n_ok < 2:
-            return None if self._hashes_pending else self._random_new()
+            return None if self._hashes_pending else self._guided_new()
         try:
             with single_thread_blas():
                 return self._bo_proposal()
@@ -264,6 +267,29 @@ class BayesianOptimization(Technique):
                 if self.key(cfg) not in self._excluded:
                     return cfg
         return None
+
+    def _guided_new(self) -> Optional[Config]:
+        """A proposal made after the initial design while fewer than two results are OK (no GP yet).
+
+        Where most of the space fails (e.g. 110 of 120 loop orders of a kernel cannot be generated)
+        random sampling would go on wasting evaluations, so once the classifier can be trained (one
+        OK and one failed result) the proposal is the most probably feasible among random feasible
+        samples and the single-parameter neighbours of the OK configurations (ties in random order);
+        without a classifier it is random.
+        """
+        feas = self._fit_feasibility()
+        if feas is None:
+            return self._random_new()
+        pool = list(self.cot.sample(self.rng, self.np_rng, self.options.n_random_samples))
+        for cfg, _, state in list(self._results.values()):
+            if state == "ok":
+                pool.extend(c for _, _, c in self.search.neighbours.neighbours(cfg, self.rng))
+        pool = [c for c in pool if self.key(c) not in self._excluded]
+        if not pool:
+            return self._random_new()
+        self.rng.shuffle(pool)
+        prob = feas.probability(pool)
+        return pool[int(np.argmax(prob))]
 
     # ---- model ----------------------------------------------------------------------------------
     def _fit(self) -> tuple:

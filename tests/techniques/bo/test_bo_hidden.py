@@ -45,3 +45,36 @@ def test_feasibility_model_wastes_fewer_evaluations_on_hidden_infeasible_points(
     with_rf, without = wasted["BO-test-light"], wasted["BO-test-light-noRF"]
     assert statistics.mean(with_rf) < statistics.mean(without), wasted
     assert wilcoxon(with_rf, without, alternative="less").pvalue < 0.05, wasted
+
+
+# ---- before the GP: feasibility-guided sampling ----------------------------------------------------
+def test_second_ok_result_is_sought_where_the_classifier_expects_feasibility():
+    """Where 10 of 120 loop orders can be run (a precedence rule), after one OK and a few failed
+    results the pre-GP proposals are feasible far more often than random draws (1 in 12)."""
+    import random
+
+    from tunerlib.parameters import PermutationParameter
+    from tunerlib.techniques import Feedback
+
+    def legal(p):
+        return p.index(0) < p.index(2) and p.index(1) < p.index(2) and p.index(2) < p.index(3)
+
+    hits = trials = 0
+    for seed in range(12):
+        m = ConfigurationManipulator([PermutationParameter("order", [0, 1, 2, 3, 4]), IntegerParameter("k", 0, 7)])
+        bo = BayesianOptimization(initial_samples=1, n_random_samples=200)
+        bo.bind(m, random.Random(seed), "BO")
+        rng = random.Random(100 + seed)
+        shown = [{"order": [0, 1, 4, 2, 3], "k": 3}]
+        while len(shown) < 7:
+            cfg = m.random(rng)
+            if not legal(cfg["order"]):
+                shown.append(cfg)
+        for cfg in shown:
+            state = "ok" if legal(cfg["order"]) else "error"
+            bo.observe(Feedback(cfg, m.hash_config(cfg), 1.0 if state == "ok" else math.inf, state, "x", False))
+        proposal = bo.propose()   # one OK result so far: no GP, the guided sampler proposes
+        assert proposal is not None and bo._model is None
+        trials += 1
+        hits += legal(proposal.config["order"])
+    assert hits / trials >= 0.5, (hits, trials)   # random proposals: 1 in 12
