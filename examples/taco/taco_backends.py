@@ -9,9 +9,12 @@ it (:func:`taco_harness.measure`).  Outcomes, as :class:`tunerlib.Result`:
 * ``INFEASIBLE`` -- the schedule could not be built: ``extra["phase"]`` is ``generate`` (a loop
   order the built-in generator cannot lower), ``taco`` (TACO rejected it, crashed or timed out)
   or ``compile`` (the C compiler failed); ``extra["error"]`` is the one-line reason;
-* ``ERROR`` -- it ran but gave a wrong output (``extra["error"]``: ``wrong output: max abs error``);
+* ``ERROR`` -- it ran but gave a wrong output (``extra["error"]``: ``wrong output: max abs error``)
+  or, with the taco backend, crashed (``kernel crashed (SIGSEGV)``);
 * ``TIMEOUT`` -- the run passed ``run_timeout_s`` (built-in kernels stop themselves between
-  parallel regions) or the driver's limit.
+  parallel regions) or the driver's limit.  TACO's kernels have no deadline check: they are
+  measured in a worker process (``taco_isolate.IsolatedMeasurer``) killed after twice the run
+  timeout plus the timing budget and :data:`ISOLATION_SLACK_S`.
 
 Nothing here raises for a bad configuration; the replay backend lives in ``tunerlib.replay``.
 """
@@ -25,7 +28,11 @@ from taco_harness import CompiledKernel, CompileError, Compiler, TimingPolicy, m
 from taco_loopnest import IllegalOrder
 from taco_problem import Problem
 from taco_cli import TacoCli, TacoFailure
+from taco_isolate import IsolatedMeasurer
 from tunerlib import Result
+
+#: seconds added to an isolated TACO measurement's deadline for binding, checking and start-up
+ISOLATION_SLACK_S = 10.0
 
 
 @dataclass
@@ -55,6 +62,7 @@ class Evaluator:
         self.policy = policy or TimingPolicy()
         self.run_timeout_s, self.taco = run_timeout_s, taco
         self.counts = Counts()
+        self._isolated: Optional[IsolatedMeasurer] = None
 
     def source(self, cfg: Mapping[str, Any]) -> str:
         """C source of ``cfg``; raises IllegalOrder (builtin) or TacoFailure (taco)."""
@@ -86,12 +94,25 @@ class Evaluator:
         kernel, failure = self.build(cfg)
         if failure is not None:
             return failure
-        result = measure(kernel, self.problem, self.backend, self.policy, self.run_timeout_s, limit)
+        if self.backend == "taco":     # TACO's code has no deadline check: a worker killed on overrun
+            if self._isolated is None:
+                self._isolated = IsolatedMeasurer(self.problem, self.backend, self.policy, ISOLATION_SLACK_S)
+            omp = (int(cfg["omp_scheduling_type"] == "dynamic"), int(cfg["omp_chunk_size"]),
+                   int(cfg["omp_num_threads"]))
+            result = self._isolated.measure(kernel, omp, self.run_timeout_s, limit)
+        else:
+            result = measure(kernel, self.problem, self.backend, self.policy, self.run_timeout_s, limit)
         if result.state == "ERROR":
             self.counts.wrong += 1
         elif result.state == "TIMEOUT":
             self.counts.timeouts += 1
         return result
+
+    def close(self) -> None:
+        """Stop the measuring worker of the taco backend, if one runs (called at the end of a run)."""
+        if self._isolated is not None:
+            self._isolated.close()
+            self._isolated = None
 
     def seconds(self, cfg: Mapping[str, Any]) -> Optional[float]:
         """Measured seconds of ``cfg``, or None when it is not OK (for benchmark tools)."""

@@ -217,6 +217,8 @@ class TacoTuner(MeasurementInterface):
         last = cls._last
         if code == 0 and last is not None and last.runs and not last.reported:
             print(last.report_without_best())
+        if last is not None and last.evaluator is not None:
+            last.evaluator.close()
         return code
 
     def comparison(self, best: Dict[str, Any]) -> str:

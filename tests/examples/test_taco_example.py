@@ -31,6 +31,7 @@ import taco_inputs as inputs  # noqa: E402
 import taco_loopnest as loopnest  # noqa: E402
 import taco_spaces as spaces  # noqa: E402
 import taco_tuner  # noqa: E402
+import taco_backends  # noqa: E402
 from taco_backends import Evaluator  # noqa: E402
 from taco_cli import TacoCli, schedule_string, taco_command  # noqa: E402
 from taco_kernels import KERNEL_NAMES, KERNELS  # noqa: E402
@@ -433,6 +434,10 @@ int compute(taco_tensor_t *y, taco_tensor_t *A, taco_tensor_t *x) {
 '''
 
 
+_HANG_SPMV = _VALID_SPMV.replace("  return 0;\n}", "  volatile int spin = 1;\n  while (spin) {}\n  return 0;\n}")
+_CRASH_SPMV = _VALID_SPMV.replace("  return 0;\n}", "  *(volatile int*)0 = 1;\n  return 0;\n}")
+
+
 def fake_taco(tmp_path: Path, mode: str) -> str:
     """A fake ``taco``: logs its argv, leaves a file in $TMPDIR, then acts out ``mode``."""
     script = tmp_path / f"taco_{mode}"
@@ -449,7 +454,8 @@ if mode == 'abort':
     os.abort()
 if mode == 'sleep':
     time.sleep(30)
-open(out, 'w').write({_VALID_SPMV!r} if mode == 'valid' else 'this is %% not C code\\n')
+sources = {{'valid': {_VALID_SPMV!r}, 'hang': {_HANG_SPMV!r}, 'crash': {_CRASH_SPMV!r}}}
+open(out, 'w').write(sources.get(mode, 'this is %% not C code\\n'))
 """)
     script.chmod(0o755)
     return str(script)
@@ -477,6 +483,17 @@ def test_fake_taco_backend(tmp_path, compiler, mode, state, phase, fragment):
     assert argv[0] == "y(i) = A(i,j) * x(j)" and "-f=A:ds" in argv and "-nthreads=32" in argv
     assert "-schedule=static,1" in argv and any(a.startswith("-s=split(i,i0,i1,16)") for a in argv)
     assert _leftovers() == before                       # temp folder (and TACO's leftovers) removed
+
+
+@pytest.mark.parametrize("mode, state, fragment", [("hang", "TIMEOUT", "killed"), ("crash", "ERROR", "SIGSEGV")])
+def test_taco_kernels_that_hang_or_crash_do_not_stop_the_run(tmp_path, compiler, monkeypatch, mode, state, fragment):
+    """TACO's code has no deadline check: the measurement runs in a forked child that is killed."""
+    monkeypatch.setattr(taco_backends, "ISOLATION_SLACK_S", 1.0)
+    cli = TacoCli(fake_taco(tmp_path, mode), timeout_s=20)
+    ev = Evaluator("spmv", small_problem("spmv"), "taco", compiler, QUICK, 0.2, cli)
+    res = ev.evaluate(spaces.expert_config("spmv"))
+    assert res.state == state and fragment in res.extra["error"], res.extra
+    assert ev.evaluate(spaces.expert_config("spmv")).state == state   # and again: this process is fine
 
 
 def test_fake_taco_timeout_and_end_to_end(tmp_path, capsys):
