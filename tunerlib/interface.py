@@ -83,6 +83,10 @@ class MeasurementInterface:
             with open(path, "w") as fh:
                 json.dump(config, fh, indent=2, sort_keys=True)
 
+    def finish_without_best(self) -> None:
+        """Called once at the end instead of :meth:`save_final_config` when no configuration
+        succeeded (every result failed, or nothing ran); the default does nothing."""
+
     # ---- helpers -------------------------------------------------------------------
     def call_program(self, cmd: Union[str, Sequence[str]], limit: Optional[float] = None,
                      memory_limit: Optional[int] = None, **kw: Any) -> ProgramResult:

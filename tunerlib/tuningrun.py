@@ -245,6 +245,8 @@ class TuningRun:
             self.log.close()
         if self.search.best is not None:
             self.interface.save_final_config(self.search.best.config)
+        else:
+            self.interface.finish_without_best()
 
     def summary(self, reason: str) -> Summary:
         best = self.search.best

@@ -119,14 +119,11 @@ class TacoTuner(MeasurementInterface):
     """Measurement interface for one TACO kernel; the backend decides how a schedule is measured."""
 
     Options = TacoOptions
-    #: the interface the last ``main()`` built (to report a run that found no OK result)
-    _last: Optional["TacoTuner"] = None
 
     def __init__(self, options: TacoOptions) -> None:
         """Check the options and prepare the backend (input, compiler, TACO or the replay table)."""
         super().__init__(options)
-        TacoTuner._last = self
-        self.reported, self.runs = False, 0
+        self.runs = 0
         self.kernel = options.kernel
         self.evaluator: Optional[Evaluator] = None
         self.replay: Optional[ReplayBackend] = None
@@ -196,30 +193,20 @@ class TacoTuner(MeasurementInterface):
     # ---- the end ----------------------------------------------------------------------
     def save_final_config(self, config: Dict[str, Any]) -> None:
         """Called once at the end: prints the best configuration next to the expert and default."""
-        self.reported = True
         if self.replay is not None:
             print(self.replay.report(config))
         else:
             print(self.comparison(config))
+            self.evaluator.close()
         super().save_final_config(config)
 
-    def report_without_best(self) -> str:
-        """The end-of-run report when no configuration succeeded (no best to compare)."""
-        if self.replay is not None:
-            return self.replay.report(None)
-        return f"{self.kernel}: no configuration ran correctly\n{format_counts(self.evaluator)}"
-
-    @classmethod
-    def main(cls, args: Optional[List[str]] = None) -> int:
-        """Parse, tune and report (tunerlib's ``main``), then report a run without a best."""
-        cls._last = None
-        code = super().main(args)
-        last = cls._last
-        if code == 0 and last is not None and last.runs and not last.reported:
-            print(last.report_without_best())
-        if last is not None and last.evaluator is not None:
-            last.evaluator.close()
-        return code
+    def finish_without_best(self) -> None:
+        """Called at the end when no configuration succeeded: the report without a best."""
+        if self.runs:
+            print(self.replay.report(None) if self.replay is not None else
+                  f"{self.kernel}: no configuration ran correctly\n{format_counts(self.evaluator)}")
+        if self.evaluator is not None:
+            self.evaluator.close()
 
     def comparison(self, best: Dict[str, Any]) -> str:
         """Re-time best, expert and default in interleaved rounds; the report as text."""

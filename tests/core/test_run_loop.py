@@ -109,3 +109,33 @@ def test_bandit_state_is_recorded_and_restored_on_resume(tmp_path):
     again.prepare()
     assert again.technique.state_dict()["bandit"] == bandit
     assert TuningRun(Wide(resumed_opts), resumed_opts).run().tests == 80
+
+
+class Ends(Small):
+    """Records which end-of-run hook the loop called; ``fail`` makes every result an ERROR."""
+
+    fail = False
+
+    def __init__(self, options):
+        super().__init__(options)
+        self.ends = []
+
+    def run_precompiled(self, desired_result, input, limit, compile_result, id):
+        return Result(state="ERROR") if self.fail else super().run_precompiled(
+            desired_result, input, limit, compile_result, id)
+
+    def save_final_config(self, config):
+        self.ends.append(("best", config))
+
+    def finish_without_best(self):
+        self.ends.append(("none", None))
+
+
+@pytest.mark.parametrize("fail", [False, True])
+def test_exactly_one_end_hook_is_called(tmp_path, fail):
+    opts = _opts(tmp_path, technique=["PureRandom"], test_limit=5)
+    interface = Ends(opts)
+    interface.fail = fail
+    summary = TuningRun(interface, opts).run()
+    assert summary.tests == 5
+    assert interface.ends == ([("none", None)] if fail else [("best", summary.best_configuration)])
