@@ -337,7 +337,21 @@ class ComposableEvolutionaryTechnique(Technique):
         return param.apply_operator(choice.op, child, configs, rng, **kwargs)
 
 
-class GreedyComposableTechnique(ComposableEvolutionaryTechnique):
+class _RateCrossoverReplaceIfBetter(ComposableEvolutionaryTechnique):
+    """Shared by the greedy and DE bases: each parameter is operated on with probability
+    ``crossover_rate`` (at least one), and the child replaces its primary parent when strictly
+    better (and the parent is still in the population)."""
+
+    def select_parameters(self, params: List[Parameter]) -> List[Parameter]:
+        return self.select_by_rate(params, self.crossover_rate)  # type: ignore[attr-defined]
+
+    def update_population(self, child: Child, population: List[Member]) -> None:
+        primary = child.primary
+        if any(m is primary for m in population) and child.value < primary.value:
+            self.replace_member(primary, child)
+
+
+class GreedyComposableTechnique(_RateCrossoverReplaceIfBetter):
     """Thesis Table 4.1 greedy base: each member in turn breeds with the global best.
 
     * ``get_parents``: cycles through the members (the next one after each proposed child) and
@@ -370,19 +384,11 @@ class GreedyComposableTechnique(ComposableEvolutionaryTechnique):
     def child_proposed(self, primary: Member) -> None:
         self._cursor += 1  # the next child comes from the next member
 
-    def select_parameters(self, params: List[Parameter]) -> List[Parameter]:
-        return self.select_by_rate(params, self.crossover_rate)  # type: ignore[attr-defined]
-
-    def update_population(self, child: Child, population: List[Member]) -> None:
-        primary = child.primary
-        if any(m is primary for m in population) and child.value < primary.value:
-            self.replace_member(primary, child)
-
     def default_operator(self, param: Parameter) -> OperatorChoice:
         return _RANDOMIZE
 
 
-class RandomThreeParentsComposableTechnique(ComposableEvolutionaryTechnique):
+class RandomThreeParentsComposableTechnique(_RateCrossoverReplaceIfBetter):
     """Thesis Table 4.1 differential-evolution base: the oldest member plus three random parents.
 
     * ``get_parents``: the primary is the oldest member (touched, i.e. made the youngest, once its
@@ -428,14 +434,6 @@ class RandomThreeParentsComposableTechnique(ComposableEvolutionaryTechnique):
 
     def child_proposed(self, primary: Member) -> None:
         self.touch(primary)  # so requests in flight at once start from different members
-
-    def select_parameters(self, params: List[Parameter]) -> List[Parameter]:
-        return self.select_by_rate(params, self.crossover_rate)  # type: ignore[attr-defined]
-
-    def update_population(self, child: Child, population: List[Member]) -> None:
-        primary = child.primary
-        if any(m is primary for m in population) and child.value < primary.value:
-            self.replace_member(primary, child)
 
     def default_operator(self, param: Parameter) -> OperatorChoice:
         if "op4_set_linear" in type(param).operators():
