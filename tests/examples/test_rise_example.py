@@ -5,6 +5,7 @@ OpenCL tests are skipped when pyopencl or an OpenCL device is missing (``pip ins
 ``../shared/data/gpu_cache`` are absent.  Sizes are tiny: program builds dominate.
 """
 import importlib
+import json
 import os
 import random
 import signal
@@ -225,6 +226,32 @@ def test_tuner_end_to_end_opencl(tmp_path, capsys):
     assert rise_tuner.RiseTuner.main(args) == 0
     out = capsys.readouterr().out
     assert "tunerlib best" in out and "expert" in out and "speed-up" in out
+
+
+@needs_opencl
+def test_confirm_retimes_the_fastest_recorded_configurations(tmp_path, capsys, monkeypatch):
+    """--confirm K: the K-1 fastest other OK configurations are re-timed with the best; when one of
+    them is faster in the re-timing it is reported and written to --final-config."""
+    final = tmp_path / "final.json"
+    args = ["--kernel", "stencil", "--size", "32", "--test-limit", "8", "--seed", "3", "--compare-rounds", "2",
+            "--confirm", "3", "--database", str(tmp_path / "t.db"), "--quiet", "--final-config", str(final)]
+    real_compare = rise_worker.IsolatedRunner.compare
+    seen = {}
+
+    def compare(self, configs, rounds):
+        seen.update(configs)
+        timed = real_compare(self, configs, rounds)
+        if "candidate 2" in timed:      # make the slower of the two candidates the fastest re-timed
+            timed["candidate 2"] = (1e-9, "")
+        return timed
+    monkeypatch.setattr(rise_worker.IsolatedRunner, "compare", compare)
+    assert rise_tuner.RiseTuner.main(args) == 0
+    tuner = rise_tuner.RiseTuner.last
+    recorded = sorted(tuner._ok.values(), key=lambda tc: tc[0])
+    assert len(recorded) >= 3 and {"candidate 1", "candidate 2", rise_tuner.BEST} <= set(seen)
+    assert seen["candidate 1"] == recorded[1][1] and seen["candidate 2"] == recorded[2][1]
+    assert json.loads(final.read_text()) == recorded[2][1] == tuner.confirmed
+    assert "another one is faster" in capsys.readouterr().out
 
 
 @needs_opencl
