@@ -183,7 +183,13 @@ def ensure_schema(engine: Engine, display: str) -> None:
     for attempt in range(3):
         try:
             with engine.connect() as conn:
-                version = read_schema_version(conn, display)
+                try:
+                    version = read_schema_version(conn, display)
+                except DatabaseError:
+                    # outside a transaction SQLite answers each catalogue query from its own
+                    # snapshot: a process creating the schema may commit between them; decide
+                    # under the write lock below, where the read is one consistent snapshot
+                    version = None
                 if version is None:
                     conn.rollback()
                     begin_exclusive(conn)
