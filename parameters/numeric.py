@@ -243,10 +243,10 @@ class NumericParameter(UnitCubeParameter):
 
     def _unit_to_value(self, unit: float) -> Any:
         lo, hi = self._unit_bounds()
+        if unit >= 1.0:   # before the degenerate check: a range too narrow to scale still has its max
+            return self.max
         if hi == lo or unit <= 0.0:
             return self.min
-        if unit >= 1.0:
-            return self.max
         return self.normalize_value(self._unscale(lo + unit * (hi - lo)))
 
     # ---- value-space operators (thesis Table 4.3, NumericParameter) -----------
