@@ -30,7 +30,6 @@ is reported as the best -- a recorded min-of-k under load is often a lucky sampl
 recorded times).
 """
 # No `from __future__ import annotations`: argparse-dataclass needs the real type hints.
-import json
 import os
 import sys
 from dataclasses import dataclass, field
@@ -123,7 +122,7 @@ class RiseTuner(MeasurementInterface):
         self._check(options)
         self.measured = 0
         self.confirmed: Optional[Dict[str, Any]] = None   # set when re-timing found a faster one
-        self._ok: Dict[str, Tuple[float, Dict[str, Any]]] = {}   # canonical JSON -> (seconds, config)
+        self._ok: Dict[str, Tuple[float, Dict[str, Any]]] = {}   # configuration hash -> (seconds, config)
         type(self).last = self
         self.kernel = options.kernel
         self.spec = spaces.KERNELS[options.kernel]
@@ -195,7 +194,7 @@ class RiseTuner(MeasurementInterface):
             return self.replay.evaluate(cfg)
         result = self.runner.evaluate(cfg, self.policy, limit)
         if result.state == "OK" and result.time:
-            self._ok[json.dumps(cfg, sort_keys=True)] = (result.time, dict(cfg))
+            self._ok[desired_result.configuration.hash] = (result.time, dict(cfg))
         return result
 
     def evaluate(self, cfg: Mapping[str, Any]) -> Result:
@@ -241,10 +240,9 @@ class RiseTuner(MeasurementInterface):
         best at the end (a recorded min-of-k under load is often a lucky sample)."""
         if best is None or self.options.confirm <= 1 or not self.options.compare_rounds:
             return {}
-        own = json.dumps(dict(best), sort_keys=True)
-        ranked = sorted((t, key) for key, (t, _) in self._ok.items() if key != own)
+        others = sorted((t, key) for key, (t, cfg) in self._ok.items() if cfg != dict(best))
         return {f"candidate {i + 1}": self._ok[key][1]
-                for i, (_, key) in enumerate(ranked[:self.options.confirm - 1])}
+                for i, (_, key) in enumerate(others[:self.options.confirm - 1])}
 
     def header(self) -> str:
         """First line of the comparison table."""

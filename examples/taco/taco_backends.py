@@ -86,7 +86,7 @@ class Evaluator:
         except CompileError as exc:
             self.counts.compile_failed += 1
             return None, _infeasible("compile", exc.first_line, compile_s=round(exc.seconds, 4))
-        kernel.set_omp(cfg["omp_scheduling_type"] == "dynamic", cfg["omp_chunk_size"], cfg["omp_num_threads"])
+        kernel.set_omp(*omp_settings(cfg))
         return kernel, None
 
     def evaluate(self, cfg: Mapping[str, Any], limit: Optional[float] = None) -> Result:
@@ -97,9 +97,7 @@ class Evaluator:
         if self.backend == "taco":     # TACO's code has no deadline check: a worker killed on overrun
             if self._isolated is None:
                 self._isolated = IsolatedMeasurer(self.problem, self.backend, self.policy, ISOLATION_SLACK_S)
-            omp = (int(cfg["omp_scheduling_type"] == "dynamic"), int(cfg["omp_chunk_size"]),
-                   int(cfg["omp_num_threads"]))
-            result = self._isolated.measure(kernel, omp, self.run_timeout_s, limit)
+            result = self._isolated.measure(kernel, omp_settings(cfg), self.run_timeout_s, limit)
         else:
             result = measure(kernel, self.problem, self.backend, self.policy, self.run_timeout_s, limit)
         if result.state == "ERROR":
@@ -118,6 +116,11 @@ class Evaluator:
         """Measured seconds of ``cfg``, or None when it is not OK (for benchmark tools)."""
         result = self.evaluate(cfg)
         return result.time if result.state == "OK" else None
+
+
+def omp_settings(cfg: Mapping[str, Any]) -> Tuple[int, int, int]:
+    """(dynamic, chunk, threads) of ``cfg`` for ``CompiledKernel.set_omp``."""
+    return int(cfg["omp_scheduling_type"] == "dynamic"), int(cfg["omp_chunk_size"]), int(cfg["omp_num_threads"])
 
 
 def _infeasible(phase: str, error: str, **extra: Any) -> Result:

@@ -36,8 +36,9 @@ def _serve(conn) -> None:
             continue
         _, path, compile_s, omp, run_timeout_s, limit = msg
         try:
-            lib = libs.get(path) or libs.setdefault(path, ctypes.CDLL(path))
-            kernel = CompiledKernel(path, path, compile_s, lib)
+            if path not in libs:
+                libs[path] = ctypes.CDLL(path)
+            kernel = CompiledKernel(path, path, compile_s, libs[path])
             kernel.set_omp(*omp)
             result = measure(kernel, problem, backend, policy, run_timeout_s, limit)
         except Exception as exc:   # anything unexpected is this configuration's ERROR

@@ -281,7 +281,7 @@ class BayesianOptimization(Technique):
         if feas is None:
             return self._random_new()
         pool = list(self.cot.sample(self.rng, self.np_rng, self.options.n_random_samples))
-        for cfg, _, state in list(self._results.values()):
+        for cfg, _, state in self._results.values():
             if state == "ok":
                 pool.extend(c for _, _, c in self.search.neighbours.neighbours(cfg, self.rng))
         pool = [c for c in pool if self.key(c) not in self._excluded]
