@@ -12,6 +12,7 @@ from .permutation import PermutationParameter
 from .schedule import ScheduleParameter
 from .arrays import ArrayParameter, BooleanArray, FloatArray, IntegerArray
 from .constraints import Constraint, ConstraintError, parse_expression
+from .table import TableConstraint
 from .manipulator import ConfigurationError, ConfigurationManipulator
 
 __all__ = [
@@ -22,6 +23,6 @@ __all__ = [
     "BooleanParameter", "EnumParameter", "OrdinalParameter", "SelectorParameter", "SwitchParameter",
     "PermutationParameter", "ScheduleParameter",
     "ArrayParameter", "BooleanArray", "FloatArray", "IntegerArray",
-    "Constraint", "ConstraintError", "parse_expression",
+    "Constraint", "ConstraintError", "parse_expression", "TableConstraint",
     "ConfigurationError", "ConfigurationManipulator",
 ]

@@ -22,6 +22,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optio
 
 from .base import Config, Parameter, ParameterError, parameter_from_json
 from .constraints import Constraint, ConstraintError
+from .table import TableConstraint
 
 ConstraintLike = Union[Constraint, str, Callable[[Mapping[str, Any]], Any]]
 
@@ -70,6 +71,7 @@ class ConfigurationManipulator:
         self._by_name: Dict[str, Parameter] = {}
         self._constraints: List[Constraint] = []
         self._groups: Optional[List[Set[str]]] = None
+        self._table_cache: Dict[frozenset, Optional[List[Config]]] = {}
         for p in parameters or ():
             self.add_parameter(p)
         for c in constraints or ():
@@ -120,6 +122,7 @@ class ConfigurationManipulator:
             c.name = f"{c.name} #{k}"
         self._constraints.append(c)
         self._groups = None
+        self._table_cache = {}
         return c
 
     # ------------------------------------------------------------------ access
@@ -180,6 +183,14 @@ class ConfigurationManipulator:
         for group in self.groups():
             members = [p for p in self._params if p.name in group]
             checks = self.group_constraints(group)
+            rows = self.table_rows(group)
+            if rows is not None:
+                if not rows:
+                    raise ConfigurationError(f"no row of the table constraint on {sorted(group)} satisfies "
+                                             "the other constraints; the search space is empty")
+                parts.update({n: (list(v) if isinstance(v, list) else v)
+                              for n, v in rows[rng.randrange(len(rows))].items()})
+                continue
             for _ in range(max(1, max_tries)):
                 for p in members:
                     parts[p.name] = p.random_value(rng)
@@ -191,6 +202,28 @@ class ConfigurationManipulator:
                     f"{[p.name for p in members]}; the constraints {[c.name for c in checks]} may be "
                     "unsatisfiable (or very tight: raise max_tries)")
         return {p.name: parts[p.name] for p in self._params}
+
+    def table_rows(self, group: Iterable[str]) -> Optional[List[Config]]:
+        """The feasible partial configurations of ``group`` when a :class:`TableConstraint` reads
+        every parameter of it: its rows that satisfy the group's other constraints (computed once
+        per space, list order = table order); None otherwise.  Used by :meth:`random` and BO."""
+        names = frozenset(group)
+        cache = self._table_cache
+        if names not in cache:
+            checks = self.group_constraints(names)
+            table = next((c for c in checks if isinstance(c, TableConstraint) and set(c.reads) == names), None)
+            rows = None
+            if table is not None:
+                others = [c for c in checks if c is not table]
+                rows = []
+                for row in table.rows:
+                    part = table.row_config(row)
+                    if all(self._by_name[n].is_valid(v) for n, v in part.items()) and \
+                            all(c.is_satisfied(part) for c in others):
+                        rows.append(part)
+            cache[names] = rows
+        rows = cache[names]
+        return rows
 
     def copy(self, config: Mapping[str, Any]) -> Config:
         """A copy of ``config`` whose lists (and nested lists/dicts) are new objects."""

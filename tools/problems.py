@@ -104,11 +104,12 @@ def default_problems(names: Optional[List[str]] = None) -> Dict[str, Problem]:
 
 def _replay(names: Optional[List[str]]) -> Dict[str, Problem]:
     """Recorded-measurement replays (tools/replay_problems.py) present under ../shared."""
-    from tunerlib.tools.replay_problems import available_benchmarks, replay_problems
+    from tunerlib.tools.replay_problems import TABLE_SUFFIX, available_benchmarks, replay_problems
     if not SHARED.exists():
         return {}
     available = available_benchmarks(SHARED, True)
     wanted = [n for n in available if names is None or n in names]
+    wanted += [n for n in names or () if n.endswith(TABLE_SUFFIX) and n[: -len(TABLE_SUFFIX)] in available]
     return {name: Problem(name, rp.manipulator, rp.evaluate, rp.optimum, list(rp.budgets),
                           data={"replay": True, "sparse": rp.sparse, "expert_value": rp.expert_value,
                                 "family": rp.benchmark.spec.family})

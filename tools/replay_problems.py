@@ -11,7 +11,9 @@ Names: ``gemm_rtxtitan``, ``gemm_rtx3090``, ``conv_a100``, ``conv_a4000``, ``con
 caches), ``rise_kmeans``, ``rise_stencil`` (near-exhaustive), and the sparse samples ``rise_asum``,
 ``rise_mm``, ``rise_scal``, ``rise_harris``, ``taco_spmm``, ``taco_spmv``, ``taco_sddmm``,
 ``taco_ttv``, ``taco_mttkrp`` (``Problem.sparse`` is True: most configurations are not measured).
-Only problems whose table exists under ``shared_dir`` are returned.
+Any name with the suffix ``@table`` (e.g. ``taco_spmm@table``) is the same table searched only over
+its recorded configurations (a ``TableConstraint``, Kernel Tuner's simulation mode); it is returned
+only when named.  Only problems whose table exists under ``shared_dir`` are returned.
 """
 from __future__ import annotations
 
@@ -23,6 +25,10 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from tunerlib.parameters import ConfigurationManipulator
 from tunerlib.replay import ReplayBenchmark, available_benchmarks, default_shared_dir, load_benchmark
+
+
+#: problem-name suffix of a replay problem searched only over its recorded configurations
+TABLE_SUFFIX = "@table"
 
 
 @dataclass
@@ -62,9 +68,17 @@ def _simulated(bench: ReplayBenchmark) -> Callable[[Mapping[str, Any]], float]:
     return simulated_s
 
 
-def make_problem(bench: ReplayBenchmark) -> Problem:
-    """Wrap a loaded :class:`ReplayBenchmark` as a :class:`Problem`."""
+def make_problem(bench: ReplayBenchmark, table_space: bool = False) -> Problem:
+    """Wrap a loaded :class:`ReplayBenchmark` as a :class:`Problem` (named ``<name>@table`` and
+    searching only the recorded configurations when ``table_space``)."""
     spec = bench.spec
+    if table_space:
+        return Problem(name=bench.name + TABLE_SUFFIX,
+                       description=spec.description + "; search restricted to the recorded configurations",
+                       manipulator=lambda: bench.manipulator(table_space=True), evaluate=bench.evaluate,
+                       status=bench.status, simulated_s=_simulated(bench), optimum=bench.optimum,
+                       budgets=list(spec.budgets), sparse=False, expert=bench.expert,
+                       default=bench.default, benchmark=bench)
     return Problem(name=bench.name, description=spec.description, manipulator=bench.manipulator,
                    evaluate=bench.evaluate, status=bench.status, simulated_s=_simulated(bench),
                    optimum=bench.optimum, budgets=list(spec.budgets), sparse=spec.sparse,
@@ -78,7 +92,11 @@ def replay_problems(shared_dir: Union[str, Path, None] = None, names: Optional[S
     KeyError, missing tables FileNotFoundError).  Each table is read once per process."""
     root = Path(shared_dir) if shared_dir is not None else default_shared_dir()
     chosen = list(names) if names is not None else available_benchmarks(root, include_sparse)
-    return {n: make_problem(load_benchmark(n, root)) for n in chosen}
+    out: Dict[str, Problem] = {}
+    for n in chosen:
+        base, table = (n[: -len(TABLE_SUFFIX)], True) if n.endswith(TABLE_SUFFIX) else (n, False)
+        out[n] = make_problem(load_benchmark(base, root), table)
+    return out
 
 
 def problem_stats(problem: Problem, max_nodes: int = 3_000_000) -> Dict[str, Any]:

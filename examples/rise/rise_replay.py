@@ -50,8 +50,9 @@ def load(kernel: str, data: Optional[str], benchmark: Optional[str],
 class ReplayBackend:
     """Answers configurations from a :class:`~tunerlib.replay.ReplayBenchmark` and counts them."""
 
-    def __init__(self, benchmark: ReplayBenchmark) -> None:
+    def __init__(self, benchmark: ReplayBenchmark, table_space: bool = False) -> None:
         self.benchmark = benchmark
+        self.table_space = table_space
         self.stats = ReplayStats()
 
     @property
@@ -60,8 +61,12 @@ class ReplayBackend:
         return self.benchmark.name
 
     def manipulator(self) -> ConfigurationManipulator:
-        """The recorded benchmark's space with its known constraints (a new one per call)."""
-        return self.benchmark.manipulator()
+        """The recorded benchmark's space with its known constraints (a new one per call); only
+        the recorded configurations with ``--table-space``."""
+        try:
+            return self.benchmark.manipulator(self.table_space)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
 
     def evaluate(self, cfg: Mapping[str, Any]) -> Result:
         """Replay one configuration; called once per measurement (updates :attr:`stats`)."""

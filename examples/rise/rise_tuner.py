@@ -103,6 +103,9 @@ class RiseOptions(TuningOptions):
         "help": "replay: a recorded benchmark by name instead of the kernel's RISE table, e.g. "
                 "gemm_rtxtitan, conv_a100, dedisp_a100, pnpoly_rtxtitan (exhaustive Kernel Tuner "
                 "caches) or rise_mm ... rise_stencil"})
+    table_space: bool = field(default=False, metadata={
+        "help": "replay: search only the recorded configurations (as Kernel Tuner's simulation mode "
+                "does); default: the whole space, where unrecorded configurations are 'not measured'"})
     shared_dir: Optional[str] = field(default=None, metadata={
         "metavar": "DIR",
         "help": "replay: shared data folder holding data/gpu_cache (default: $TUNERLIB_SHARED_DIR or "
@@ -130,7 +133,7 @@ class RiseTuner(MeasurementInterface):
         self.runner = None
         if options.backend == "replay":
             self.replay = replay_backend.ReplayBackend(replay_backend.load(
-                options.kernel, options.data, options.benchmark, options.shared_dir))
+                options.kernel, options.data, options.benchmark, options.shared_dir), options.table_space)
             return
         try:
             self.size = spaces.resolve_size(options.kernel, options.size)
@@ -149,8 +152,8 @@ class RiseTuner(MeasurementInterface):
                 or options.eval_timeout <= 0 or options.confirm < 1):
             raise UsageError("--repeats and --confirm must be >= 1, --timing-budget and --eval-timeout > 0 "
                              "and --compare-rounds >= 0")
-        if options.backend == "opencl" and (options.data or options.benchmark):
-            raise UsageError("--data/--benchmark replay recorded tables; add --backend replay")
+        if options.backend == "opencl" and (options.data or options.benchmark or options.table_space):
+            raise UsageError("--data/--benchmark/--table-space replay recorded tables; add --backend replay")
         if options.backend == "replay" and options.size is not None:
             raise UsageError("--size applies to --backend opencl; a replayed table has its recorded size")
 

@@ -49,15 +49,17 @@ class ReplayBackend:
         self.kernel = kernel
         self.benchmark = ReplayBenchmark(spec, load_table(spec, path))
         self.interface = ReplayInterface(options, benchmark=self.benchmark)
+        self.table_space = bool(getattr(options, "table_space", False))
 
     def manipulator(self) -> ConfigurationManipulator:
-        """CATBench's space of the kernel (a new one per call)."""
-        return self.benchmark.manipulator()
+        """CATBench's space of the kernel (a new one per call); with ``--table-space`` only the
+        recorded configurations."""
+        return self.benchmark.manipulator(self.table_space)
 
     def mapped(self, cfg: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
         """A BaCO-space configuration written in CATBench's parameters, or None when a value is
         outside CATBench's ranges."""
-        m = self.manipulator()
+        m = self.benchmark.manipulator()
         out: Dict[str, Any] = {"omp_scheduling_type": 0 if cfg["omp_scheduling_type"] == "static" else 1,
                                "omp_monotonic": 0, "omp_dynamic": 0, "permutation": list(cfg["permutation"])}
         for name in m.names:
@@ -68,9 +70,12 @@ class ReplayBackend:
         return out if m.is_valid(out) and m.is_feasible(out) else None
 
     def seed_configurations(self) -> List[Dict[str, Any]]:
-        """The mapped default configuration when it lies in CATBench's space."""
+        """The mapped default configuration when it lies in CATBench's space (and was recorded,
+        with ``--table-space``)."""
         cfg = self.mapped(taco_spaces.default_config(self.kernel))
-        return [cfg] if cfg is not None else []
+        if cfg is None or (self.table_space and not self.manipulator().is_feasible(cfg)):
+            return []
+        return [cfg]
 
     def run(self, cfg: Mapping[str, Any]) -> Result:
         """The recorded result of ``cfg`` (INFEASIBLE + ``not_measured`` when absent)."""

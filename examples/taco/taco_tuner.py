@@ -77,6 +77,9 @@ class TacoOptions(TuningOptions):
         "metavar": "PATH", "help": "replay data: a taco_cache folder, the shared folder holding "
                                    "data/taco_cache, or one <kernel>_7742.csv[.gz] table (default: "
                                    "$TUNERLIB_SHARED_DIR or ../shared beside the repository)"})
+    table_space: bool = field(default=False, metadata={
+        "help": "replay: search only the recorded configurations (as Kernel Tuner's simulation mode "
+                "does); default: the whole space, where unrecorded configurations are 'not measured'"})
     matrix: Optional[str] = field(default=None, metadata={
         "metavar": "FILE", "help": "Matrix Market input .mtx or .mtx.gz (spmv, spmm, sddmm) instead "
                                    "of a random matrix"})
@@ -240,6 +243,8 @@ def _check_options(o: TacoOptions) -> None:
         raise OptionError(f"--matrix is for spmv/spmm/sddmm; {o.kernel} takes a 3-tensor: use --tensor FILE.tns")
     if o.tensor and not info.is_tensor_kernel:
         raise OptionError(f"--tensor is for ttv/mttkrp; {o.kernel} takes a matrix: use --matrix FILE.mtx")
+    if o.table_space and o.backend != "replay":
+        raise OptionError("--table-space restricts a replayed table's space; add --backend replay")
     if o.parallelism != 1 and o.backend != "replay":
         raise OptionError(f"--parallelism {o.parallelism}: kernels are timed in this process and need the "
                           "machine to themselves; use --parallelism 1")

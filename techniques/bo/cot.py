@@ -9,6 +9,9 @@ mixed-radix integer code kept in a ``set``, so membership is one hash lookup.
 
 * sampling is uniform over the leaves of each tree (unbiased, unlike walking the tree), groups
   independent of each other, and unconstrained parameters drawn with ``random_value``;
+* a group whose parameters are all read by a table constraint (``TableConstraint``, e.g. a replay
+  table's recorded configurations) is not enumerated: its leaves are the table's rows that satisfy
+  the group's other constraints (``manipulator.table_rows``), however large the domains;
 * the feasible space size is the product of the leaf counts and the free parameters' sizes;
 * :meth:`ChainOfTrees.alternatives` lists the values one parameter can take while the rest of the
   configuration stays fixed and feasible (feasible single-parameter neighbours).
@@ -115,9 +118,12 @@ class TreeGroup:
     """An enumerated group: leaves as domain-index rows, codes in a hash set."""
 
     def __init__(self, params: List[Parameter], domains: List[List[Any]],
-                 constraints: List[Constraint], max_leaves: int, max_seconds: float) -> None:
+                 constraints: List[Constraint], max_leaves: int, max_seconds: float,
+                 rows: Optional[List[Dict[str, Any]]] = None) -> None:
         self.params = params
         self.names = [p.name for p in params]
+        if rows is not None:    # a table constraint: the values its rows use, in order of appearance
+            domains = [list({vkey(r[n]): r[n] for r in rows}.values()) for n in self.names]
         self.domains = domains
         self.index: List[Dict[Hashable, int]] = [{vkey(v): i for i, v in enumerate(d)} for d in domains]
         self.radix: List[int] = []
@@ -125,7 +131,17 @@ class TreeGroup:
         for d in domains:
             self.radix.append(r)
             r *= len(d)
-        self._enumerate(constraints, max_leaves, max_seconds)
+        if rows is not None:
+            self._from_rows(rows)
+        else:
+            self._enumerate(constraints, max_leaves, max_seconds)
+
+    def _from_rows(self, rows: List[Dict[str, Any]]) -> None:
+        """Leaves given explicitly (the rows of a table constraint that pass the other constraints)."""
+        idx = np.array([[index[vkey(r[n])] for n, index in zip(self.names, self.index)] for r in rows],
+                       dtype=np.int32).reshape(len(rows), len(self.names))
+        self.leaves = idx
+        self.codes = {sum(a * b for a, b in zip(row, self.radix)) for row in idx.tolist()}
 
     # ---- enumeration ------------------------------------------------------------------------
     def _order(self, constraints: List[Constraint]) -> List[int]:
@@ -274,7 +290,13 @@ class ChainOfTrees:
             if not cons:
                 self.free.extend(params)
                 continue
-            built = self._build(params, cons, max_leaves, max_seconds)
+            rows = manipulator.table_rows(group)
+            if rows is not None:     # a table constraint over the whole group: its rows are the leaves
+                tree = TreeGroup(params, [], cons, max_leaves, max_seconds, rows=rows)
+                self.trees.append(tree)
+                built: Any = tree
+            else:
+                built = self._build(params, cons, max_leaves, max_seconds)
             for n in group:
                 self.group_of[n] = built
 

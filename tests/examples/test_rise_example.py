@@ -338,6 +338,17 @@ def test_replay_counts_not_measured_apart(tmp_path):
 
 
 @needs_data
+def test_table_space_replays_only_recorded_configurations(tmp_path, capsys):
+    args = ["--kernel", "mm", "--backend", "replay", "--table-space", "--test-limit", "15", "--seed", "1",
+            "--database", str(tmp_path / "t.db"), "--quiet"]
+    assert rise_tuner.RiseTuner.main(args) == 0
+    stats = rise_tuner.RiseTuner.last.replay.stats
+    assert stats.evaluations == 15 and stats.not_measured == 0
+    assert rise_tuner.RiseTuner.main(["--kernel", "mm", "--table-space", "--database", str(tmp_path / "u.db")]) == 2
+    assert "add --backend replay" in capsys.readouterr().err
+
+
+@needs_data
 def test_replay_kernel_tuner_cache(tmp_path, capsys):
     path = default_shared_dir() / BENCHMARKS["pnpoly_rtxtitan"].path
     if not path.is_file():

@@ -385,6 +385,22 @@ def test_make_problem_for_compare(tmp_path):
 # ------------------------------------------------------------------ replay
 @pytest.mark.skipif(not (TACO_CACHE / "spmm_7742.csv.gz").is_file(),
                     reason="../shared/data/taco_cache is absent; replay tests need the CATBench TACO tables")
+def test_replay_table_space_has_no_unmeasured_proposals(tmp_path, capsys):
+    args = ["--kernel", "spmm", "--backend", "replay", "--table-space", "--data", str(TACO_CACHE),
+            "--test-limit", "12", "--database", str(tmp_path / "t.db"), "--seed", "2"]
+    assert taco_tuner.TacoTuner.main(args) == 0
+    out = capsys.readouterr().out
+    assert "replay: 12 evaluations" in out and "0 not measured" in out and "tunerlib best" in out
+
+
+def test_table_space_needs_the_replay_backend(tmp_path, capsys):
+    assert taco_tuner.TacoTuner.main(["--kernel", "spmv", "--table-space", "--database",
+                                      str(tmp_path / "t.db")]) == 2
+    assert "add --backend replay" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not (TACO_CACHE / "spmm_7742.csv.gz").is_file(),
+                    reason="../shared/data/taco_cache is absent; replay tests need the CATBench TACO tables")
 def test_replay_end_to_end_and_not_measured_counts(tmp_path, capsys):
     args = ["--kernel", "spmm", "--backend", "replay", "--data", str(TACO_CACHE), "--test-limit", "8",
             "--database", str(tmp_path / "t.db"), "--quiet", "--seed", "2"]

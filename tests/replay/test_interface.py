@@ -73,6 +73,24 @@ def test_main_runs_and_reports_bad_arguments(tmp_path, capsys):
     assert ReplayInterface.main(["--data", str(tmp_path / "missing.json"), "--database", db]) == 2
 
 
+def test_table_space_proposes_only_recorded_configurations(tmp_path):
+    bench = benchmark_from_file(_cache(tmp_path))
+    assert bench.manipulator().search_space_size() == 8
+    space = bench.manipulator(table_space=True)
+    rng = random.Random(0)
+    assert {(c["x"], c["y"]) for c in (space.random(rng) for _ in range(200))} == \
+        {(x, y) for x in (1, 2, 4) for y in (0, 1)}
+    options = ReplayOptions(data=str(_cache(tmp_path)), database=str(tmp_path / "t.db"), seed=4,
+                            test_limit=8, quiet=True, table_space=True)
+    interface = ReplayInterface(options)
+    manager = TuningRunManager(interface, options)
+    while (desired := manager.get_next_desired_result()) is not None:
+        manager.report_result(desired, interface.run(desired, None, None))
+    manager.finish()
+    stats = interface.stats
+    assert stats.not_measured == 0 and (stats.ok, stats.failed) == (5, 1)   # the 6 recorded, once each
+
+
 def test_replay_problems_without_shared_data(tmp_path):
     assert replay_problems(tmp_path) == {}
     with pytest.raises(FileNotFoundError, match="not found"):
@@ -92,6 +110,17 @@ def test_tune_function_pure_random_on_rise_kmeans():
     assert all(math.isinf(v) or v >= p.optimum for v in run.values)
     again = tune_function(p.manipulator(), p.evaluate, test_limit=30, technique=["PureRandom"], seed=1)
     assert again.values == run.values                   # deterministic replay
+
+
+@needs_shared
+def test_table_space_problem_on_a_sparse_table():
+    problems = replay_problems(SHARED, names=["taco_spmm", "taco_spmm@table"])
+    full, table = problems["taco_spmm"], problems["taco_spmm@table"]
+    assert full.sparse and not table.sparse and table.optimum == full.optimum
+    space, rng = table.manipulator(), random.Random(1)
+    assert all(table.status(space.random(rng)) != "not_measured" for _ in range(50))
+    run = tune_function(table.manipulator(), table.evaluate, test_limit=30, technique=["PureRandom"], seed=1)
+    assert table.optimum <= run.best_at(30) < math.inf
 
 
 @needs_shared

@@ -33,7 +33,7 @@ from ..errors import UsageError
 from ..interface import MeasurementInterface
 from ..objectives import MinimizeTime, Objective
 from ..options import TuningOptions
-from ..parameters import ConfigurationManipulator, parse_expression
+from ..parameters import ConfigurationManipulator, TableConstraint, parse_expression
 from ..result import DesiredResult, Input, Result
 from .kerneltuner import substitute_constants
 from .spaces import (BENCHMARKS, SHARED_ENV, BenchmarkSpec, ParamDef, count_feasible, default_shared_dir,
@@ -143,9 +143,23 @@ class ReplayBenchmark:
         """The search parameters' definitions."""
         return self._params
 
-    def manipulator(self) -> ConfigurationManipulator:
-        """A new search space (parameters + known constraints); called once per tuning run."""
-        return ConfigurationManipulator([p.build() for p in self._params], self._constraints)
+    def manipulator(self, table_space: bool = False) -> ConfigurationManipulator:
+        """A new search space (parameters + known constraints); called once per tuning run.
+
+        ``table_space=True`` restricts it to the recorded configurations (OK and failed, those
+        with legal values) by a :class:`~tunerlib.parameters.TableConstraint`, as Kernel Tuner's
+        simulation mode does: on a sparsely measured table every proposal then has an outcome.
+        """
+        m = ConfigurationManipulator([p.build() for p in self._params], self._constraints)
+        if table_space:
+            names = m.names
+            rows = [[cfg[n] for n in names] for cfg in self.recorded_configs()
+                    if all(n in cfg and m.parameter(n).is_valid(cfg[n]) for n in names)]
+            if not rows:
+                raise ValueError(f"benchmark {self.name!r}: no recorded configuration has legal values "
+                                 "for the search space, so a table space would be empty")
+            m.add_constraint(TableConstraint(names, rows, name=f"recorded in {self.name}"))
+        return m
 
     # ---- lookups ----------------------------------------------------------------
     def lookup(self, config: Mapping[str, Any]) -> Optional[Record]:
@@ -238,6 +252,9 @@ class ReplayOptions(TuningOptions):
     shared_dir: Optional[str] = field(default=None, metadata={
         "help": "shared data folder holding data/gpu_cache and data/taco_cache "
                 "(default: $TUNERLIB_SHARED_DIR or the 'shared' folder beside the repository)"})
+    table_space: bool = field(default=False, metadata={
+        "help": "search only the recorded configurations (as Kernel Tuner's simulation mode does); "
+                "default: the whole space, where configurations the table lacks are 'not measured'"})
 
 
 @dataclass
@@ -318,8 +335,12 @@ class ReplayInterface(MeasurementInterface):
         return f"replay-{self.benchmark.name}"
 
     def manipulator(self) -> ConfigurationManipulator:
-        """The benchmark's search space with its known constraints (a new one per call)."""
-        return self.benchmark.manipulator()
+        """The benchmark's search space with its known constraints (a new one per call), restricted
+        to the recorded configurations with ``--table-space``."""
+        try:
+            return self.benchmark.manipulator(bool(getattr(self.options, "table_space", False)))
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
 
     def objective(self) -> Objective:
         """Minimise the recorded time."""
