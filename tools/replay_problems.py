@@ -104,11 +104,12 @@ def problem_stats(problem: Problem, max_nodes: int = 3_000_000) -> Dict[str, Any
     feasible space size (None when too large to enumerate), optimum."""
     bench = problem.benchmark
     legal, feasible = bench.rows_in_space()
+    table = problem.name.endswith(TABLE_SUFFIX)     # the space is the feasible recorded rows
     return {"name": problem.name, "rows": bench.table.metadata.get("rows_read", len(bench.table)),
             "configs": len(bench.table), "failed": bench.table.failed_count, "legal": legal,
-            "feasible_rows": feasible, "feasible_space": bench.feasible_count(max_nodes),
+            "feasible_rows": feasible, "feasible_space": feasible if table else bench.feasible_count(max_nodes),
             "optimum": problem.optimum, "table_optimum": bench.table_optimum, "sparse": problem.sparse,
-            "expert_value": problem.expert_value}
+            "expert_value": problem.expert_value, "table": table}
 
 
 def _row(stats: Mapping[str, Any]) -> Tuple[str, ...]:
@@ -116,7 +117,8 @@ def _row(stats: Mapping[str, Any]) -> Tuple[str, ...]:
     ev = stats["expert_value"]
     return (stats["name"], str(stats["rows"]), str(stats["configs"]), str(stats["failed"]),
             str(stats["feasible_rows"]), "?" if fs is None else str(fs), f"{stats['optimum']:.6g}",
-            "-" if ev is None else f"{ev:.6g}", "sparse" if stats["sparse"] else "exhaustive")
+            "-" if ev is None else f"{ev:.6g}",
+            "table" if stats.get("table") else "sparse" if stats["sparse"] else "exhaustive")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -121,6 +121,8 @@ def test_table_space_problem_on_a_sparse_table():
     assert all(table.status(space.random(rng)) != "not_measured" for _ in range(50))
     run = tune_function(table.manipulator(), table.evaluate, test_limit=30, technique=["PureRandom"], seed=1)
     assert table.optimum <= run.best_at(30) < math.inf
+    stats = problem_stats(table)
+    assert stats["table"] and stats["feasible_space"] == stats["feasible_rows"] <= stats["configs"]
 
 
 @needs_shared
