@@ -188,8 +188,7 @@ class ConfigurationManipulator:
                 if not rows:
                     raise ConfigurationError(f"no row of the table constraint on {sorted(group)} satisfies "
                                              "the other constraints; the search space is empty")
-                parts.update({n: (list(v) if isinstance(v, list) else v)
-                              for n, v in rows[rng.randrange(len(rows))].items()})
+                parts.update(self.copy(rows[rng.randrange(len(rows))]))
                 continue
             for _ in range(max(1, max_tries)):
                 for p in members:
@@ -222,8 +221,7 @@ class ConfigurationManipulator:
                             all(c.is_satisfied(part) for c in others):
                         rows.append(part)
             cache[names] = rows
-        rows = cache[names]
-        return rows
+        return cache[names]
 
     def copy(self, config: Mapping[str, Any]) -> Config:
         """A copy of ``config`` whose lists (and nested lists/dicts) are new objects."""

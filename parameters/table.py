@@ -11,7 +11,8 @@ would almost never hit a sparse table:
   group's other constraints) when the table reads every parameter of a constraint group;
 * the BayesianOptimization technique's chain of trees takes those rows as the group's leaves.
 
-Values are compared after :func:`value_key` (lists, i.e. permutations, as tuples).  A table cannot be
+Values are compared by :func:`~tunerlib.parameters.base.value_key` (lists as tuples, booleans
+apart from numbers).  A table cannot be
 serialized (``to_json`` raises like any callable); :meth:`TableConstraint.info` identifies it by its
 reads, row count and a digest of the rows, so a space with another table is another space.
 """
@@ -19,16 +20,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Dict, Hashable, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Hashable, Iterable, Mapping, Optional, Sequence, Tuple
 
+from .base import value_key
 from .constraints import Constraint, ConstraintError
-
-
-def value_key(value: Any) -> Hashable:
-    """Hashable form of a parameter value (lists and tuples as tuples, recursively)."""
-    if isinstance(value, (list, tuple)):
-        return tuple(value_key(v) for v in value)
-    return value
 
 
 class TableConstraint(Constraint):
@@ -36,23 +31,20 @@ class TableConstraint(Constraint):
 
     def __init__(self, names: Sequence[str], rows: Iterable[Sequence[Any]], name: Optional[str] = None) -> None:
         names = list(names)
-        keyed: List[Tuple[Hashable, ...]] = []
-        seen = set()
+        kept: Dict[Tuple[Hashable, ...], Tuple[Any, ...]] = {}   # key -> first row with that key
         for row in rows:
             row = tuple(row)
             if len(row) != len(names):
                 raise ConstraintError(f"table row {row!r} has {len(row)} values for {len(names)} "
                                       f"parameters {names}; give one value per parameter")
-            k = tuple(value_key(v) for v in row)
-            if k not in seen:
-                seen.add(k)
-                keyed.append(k)
-        if not keyed:
+            kept.setdefault(tuple(value_key(v) for v in row), row)
+        if not kept:
             raise ConstraintError(f"table constraint over {names} has no rows; the space would be empty")
-        self.rows: Tuple[Tuple[Hashable, ...], ...] = tuple(keyed)
-        self._members = frozenset(keyed)
+        #: the distinct rows, as given (first occurrence, table order)
+        self.rows: Tuple[Tuple[Any, ...], ...] = tuple(kept.values())
+        self._members = frozenset(kept)
         super().__init__(self._contains, reads=names,
-                         name=name or f"one of {len(keyed)} recorded rows of ({', '.join(names)})")
+                         name=name or f"one of {len(kept)} recorded rows of ({', '.join(names)})")
 
     def _contains(self, config: Mapping[str, Any]) -> bool:
         return tuple(value_key(config[n]) for n in self.reads) in self._members
@@ -61,11 +53,11 @@ class TableConstraint(Constraint):
         return len(self.rows)
 
     def row_config(self, row: Sequence[Any]) -> Dict[str, Any]:
-        """``{name: value}`` of one row (tuples back to lists for list-valued parameters)."""
-        return {n: (list(v) if isinstance(v, tuple) else v) for n, v in zip(self.reads, row)}
+        """``{name: value}`` of one row (the row's own values; copy lists before changing them)."""
+        return dict(zip(self.reads, row))
 
     def info(self) -> Dict[str, Any]:
-        digest = hashlib.sha256(json.dumps(sorted(map(repr, self.rows))).encode()).hexdigest()[:16]
+        digest = hashlib.sha256(json.dumps(sorted(map(repr, self._members))).encode()).hexdigest()[:16]
         return {"table_rows": len(self.rows), "reads": sorted(self.reads), "digest": digest}
 
     def describe(self) -> str:

@@ -63,10 +63,7 @@ class ReplayBackend:
     def manipulator(self) -> ConfigurationManipulator:
         """The recorded benchmark's space with its known constraints (a new one per call); only
         the recorded configurations with ``--table-space``."""
-        try:
-            return self.benchmark.manipulator(self.table_space)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+        return self.benchmark.manipulator(self.table_space)
 
     def evaluate(self, cfg: Mapping[str, Any]) -> Result:
         """Replay one configuration; called once per measurement (updates :attr:`stats`)."""

@@ -43,6 +43,7 @@ import rise_worker  # noqa: E402
 
 from tunerlib import MeasurementInterface, Result, TuningOptions, UsageError  # noqa: E402
 from tunerlib.parameters import ConfigurationManipulator  # noqa: E402
+from tunerlib.replay.interface import TABLE_SPACE_HELP  # noqa: E402
 
 BACKENDS = ("opencl", "replay")
 #: row name of tunerlib's best configuration in the comparison table
@@ -103,9 +104,7 @@ class RiseOptions(TuningOptions):
         "help": "replay: a recorded benchmark by name instead of the kernel's RISE table, e.g. "
                 "gemm_rtxtitan, conv_a100, dedisp_a100, pnpoly_rtxtitan (exhaustive Kernel Tuner "
                 "caches) or rise_mm ... rise_stencil"})
-    table_space: bool = field(default=False, metadata={
-        "help": "replay: search only the recorded configurations (as Kernel Tuner's simulation mode "
-                "does); default: the whole space, where unrecorded configurations are 'not measured'"})
+    table_space: bool = field(default=False, metadata={"help": "replay: " + TABLE_SPACE_HELP})
     shared_dir: Optional[str] = field(default=None, metadata={
         "metavar": "DIR",
         "help": "replay: shared data folder holding data/gpu_cache (default: $TUNERLIB_SHARED_DIR or "

@@ -42,6 +42,7 @@ from taco_cli import TacoCli, TacoFailure  # noqa: E402
 
 from tunerlib import MeasurementInterface, Result, TuningOptions, UsageError  # noqa: E402
 from tunerlib.parameters import ConfigurationManipulator  # noqa: E402
+from tunerlib.replay.interface import TABLE_SPACE_HELP  # noqa: E402
 
 #: random-input defaults per kernel (one evaluation of the default schedule well under a second)
 DEFAULT_SIZES: Dict[str, Dict[str, Any]] = {
@@ -77,9 +78,7 @@ class TacoOptions(TuningOptions):
         "metavar": "PATH", "help": "replay data: a taco_cache folder, the shared folder holding "
                                    "data/taco_cache, or one <kernel>_7742.csv[.gz] table (default: "
                                    "$TUNERLIB_SHARED_DIR or ../shared beside the repository)"})
-    table_space: bool = field(default=False, metadata={
-        "help": "replay: search only the recorded configurations (as Kernel Tuner's simulation mode "
-                "does); default: the whole space, where unrecorded configurations are 'not measured'"})
+    table_space: bool = field(default=False, metadata={"help": "replay: " + TABLE_SPACE_HELP})
     matrix: Optional[str] = field(default=None, metadata={
         "metavar": "FILE", "help": "Matrix Market input .mtx or .mtx.gz (spmv, spmm, sddmm) instead "
                                    "of a random matrix"})

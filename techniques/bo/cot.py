@@ -118,11 +118,14 @@ class TreeGroup:
     """An enumerated group: leaves as domain-index rows, codes in a hash set."""
 
     def __init__(self, params: List[Parameter], domains: List[List[Any]],
-                 constraints: List[Constraint], max_leaves: int, max_seconds: float,
-                 rows: Optional[List[Dict[str, Any]]] = None) -> None:
+                 constraints: Optional[List[Constraint]] = None, max_leaves: int = MAX_LEAVES,
+                 max_seconds: float = MAX_SECONDS, rows: Optional[List[Dict[str, Any]]] = None) -> None:
+        """Enumerate the feasible leaves under ``constraints``, or take ``rows`` (partial
+        configurations of ``params``, e.g. a table constraint's) as the leaves; then ``domains``
+        is ignored and each parameter's domain is the values the rows use."""
         self.params = params
         self.names = [p.name for p in params]
-        if rows is not None:    # a table constraint: the values its rows use, in order of appearance
+        if rows is not None:
             domains = [list({vkey(r[n]): r[n] for r in rows}.values()) for n in self.names]
         self.domains = domains
         self.index: List[Dict[Hashable, int]] = [{vkey(v): i for i, v in enumerate(d)} for d in domains]
@@ -134,14 +137,12 @@ class TreeGroup:
         if rows is not None:
             self._from_rows(rows)
         else:
-            self._enumerate(constraints, max_leaves, max_seconds)
+            self._enumerate(constraints or [], max_leaves, max_seconds)
 
     def _from_rows(self, rows: List[Dict[str, Any]]) -> None:
-        """Leaves given explicitly (the rows of a table constraint that pass the other constraints)."""
-        idx = np.array([[index[vkey(r[n])] for n, index in zip(self.names, self.index)] for r in rows],
-                       dtype=np.int32).reshape(len(rows), len(self.names))
-        self.leaves = idx
-        self.codes = {sum(a * b for a, b in zip(row, self.radix)) for row in idx.tolist()}
+        idx = [[index[vkey(r[n])] for n, index in zip(self.names, self.index)] for r in rows]
+        self.leaves = np.array(idx, dtype=np.int32).reshape(len(rows), len(self.names))
+        self.codes = {sum(a * b for a, b in zip(row, self.radix)) for row in idx}
 
     # ---- enumeration ------------------------------------------------------------------------
     def _order(self, constraints: List[Constraint]) -> List[int]:
@@ -290,11 +291,10 @@ class ChainOfTrees:
             if not cons:
                 self.free.extend(params)
                 continue
-            rows = manipulator.table_rows(group)
-            if rows is not None:     # a table constraint over the whole group: its rows are the leaves
-                tree = TreeGroup(params, [], cons, max_leaves, max_seconds, rows=rows)
-                self.trees.append(tree)
-                built: Any = tree
+            rows = manipulator.table_rows(group)     # a table constraint over the whole group
+            if rows is not None:
+                built: Any = TreeGroup(params, [], rows=rows)
+                self.trees.append(built)
             else:
                 built = self._build(params, cons, max_leaves, max_seconds)
             for n in group:

@@ -44,27 +44,10 @@ from scipy.spatial.distance import cdist
 from ...parameters import (ArrayParameter, BooleanArray, BooleanParameter, ConfigurationManipulator,
                            EnumParameter, FloatArray, IntegerArray, Parameter, PermutationParameter,
                            PrimitiveParameter, SelectorParameter, SwitchParameter)
+from ...parameters.base import value_key as vkey  # the BO modules import vkey from here
 
 PERMUTATION_DISTANCES = ("spearman", "kendall", "hamming")
 _PLAIN = (int, float, str)
-
-
-def vkey(value: Any) -> Hashable:
-    """A hashable key for a parameter value: lists become tuples, booleans never equal numbers."""
-    t = type(value)
-    if t is int or t is float or t is str:
-        return value
-    if t is list:
-        if all(type(v) in _PLAIN for v in value):
-            return tuple(value)
-        return tuple([vkey(v) for v in value])
-    if isinstance(value, list):
-        return tuple(vkey(v) for v in value)
-    if isinstance(value, bool):
-        return ("\0bool", value)
-    if isinstance(value, dict):
-        return tuple(sorted((k, vkey(v)) for k, v in value.items()))
-    return value
 
 
 # ---- reference definitions (used by tests and documentation) -------------------------------

@@ -41,6 +41,9 @@ from .spaces import (BENCHMARKS, SHARED_ENV, BenchmarkSpec, ParamDef, count_feas
 from .table import Record, RecordedTable, canonical_value, open_text
 
 NOT_MEASURED_REASON = "not measured"
+#: help of ``--table-space`` (the replay interface and the examples' replay backends)
+TABLE_SPACE_HELP = ("search only the recorded configurations (as Kernel Tuner's simulation mode does); "
+                    "default: the whole space, where configurations the table lacks are 'not measured'")
 
 
 # --------------------------------------------------------------------------- the replay oracle
@@ -149,6 +152,7 @@ class ReplayBenchmark:
         ``table_space=True`` restricts it to the recorded configurations (OK and failed, those
         with legal values) by a :class:`~tunerlib.parameters.TableConstraint`, as Kernel Tuner's
         simulation mode does: on a sparsely measured table every proposal then has an outcome.
+        Raises :class:`~tunerlib.UsageError` (a ValueError) when no recorded row fits the space.
         """
         m = ConfigurationManipulator([p.build() for p in self._params], self._constraints)
         if table_space:
@@ -156,7 +160,7 @@ class ReplayBenchmark:
             rows = [[cfg[n] for n in names] for cfg in self.recorded_configs()
                     if all(n in cfg and m.parameter(n).is_valid(cfg[n]) for n in names)]
             if not rows:
-                raise ValueError(f"benchmark {self.name!r}: no recorded configuration has legal values "
+                raise UsageError(f"benchmark {self.name!r}: no recorded configuration has legal values "
                                  "for the search space, so a table space would be empty")
             m.add_constraint(TableConstraint(names, rows, name=f"recorded in {self.name}"))
         return m
@@ -252,9 +256,7 @@ class ReplayOptions(TuningOptions):
     shared_dir: Optional[str] = field(default=None, metadata={
         "help": "shared data folder holding data/gpu_cache and data/taco_cache "
                 "(default: $TUNERLIB_SHARED_DIR or the 'shared' folder beside the repository)"})
-    table_space: bool = field(default=False, metadata={
-        "help": "search only the recorded configurations (as Kernel Tuner's simulation mode does); "
-                "default: the whole space, where configurations the table lacks are 'not measured'"})
+    table_space: bool = field(default=False, metadata={"help": TABLE_SPACE_HELP})
 
 
 @dataclass
@@ -337,10 +339,7 @@ class ReplayInterface(MeasurementInterface):
     def manipulator(self) -> ConfigurationManipulator:
         """The benchmark's search space with its known constraints (a new one per call), restricted
         to the recorded configurations with ``--table-space``."""
-        try:
-            return self.benchmark.manipulator(bool(getattr(self.options, "table_space", False)))
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+        return self.benchmark.manipulator(bool(getattr(self.options, "table_space", False)))
 
     def objective(self) -> Objective:
         """Minimise the recorded time."""
