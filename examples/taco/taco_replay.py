@@ -73,7 +73,7 @@ class ReplayBackend:
         """The mapped default configuration when it lies in CATBench's space (and was recorded,
         with ``--table-space``)."""
         cfg = self.mapped(taco_spaces.default_config(self.kernel))
-        if cfg is None or (self.table_space and not self.manipulator().is_feasible(cfg)):
+        if cfg is None or (self.table_space and self.benchmark.lookup(cfg) is None):
             return []
         return [cfg]
 
