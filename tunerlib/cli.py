@@ -42,22 +42,39 @@ def run_interface_main(cls: Type, args: Optional[Sequence[str]] = None) -> int:
             if options.print_search_space_size:
                 print(f"log10 search space size: {manipulator.log10_search_space_size():.2f}")
             return 0
-        summary = TuningRun(interface, options).run()
+        run = TuningRun(interface, options)
+        if run.resumed and not options.quiet:
+            info = run.resumed_from
+            print(f"{cls.__name__}: resuming run {info['uuid']} ({info['tests']} tests so far, seed "
+                  f"{info['seed']}, state {info['state']})", file=sys.stderr)
+        summary = run.run()
     except USER_ERRORS as exc:
         print(f"{cls.__name__}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"{cls.__name__}: interrupted; completed results are kept (continue with --resume)",
-              file=sys.stderr)
+        print(f"{cls.__name__}: interrupted before the run started; nothing was measured", file=sys.stderr)
         return 130
-    print(summary.render())
+    return _report(cls.__name__, options, summary)
+
+
+def _report(name: str, options, summary) -> int:
+    """Print the end of a run (the summary, or one line when a signal stopped it); the exit code."""
     if options.summary_json:
         summary.write_json(options.summary_json)
-    return 0
+    if summary.signal is not None:
+        print(f"{name}: {summary.interrupted_line()}", file=sys.stderr)
+        return summary.exit_code
+    print(summary.render())
+    if summary.exit_code:
+        states = ", ".join(f"{k} {v}" for k, v in sorted(summary.states.items())) or "no results"
+        hint = f"; first error {summary.first_error}" if summary.first_error else ""
+        print(f"{name}: error: no measurement succeeded ({states}){hint}", file=sys.stderr)
+    return summary.exit_code
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """The ``tunerlib`` command: ``techniques``, ``runs URL`` and ``migrate URL``; returns the exit code.
+    """The ``tunerlib`` command: ``techniques``, ``runs URL``, ``errors URL`` and ``migrate URL``; returns
+    the exit code.
 
     ``runs`` and ``migrate`` do what ``python -m tunerlib.tools.db`` does (shared code in
     :mod:`tunerlib.db.admin`); database errors are one line on stderr with exit code 2.
@@ -69,14 +86,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     runs.add_argument("database", metavar="URL", help="file path or SQLAlchemy URL")
     migrate = sub.add_parser("migrate", help="upgrade a results database to the current schema version")
     migrate.add_argument("database", metavar="URL", help="file path or SQLAlchemy URL")
+    errors = sub.add_parser("errors", help="print the full error text of every ERROR result")
+    errors.add_argument("database", metavar="URL", help="file path or SQLAlchemy URL")
+    errors.add_argument("--run", metavar="UUID", help="only this run (a unique UUID prefix will do)")
     ns = parser.parse_args(argv)
     if ns.command == "techniques":
         list_techniques(sys.stdout)
         return 0
-    from .db.admin import format_run, list_runs, migrate_database
+    from .db.admin import error_texts, format_run, list_runs, migrate_database
     try:
         if ns.command == "migrate":
             print(migrate_database(ns.database))
+            return 0
+        if ns.command == "errors":
+            for uuid, result_id, text in error_texts(ns.database, ns.run):
+                print(f"=== run {uuid}, result {result_id}\n{text}")
             return 0
         infos = list_runs(ns.database)
     except DatabaseError as exc:

@@ -13,6 +13,7 @@ from typing import Dict, Optional, Tuple
 from .db import ResultsDB
 from .inputs import InputManager
 from .interface import MeasurementInterface
+from .interrupts import Interrupts, MeasurementTimedOut
 from .result import Configuration, DesiredResult, Input, Result
 
 _MAX_TRACEBACK = 20000
@@ -23,8 +24,13 @@ class MeasurementDriver:
 
     def __init__(self, db: ResultsDB, run_id: int, program_version_id: int,
                  interface: MeasurementInterface, input_manager: InputManager,
-                 machine_id: Optional[int], worker: str = "main") -> None:
+                 machine_id: Optional[int], worker: str = "main",
+                 interrupts: Optional[Interrupts] = None, cap: Optional[float] = None) -> None:
+        """``interrupts`` (installed by the caller) stops a measurement at the run's deadline or on a
+        signal; ``cap`` (``--measurement-timeout``) is the longest a measurement may run."""
         self.db = db
+        self.interrupts = interrupts or Interrupts()
+        self.cap = cap
         self.run_id = run_id
         self.pv_id = program_version_id
         self.interface = interface
@@ -36,19 +42,34 @@ class MeasurementDriver:
         self.contract_error: Optional[str] = None
 
     def run_one(self) -> bool:
-        """Claim and measure one request; False when there was nothing to claim."""
+        """Claim and measure one request; False when there was nothing to claim.
+
+        Raises RunInterrupted (from the interrupts) when the run stops during the measurement: the
+        request stays RUNNING and the run loop cancels it."""
         claim = self.db.claim_next(self.run_id, self.worker)
         if claim is None:
             return False
         desired = DesiredResult(Configuration(claim.config_data, claim.config_hash, claim.configuration_id),
-                                claim.dr_id, claim.limit, claim.requestor)
+                                claim.dr_id, self._limit(claim.limit), claim.requestor)
         inp = self.input_manager.select_input(desired)
         start = time.perf_counter()
-        result = self._measure(desired, inp)
+        try:
+            with self.interrupts.measuring(self.cap):
+                result = self._measure(desired, inp)
+        except MeasurementTimedOut as exc:
+            result = Result(state="TIMEOUT", extra={"error": str(exc)})
+        if self.interrupts.cap_hit and result.state != "TIMEOUT":  # the stop landed in C code
+            result = Result(state="TIMEOUT", extra={"error": str(MeasurementTimedOut(self.cap))})
         cost = time.perf_counter() - start
         self.db.complete(claim.dr_id, result.state, result.time, result.accuracy, result.energy,
                          result.size, result.extra, cost, self.machine_id, self._input_id(inp))
         return True
+
+    def _limit(self, requested: Optional[float]) -> Optional[float]:
+        """The ``limit`` run() gets: the request's limit and the cap, whichever is smaller. (The run's
+        deadline is not a limit: a measurement stopped by it is cancelled, not a TIMEOUT.)"""
+        limits = [v for v in (requested, self.cap) if v is not None]
+        return min(limits) if limits else None
 
     def _measure(self, desired: DesiredResult, inp: Input) -> Result:
         try:

@@ -11,10 +11,13 @@ argparse-dataclass reads the real type hints, so a module defining options must 
 """
 
 
+import math
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Type, TypeVar
 
 from argparse_dataclass import ArgumentParser
+
+from .errors import UsageError
 
 #: tests stop here when neither --test-limit nor --stop-after is given
 DEFAULT_TEST_CAP = 1000
@@ -48,8 +51,15 @@ class TuningOptions:
         "nargs": "+", "help": "JSON file(s), each one configuration (or a list of them) to measure first"})
     print_params: bool = _opt(False, "print the search space parameters and exit")
     print_search_space_size: bool = _opt(False, "print log10 of the search space size and exit")
-    resume: bool = _opt(False, "continue the latest run of this program (same --label): "
-                               "its results are loaded and count toward the limits")
+    resume: Optional[str] = _opt(None, "continue a run: without a value the latest run of this program "
+                                       "(same --label) that has results, or the run with this UUID "
+                                       "(a unique prefix will do); its results and seed are kept and "
+                                       "count toward the limits", nargs="?", metavar="UUID")
+    limit_multiplier: float = _opt(2.0, "time objectives: each measurement gets a time limit of this "
+                                        "many times the best time so far (passed to run() as `limit`)")
+    measurement_timeout: Optional[float] = _opt(None, "cap every measurement at this many seconds; one "
+                                                      "still running then is stopped and recorded "
+                                                      "TIMEOUT (default: no cap)")
     quiet: bool = _opt(False, "print only the final summary")
     display_frequency: float = _opt(5.0, "seconds between status lines (0: none)")
     results_log: Optional[str] = _opt(None, "CSV file: one line per measurement "
@@ -61,6 +71,42 @@ class TuningOptions:
 
     @classmethod
     def parse(cls: Type[T], args: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> T:
-        """Parse command-line arguments (``sys.argv[1:]`` when ``args`` is None)."""
+        """Parse command-line arguments (``sys.argv[1:]`` when ``args`` is None).
+
+        Values are not checked here: :meth:`validate` does that (called before a run starts)."""
         parser = ArgumentParser(cls, prog=prog, description=cls.__doc__)
+        for action in parser._actions:  # a bare --resume means "the latest run"
+            if action.dest == "resume":
+                action.const = RESUME_LATEST
         return parser.parse_args(None if args is None else list(args))
+
+    def validate(self) -> None:
+        """Raise UsageError (one line naming the option and the fix) for a value that cannot work.
+
+        Called by the run before it opens the database, so a bad value creates nothing."""
+        _check(self.test_limit, "--test-limit", "a whole number of measurements >= 1", lambda v: v >= 1)
+        _check(self.stop_after, "--stop-after", "a number of seconds > 0", lambda v: v > 0)
+        _check(self.parallelism, "--parallelism", "a number of processes >= 1", lambda v: v >= 1)
+        _check(self.display_frequency, "--display-frequency", "a number of seconds >= 0 (0: none)",
+               lambda v: v >= 0)
+        _check(self.limit_multiplier, "--limit-multiplier", "a factor >= 1 (default 2.0)", lambda v: v >= 1)
+        _check(self.measurement_timeout, "--measurement-timeout", "a number of seconds > 0",
+               lambda v: v > 0)
+
+    @property
+    def resume_target(self) -> Optional[str]:
+        """None (start a new run), RESUME_LATEST, or the UUID (prefix) given to --resume."""
+        if self.resume is None or self.resume is False:
+            return None
+        return RESUME_LATEST if self.resume is True else str(self.resume)
+
+
+#: the value of a bare ``--resume``
+RESUME_LATEST = "latest"
+
+
+def _check(value, option: str, wanted: str, ok) -> None:
+    if value is None:
+        return
+    if isinstance(value, float) and not math.isfinite(value) or not ok(value):
+        raise UsageError(f"{option} {value}: expected {wanted}")

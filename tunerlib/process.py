@@ -11,6 +11,8 @@ import time
 from dataclasses import dataclass
 from typing import Iterator, List, Optional, Sequence, Union
 
+from .interrupts import die_with_parent, register_child, unregister_child
+
 
 @dataclass
 class ProgramResult:
@@ -26,15 +28,23 @@ class ProgramResult:
         return getattr(self, key)
 
 
-def _limit_memory(memory_limit: Optional[int]):
-    if memory_limit is None:
-        return None
+def _child_setup(memory_limit: Optional[int]):
+    """What the child runs before exec: die with the tuner (Linux), then the memory limit."""
 
     def apply() -> None:
-        import resource
-        resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+        die_with_parent(signal.SIGKILL)
+        if memory_limit is not None:
+            import resource
+            resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
 
     return apply
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def call_program(cmd: Union[str, Sequence[str]], limit: Optional[float] = None,
@@ -44,22 +54,29 @@ def call_program(cmd: Union[str, Sequence[str]], limit: Optional[float] = None,
 
     ``cmd`` is an argument list, or a string run by the shell.  ``memory_limit`` is an
     address-space limit in bytes.  Output is decoded as UTF-8 (invalid bytes replaced).
+    When the run stops while the command runs (its deadline, Ctrl-C, SIGTERM, the measurement
+    cap), the whole process group is killed before the exception goes on; on Linux the command
+    is also killed when the tuner process dies (SIGKILL included).
     """
     shell = isinstance(cmd, str)
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, shell=shell, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                            start_new_session=True, preexec_fn=_limit_memory(memory_limit))
+                            start_new_session=True, preexec_fn=_child_setup(memory_limit))
     timed_out = False
+    register_child(proc.pid)
     try:
         out, err = proc.communicate(stdin.encode() if stdin is not None else None, timeout=limit)
     except subprocess.TimeoutExpired:
         timed_out = True
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        _kill_group(proc)
         out, err = proc.communicate()
+    except BaseException:  # the run stops: leave nothing behind
+        _kill_group(proc)
+        proc.wait()
+        raise
+    finally:
+        unregister_child(proc.pid)
     elapsed = time.perf_counter() - start
     return ProgramResult(elapsed, None if timed_out else proc.returncode,
                          out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), timed_out)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -26,7 +27,26 @@ class Summary:
     technique: str
     seed: Optional[int]
     database: str
+    #: ``result N: <last line of its error text>`` of the run's first ERROR result, or None
+    first_error: Optional[str] = None
+    #: the signal that interrupted the run (``SIGINT``, ``SIGTERM``), or None
+    signal: Optional[str] = None
     extra: Dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        """0 when something succeeded, 1 when no measurement did, 128+N when signal N interrupted it."""
+        if self.signal is not None:
+            import signal as signals
+            return 128 + int(getattr(signals, self.signal))
+        return 0 if self.best_value is not None else 1
+
+    def interrupted_line(self) -> str:
+        """The one line printed when a signal stopped the run."""
+        best = "no successful measurement yet" if self.best_value is None else \
+            f"best {self.objective} so far {self.best_value:.6g}"
+        return (f"interrupted by {self.signal} after {self.tests} tests; {best}; completed results are "
+                f"kept: continue with --resume {self.run_uuid} --database {self.database}")
 
     def write_json(self, path: str) -> None:
         with open(path, "w") as fh:
@@ -38,14 +58,18 @@ class Summary:
         if len(cfg) > 400:
             cfg = cfg[:400] + " ..."
         states = ", ".join(f"{k} {v}" for k, v in sorted(self.states.items())) or "none"
-        return "\n".join([
+        lines = [
             f"tunerlib: {self.program}: stopped ({self.stopped_because}) after {self.tests} tests "
             f"in {self.elapsed_seconds:.1f} s",
             f"  best {self.objective}: {best}",
             f"  best configuration: {cfg}",
             f"  results: {states}; duplicates reused: {self.duplicates}",
-            f"  run {self.run_uuid} (seed {self.seed}) in {self.database}",
-        ])
+        ]
+        if self.first_error:
+            lines.append(f"  first error ({self.first_error}); every error's full text: "
+                         f"tunerlib errors {self.database} --run {self.run_uuid}")
+        lines.append(f"  run {self.run_uuid} (seed {self.seed}) in {self.database}")
+        return "\n".join(lines)
 
 
 class StatusLine:
@@ -78,3 +102,30 @@ class StatusLine:
         if self.tty:
             self.stream.write("\n")
             self.stream.flush()
+
+
+class ResultsLog:
+    """``--results-log``: one CSV line per result (elapsed s, test, value, best); a search listener."""
+
+    def __init__(self, path: str, run: Any) -> None:
+        new = not os.path.exists(path)
+        self.fh = open(path, "a")
+        self.run = run
+        if new:
+            self.fh.write("elapsed_s,test,value,best\n")
+
+    @classmethod
+    def open(cls, path: Optional[str], run: Any) -> Optional["ResultsLog"]:
+        """The log for ``--results-log PATH`` of ``run`` (a TuningRun), or None without the option."""
+        return cls(path, run) if path else None
+
+    def write(self, row: Any, value: float, new_best: bool) -> None:
+        """Called by the search driver after each result."""
+        run = self.run
+        shown = run.objective.display(value) if math.isfinite(value) else ""
+        best = run._best_display()
+        self.fh.write(f"{time.perf_counter() - run.start:.4f},{run.search.tests},{shown},"
+                      f"{best if best is not None else ''}\n")
+
+    def close(self) -> None:
+        self.fh.close()

@@ -39,7 +39,9 @@ class SearchDriver:
 
     def __init__(self, db: ResultsDB, run_id: int, program_version_id: int,
                  manipulator: ConfigurationManipulator, technique: Technique,
-                 objective: Objective, limit: Optional[float] = None) -> None:
+                 objective: Objective, limit: Optional[Callable[[], Optional[float]]] = None) -> None:
+        """``limit`` is called for each new request: the time limit (seconds) stored with it and given
+        to ``run()``, or None."""
         self.db = db
         self.run_id = run_id
         self.pv_id = program_version_id
@@ -58,6 +60,10 @@ class SearchDriver:
         self.stall = 0
         self.generation = 0
         self.listeners: List[Callable[[Any, float, bool], None]] = []
+        #: set while a resumed run's history is replayed (see tunerlib.resume)
+        self.replaying: Optional[Any] = None
+        #: (result id, extra) of the run's first ERROR result
+        self.first_error: Optional[tuple] = None
 
     # ---- requesting ---------------------------------------------------------
     @property
@@ -107,8 +113,13 @@ class SearchDriver:
             self.stall += 1
             self._feedback(cfg, key, math.inf, "infeasible", proposal.requestor, False)
             return False
-        cfg_id = self.db.configuration_id(self.pv_id, key, cfg)
-        self.db.request(self.run_id, cfg_id, proposal.requestor, self.generation, self.limit)
+        row = self.replaying.adopt(key) if self.replaying is not None and self.replaying.active else None
+        if row is not None:
+            self.generation = row.generation
+        else:
+            cfg_id = self.db.configuration_id(self.pv_id, key, cfg)
+            self.db.request(self.run_id, cfg_id, proposal.requestor, self.generation,
+                            self.limit() if self.limit else None)
         self.generation += 1
         self.inflight[key] = [proposal.requestor]
         self.stall = 0
@@ -145,6 +156,12 @@ class SearchDriver:
         """Feed every stored result of the run back (used by --resume); returns the count."""
         return self.poll()
 
+    def absorb_recorded(self, row: Any) -> None:
+        """Feed back one recorded result while a resumed run's history is replayed."""
+        new_best = self._absorb(row)
+        if new_best is not None:
+            self.db.mark_new_best([new_best])
+
     def _absorb(self, row: Any) -> Optional[int]:
         self.last_result_id = max(self.last_result_id, row.id)
         result = Result(state=row.state, time=row.time, accuracy=row.accuracy, energy=row.energy,
@@ -159,6 +176,8 @@ class SearchDriver:
             self.best = Best(value, row.config_hash, row.config_data, row.id, result)
         self.tests += 1
         self.states[row.state] += 1
+        if row.state == "ERROR" and self.first_error is None:
+            self.first_error = (row.id, row.extra or {})
         self.known[row.config_hash] = (value, state)
         requestors = self.inflight.pop(row.config_hash, None) or [row.requestor or ""]
         for i, requestor in enumerate(requestors):

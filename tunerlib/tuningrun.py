@@ -1,31 +1,44 @@
-"""TuningRun: sets up a run (database, technique, seeds) and drives the main loop."""
+"""TuningRun: sets up a run (database, technique, seeds), drives the main loop and closes the run.
+
+Lifecycle of the ``tuning_run`` row: it is written only after the options, the technique and the seed
+configurations were checked (a bad start leaves no run behind). A run that stops on its limits or an
+exhausted space is COMPLETE; one stopped by a signal or an error after it had results is ABORTED (and
+``--resume`` continues it); one that fails before its first result is FAILED (never resumed). A failed
+``--resume`` leaves the run in the state it had. When the run stops, requests not measured to the end
+become CANCELLED and are measured again by ``--resume``.
+"""
 from __future__ import annotations
 
-import json
-import math
 import os
 import random
 import socket
 import time
 from dataclasses import asdict
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Optional
 
 from .db import ResultsDB
 from .errors import UsageError
 from .interface import MeasurementInterface
+from .interrupts import Interrupts, RunInterrupted, signal_name
 from .measurement import MeasurementDriver
+from .objectives import MinimizeTime
 from .options import DEFAULT_TEST_CAP, TuningOptions
-from .parameters import ConfigurationError
-from .progress import StatusLine, Summary
+from .progress import ResultsLog, StatusLine, Summary
+from .resume import Diverged, HistoryReplay, select_run
 from .search import SearchDriver, TunerScriptError
+from .seeds import checked_seed_configurations
 from .techniques import Proposal, Technique, create_technique, generate_bandit, registry
-from .workers import WorkerPool
+from .workers import WorkerPool, death_message
 
 #: results between two snapshots of the technique's state in the database
 SNAPSHOT_EVERY = 25
 
 #: consecutive empty fills with nothing in flight before the technique counts as finished
 _IDLE_LIMIT = 200
+
+#: stop reasons after which the run is COMPLETE
+_COMPLETE = ("test limit reached", "time limit reached", "search space exhausted",
+             "technique has nothing more to propose", "finished by caller")
 
 
 class TuningRun:
@@ -34,110 +47,141 @@ class TuningRun:
     def __init__(self, interface: MeasurementInterface, options: Optional[TuningOptions] = None) -> None:
         self.interface = interface
         self.options = options or interface.options
+        self.options.validate()
         self.manipulator = interface.manipulator()
         self.objective = interface.objective()
         self.db = ResultsDB(self.options.database)
-        self.pv_id = self.db.program_version_id(
-            interface.project_name(), interface.program_name(), interface.program_version(),
-            self.manipulator.parameter_info())
-        self.machine_id = self.db.machine_id(socket.gethostname(), self.options.machine_class,
-                                             os.cpu_count())
-        self._open_run()
-        self.search = SearchDriver(self.db, self.run_id, self.pv_id, self.manipulator,
-                                   self.technique, self.objective)
+        try:
+            self._set_up()
+        except BaseException:
+            self.db.close()
+            raise
         self.start = time.perf_counter()
-        self.log = None
+        self.log: Optional[ResultsLog] = None
         self._idle = 0
+        self.signal: Optional[int] = None
 
     # ---- set-up ---------------------------------------------------------------
-    def _open_run(self) -> None:
+    def _set_up(self) -> None:
         opts = self.options
-        self.resumed = False
-        if opts.resume:
-            run_id = self.db.latest_run(self.pv_id, opts.label)
-            if run_id is None:
-                raise UsageError(f"--resume: no earlier run of {self.interface.program_name()!r}"
-                                 f"{'' if opts.label is None else f' with label {opts.label!r}'} in "
-                                 f"{self.db.display_url}; drop --resume to start a new run")
-            info = self.db.run_info(run_id)
-            self.run_id, self.uuid, self.resumed = run_id, info["uuid"], True
-            self.seed = opts.seed if opts.seed is not None else info["seed"]
-            self.db.requeue_running(run_id)
-            self.db.set_run_state(run_id, "RUNNING")
-        else:
-            self.seed = opts.seed if opts.seed is not None else random.SystemRandom().randrange(2**31)
-            args = {k: v for k, v in asdict(opts).items()}
-            self.run_id, self.uuid = self.db.create_run(self.pv_id, opts.label, args, self.seed,
-                                                        self.machine_id, self.objective.describe())
-        self.technique = self._make_technique()
-        salt = f":resume:{self.db.counts_by_state(self.run_id)}" if self.resumed else ""
-        self.technique.bind(self.manipulator, random.Random(f"{self.seed}{salt}"), self.technique.name)
-
-    def _make_technique(self) -> Technique:
-        """The root technique: the named one(s), or a bandit generated from the run's seed."""
-        if getattr(self.options, "generate_bandit_technique", False):
-            if self.options.technique:
-                raise UsageError("--generate-bandit-technique and --technique exclude each other; "
-                                 "drop one of them")
-            return generate_bandit(registry(), self.manipulator, random.Random(f"{self.seed}:generate"))
-        return create_technique(self.options.technique)
-
-    def _seed_configurations(self) -> List[Dict[str, Any]]:
-        configs = list(self.interface.seed_configurations())
-        for path in self.options.seed_configuration:
-            configs.extend(load_seed_file(path))
-        checked = []
-        for i, cfg in enumerate(configs):
-            try:
-                norm = self.manipulator.normalize(cfg)
-                self.manipulator.validate(norm)
-            except (ConfigurationError, ValueError) as exc:
-                raise UsageError(f"seed configuration #{i + 1}: {exc}") from None
-            for name in self.manipulator.names:
-                if norm[name] != cfg[name]:  # normalize() clipped or rounded: not a legal value
-                    param = self.manipulator.parameter(name)
-                    raise UsageError(f"seed configuration #{i + 1}: parameter {name!r}: value "
-                                     f"{cfg[name]!r} is not legal ({param.describe()})")
-            cfg = norm
-            if not self.manipulator.is_feasible(cfg):
-                bad = ", ".join(self.manipulator.violated_constraints(cfg))
-                raise UsageError(f"seed configuration #{i + 1} violates known constraint(s): {bad}")
-            checked.append(cfg)
-        return checked
-
-    # ---- main loop ------------------------------------------------------------
-    def run(self) -> Summary:
-        opts = self.options
-        status = StatusLine(opts.display_frequency, opts.quiet)
-        self.prepare()
-        reason = "interrupted"
-        try:
-            if opts.parallelism > 1:
-                reason = self._loop_parallel(status)
-            else:
-                reason = self._loop_serial(status)
-        finally:
-            status.close()
-            self.finish(reason)
-        return self.summary(reason)
-
-    def prepare(self) -> None:
-        """Called once before the loop: replay a resumed run, queue the seed configurations."""
-        self._open_log()
+        self.pv_id = self.db.program_version_id(
+            self.interface.project_name(), self.interface.program_name(), self.interface.program_version(),
+            self.manipulator.parameter_info())
+        self.machine_id = self.db.machine_id(socket.gethostname(), opts.machine_class, os.cpu_count())
+        target = opts.resume_target
+        self.resumed_from = (select_run(self.db, self.pv_id, opts.label, target, self.interface.program_name())
+                             if target else None)
+        self.resumed = self.resumed_from is not None
+        self.seed = self._choose_seed()
+        self.technique = self._bound_technique("")
+        self.seeds = checked_seed_configurations(self.manipulator, self.interface.seed_configurations(),
+                                                 opts.seed_configuration)
+        owner = {"host": socket.gethostname(), "pid": os.getpid()}
         if self.resumed:
-            self.search.replay()
-            self.search.adopt_pending()
-            self._restore_technique_state()
-        self.search.listeners.append(self._maybe_snapshot)
-        for cfg in self._seed_configurations():
-            self.search.submit(Proposal(cfg, "seed"))
+            self.run_id, self.uuid = self.resumed_from["id"], self.resumed_from["uuid"]
+            self.db.take_run(self.run_id, **owner)
+        else:
+            self.run_id, self.uuid = self.db.create_run(
+                self.pv_id, opts.label, dict(asdict(opts), seed=self.seed), self.seed, self.machine_id,
+                self.objective.describe(), **owner)
+        self.search = self._new_search()
 
-    def _restore_technique_state(self) -> None:
-        """Load the technique's last snapshot when it is current (the run stopped cleanly after it);
-        after a crash the replayed results have rebuilt the state and the stale snapshot is ignored."""
+    def _choose_seed(self) -> int:
+        opts = self.options
+        if not self.resumed:
+            return opts.seed if opts.seed is not None else random.SystemRandom().randrange(2**31)
+        seed = self.resumed_from["seed"]
+        if opts.seed is not None and seed is not None and opts.seed != seed:
+            raise UsageError(f"--resume: run {self.resumed_from['uuid']} was started with --seed {seed}; "
+                             f"drop --seed or pass --seed {seed}")
+        return seed if seed is not None else (opts.seed or 0)
+
+    def _technique_names(self) -> tuple:
+        """(names, generate) from the options; a resumed run keeps its own unless others are given."""
+        opts = self.options
+        if self.resumed and not opts.technique and not opts.generate_bandit_technique:
+            args = self.resumed_from["args"] or {}
+            return list(args.get("technique") or []), bool(args.get("generate_bandit_technique"))
+        return list(opts.technique), bool(getattr(opts, "generate_bandit_technique", False))
+
+    def _bound_technique(self, salt: str) -> Technique:
+        """The root technique, bound to the space with the run's seed (and ``salt``)."""
+        names, generate = self._technique_names()
+        if generate and names:
+            raise UsageError("--generate-bandit-technique and --technique exclude each other; "
+                             "drop one of them")
+        technique = (generate_bandit(registry(), self.manipulator, random.Random(f"{self.seed}:generate"))
+                     if generate else create_technique(names))
+        technique.bind(self.manipulator, random.Random(f"{self.seed}{salt}"), technique.name)
+        return technique
+
+    def _new_search(self) -> SearchDriver:
+        return SearchDriver(self.db, self.run_id, self.pv_id, self.manipulator, self.technique,
+                            self.objective, limit=self._request_limit)
+
+    def _request_limit(self) -> Optional[float]:
+        """The time limit of a new request: ``--limit-multiplier`` x the best time so far (time
+        objectives), capped by ``--measurement-timeout``; None when neither applies."""
+        limits = [self.options.measurement_timeout]
+        best = self.search.best if hasattr(self, "search") else None
+        if isinstance(self.objective, MinimizeTime) and best is not None and best.result.time:
+            limits.append(self.options.limit_multiplier * best.result.time)
+        limits = [v for v in limits if v is not None]
+        return min(limits) if limits else None
+
+    # ---- preparing: seeds, or the history of a resumed run ----------------------
+    def prepare(self) -> None:
+        """Called once before the loop: queue the seed configurations, or replay a resumed run."""
+        if self.resumed:
+            self._resume_history()
+        else:
+            for cfg in self.seeds:
+                self.search.submit(Proposal(cfg, "seed"))
+        self.log = ResultsLog.open(self.options.results_log, self)
+        if self.log:
+            self.search.listeners.append(self.log.write)
+        self.search.listeners.append(self._maybe_snapshot)
+
+    def _resume_history(self) -> None:
+        """Re-derive the technique's state from the run's record: exactly where possible, else by
+        feeding the recorded results to a new technique."""
+        cap = self._test_cap()
+        done = self.resumed_from["tests"]
+        self.db.requeue_unfinished(self.run_id, None if cap is None else cap - done)
+        replay = HistoryReplay(self.db, self.run_id)
+        self.search.replaying = replay
+        try:
+            for cfg in self.seeds:
+                self.search.submit(Proposal(cfg, "seed"))
+            self._replay(replay, cap)
+            problems = replay.leftover()
+            if problems:
+                raise Diverged(problems[0])
+            self.history_replay = "exact"
+        except Diverged:
+            self._rebuild_from_results()
+        finally:
+            self.search.replaying = None
+
+    def _replay(self, replay: HistoryReplay, cap: Optional[int]) -> None:
+        while replay.active and (cap is None or self.search.tests < cap):
+            self.search.fill(1)
+            row = replay.next_result() if replay.active else None
+            if row is None:
+                return
+            self.search.absorb_recorded(row)
+
+    def _rebuild_from_results(self) -> None:
+        self.history_replay = "results"
+        self.technique = self._bound_technique(f":resume:{self.db.counts_by_state(self.run_id)}")
+        self.search = self._new_search()
+        self.search.replay()
+        self.search.adopt_pending()
         saved = self.db.load_technique_state(self.run_id, self.technique.name)
         if saved and saved.get("last_result_id") == self.search.last_result_id:
             self.technique.load_state_dict(saved["state"])
+        for cfg in self.seeds:
+            self.search.submit(Proposal(cfg, "seed"))
 
     def _maybe_snapshot(self, row: Any, value: float, new_best: bool) -> None:
         if self.search.tests % SNAPSHOT_EVERY == 0:
@@ -148,6 +192,37 @@ class TuningRun:
         self.db.save_technique_state(self.run_id, self.technique.name,
                                      {"last_result_id": self.search.last_result_id,
                                       "state": self.technique.state_dict()})
+
+    # ---- main loop ------------------------------------------------------------
+    def run(self) -> Summary:
+        """Tune until a limit, the end of the space, a signal or an error; always closes the run."""
+        opts = self.options
+        status = StatusLine(opts.display_frequency, opts.quiet)
+        deadline = None if opts.stop_after is None else time.monotonic() + opts.stop_after
+        interrupts = Interrupts(deadline).install()
+        reason = "error"
+        try:
+            try:
+                self.prepare()
+                loop = self._loop_parallel if opts.parallelism > 1 else self._loop_serial
+                reason = loop(status, interrupts)
+            except RunInterrupted as exc:
+                reason = self._interrupted(exc)
+            finally:
+                interrupts.ignore_signals()
+        finally:
+            try:
+                status.close()
+                self.finish(reason)
+            finally:
+                interrupts.uninstall()
+        return self.summary(reason)
+
+    def _interrupted(self, exc: RunInterrupted) -> str:
+        if exc.signum is None:
+            return "time limit reached"
+        self.signal = exc.signum
+        return f"interrupted by {signal_name(exc.signum)}"
 
     def _test_cap(self) -> Optional[int]:
         if self.options.test_limit is not None:
@@ -166,10 +241,7 @@ class TuningRun:
         """Top up requests; a stop reason when nothing more can be requested or awaited."""
         cap = self._test_cap()
         budget = None if cap is None else cap - self.search.tests - self.search.outstanding
-        if budget is None or budget > 0:
-            made = self.search.fill(target, budget)
-        else:
-            made = 0
+        made = self.search.fill(target, budget) if budget is None or budget > 0 else 0
         if self.search.outstanding:
             self._idle = 0
             return None
@@ -178,10 +250,12 @@ class TuningRun:
         self._idle += made == 0
         return "technique has nothing more to propose" if self._idle >= _IDLE_LIMIT else None
 
-    def _loop_serial(self, status: StatusLine) -> str:
+    def _loop_serial(self, status: StatusLine, interrupts: Interrupts) -> str:
         measure = MeasurementDriver(self.db, self.run_id, self.pv_id, self.interface,
-                                    self.interface.input_manager(), self.machine_id)
+                                    self.interface.input_manager(), self.machine_id,
+                                    interrupts=interrupts, cap=self.options.measurement_timeout)
         while True:
+            interrupts.check()
             reason = self._stop_reason() or self._request(1)
             if reason:
                 return reason
@@ -191,55 +265,50 @@ class TuningRun:
                 self.search.poll()
             status.update(self.search.tests, self._best_display(), self.search.outstanding)
 
-    def _loop_parallel(self, status: StatusLine) -> str:
+    def _loop_parallel(self, status: StatusLine, interrupts: Interrupts) -> str:
         self.db.dispose()  # forked workers must not share pooled connections
         pool = WorkerPool(self.options.parallelism,
                           self.db.engine.url.render_as_string(hide_password=False), self.run_id, self.pv_id,
-                          self.interface, self.machine_id)
+                          self.interface, self.machine_id, interrupts.deadline, self.options.measurement_timeout)
         pool.start()
         idle = 0.001
         try:
             while True:
+                interrupts.check()
                 reason = self._stop_reason() or self._request(self.options.parallelism)
                 if reason:
                     return reason
                 if self.search.poll():
                     idle = 0.001
-                else:
-                    failure = pool.failed()
-                    if failure:
-                        raise TunerScriptError(failure)
-                    time.sleep(idle)
-                    idle = min(idle * 2, 0.02)
+                    continue
+                failure = pool.failed()
+                if failure:
+                    raise TunerScriptError(failure)
+                for name, code in pool.replace_dead():
+                    self._record_lost_measurements(name, code)
+                interrupts.sleep(idle)
+                idle = min(idle * 2, 0.02)
                 status.update(self.search.tests, self._best_display(), self.search.outstanding)
         finally:
-            pool.stop(wait=0.0 if self._stop_reason() == "time limit reached" else 30.0)
+            interrupts.ignore_signals()
+            pool.stop(cancel=True)
             self.search.poll()
+
+    def _record_lost_measurements(self, worker: str, exitcode: Optional[int]) -> None:
+        """A worker died: the measurement it held is an ERROR (the run goes on)."""
+        for dr_id in self.db.running_claims(self.run_id, worker):
+            self.db.complete(dr_id, "ERROR", extra={"error": death_message(worker, exitcode)},
+                             machine_id=self.machine_id)
 
     # ---- wrap-up ----------------------------------------------------------------
     def _best_display(self) -> Optional[float]:
         best = self.search.best
         return None if best is None else self.objective.display(best.value)
 
-    def _open_log(self) -> None:
-        if not self.options.results_log:
-            return
-        new = not os.path.exists(self.options.results_log)
-        self.log = open(self.options.results_log, "a")
-        if new:
-            self.log.write("elapsed_s,test,value,best\n")
-        self.search.listeners.append(self._log_result)
-
-    def _log_result(self, row: Any, value: float, new_best: bool) -> None:
-        shown = self.objective.display(value) if math.isfinite(value) else ""
-        self.log.write(f"{time.perf_counter() - self.start:.4f},{self.search.tests},{shown},"
-                       f"{self._best_display() if self._best_display() is not None else ''}\n")
-
     def finish(self, reason: str) -> None:
-        """Called once at the end: drop unclaimed requests, record the run's state, save the best."""
-        self.db.abort_requested(self.run_id)
-        state = "COMPLETE" if reason != "interrupted" else "ABORTED"
-        self.db.set_run_state(self.run_id, state)
+        """Called once at the end: cancel what was not measured, record the run's state, save the best."""
+        self.db.cancel_unfinished(self.run_id)
+        self.db.set_run_state(self.run_id, self._final_state(reason))
         self._snapshot()
         if self.log:
             self.log.close()
@@ -248,8 +317,19 @@ class TuningRun:
         else:
             self.interface.finish_without_best()
 
+    def _final_state(self, reason: str) -> str:
+        if reason in _COMPLETE:
+            return "COMPLETE"
+        if self.search.tests == 0 and not self.resumed:
+            return "FAILED"
+        return "ABORTED"
+
     def summary(self, reason: str) -> Summary:
         best = self.search.best
+        extra: Dict[str, Any] = {}
+        if self.resumed:
+            extra["resumed_after_tests"] = self.resumed_from["tests"]
+            extra["history_replay"] = getattr(self, "history_replay", "results")
         return Summary(
             program=self.interface.program_name(), run_uuid=self.uuid,
             objective=self.objective.describe(),
@@ -258,21 +338,22 @@ class TuningRun:
             tests=self.search.tests, states=dict(self.search.states),
             duplicates=self.search.duplicates,
             elapsed_seconds=time.perf_counter() - self.start, stopped_because=reason,
-            technique=self.technique.name, seed=self.seed, database=self.db.display_url)
+            technique=self.technique.name, seed=self.seed, database=self.db.display_url,
+            first_error=_first_error_text(self.search.first_error),
+            signal=None if self.signal is None else signal_name(self.signal), extra=extra)
 
 
-def load_seed_file(path: str) -> List[Dict[str, Any]]:
-    """Read a JSON file holding one configuration object or a list of them."""
-    try:
-        with open(path) as fh:
-            data = json.load(fh)
-    except OSError as exc:
-        raise UsageError(f"--seed-configuration {path}: cannot read file ({exc.strerror})") from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"--seed-configuration {path}: malformed JSON at line {exc.lineno} "
-                         f"column {exc.colno}: {exc.msg}") from None
-    items = data if isinstance(data, list) else [data]
-    if not all(isinstance(item, dict) for item in items):
-        raise UsageError(f"--seed-configuration {path}: expected a JSON object (parameter name → "
-                         f"value) or a list of them")
-    return items
+def _first_error_text(first: Optional[tuple]) -> Optional[str]:
+    """``result N: <last line of the error>`` for the run's first ERROR result, or None."""
+    if first is None:
+        return None
+    result_id, extra = first
+    text = ""
+    if isinstance(extra, dict):
+        for key in ("error", "traceback", "stderr", "message"):
+            value = extra.get(key)
+            if isinstance(value, str) and value.strip():
+                text = value.strip().splitlines()[-1]
+                break
+    return f"result {result_id}: {text or 'no message (the Result has no error text in extra)'}"
+

@@ -106,9 +106,13 @@ def test_bandit_state_is_recorded_and_restored_on_resume(tmp_path):
     assert len(bandit["history"]) >= 40 and bandit["C"] == 0.05 and bandit["window"] == 500
     resumed_opts = _opts(tmp_path, test_limit=80, resume=True)
     again = TuningRun(Wide(resumed_opts), resumed_opts)
-    again.prepare()
-    assert again.technique.state_dict()["bandit"] == bandit
-    assert TuningRun(Wide(resumed_opts), resumed_opts).run().tests == 80
+    again.prepare()  # the history is replayed exactly, then the bandit proposes the next one live
+    assert again.history_replay == "exact" and again.search.outstanding == 1
+    replayed = again.technique.state_dict()["bandit"]
+    assert replayed["history"][:len(bandit["history"])] == bandit["history"]
+    assert len(replayed["history"]) == len(bandit["history"]) + 1
+    summary = TuningRun(Wide(resumed_opts), resumed_opts).run()
+    assert summary.tests == 80 and summary.extra["history_replay"] == "exact"
 
 
 class Ends(Small):

@@ -32,8 +32,15 @@ def _version0_database(path):
     database.close()
     with sqlite3.connect(path) as conn:
         conn.execute("DROP TABLE technique_state")
+        _drop_run_owner(conn)
         conn.execute("UPDATE tunerlib_meta SET value='0' WHERE key='schema_version'")
     return run_id
+
+
+def _drop_run_owner(conn):
+    """What schema 2 added (tuning_run.host and .pid), removed again."""
+    conn.execute("ALTER TABLE tuning_run DROP COLUMN host")
+    conn.execute("ALTER TABLE tuning_run DROP COLUMN pid")
 
 
 def _add_technique_state(conn):
@@ -52,6 +59,26 @@ def test_migrate_applies_registered_migration(tmp_path, monkeypatch):
         database.save_technique_state(run_id, "A", {"k": 1})
         assert database.load_technique_state(run_id, "A") == {"k": 1}
     assert migrate(str(path)) == (SCHEMA_VERSION, SCHEMA_VERSION)  # already current: no-op
+
+
+def test_schema_1_database_gets_the_run_owner_columns(tmp_path):
+    """The real step 1 -> 2: a database written by schema 1 keeps its runs and gains host/pid."""
+    path = tmp_path / "v1.db"
+    database = ResultsDB(str(path))
+    pv = database.program_version_id("proj", "prog", "v1", "{}")
+    run_id, run_uuid = database.create_run(pv, None, {}, 7, None, "o")
+    database.close()
+    with sqlite3.connect(path) as conn:
+        _drop_run_owner(conn)
+        conn.execute("UPDATE tunerlib_meta SET value='1' WHERE key='schema_version'")
+    with pytest.raises(SchemaVersionError, match="migrate"):
+        ResultsDB(str(path))
+    assert migrate(str(path)) == (1, 2)
+    with ResultsDB(str(path)) as database:
+        [info] = database.runs_of(pv)
+        assert (info["uuid"], info["seed"], info["host"], info["pid"]) == (run_uuid, 7, None, None)
+        database.take_run(run_id, "h", 42)
+        assert database.runs_of(pv)[0]["pid"] == 42
 
 
 def test_migrate_runs_steps_in_order(tmp_path, monkeypatch):

@@ -8,14 +8,16 @@ exist.
 from __future__ import annotations
 
 import os
+import socket
 from datetime import datetime
 from typing import Any, Optional
 
+from .lifecycle import process_alive
 from .migrations import _sqlite_path, migrate, resolve_url
 from .models import DatabaseError
 from .storage import ResultsDB
 
-__all__ = ["display_url", "format_run", "list_runs", "migrate_database", "require_existing"]
+__all__ = ["display_url", "error_texts", "format_run", "list_runs", "migrate_database", "require_existing"]
 
 
 def display_url(url: Optional[str]) -> str:
@@ -59,9 +61,45 @@ def _iso(timestamp: Any) -> str:
     return datetime.fromtimestamp(float(timestamp)).astimezone().isoformat(timespec="seconds")
 
 
+def shown_state(info: dict) -> str:
+    """The run's state as it really is: a RUNNING run of this machine whose process is gone was
+    killed (``KILLED``, continue it with ``--resume``); one of another machine says where it runs."""
+    if info["state"] != "RUNNING" or not info.get("host"):
+        return info["state"]
+    if info["host"] != socket.gethostname():
+        return f"RUNNING(on {info['host']})"
+    return "RUNNING" if process_alive(info.get("pid")) else "KILLED"
+
+
 def format_run(info: dict) -> str:
-    """One line for a :meth:`ResultsDB.list_runs` entry: uuid, program, version, state, tests, label,
-    start date (ISO 8601)."""
+    """One line for a :meth:`ResultsDB.list_runs` entry: uuid, program, version, state (as it really
+    is: see :func:`shown_state`), tests, label, start date (ISO 8601), seed."""
     label = info["label"] if info["label"] is not None else "-"
-    return (f"{info['uuid']}  {info['program']}  {info['version']}  {info['state']}  "
-            f"tests={info['tests']}  label={label}  started={_iso(info['start_date'])}")
+    return (f"{info['uuid']}  {info['program']}  {info['version']}  {shown_state(info)}  "
+            f"tests={info['tests']}  label={label}  started={_iso(info['start_date'])}  "
+            f"seed={info.get('seed')}")
+
+
+def error_texts(url: Optional[str], run_uuid: Optional[str] = None) -> list[tuple[str, int, str]]:
+    """(run uuid, result id, full error text) of every ERROR result, of one run when ``run_uuid``
+    (a unique prefix) is given; DatabaseError for an unknown or ambiguous run."""
+    require_existing(url)
+    with ResultsDB(url) as database:
+        runs = database.list_runs()
+        if run_uuid is not None:
+            runs = [r for r in runs if r["uuid"].startswith(run_uuid)]
+            if len(runs) != 1:
+                raise DatabaseError(f"--run {run_uuid}: {'no' if not runs else len(runs)} runs match in "
+                                    f"{display_url(url)}; `tunerlib runs` lists them")
+        return [(run["uuid"], rid, _error_text(extra))
+                for run in runs for rid, extra in database.error_results(run["id"])]
+
+
+def _error_text(extra: Any) -> str:
+    if not isinstance(extra, dict):
+        return "(no error text)"
+    parts = [extra[key].rstrip() for key in ("traceback", "error", "stderr")
+             if isinstance(extra.get(key), str) and extra[key].strip()]
+    if len(parts) > 1 and parts[1] in parts[0]:  # the traceback already ends with the error line
+        parts.pop(1)
+    return "\n".join(parts) or "(no error text)"

@@ -7,8 +7,8 @@
   database into a version-(N+1) one using the given SQLAlchemy :class:`~sqlalchemy.Connection` (DDL and
   data statements; no commit). :func:`migrate` applies every step from the stamped version up to
   :data:`~tunerlib.db.models.SCHEMA_VERSION` in order inside one transaction, then stamps the new version;
-  if a step fails nothing changes. Schema 1 is the first schema, so the registry is empty until the schema
-  changes: when SCHEMA_VERSION becomes 2, register ``MIGRATIONS[1]``. SQLite connections have
+  if a step fails nothing changes. Schema 2 added ``tuning_run.host`` and ``tuning_run.pid``
+  (``MIGRATIONS[1]``). SQLite connections have
   ``foreign_keys=ON``; a step that rebuilds a table should run ``PRAGMA defer_foreign_keys=ON`` first.
 
 Command line (owned by tunerlib.tools): ``python -m tunerlib.tools.db migrate URL`` calls :func:`migrate`.
@@ -226,7 +226,13 @@ def _open_error(exc: DBAPIError, display: str) -> DatabaseError:
 
 Migration = Callable[[Connection], None]
 
-MIGRATIONS: dict[int, Migration] = {}
+def _add_run_owner(conn: Connection) -> None:
+    """Schema 1 -> 2: ``tuning_run.host`` and ``tuning_run.pid`` (who drives a RUNNING run)."""
+    conn.exec_driver_sql("ALTER TABLE tuning_run ADD COLUMN host VARCHAR(255)")
+    conn.exec_driver_sql("ALTER TABLE tuning_run ADD COLUMN pid INTEGER")
+
+
+MIGRATIONS: dict[int, Migration] = {1: _add_run_owner}
 """{from_version: upgrade function to from_version + 1}."""
 
 

@@ -21,11 +21,17 @@ from sqlalchemy import (JSON, Boolean, Float, ForeignKey, Index, Integer, String
                         func)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """Version of the schema defined in this module, stamped in ``tunerlib_meta['schema_version']``."""
 
-RUN_STATES = ("RUNNING", "COMPLETE", "ABORTED")
-DESIRED_RESULT_STATES = ("REQUESTED", "RUNNING", "COMPLETE", "ABORTED")
+#: RUNNING (its process is measuring, or was killed: see TuningRun.host/pid), COMPLETE (stopped by a
+#: limit or an exhausted space), ABORTED (interrupted by a signal or an error after it had results;
+#: --resume continues it), FAILED (failed before its first result; never resumed)
+RUN_STATES = ("RUNNING", "COMPLETE", "ABORTED", "FAILED")
+#: CANCELLED: requested but not measured to the end when the run stopped (a measurement stopped at the
+#: deadline or by a signal, or never claimed); --resume measures it again. ABORTED: the same, written by
+#: schema-1 tunerlib (not measured again).
+DESIRED_RESULT_STATES = ("REQUESTED", "RUNNING", "COMPLETE", "ABORTED", "CANCELLED")
 RESULT_STATES = ("OK", "TIMEOUT", "ERROR", "INFEASIBLE")
 
 
@@ -157,6 +163,10 @@ class TuningRun(Base):
     start_date: Mapped[float] = mapped_column(Float)
     end_date: Mapped[Optional[float]] = mapped_column(Float)
     machine_id: Mapped[Optional[int]] = mapped_column(ForeignKey("machine.id"))
+    #: host name and process id of the process driving the run (schema 2): a RUNNING run whose process
+    #: is gone was killed
+    host: Mapped[Optional[str]] = mapped_column(String(255))
+    pid: Mapped[Optional[int]] = mapped_column(Integer)
     objective: Mapped[str] = mapped_column(Text)
 
 

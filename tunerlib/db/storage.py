@@ -40,6 +40,7 @@ from .migrations import ensure_schema, open_engine
 from .models import (RESULT_STATES, RUN_STATES, Claim, Configuration, DatabaseError, DesiredResult,
                      DesiredResultRow, Input, InputClass, Machine, MachineClass, NotFoundError, Program,
                      ProgramVersion, Result, ResultRow, TechniqueState, TuningRun)
+from .lifecycle import RunLifecycle
 from .runners import _CoreRunner, _Runner, _SQLiteRunner
 from .runners import _json_loads, _Prepared  # noqa: F401  (re-exported: they lived here before)
 
@@ -91,18 +92,19 @@ _PROG = Program.__table__
 _RESULT_COUNT = (select(func.count()).select_from(_RES).where(_RES.c.tuning_run_id == _RUN.c.id)
                  .correlate(_RUN).scalar_subquery())
 _LIST_RUNS = (select(_RUN.c.id, _RUN.c.uuid, _PROG.c.project, _PROG.c.name, _PV.c.version, _RUN.c.label,
-                     _RUN.c.state, _RESULT_COUNT, _RUN.c.start_date, _RUN.c.end_date)
+                     _RUN.c.state, _RESULT_COUNT, _RUN.c.start_date, _RUN.c.end_date, _RUN.c.seed,
+                     _RUN.c.host, _RUN.c.pid)
               .join_from(_RUN, _PV, _RUN.c.program_version_id == _PV.c.id)
               .join(_PROG, _PV.c.program_id == _PROG.c.id)
               .order_by(_RUN.c.id))
 _LIST_RUNS_KEYS = ("id", "uuid", "project", "program", "version", "label", "state", "tests", "start_date",
-                   "end_date")
+                   "end_date", "seed", "host", "pid")
 _TS_WHERE = (_TS.c.tuning_run_id == bindparam("run"), _TS.c.name == bindparam("tname"))
 _TS_LOAD = select(_TS.c.data).where(*_TS_WHERE)
 _TS_UPDATE = update(_TS).where(*_TS_WHERE).values(data=bindparam("d"), updated=bindparam("t"))
 
 
-class ResultsDB:
+class ResultsDB(RunLifecycle):
     """Results database of tunerlib (see the module docstring for transactions, processes, row types)."""
 
     def __init__(self, url: Optional[str] = None, *, fast_sqlite: bool = True) -> None:
@@ -244,15 +246,17 @@ class ResultsDB:
     # ---------------------------------------------------------------------------------- runs
     def create_run(self, program_version_id: int, label: Optional[str] = None,
                    args: Optional[dict] = None, seed: Optional[int] = None,
-                   machine_id: Optional[int] = None, objective: str = "") -> tuple[int, str]:
-        """Record a new tuning run in state RUNNING (called at run start); returns (run_id, uuid)."""
+                   machine_id: Optional[int] = None, objective: str = "", host: Optional[str] = None,
+                   pid: Optional[int] = None) -> tuple[int, str]:
+        """Record a new tuning run in state RUNNING, driven by process ``pid`` on ``host`` (called when
+        a run starts, after its options, technique and seeds were checked); returns (run_id, uuid)."""
         run_uuid = str(uuid_module.uuid4())
         with self._tx() as runner:
             run_id = runner.insert(_INS_RUN, {
                 "uuid": run_uuid, "program_version_id": program_version_id, "label": label,
                 "args": args if args is not None else {}, "seed": seed, "state": "RUNNING",
                 "start_date": time_module.time(), "end_date": None, "machine_id": machine_id,
-                "objective": objective})
+                "objective": objective, "host": host, "pid": pid})
         return int(run_id), run_uuid
 
     def latest_run(self, program_version_id: int, label: Optional[str] = None) -> Optional[int]:
@@ -275,12 +279,13 @@ class ResultsDB:
         """Every tuning run in id order, one query (called by ``tunerlib runs`` and the db tool).
 
         Each dict has id, uuid, project, program (name), version, label, state, tests (number of result
-        rows of the run; reused duplicates are not counted again), start_date and end_date.
+        rows of the run; reused duplicates are not counted again), start_date, end_date, seed, host and
+        pid (of the process that drives or drove the run).
         """
         return [dict(zip(_LIST_RUNS_KEYS, row)) for row in self._read(_LIST_RUNS, {})]
 
     def set_run_state(self, run_id: int, state: str) -> None:
-        """Set RUNNING / COMPLETE / ABORTED; a finished state sets end_date, RUNNING clears it."""
+        """Set RUNNING / COMPLETE / ABORTED / FAILED; a finished state sets end_date, RUNNING clears it."""
         if state not in RUN_STATES:
             raise ValueError(f"run state {state!r} is not one of {', '.join(RUN_STATES)}")
         end = None if state == "RUNNING" else time_module.time()

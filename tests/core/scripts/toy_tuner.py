@@ -1,6 +1,7 @@
 """A small real tuner script used by the end-to-end tests (run as a subprocess or in-process)."""
 import math
 import os
+import signal
 import sys
 import time
 from dataclasses import dataclass, field
@@ -17,6 +18,13 @@ class ToyOptions(TuningOptions):
     mode: str = field(default="ok", metadata={"help": "ok | raise | bad-return | no-metric",
                                               "choices": ["ok", "raise", "bad-return", "no-metric"]})
     marker: Optional[str] = field(default=None, metadata={"help": "append a line per measurement here"})
+    child_sleep: float = field(default=0.0, metadata={
+        "help": "each measurement also runs `sleep S` as a child process (call_program, with the limit)"})
+    faults: str = field(default="", metadata={
+        "help": "comma list of faults some configurations (chosen by x) have: hang (a child that sleeps "
+                "100 s), segv (a child killed by SIGSEGV), memory (a child that allocates 2 GB under a "
+                "256 MB limit), raise (run() raises), die (the measuring process kills itself with "
+                "SIGSEGV; use with --parallelism > 1 only)"})
 
 
 class ToyTuner(MeasurementInterface):
@@ -39,6 +47,13 @@ class ToyTuner(MeasurementInterface):
 
     def run(self, desired_result, input, limit):
         cfg = desired_result.configuration.data
+        fault = self._fault(cfg)
+        if fault is not None:
+            return fault
+        if self.options.child_sleep:
+            out = self.call_program(["sleep", str(self.options.child_sleep)], limit=limit)
+            if out.timeout:
+                return Result(state="TIMEOUT")
         if self.options.sleep:
             time.sleep(self.options.sleep)
         if self.options.marker:
@@ -54,6 +69,28 @@ class ToyTuner(MeasurementInterface):
         inversions = sum(1 for a in range(4) for b in range(a + 1, 4) if cfg["order"][a] > cfg["order"][b])
         cost = (cfg["x"] - 3) ** 2 + (cfg["y"] - 1.5) ** 2 + penalty + inversions + math.sin(cfg["y"])
         return Result(extra={"cost": cost})
+
+
+    def _fault(self, cfg):
+        """The result of a faulty configuration (None: this one measures normally)."""
+        kinds = [k for k in self.options.faults.split(",") if k]
+        if not kinds or cfg["x"] % 3 != 0:
+            return None
+        kind = kinds[(cfg["x"] // 3) % len(kinds)]
+        if kind == "hang":
+            out = self.call_program(["sleep", "100"], limit=self.options.measurement_timeout)
+            return Result(state="TIMEOUT" if out.timeout else "ERROR")
+        if kind == "segv":
+            out = self.call_program([sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"])
+            return Result(state="ERROR", extra={"error": f"exit {out.returncode}"})
+        if kind == "memory":
+            out = self.call_program([sys.executable, "-c", "b = bytearray(2 * 10**9)"], memory_limit=256 * 2**20)
+            return Result(state="ERROR" if out.returncode else "OK", extra={"cost": 99.0, "stderr": out.stderr[-300:]})
+        if kind == "raise":
+            raise RuntimeError(f"simulated failure for x={cfg['x']}")
+        if kind == "die":
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return None
 
 
 if __name__ == "__main__":

@@ -1,0 +1,104 @@
+"""Run lifecycle queries of the results database: who drives a run, which run ``--resume`` continues,
+what happens to unfinished requests when a run stops, and the error texts of a run.
+
+:class:`RunLifecycle` is a mixin of :class:`tunerlib.db.storage.ResultsDB`: every method runs in its own
+short transaction (``self._tx`` / ``self._read`` of the storage class) and commits before it returns.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Optional
+
+from sqlalchemy import and_, bindparam, func, or_, select, update
+
+from .models import DesiredResult, Result, TuningRun
+
+__all__ = ["RunLifecycle", "process_alive"]
+
+_RUN, _DR, _RES = TuningRun.__table__, DesiredResult.__table__, Result.__table__
+_UNFINISHED = or_(_DR.c.state == "REQUESTED", _DR.c.state == "RUNNING")
+_REQUEUABLE = or_(_DR.c.state == "CANCELLED", _DR.c.state == "RUNNING")
+_SET_DR_STATE = update(_DR).where(_DR.c.id == bindparam("dr")).values(state=bindparam("s"), worker=None,
+                                                                       start_date=None)
+_RESULT_COUNT = (select(func.count()).select_from(_RES).where(_RES.c.tuning_run_id == _RUN.c.id)
+                 .correlate(_RUN).scalar_subquery())
+_RUN_SUMMARY = select(_RUN.c.id, _RUN.c.uuid, _RUN.c.program_version_id, _RUN.c.label, _RUN.c.seed,
+                      _RUN.c.state, _RUN.c.args, _RUN.c.host, _RUN.c.pid, _RESULT_COUNT)
+_RUN_SUMMARY_KEYS = ("id", "uuid", "program_version_id", "label", "seed", "state", "args", "host", "pid",
+                     "tests")
+_ERRORS = (select(_RES.c.id, _RES.c.extra).where(_RES.c.tuning_run_id == bindparam("run"),
+                                                  _RES.c.state == "ERROR")
+           .order_by(_RES.c.id))
+
+
+def process_alive(pid: Optional[int]) -> bool:
+    """True when a process with this id exists on this machine (it may belong to another user)."""
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class RunLifecycle:
+    """Mixin of ResultsDB: run ownership, run selection for ``--resume``, unfinished requests."""
+
+    # ----------------------------------------------------------------------------- ownership
+    def take_run(self, run_id: int, host: str, pid: int) -> None:
+        """Mark the run RUNNING, driven by process ``pid`` on ``host`` (called when a resumed run
+        starts, after every check passed)."""
+        with self._tx() as runner:
+            runner.write(update(_RUN).where(_RUN.c.id == run_id)
+                         .values(state="RUNNING", end_date=None, host=host, pid=pid), {}, cache=False)
+
+    def runs_of(self, program_version_id: int, label: Optional[str] = None) -> list[dict]:
+        """The runs of a program version (with this label if given), newest first; each dict has id,
+        uuid, program_version_id, label, seed, state, args, host, pid and tests (result rows)."""
+        query = _RUN_SUMMARY.where(_RUN.c.program_version_id == program_version_id)
+        if label is not None:
+            query = query.where(_RUN.c.label == label)
+        return [dict(zip(_RUN_SUMMARY_KEYS, row))
+                for row in self._read(query.order_by(_RUN.c.id.desc()), {}, cache=False)]
+
+    def runs_with_uuid_prefix(self, prefix: str) -> list[dict]:
+        """The runs whose UUID starts with ``prefix`` (same dicts as :meth:`runs_of`)."""
+        query = _RUN_SUMMARY.where(_RUN.c.uuid.startswith(prefix, autoescape=True)).order_by(_RUN.c.id)
+        return [dict(zip(_RUN_SUMMARY_KEYS, row)) for row in self._read(query, {}, cache=False)]
+
+    # ------------------------------------------------------------------------- unfinished work
+    def cancel_unfinished(self, run_id: int) -> int:
+        """Set every REQUESTED or RUNNING desired result of the run to CANCELLED (called when a run stops,
+        after its measurement processes are gone); returns how many. ``--resume`` measures them again."""
+        stmt = (update(_DR).where(_DR.c.tuning_run_id == run_id, _UNFINISHED)
+                .values(state="CANCELLED", worker=None))
+        with self._tx() as runner:
+            return runner.write(stmt, {}, cache=False)
+
+    def requeue_unfinished(self, run_id: int, at_most: Optional[int] = None) -> int:
+        """Put the run's CANCELLED and RUNNING desired results (oldest first, at most ``at_most``) back to
+        REQUESTED (called when a run is resumed); the rest become CANCELLED. Returns how many."""
+        ids = [row[0] for row in self._read(
+            select(_DR.c.id).where(_DR.c.tuning_run_id == run_id, _REQUEUABLE).order_by(_DR.c.id), {},
+            cache=False)]
+        keep = len(ids) if at_most is None else max(0, min(at_most, len(ids)))
+        if ids:
+            with self._tx() as runner:
+                runner.many(_SET_DR_STATE, [{"dr": dr, "s": "REQUESTED" if i < keep else "CANCELLED"}
+                                            for i, dr in enumerate(ids)])
+        return keep
+
+    def running_claims(self, run_id: int, worker: str) -> list[int]:
+        """Ids of the run's desired results that ``worker`` holds in state RUNNING."""
+        query = select(_DR.c.id).where(and_(_DR.c.tuning_run_id == run_id, _DR.c.state == "RUNNING",
+                                            _DR.c.worker == worker))
+        return [row[0] for row in self._read(query, {}, cache=False)]
+
+    # ---------------------------------------------------------------------------------- errors
+    def error_results(self, run_id: int, limit: Optional[int] = None) -> list[tuple[int, Any]]:
+        """(result id, extra) of the run's ERROR results in id order (at most ``limit``)."""
+        query = _ERRORS if limit is None else _ERRORS.limit(limit)
+        return [(row[0], row[1]) for row in self._read(query, {"run": run_id}, cache=False)]

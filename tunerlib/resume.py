@@ -1,0 +1,114 @@
+"""``--resume``: which run to continue, and replaying its history into a fresh technique.
+
+:func:`select_run` picks the run (the latest of the program that has results, or one by UUID) and
+refuses, with one line, a run that cannot be continued. :class:`HistoryReplay` lets the search driver
+re-derive the technique's state exactly: the technique is bound with the run's own seed and driven as the
+serial loop drove it, but each proposal is matched with the next recorded request and answered with its
+recorded result instead of being measured. When the history is used up the run goes on live, from the
+very state an uninterrupted run would have had. If a proposal differs from the record (a parallel run,
+another technique, a technique that is not deterministic), :class:`Diverged` is raised and the run loop
+falls back to feeding the recorded results to a new technique.
+"""
+from __future__ import annotations
+
+import os
+import socket
+from collections import deque
+from typing import Any, Deque, Dict, List, Optional
+
+from .db import ResultsDB
+from .db.lifecycle import process_alive
+from .errors import UsageError
+from .options import RESUME_LATEST
+
+__all__ = ["Diverged", "HistoryReplay", "select_run"]
+
+
+class Diverged(Exception):
+    """The technique proposed something else than the recorded run did."""
+
+
+def select_run(db: ResultsDB, program_version_id: int, label: Optional[str], target: str,
+               program: str) -> Dict[str, Any]:
+    """The run ``--resume`` continues (a :meth:`ResultsDB.runs_of` dict); UsageError when none fits."""
+    where = f"{program!r}{'' if label is None else f' with label {label!r}'} in {db.display_url}"
+    if target == RESUME_LATEST:
+        runs = [r for r in db.runs_of(program_version_id, label) if r["tests"] > 0 and r["state"] != "FAILED"]
+        if not runs:
+            raise UsageError(f"--resume: no earlier run of {where} has results; drop --resume to start "
+                             "a new run")
+        info = runs[0]
+    else:
+        matches = db.runs_with_uuid_prefix(target)
+        if not matches:
+            raise UsageError(f"--resume {target}: no run with this UUID in {db.display_url} "
+                             f"(`tunerlib runs {db.display_url}` lists them)")
+        if len(matches) > 1:
+            raise UsageError(f"--resume {target}: {len(matches)} runs start with this; give more of "
+                             "the UUID")
+        info = matches[0]
+        if info["program_version_id"] != program_version_id:
+            raise UsageError(f"--resume {target}: run {info['uuid']} tuned another program or search "
+                             f"space than {program!r}; resume it with the script and options that "
+                             "started it")
+    _refuse_live_run(info)
+    return info
+
+
+def _refuse_live_run(info: Dict[str, Any]) -> None:
+    if info["state"] != "RUNNING" or info["host"] != socket.gethostname() or info["pid"] == os.getpid():
+        return
+    if process_alive(info["pid"]):
+        raise UsageError(f"--resume: run {info['uuid']} is still running (process {info['pid']}); "
+                         "stop it first or wait until it ends")
+
+
+class HistoryReplay:
+    """The recorded requests and results of a run, consumed in order by the search driver."""
+
+    def __init__(self, db: ResultsDB, run_id: int) -> None:
+        self.requests = db.desired_results(run_id)
+        self.results = {row.id: row for row in db.run_results(run_id)}
+        self.pos = 0
+        #: adopted requests not yet answered, in request order (the serial loop claims the oldest)
+        self.queue: Deque[Any] = deque()
+        self.active = True
+
+    def adopt(self, key: str) -> Optional[Any]:
+        """Match a new proposal (configuration hash ``key``) with the next recorded request.
+
+        Returns the request row; None when the record is used up (the proposal is live: the replay
+        ends). Raises Diverged when the record holds another configuration."""
+        if self.pos >= len(self.requests):
+            self.active = False
+            return None
+        row = self.requests[self.pos]
+        if row.config_hash != key:
+            raise Diverged(f"request {self.pos + 1} was {row.config_hash[:12]}, replay proposed {key[:12]}")
+        self.pos += 1
+        self.queue.append(row)
+        return row
+
+    def next_result(self) -> Optional[Any]:
+        """The recorded result of the oldest adopted request; None (replay ends) when it has none."""
+        if not self.queue:
+            return None
+        row = self.queue[0]
+        result = self.results.get(row.result_id) if row.result_id is not None else None
+        if result is None:
+            self.active = False
+            return None
+        self.queue.popleft()
+        return result
+
+    def leftover(self) -> List[str]:
+        """Why the replay did not account for the whole record (empty when it did)."""
+        problems = []
+        unanswered = {row.id for row in self.queue}
+        for row in self.requests[self.pos:]:
+            if row.result_id is not None or row.state in ("REQUESTED", "RUNNING"):
+                problems.append(f"request {row.id} was not proposed again")
+        replayed = {row.result_id for row in self.requests[:self.pos] if row.id not in unanswered}
+        if set(self.results) - replayed:
+            problems.append("results without a replayed request")
+        return problems
