@@ -30,13 +30,17 @@ class Diverged(Exception):
 
 def select_run(db: ResultsDB, program_version_id: int, label: Optional[str], target: str,
                program: str) -> Dict[str, Any]:
-    """The run ``--resume`` continues (a :meth:`ResultsDB.runs_of` dict); UsageError when none fits."""
+    """The run ``--resume`` continues (a :meth:`ResultsDB.runs_of` dict); UsageError when none fits.
+
+    Without a UUID: the newest run of the program version (and label) that has results or requests
+    and did not fail before its first result."""
     where = f"{program!r}{'' if label is None else f' with label {label!r}'} in {db.display_url}"
     if target == RESUME_LATEST:
-        runs = [r for r in db.runs_of(program_version_id, label) if r["tests"] > 0 and r["state"] != "FAILED"]
+        runs = [r for r in db.runs_of(program_version_id, label)
+                if r["state"] != "FAILED" and (r["tests"] or r["requests"])]
         if not runs:
-            raise UsageError(f"--resume: no earlier run of {where} has results; drop --resume to start "
-                             "a new run")
+            raise UsageError(f"--resume: no earlier run of {where} has measured anything; drop --resume "
+                             "to start a new run")
         info = runs[0]
     else:
         matches = db.runs_with_uuid_prefix(target)

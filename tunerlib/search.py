@@ -147,9 +147,14 @@ class SearchDriver:
     def poll(self) -> int:
         """Read results written since the last poll and feed them back; returns their count."""
         rows = self.db.results_after(self.run_id, self.last_result_id)
+        best_before = self.best
         new_best_ids = [rid for rid in (self._absorb(row) for row in rows) if rid is not None]
         if new_best_ids:
             self.db.mark_new_best(new_best_ids)
+        if self.best is not best_before and self.limit is not None and self.outstanding:
+            limit = self.limit()
+            if limit is not None:  # requests still waiting get the limit the new best gives
+                self.db.tighten_limits(self.run_id, limit)
         return len(rows)
 
     def replay(self) -> int:

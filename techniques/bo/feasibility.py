@@ -16,10 +16,12 @@ staircase of axis-aligned splits on two position columns.
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, Sequence
+from typing import TYPE_CHECKING, Any, Dict, Sequence
 
 import numpy as np
-from sklearn.ensemble import RandomForestClassifier
+
+if TYPE_CHECKING:  # scikit-learn is imported when a model is first fitted (2 s of start-up otherwise)
+    from sklearn.ensemble import RandomForestClassifier
 
 from ...parameters import ConfigurationManipulator
 from .distances import (ArrayEncoder, CategoryEncoder, PermutationEncoder, SelectorEncoder, UnitEncoder,
@@ -89,7 +91,7 @@ class PackedForest:
     search asks for a few hundred points at a time.
     """
 
-    def __init__(self, forest: RandomForestClassifier, label: int = 1) -> None:
+    def __init__(self, forest: "RandomForestClassifier", label: int = 1) -> None:
         trees = [est.tree_ for est in forest.estimators_]
         k = list(forest.classes_).index(label)
         width = max(t.node_count for t in trees)
@@ -143,6 +145,7 @@ class FeasibilityModel:
             self.model = None
             return False
         X = self.features.features(configs)
+        from sklearn.ensemble import RandomForestClassifier
         self.model = RandomForestClassifier(n_estimators=N_TREES, max_features=MAX_FEATURES,
                                             bootstrap=False, class_weight=CLASS_WEIGHT,
                                             random_state=seed % (2 ** 32))

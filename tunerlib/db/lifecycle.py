@@ -22,10 +22,12 @@ _SET_DR_STATE = update(_DR).where(_DR.c.id == bindparam("dr")).values(state=bind
                                                                        start_date=None)
 _RESULT_COUNT = (select(func.count()).select_from(_RES).where(_RES.c.tuning_run_id == _RUN.c.id)
                  .correlate(_RUN).scalar_subquery())
+_REQUEST_COUNT = (select(func.count()).select_from(_DR).where(_DR.c.tuning_run_id == _RUN.c.id)
+                  .correlate(_RUN).scalar_subquery())
 _RUN_SUMMARY = select(_RUN.c.id, _RUN.c.uuid, _RUN.c.program_version_id, _RUN.c.label, _RUN.c.seed,
-                      _RUN.c.state, _RUN.c.args, _RUN.c.host, _RUN.c.pid, _RESULT_COUNT)
+                      _RUN.c.state, _RUN.c.args, _RUN.c.host, _RUN.c.pid, _RESULT_COUNT, _REQUEST_COUNT)
 _RUN_SUMMARY_KEYS = ("id", "uuid", "program_version_id", "label", "seed", "state", "args", "host", "pid",
-                     "tests")
+                     "tests", "requests")
 _ERRORS = (select(_RES.c.id, _RES.c.extra).where(_RES.c.tuning_run_id == bindparam("run"),
                                                   _RES.c.state == "ERROR")
            .order_by(_RES.c.id))
@@ -57,7 +59,8 @@ class RunLifecycle:
 
     def runs_of(self, program_version_id: int, label: Optional[str] = None) -> list[dict]:
         """The runs of a program version (with this label if given), newest first; each dict has id,
-        uuid, program_version_id, label, seed, state, args, host, pid and tests (result rows)."""
+        uuid, program_version_id, label, seed, state, args, host, pid, tests (result rows) and requests
+        (desired result rows)."""
         query = _RUN_SUMMARY.where(_RUN.c.program_version_id == program_version_id)
         if label is not None:
             query = query.where(_RUN.c.label == label)
@@ -90,6 +93,15 @@ class RunLifecycle:
                 runner.many(_SET_DR_STATE, [{"dr": dr, "s": "REQUESTED" if i < keep else "CANCELLED"}
                                             for i, dr in enumerate(ids)])
         return keep
+
+    def tighten_limits(self, run_id: int, limit: float) -> int:
+        """Lower the time limit of the run's REQUESTED desired results to ``limit`` where it is higher or
+        unset (called by the search driver when a new best time shrinks the limit); returns how many."""
+        stmt = (update(_DR).where(_DR.c.tuning_run_id == run_id, _DR.c.state == "REQUESTED",
+                                  or_(_DR.c.limit.is_(None), _DR.c.limit > limit))
+                .values(limit=limit))
+        with self._tx() as runner:
+            return runner.write(stmt, {}, cache=False)
 
     def running_claims(self, run_id: int, worker: str) -> list[int]:
         """Ids of the run's desired results that ``worker`` holds in state RUNNING."""

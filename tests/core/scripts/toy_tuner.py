@@ -15,8 +15,9 @@ from tunerlib.parameters import (ConfigurationManipulator, EnumParameter, FloatP
 @dataclass
 class ToyOptions(TuningOptions):
     sleep: float = field(default=0.0, metadata={"help": "seconds each measurement sleeps"})
-    mode: str = field(default="ok", metadata={"help": "ok | raise | bad-return | no-metric",
-                                              "choices": ["ok", "raise", "bad-return", "no-metric"]})
+    mode: str = field(default="ok", metadata={"help": "ok | raise | raise-all | bad-return | no-metric",
+                                              "choices": ["ok", "raise", "raise-all", "bad-return",
+                                                          "no-metric"]})
     marker: Optional[str] = field(default=None, metadata={"help": "append a line per measurement here"})
     child_sleep: float = field(default=0.0, metadata={
         "help": "each measurement also runs `sleep S` as a child process (call_program, with the limit)"})
@@ -59,7 +60,7 @@ class ToyTuner(MeasurementInterface):
         if self.options.marker:
             with open(self.options.marker, "a") as fh:
                 fh.write(f"{os.getpid()}\n")
-        if self.options.mode == "raise" and cfg["mode"] == "b":
+        if self.options.mode == "raise" and cfg["mode"] == "b" or self.options.mode == "raise-all":
             raise RuntimeError("simulated crash in run()")
         if self.options.mode == "bad-return":
             return 42.0
