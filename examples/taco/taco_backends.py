@@ -14,7 +14,8 @@ it (:func:`taco_harness.measure`).  Outcomes, as :class:`tunerlib.Result`:
 * ``TIMEOUT`` -- the run passed ``run_timeout_s`` (built-in kernels stop themselves between
   parallel regions) or the driver's limit.  TACO's kernels have no deadline check: they are
   measured in a worker process (``taco_isolate.IsolatedMeasurer``) killed after twice the run
-  timeout plus the timing budget and :data:`ISOLATION_SLACK_S`.
+  timeout plus the timing budget and :data:`ISOLATION_SLACK_S`, counted once the worker has
+  started (its start-up has a limit of its own, ``taco_isolate.STARTUP_TIMEOUT_S``).
 
 Nothing here raises for a bad configuration; the replay backend lives in ``tunerlib.replay``.
 """
@@ -31,7 +32,8 @@ from taco_cli import TacoCli, TacoFailure
 from taco_isolate import IsolatedMeasurer
 from tunerlib import Result
 
-#: seconds added to an isolated TACO measurement's deadline for binding, checking and start-up
+#: seconds added to an isolated TACO measurement's deadline for loading, binding and checking
+#: (the worker's start-up is not counted: see ``taco_isolate.STARTUP_TIMEOUT_S``)
 ISOLATION_SLACK_S = 10.0
 
 

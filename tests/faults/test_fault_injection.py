@@ -1,0 +1,143 @@
+"""Fault injection: real tuner processes get SIGKILL, SIGINT or SIGTERM at random moments, then resume.
+
+Each case starts the toy tuner script (serial or ``--parallelism 4``, a SQLite file; some cases add
+measurements that hang, crash with SIGSEGV, run out of memory or raise), delivers a signal once a
+seeded-random number of results is recorded, resumes with ``--resume`` and checks the database:
+
+* every result recorded before the signal is still there, unchanged, and nothing is measured twice;
+* every request ends in exactly one state (COMPLETE with exactly one result, or CANCELLED), none
+  REQUESTED or RUNNING, and the run is COMPLETE;
+* the resumed run ends at exactly ``--test-limit`` results, in one tuning run;
+* no process of the tuner's session outlives it (workers, measured commands);
+* serial runs continue exactly as an uninterrupted run with the same seed does (same requests in the
+  same order), SIGKILL included: every technique here is deterministic given the seed.
+
+``TUNERLIB_FAULT_CASES=N`` runs N cases (default 30); ``TUNERLIB_FAULT_SEED`` picks another draw.
+"""
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from procs import processes_in_session, wait_until
+
+TOY = Path(__file__).parents[1] / "core" / "scripts" / "toy_tuner.py"
+TEST_LIMIT = 24
+SIGNALS = (signal.SIGKILL, signal.SIGINT, signal.SIGTERM)
+FAULT_MIXES = ("", "hang,segv,memory,raise")
+
+
+def _cases():
+    rng = random.Random(int(os.environ.get("TUNERLIB_FAULT_SEED", "2026")))
+    cases = []
+    for i in range(int(os.environ.get("TUNERLIB_FAULT_CASES", "30"))):
+        cases.append(dict(signum=SIGNALS[i % 3], parallelism=(1, 4)[(i // 3) % 2],
+                          faults=FAULT_MIXES[(i // 6) % 2], after=rng.randint(1, TEST_LIMIT - 4),
+                          seed=rng.randrange(1000), extra_delay=rng.uniform(0.0, 0.05)))
+    return cases
+
+
+def _case_id(case):
+    mix = "faults" if case["faults"] else "plain"
+    return (f"{signal.Signals(case['signum']).name}-p{case['parallelism']}-{mix}-after{case['after']}"
+            f"-seed{case['seed']}")
+
+
+CASES = _cases()
+
+
+def _args(db, case):
+    args = [sys.executable, str(TOY), "--database", str(db), "--test-limit", str(TEST_LIMIT),
+            "--seed", str(case["seed"]), "--parallelism", str(case["parallelism"]),
+            "--child-sleep", str(0.03 * case["parallelism"]),
+            "--measurement-timeout", "0.5", "--quiet"]
+    return args + (["--faults", case["faults"]] if case["faults"] else [])
+
+
+def _query(db, sql):
+    con = sqlite3.connect(db, timeout=30)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def _count(db):
+    try:
+        return _query(db, "select count(*) from result")[0][0]
+    except sqlite3.OperationalError:  # not created yet
+        return 0
+
+
+def _sequence(db):
+    return [row for row in _query(db, "select c.hash, r.state from desired_result d join configuration c "
+                                      "on c.id = d.configuration_id join result r on r.id = d.result_id "
+                                      "order by d.id")]
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    """The request sequence of an uninterrupted serial run, per (seed, faults)."""
+    cache = {}
+
+    def get(case):
+        key = (case["seed"], case["faults"])
+        if key not in cache:
+            db = tmp_path_factory.mktemp("reference") / "ref.db"
+            proc = subprocess.run(_args(db, dict(case, parallelism=1)), capture_output=True, text=True,
+                                  timeout=120)
+            assert proc.returncode in (0, 1), proc.stderr
+            cache[key] = _sequence(db)
+        return cache[key]
+    return get
+
+
+@pytest.mark.parametrize("case", CASES, ids=[_case_id(c) for c in CASES])
+def test_signal_then_resume_keeps_every_invariant(tmp_path, case, uninterrupted):
+    db = tmp_path / "f.db"
+    proc = subprocess.Popen(_args(db, case), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    reached = wait_until(lambda: _count(db) >= case["after"] or proc.poll() is not None, 120)
+    assert reached, "the run made no progress"
+    wait_until(lambda: False, case["extra_delay"])
+    if proc.poll() is None:
+        proc.send_signal(case["signum"])  # the main process only: it must stop its workers itself
+    out, err = proc.communicate(timeout=120)
+    if case["signum"] != signal.SIGKILL and proc.returncode == 128 + case["signum"]:
+        assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert wait_until(lambda: not processes_in_session(proc.pid), 15), processes_in_session(proc.pid)
+    before = {row[0]: row[1:] for row in _query(db, "select id, desired_result_id, configuration_id, state, "
+                                                    "time, extra from result")}
+    print(f"FAULTCASE {_case_id(case)} rc={proc.returncode} results_before={len(before)}")
+
+    resumed = subprocess.run(_args(db, case) + ["--resume", "--summary-json", str(tmp_path / "s.json")],
+                             capture_output=True, text=True, timeout=180, start_new_session=True)
+    assert resumed.returncode in (0, 1), resumed.stderr  # 1: no configuration succeeded
+    _check_database(db, before)
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary["tests"] == TEST_LIMIT
+    if case["parallelism"] == 1:
+        assert _sequence(db) == uninterrupted(case)
+        assert summary["extra"]["history_replay"] == "exact"
+
+
+def _check_database(db, before):
+    after = {row[0]: row[1:] for row in _query(db, "select id, desired_result_id, configuration_id, state, "
+                                                   "time, extra from result")}
+    assert all(after.get(rid) == row for rid, row in before.items()), "a completed result changed or vanished"
+    assert len(after) == TEST_LIMIT
+    assert _query(db, "select count(*), count(distinct configuration_id), count(distinct desired_result_id) "
+                      "from result") == [(TEST_LIMIT, TEST_LIMIT, TEST_LIMIT)]
+    assert _query(db, "select count(*), min(state) from tuning_run") == [(1, "COMPLETE")]
+    states = dict(_query(db, "select state, count(*) from desired_result group by state"))
+    assert set(states) <= {"COMPLETE", "CANCELLED"} and states["COMPLETE"] == TEST_LIMIT, states
+    assert _query(db, "select count(*) from desired_result d left join result r on r.id = d.result_id "
+                      "where d.state = 'COMPLETE' and (r.id is null or r.desired_result_id != d.id)") == [(0,)]
+    assert _query(db, "select count(*) from desired_result where state != 'COMPLETE' and result_id is not null") \
+        == [(0,)]
