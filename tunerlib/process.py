@@ -28,10 +28,16 @@ class ProgramResult:
         return getattr(self, key)
 
 
-def _child_setup(memory_limit: Optional[int]):
-    """What the child runs before exec: die with the tuner (Linux), then the memory limit."""
+#: signals held back while a command is started: a stop then interrupts the wait, never the fork
+_HELD = {signal.SIGINT, signal.SIGTERM, signal.SIGALRM}
+
+
+def _child_setup(memory_limit: Optional[int], mask: set):
+    """What the child runs before exec: the tuner's signal mask, die with the tuner (Linux), then the
+    memory limit."""
 
     def apply() -> None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         die_with_parent(signal.SIGKILL)
         if memory_limit is not None:
             import resource
@@ -60,11 +66,15 @@ def call_program(cmd: Union[str, Sequence[str]], limit: Optional[float] = None,
     """
     shell = isinstance(cmd, str)
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, shell=shell, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                            start_new_session=True, preexec_fn=_child_setup(memory_limit))
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    try:
+        proc = subprocess.Popen(cmd, shell=shell, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                                start_new_session=True, preexec_fn=_child_setup(memory_limit, mask))
+        register_child(proc.pid)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     timed_out = False
-    register_child(proc.pid)
     try:
         out, err = proc.communicate(stdin.encode() if stdin is not None else None, timeout=limit)
     except subprocess.TimeoutExpired:
