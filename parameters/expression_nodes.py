@@ -207,8 +207,8 @@ class Binary(Node):
         self.h = 1 + max(left.h, right.h)
 
     def ev(self, env: Mapping[str, Any]) -> Any:
-        a = _num(self.left.ev(env), f"'{self.op}'")
-        b = _num(self.right.ev(env), f"'{self.op}'")
+        left, right = self.left.ev(env), self.right.ev(env)  # both first, as Python does
+        a, b = _num(left, f"'{self.op}'"), _num(right, f"'{self.op}'")
         try:
             return self.fn(a, b)
         except (ZeroDivisionError, OverflowError) as exc:
