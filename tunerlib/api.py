@@ -17,12 +17,13 @@ import math
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence
 
+from .callbacks import Callback
 from .interface import MeasurementInterface
 from .objectives import MinimizeAttribute, MinimizeTime, Objective
 from .options import TuningOptions
 from .parameters import ConfigurationManipulator
 from .progress import Summary
-from .result import Configuration, DesiredResult, Result
+from .result import DesiredResult, Result
 from .search import TunerScriptError
 from .tuningrun import TuningRun
 
@@ -50,44 +51,41 @@ class _SpaceInterface(MeasurementInterface):
 
 
 class TuningRunManager:
-    """Drive a tuning run yourself: ask for configurations, tell their results."""
+    """Drive a tuning run yourself: ask for configurations, tell their results.
 
-    def __init__(self, interface: MeasurementInterface, options: Optional[TuningOptions] = None) -> None:
-        self._run = TuningRun(interface, options)
+    A thin wrapper of :meth:`TuningRun.ask` / :meth:`TuningRun.tell`; ``callbacks`` are called after
+    each result (see :mod:`tunerlib.callbacks`)."""
+
+    def __init__(self, interface: MeasurementInterface, options: Optional[TuningOptions] = None,
+                 callbacks: Sequence[Callback] = ()) -> None:
+        self._run = TuningRun(interface, options, callbacks)
         self._run.prepare()
         self._finished = False
 
     @classmethod
     def for_space(cls, manipulator: ConfigurationManipulator, objective: Optional[Objective] = None,
                   program_name: str = "ask-tell", seed_configurations: Sequence[Dict[str, Any]] = (),
-                  **options: Any) -> "TuningRunManager":
+                  callbacks: Sequence[Callback] = (), **options: Any) -> "TuningRunManager":
         """Build a manager from a search space; ``options`` are TuningOptions fields.
         ``seed_configurations`` are measured first (like a tuner script's seed_configurations)."""
         opts = TuningOptions(**options)
         return cls(_SpaceInterface(opts, manipulator, objective or MinimizeTime(), program_name,
-                                   seed_configurations), opts)
+                                   seed_configurations), opts, callbacks)
+
+    @property
+    def run(self) -> TuningRun:
+        """The underlying TuningRun (its ``search.best``, ``db``, ``run_id``, ``uuid``)."""
+        return self._run
 
     def get_next_desired_result(self) -> Optional[DesiredResult]:
         """The next configuration to measure, or None when the limits or the space are exhausted."""
-        run = self._run
-        if run._stop_reason():
-            return None
-        while True:
-            claim = run.db.claim_next(run.run_id, "api")
-            if claim is not None:
-                return DesiredResult(Configuration(claim.config_data, claim.config_hash, claim.configuration_id),
-                                     claim.dr_id, claim.limit, claim.requestor)
-            if run._request(1):
-                return None
+        return self._run.ask("api")
 
     def report_result(self, desired_result: DesiredResult, result: Result) -> None:
         """Record the result of a configuration returned by :meth:`get_next_desired_result`."""
         if not isinstance(result, Result):
             raise TunerScriptError(f"report_result() needs a tunerlib.Result, got {type(result).__name__}")
-        run = self._run
-        run.db.complete(desired_result.id, result.state, result.time, result.accuracy, result.energy,
-                        result.size, result.extra, None, run.machine_id, None)
-        run.search.poll()
+        self._run.tell(desired_result, result)
 
     def get_best_configuration(self) -> Optional[Dict[str, Any]]:
         best = self._run.search.best

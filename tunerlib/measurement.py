@@ -10,17 +10,26 @@ import time
 import traceback
 from typing import Dict, Optional, Tuple
 
-from .db import ResultsDB
+from .db import Claim, ResultRecord, ResultsDB
 from .inputs import InputManager
 from .interface import MeasurementInterface
 from .interrupts import Interrupts, MeasurementTimedOut
 from .result import Configuration, DesiredResult, Input, Result
 
+__all__ = ["MeasurementDriver", "desired_result"]
+
+
+def desired_result(claim: Claim) -> DesiredResult:
+    """The DesiredResult handed to ``run()`` for a claimed request."""
+    return DesiredResult(Configuration(claim.config_data, claim.config_hash, claim.configuration_id),
+                         claim.dr_id, claim.limit, claim.requestor)
+
 _MAX_TRACEBACK = 20000
 
 
 class MeasurementDriver:
-    """Called by the run loop (or a worker process): :meth:`run_one` measures one request."""
+    """Called by the serial loop (:meth:`measure`, between ``TuningRun.ask`` and ``tell``) or by a worker
+    process (:meth:`run_one`: claim, measure, record)."""
 
     def __init__(self, db: ResultsDB, run_id: int, program_version_id: int,
                  interface: MeasurementInterface, input_manager: InputManager,
@@ -42,15 +51,22 @@ class MeasurementDriver:
         self.contract_error: Optional[str] = None
 
     def run_one(self) -> bool:
-        """Claim and measure one request; False when there was nothing to claim.
-
-        Raises RunInterrupted (from the interrupts) when the run stops during the measurement: the
-        request stays RUNNING and the run loop cancels it."""
+        """Claim, measure and record one request (a worker's step); False when there was nothing to
+        claim. Raises RunInterrupted when the run stops during the measurement: the request stays
+        RUNNING and the run loop cancels it."""
         claim = self.db.claim_next(self.run_id, self.worker)
         if claim is None:
             return False
-        desired = DesiredResult(Configuration(claim.config_data, claim.config_hash, claim.configuration_id),
-                                claim.dr_id, self._limit(claim.limit), claim.requestor)
+        desired = desired_result(claim)
+        result, record = self.measure(desired)
+        self.db.complete(claim.dr_id, record)
+        return True
+
+    def measure(self, desired: DesiredResult) -> Tuple[Result, ResultRecord]:
+        """Measure one claimed request (the serial loop's step between ``ask`` and ``tell``): the
+        Result and its database record (cost, machine, input). Raises RunInterrupted as above."""
+        desired = DesiredResult(desired.configuration, desired.id, self._limit(desired.limit),
+                                desired.requestor)
         inp = self.input_manager.select_input(desired)
         start = time.perf_counter()
         try:
@@ -61,9 +77,7 @@ class MeasurementDriver:
         if self.interrupts.cap_hit and result.state != "TIMEOUT":  # the stop landed in C code
             result = Result(state="TIMEOUT", extra={"error": str(MeasurementTimedOut(self.cap))})
         cost = time.perf_counter() - start
-        self.db.complete(claim.dr_id, result.state, result.time, result.accuracy, result.energy,
-                         result.size, result.extra, cost, self.machine_id, self._input_id(inp))
-        return True
+        return result, result.record(cost, self.machine_id, self._input_id(inp))
 
     def _limit(self, requested: Optional[float]) -> Optional[float]:
         """The ``limit`` run() gets: the request's limit and the cap, whichever is smaller. (The run's

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -98,34 +97,12 @@ class StatusLine:
             self.stream.write(line + "\n")
         self.stream.flush()
 
+    def __call__(self, run: Any, event: Any) -> None:
+        """As a run callback: refresh after each result."""
+        self.update(event.tests, event.best, run.search.outstanding)
+
     def close(self) -> None:
         if self.tty:
             self.stream.write("\n")
             self.stream.flush()
 
-
-class ResultsLog:
-    """``--results-log``: one CSV line per result (elapsed s, test, value, best); a search listener."""
-
-    def __init__(self, path: str, run: Any) -> None:
-        new = not os.path.exists(path)
-        self.fh = open(path, "a")
-        self.run = run
-        if new:
-            self.fh.write("elapsed_s,test,value,best\n")
-
-    @classmethod
-    def open(cls, path: Optional[str], run: Any) -> Optional["ResultsLog"]:
-        """The log for ``--results-log PATH`` of ``run`` (a TuningRun), or None without the option."""
-        return cls(path, run) if path else None
-
-    def write(self, row: Any, value: float, new_best: bool) -> None:
-        """Called by the search driver after each result."""
-        run = self.run
-        shown = run.objective.display(value) if math.isfinite(value) else ""
-        best = run._best_display()
-        self.fh.write(f"{time.perf_counter() - run.start:.4f},{run.search.tests},{shown},"
-                      f"{best if best is not None else ''}\n")
-
-    def close(self) -> None:
-        self.fh.close()

@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional
 
+from .db import ResultRecord
+
 #: the states a measurement can end in
 RESULT_STATES = ("OK", "TIMEOUT", "ERROR", "INFEASIBLE")
 
@@ -29,6 +31,12 @@ class Result:
             raise ValueError(f"Result.state must be one of {RESULT_STATES}, got {self.state!r}")
         if self.extra is None:
             self.extra = {}
+
+    def record(self, collection_cost: Optional[float] = None, machine_id: Optional[int] = None,
+               input_id: Optional[int] = None) -> ResultRecord:
+        """The database record of this result (called when it is stored)."""
+        return ResultRecord(self.state, self.time, self.accuracy, self.energy, self.size, self.extra,
+                            collection_cost, machine_id, input_id)
 
 
 @dataclass(frozen=True)

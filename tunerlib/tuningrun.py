@@ -14,16 +14,18 @@ import random
 import socket
 import time
 from dataclasses import asdict
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 from .db import ResultsDB
 from .errors import UsageError
+from .callbacks import Callback, ResultEvent, ResultsLog, TechniqueSnapshots, close_callbacks
 from .interface import MeasurementInterface
 from .interrupts import Interrupts, RunInterrupted, signal_name
-from .measurement import MeasurementDriver
+from .measurement import MeasurementDriver, desired_result
 from .objectives import MinimizeTime
 from .options import DEFAULT_TEST_CAP, TuningOptions
-from .progress import ResultsLog, StatusLine, Summary
+from .progress import StatusLine, Summary
+from .result import DesiredResult, Result
 from .resume import Diverged, HistoryReplay, select_run
 from .search import SearchDriver, TunerScriptError
 from .seeds import checked_seed_configurations
@@ -42,9 +44,16 @@ _COMPLETE = ("test limit reached", "time limit reached", "search space exhausted
 
 
 class TuningRun:
-    """One tuning run of a MeasurementInterface; :meth:`run` returns the Summary."""
+    """One tuning run of a MeasurementInterface.
 
-    def __init__(self, interface: MeasurementInterface, options: Optional[TuningOptions] = None) -> None:
+    :meth:`run` tunes until a stop and returns the Summary. Its steps are public: :meth:`prepare` once,
+    then :meth:`ask` for the next request to measure and :meth:`tell` with its result (the serial loop,
+    and ``TuningRunManager`` for callers that measure themselves), then :meth:`finish` and
+    :meth:`summary`. ``callbacks`` are called after each new result (see :mod:`tunerlib.callbacks`).
+    """
+
+    def __init__(self, interface: MeasurementInterface, options: Optional[TuningOptions] = None,
+                 callbacks: Sequence[Callback] = ()) -> None:
         self.interface = interface
         self.options = options or interface.options
         self.options.validate()
@@ -57,9 +66,13 @@ class TuningRun:
             self.db.close()
             raise
         self.start = time.perf_counter()
-        self.log: Optional[ResultsLog] = None
+        self.callbacks: List[Callback] = list(callbacks)
         self._idle = 0
         self.signal: Optional[int] = None
+        #: why ask() returned None
+        self.stop_reason: Optional[str] = None
+        #: installed by run(); ask() checks it
+        self.interrupts: Optional[Interrupts] = None
 
     # ---- set-up ---------------------------------------------------------------
     def _set_up(self) -> None:
@@ -137,10 +150,11 @@ class TuningRun:
         else:
             for cfg in self.seeds:
                 self.search.submit(Proposal(cfg, "seed"))
-        self.log = ResultsLog.open(self.options.results_log, self)
-        if self.log:
-            self.search.listeners.append(self.log.write)
-        self.search.listeners.append(self._maybe_snapshot)
+        builtin: List[Callback] = [TechniqueSnapshots(SNAPSHOT_EVERY)]
+        if self.options.results_log:
+            builtin.append(ResultsLog(self.options.results_log))
+        self.callbacks[:0] = builtin
+        self.search.listeners.append(self._dispatch)
 
     def _resume_history(self) -> None:
         """Re-derive the technique's state from the run's record: exactly where possible, else by
@@ -183,11 +197,16 @@ class TuningRun:
         for cfg in self.seeds:
             self.search.submit(Proposal(cfg, "seed"))
 
-    def _maybe_snapshot(self, row: Any, value: float, new_best: bool) -> None:
-        if self.search.tests % SNAPSHOT_EVERY == 0:
-            self._snapshot()
+    def _dispatch(self, row: Any, value: float, new_best: bool) -> None:
+        """Search listener: build the ResultEvent of a new result and call every callback."""
+        event = ResultEvent(row.id, row.config_data, row.state,
+                            self.objective.display(value) if row.state == "OK" else None,
+                            self._best_display(), new_best, self.search.tests,
+                            time.perf_counter() - self.start)
+        for callback in self.callbacks:
+            callback(self, event)
 
-    def _snapshot(self) -> None:
+    def snapshot(self) -> None:
         """Record the technique's state (e.g. bandit arms, uses and credits) in the results database."""
         self.db.save_technique_state(self.run_id, self.technique.name,
                                      {"last_result_id": self.search.last_result_id,
@@ -198,8 +217,9 @@ class TuningRun:
         """Tune until a limit, the end of the space, a signal or an error; always closes the run."""
         opts = self.options
         status = StatusLine(opts.display_frequency, opts.quiet)
+        self.callbacks.append(status)
         deadline = None if opts.stop_after is None else time.monotonic() + opts.stop_after
-        interrupts = Interrupts(deadline).install()
+        interrupts = self.interrupts = Interrupts(deadline).install()
         reason = "error"
         try:
             try:
@@ -212,7 +232,6 @@ class TuningRun:
                 interrupts.ignore_signals()
         finally:
             try:
-                status.close()
                 self.finish(reason)
             finally:
                 interrupts.uninstall()
@@ -250,20 +269,43 @@ class TuningRun:
         self._idle += made == 0
         return "technique has nothing more to propose" if self._idle >= _IDLE_LIMIT else None
 
+    # ---- ask / tell: the run primitive --------------------------------------------
+    def ask(self, worker: str = "main") -> Optional[DesiredResult]:
+        """Called before each measurement (serial loop, TuningRunManager): check every stop (signals,
+        deadline, limits, an exhausted space), top up requests and claim the oldest for ``worker``.
+        Returns the request to measure, or None when the run should stop (:attr:`stop_reason`)."""
+        if self.interrupts is not None:
+            self.interrupts.check()
+        while True:
+            reason = self._stop_reason()
+            if reason is None:
+                claim = self.db.claim_next(self.run_id, worker)
+                if claim is not None:
+                    return desired_result(claim)
+                reason = self._request(1)
+            if reason is not None:
+                self.stop_reason = reason
+                return None
+
+    def tell(self, desired: DesiredResult, result: Result, record: Optional[Any] = None) -> None:
+        """Called once per request from :meth:`ask` with its result: store it (durable on return),
+        then feed every new result of the run to the technique and the callbacks. ``record`` is the
+        database record when the caller measured cost, machine and input (MeasurementDriver.measure)."""
+        if not isinstance(result, Result):
+            raise TunerScriptError(f"tell() needs a tunerlib.Result, got {type(result).__name__}")
+        self.db.complete(desired.id, record if record is not None else result.record(machine_id=self.machine_id))
+        self.search.poll()
+
     def _loop_serial(self, status: StatusLine, interrupts: Interrupts) -> str:
         measure = MeasurementDriver(self.db, self.run_id, self.pv_id, self.interface,
                                     self.interface.input_manager(), self.machine_id,
                                     interrupts=interrupts, cap=self.options.measurement_timeout)
-        while True:
-            interrupts.check()
-            reason = self._stop_reason() or self._request(1)
-            if reason:
-                return reason
-            if measure.run_one():
-                if measure.contract_error:
-                    raise TunerScriptError(measure.contract_error)
-                self.search.poll()
-            status.update(self.search.tests, self._best_display(), self.search.outstanding)
+        while (desired := self.ask()) is not None:
+            result, record = measure.measure(desired)
+            self.tell(desired, result, record)
+            if measure.contract_error:
+                raise TunerScriptError(measure.contract_error)
+        return self.stop_reason
 
     def _loop_parallel(self, status: StatusLine, interrupts: Interrupts) -> str:
         self.db.dispose()  # forked workers must not share pooled connections
@@ -297,8 +339,8 @@ class TuningRun:
     def _record_lost_measurements(self, worker: str, exitcode: Optional[int]) -> None:
         """A worker died: the measurement it held is an ERROR (the run goes on)."""
         for dr_id in self.db.running_claims(self.run_id, worker):
-            self.db.complete(dr_id, "ERROR", extra={"error": death_message(worker, exitcode)},
-                             machine_id=self.machine_id)
+            self.db.complete(dr_id, Result(state="ERROR", extra={"error": death_message(worker, exitcode)})
+                             .record(machine_id=self.machine_id))
 
     # ---- wrap-up ----------------------------------------------------------------
     def _best_display(self) -> Optional[float]:
@@ -309,9 +351,8 @@ class TuningRun:
         """Called once at the end: cancel what was not measured, record the run's state, save the best."""
         self.db.cancel_unfinished(self.run_id)
         self.db.set_run_state(self.run_id, self._final_state(reason))
-        self._snapshot()
-        if self.log:
-            self.log.close()
+        self.snapshot()
+        close_callbacks(self.callbacks)
         if self.search.best is not None:
             self.interface.save_final_config(self.search.best.config)
         else:

@@ -28,6 +28,42 @@ def test_ask_tell_loop(tmp_path):
     assert summary.tests == 50 and summary.best_value == manager.get_best_result().extra["loss"]
 
 
+def test_callbacks_see_every_result_once_in_order(tmp_path):
+    space = ConfigurationManipulator([IntegerParameter("a", 0, 100)])
+    events = []
+    manager = TuningRunManager.for_space(space, objective=MinimizeAttribute("loss"), seed=4, test_limit=30,
+                                         database=str(tmp_path / "cb.db"),
+                                         callbacks=[lambda run, event: events.append(event)])
+    best = math.inf
+    while (desired := manager.get_next_desired_result()) is not None:
+        a = desired.configuration.data["a"]
+        if a % 5 == 0:
+            manager.report_result(desired, Result(state="ERROR"))
+            continue
+        manager.report_result(desired, Result(extra={"loss": float(abs(a - 30))}))
+    assert [e.tests for e in events] == list(range(1, 31))
+    assert len({e.result_id for e in events}) == 30
+    for event in events:
+        if event.state == "OK":
+            assert event.new_best == (event.value < best)
+            best = min(best, event.value)
+        else:
+            assert event.value is None and not event.new_best
+        assert event.best == (None if best == math.inf else best)
+    assert manager.finish().best_value == best == events[-1].best
+
+
+def test_tell_needs_a_result(tmp_path):
+    from tunerlib.search import TunerScriptError
+    space = ConfigurationManipulator([IntegerParameter("a", 0, 100)])
+    manager = TuningRunManager.for_space(space, seed=1, test_limit=3, database=str(tmp_path / "t.db"))
+    desired = manager.run.ask()
+    with pytest.raises(TunerScriptError, match="needs a tunerlib.Result"):
+        manager.run.tell(desired, 1.5)
+    manager.run.tell(desired, Result(time=1.5))
+    assert manager.run.search.tests == 1
+
+
 def test_tune_function_measures_seed_configurations_first():
     from tunerlib import tune_function
     space = ConfigurationManipulator([IntegerParameter("a", 0, 100), FloatParameter("b", 0.0, 1.0)])

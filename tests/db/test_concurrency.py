@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from tunerlib.db import ResultsDB
+from tunerlib.db import ResultsDB, ResultRecord
 
 SPAWN = multiprocessing.get_context("spawn")
 WORKERS = 4
@@ -34,7 +34,7 @@ def _claim_worker(path, run_id, name, start, out, ready):
     while (claim := db.claim_next(run_id, name)) is not None:
         claimed.append(claim.dr_id)
         time.sleep(0.0005)  # a little "measurement" so that the workers overlap
-        db.complete(claim.dr_id, "OK", 0.001, extra={"worker": name})
+        db.complete(claim.dr_id, ResultRecord("OK", 0.001, extra={"worker": name}))
     db.close()
     out.put((name, claimed))
 
@@ -97,7 +97,7 @@ def _complete_forever(path, run_id, out):
     """Complete results one by one, reporting each id after complete() returned; never exits."""
     db = ResultsDB(path)
     while (claim := db.claim_next(run_id, "doomed")) is not None:
-        out.put(db.complete(claim.dr_id, "OK", 0.5, extra={"i": claim.dr_id}))
+        out.put(db.complete(claim.dr_id, ResultRecord("OK", 0.5, extra={"i": claim.dr_id})))
     out.put(None)
     time.sleep(600)
 
@@ -135,14 +135,14 @@ def test_instance_inherited_through_fork_reconnects_and_parent_keeps_working(tmp
 
     def child():
         claim = db.claim_next(run_id, "child")
-        out.put(db.complete(claim.dr_id, "OK", 1.0))
+        out.put(db.complete(claim.dr_id, ResultRecord("OK", 1.0)))
 
     proc = ctx.Process(target=child)
     proc.start()
     child_result = out.get(timeout=60)
     proc.join(30)
     assert proc.exitcode == 0
-    parent_result = db.complete(first.dr_id, "OK", 2.0)
+    parent_result = db.complete(first.dr_id, ResultRecord("OK", 2.0))
     assert {r.id for r in db.results_after(run_id, 0)} == {child_result, parent_result}
     assert db.claim_next(run_id, "parent") is not None
     db.close()

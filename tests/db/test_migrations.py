@@ -3,6 +3,7 @@ import sqlite3
 
 import pytest
 
+from tunerlib.db import ResultRecord
 from tunerlib.db import MIGRATIONS, SCHEMA_VERSION, DatabaseError, ResultsDB, SchemaVersionError, migrate
 from tunerlib.db.models import TechniqueState
 
@@ -28,7 +29,7 @@ def _version0_database(path):
     pv = database.program_version_id("proj", "prog", "v1", "{}")
     run_id, _ = database.create_run(pv, None, {}, None, None, "o")
     [dr] = _request(database, pv, run_id, 1)
-    database.complete(dr, "OK", 3.0)
+    database.complete(dr, ResultRecord("OK", 3.0))
     database.close()
     with sqlite3.connect(path) as conn:
         conn.execute("DROP TABLE technique_state")

@@ -6,6 +6,7 @@ import sqlite3
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from tunerlib.db import ResultRecord
 from tunerlib.db import SCHEMA_VERSION, DatabaseError, NotFoundError, ResultsDB, SchemaVersionError
 from tunerlib.db.models import Base
 
@@ -261,7 +262,7 @@ def test_latest_run_by_version_and_label(db):
 
 def _complete_all(db, run_id, states):
     for state in states:
-        db.complete(db.claim_next(run_id, "w").dr_id, state, 1.0)
+        db.complete(db.claim_next(run_id, "w").dr_id, ResultRecord(state, 1.0))
 
 
 def test_list_runs_joins_program_and_counts_results(db):
@@ -275,7 +276,7 @@ def test_list_runs_joins_program_and_counts_results(db):
     _complete_all(db, r1, ["OK", "ERROR", "TIMEOUT"])
     _request(db, pv2, r2, 2)  # requested but never measured: no results
     _request(db, pv1, r3, 1)
-    rid = db.complete(db.claim_next(r3, "w").dr_id, "OK", 2.0)
+    rid = db.complete(db.claim_next(r3, "w").dr_id, ResultRecord("OK", 2.0))
     dup = db.request(r3, db.configuration_id(pv1, f"{0:064x}", {"x": 0}), "T", 1)
     db.reuse(dup, rid)  # a reused duplicate adds no result row
     db.set_run_state(r1, "COMPLETE")
@@ -340,7 +341,7 @@ def test_json_round_trips_through_claim_and_results(db, run, config, extra):
     # same types (ints stay ints, bools bools); keys sorted: an equal config stored by an earlier example
     # under the same hash may have another key order
     assert json.dumps(claim.config_data, sort_keys=True) == json.dumps(config, sort_keys=True)
-    rid = db.complete(dr, "OK", 1.0, extra={"value": extra})
+    rid = db.complete(dr, ResultRecord("OK", 1.0, extra={"value": extra}))
     row = db.results_after(run_id, rid - 1)[0]
     assert row.config_data == config and row.extra == {"value": extra}
 
@@ -358,7 +359,7 @@ def test_request_claim_complete_flow(db, run):
     assert db.pending_count(run_id) == 1  # RUNNING still pending
     machine = db.machine_id("host")
     inp = db.input_id(pv, "fixed")
-    rid = db.complete(dr, "OK", 0.25, 0.9, 3.0, 17.0, {"length": 1234}, 0.01, machine, inp)
+    rid = db.complete(dr, ResultRecord("OK", 0.25, 0.9, 3.0, 17.0, {"length": 1234}, 0.01, machine, inp))
     assert db.pending_count(run_id) == 0
     [row] = db.run_results(run_id)
     assert (row.id, row.desired_result_id, row.configuration_id, row.config_hash) == (rid, dr, cid, "c" * 64)
@@ -387,12 +388,12 @@ def test_complete_validates_state_and_writes_nothing_on_error(db, run):
     pv, run_id = run
     [dr] = _request(db, pv, run_id, 1)
     with pytest.raises(ValueError, match="'FAST' is not one of OK, TIMEOUT, ERROR, INFEASIBLE"):
-        db.complete(dr, "FAST", 1.0)
+        db.complete(dr, ResultRecord("FAST", 1.0))
     with pytest.raises(NotFoundError):
-        db.complete(dr + 999, "OK", 1.0)
-    rid = db.complete(dr, "TIMEOUT", None)
+        db.complete(dr + 999, ResultRecord("OK", 1.0))
+    rid = db.complete(dr, ResultRecord("TIMEOUT", None))
     with pytest.raises(DatabaseError, match="already complete"):
-        db.complete(dr, "OK", 1.0)
+        db.complete(dr, ResultRecord("OK", 1.0))
     assert [r.id for r in db.run_results(run_id)] == [rid]
     assert db.counts_by_state(run_id) == {"TIMEOUT": 1}
 
@@ -401,7 +402,7 @@ def test_reuse_points_at_existing_result(db, run):
     pv, run_id = run
     cid = db.configuration_id(pv, "d" * 64, {"x": 1})
     first = db.request(run_id, cid, "A", 0)
-    rid = db.complete(db.claim_next(run_id, "w").dr_id, "OK", 2.0)
+    rid = db.complete(db.claim_next(run_id, "w").dr_id, ResultRecord("OK", 2.0))
     assert db.find_result(cid) == rid and db.find_result(cid, run_id) == rid
     assert db.find_result(cid, run_id + 1) is None
     dup = db.request(run_id, cid, "B", 1)
@@ -437,9 +438,9 @@ def test_results_after_is_ordered_by_result_id(db, run):
     completion_order = [drs[3], drs[0], drs[5], drs[1], drs[4], drs[2]]
     rids = []
     for k, dr in enumerate(completion_order):
-        rids.append(db.complete(dr, "OK", float(k)))
+        rids.append(db.complete(dr, ResultRecord("OK", float(k))))
         if k == 2:
-            db.complete(db.claim_next(other_run, "w").dr_id, "OK", 9.0)
+            db.complete(db.claim_next(other_run, "w").dr_id, ResultRecord("OK", 9.0))
     rows = db.results_after(run_id, 0)
     assert [r.id for r in rows] == sorted(rids)
     assert [r.desired_result_id for r in rows] == completion_order
@@ -452,7 +453,7 @@ def test_results_after_is_ordered_by_result_id(db, run):
 def test_mark_new_best_batch(db, run):
     pv, run_id = run
     drs = _request(db, pv, run_id, 4)
-    rids = [db.complete(db.claim_next(run_id, "w").dr_id, "OK", 1.0) for _ in drs]
+    rids = [db.complete(db.claim_next(run_id, "w").dr_id, ResultRecord("OK", 1.0)) for _ in drs]
     db.mark_new_best([rids[0], rids[2]])
     db.mark_new_best([])
     assert [r.was_new_best for r in db.run_results(run_id)] == [True, False, True, False]
@@ -474,7 +475,7 @@ def test_counts_by_state(db, run):
     drs = _request(db, pv, run_id, 5)
     for dr, state in zip(drs, ["OK", "ERROR", "OK", "INFEASIBLE", "TIMEOUT"]):
         db.claim_next(run_id, "w")
-        db.complete(dr, state, 1.0 if state == "OK" else None, extra={"traceback": "x"} if state == "ERROR" else None)
+        db.complete(dr, ResultRecord(state, 1.0 if state == "OK" else None, extra={"traceback": "x"} if state == "ERROR" else None))
     assert db.counts_by_state(run_id) == {"OK": 2, "ERROR": 1, "INFEASIBLE": 1, "TIMEOUT": 1}
 
 
@@ -485,7 +486,7 @@ def test_json_stays_json_in_the_file(tmp_path):
     run_id, _ = database.create_run(pv, None, {"technique": ["A"]}, 1, None, "o")
     cid = database.configuration_id(pv, "e" * 64, {"perm": [2, 0, 1], "flag": True, "f": 0.5})
     dr = database.request(run_id, cid, "A", 0)
-    database.complete(dr, "OK", 1.0, extra={"length": 12, "nested": {"a": [1.5]}})
+    database.complete(dr, ResultRecord("OK", 1.0, extra={"length": 12, "nested": {"a": [1.5]}}))
     database.save_technique_state(run_id, "A", {"k": [1]})
     database.input_id(pv, "files", "/x", None, {"n": 3})
     database.close()
@@ -507,7 +508,7 @@ def test_nan_time_is_stored_without_losing_the_result(db, run):
     pv, run_id = run
     [dr] = _request(db, pv, run_id, 1)
     db.claim_next(run_id, "w")
-    db.complete(dr, "OK", math.inf, extra={"note": "inf time"})
+    db.complete(dr, ResultRecord("OK", math.inf, extra={"note": "inf time"}))
     assert db.run_results(run_id)[0].time == math.inf
 
 

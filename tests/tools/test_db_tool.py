@@ -7,7 +7,7 @@ from datetime import datetime
 import pytest
 
 from tunerlib.cli import main as tunerlib_main
-from tunerlib.db import MIGRATIONS, SCHEMA_VERSION, ResultsDB
+from tunerlib.db import MIGRATIONS, SCHEMA_VERSION, ResultsDB, ResultRecord
 from tunerlib.db.models import TechniqueState
 from tunerlib.tools.db import main as tool_main
 
@@ -42,7 +42,7 @@ def filled(tmp_path):
         for i in range(3):
             cid = db.configuration_id(pv1, f"{i:064x}", {"x": i})
             db.request(r1, cid, "T", i)
-            db.complete(db.claim_next(r1, "w").dr_id, "OK", float(i))
+            db.complete(db.claim_next(r1, "w").dr_id, ResultRecord("OK", float(i)))
         db.set_run_state(r1, "COMPLETE")
         r2, _ = db.create_run(pv2, None, {}, None, None, "o")
         infos = [db.run_info(r1), db.run_info(r2)]

@@ -3,13 +3,14 @@
 Imports nothing else of tunerlib: configurations, run arguments and result extras are plain JSON values.
 """
 from .models import (DESIRED_RESULT_STATES, RESULT_STATES, RUN_STATES, SCHEMA_VERSION, Claim,
-                     DatabaseError, DesiredResultRow, NotFoundError, ResultRow, SchemaVersionError)
+                     DatabaseError, DesiredResultRow, NotFoundError, ResultRecord, ResultRow,
+                     SchemaVersionError)
 from .migrations import DEFAULT_URL, MIGRATIONS, migrate, open_engine, resolve_url
 from .storage import ResultsDB
 
 __all__ = [
     "DESIRED_RESULT_STATES", "RESULT_STATES", "RUN_STATES", "SCHEMA_VERSION",
-    "Claim", "DesiredResultRow", "ResultRow",
+    "Claim", "DesiredResultRow", "ResultRecord", "ResultRow",
     "DatabaseError", "NotFoundError", "SchemaVersionError",
     "DEFAULT_URL", "MIGRATIONS", "migrate", "open_engine", "resolve_url",
     "ResultsDB",

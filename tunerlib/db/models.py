@@ -238,6 +238,22 @@ class TechniqueState(Base):
 
 
 @dataclass(frozen=True, slots=True)
+class ResultRecord:
+    """One measurement as ``ResultsDB.complete`` stores it (``state`` in ``RESULT_STATES``; ``extra`` is
+    JSON; ``collection_cost`` the seconds the measurement took, machine and input ids where known)."""
+
+    state: str
+    time: Optional[float] = None
+    accuracy: Optional[float] = None
+    energy: Optional[float] = None
+    size: Optional[float] = None
+    extra: Optional[dict] = None
+    collection_cost: Optional[float] = None
+    machine_id: Optional[int] = None
+    input_id: Optional[int] = None
+
+
+@dataclass(frozen=True, slots=True)
 class Claim:
     """A desired result claimed by a measurement worker (returned by ``ResultsDB.claim_next``)."""
 

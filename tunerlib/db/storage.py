@@ -39,7 +39,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from .migrations import ensure_schema, open_engine
 from .models import (RESULT_STATES, RUN_STATES, Claim, Configuration, DatabaseError, DesiredResult,
                      DesiredResultRow, Input, InputClass, Machine, MachineClass, NotFoundError, Program,
-                     ProgramVersion, Result, ResultRow, TechniqueState, TuningRun)
+                     ProgramVersion, Result, ResultRecord, ResultRow, TechniqueState, TuningRun)
 from .lifecycle import RunLifecycle
 from .runners import _CoreRunner, _Runner, _SQLiteRunner
 from .runners import _json_loads, _Prepared  # noqa: F401  (re-exported: they lived here before)
@@ -347,27 +347,24 @@ class ResultsDB(RunLifecycle):
             if won == 1:
                 return Claim(row[0], run_id, row[1], row[2], row[3], row[4], row[5], row[6])
 
-    def complete(self, desired_result_id: int, state: str, time: Optional[float] = None,
-                 accuracy: Optional[float] = None, energy: Optional[float] = None,
-                 size: Optional[float] = None, extra: Optional[dict] = None,
-                 collection_cost: Optional[float] = None, machine_id: Optional[int] = None,
-                 input_id: Optional[int] = None) -> int:
-        """Record the result of a desired result and mark that COMPLETE in one transaction (called by
-        a measurement worker); returns the result id, durable on return. ValueError for a state not in
-        OK/TIMEOUT/ERROR/INFEASIBLE; NotFoundError / DatabaseError if the desired result is missing or
-        already complete (then nothing is written)."""
-        if state not in RESULT_STATES:
-            raise ValueError(f"result state {state!r} is not one of {', '.join(RESULT_STATES)}")
+    def complete(self, desired_result_id: int, record: ResultRecord) -> int:
+        """Record the result of a desired result and mark that COMPLETE in one transaction (called once
+        per measurement, by whoever measured it); returns the result id, durable on return. ValueError
+        for a state not in OK/TIMEOUT/ERROR/INFEASIBLE; NotFoundError / DatabaseError if the desired
+        result is missing or already complete (then nothing is written)."""
+        if record.state not in RESULT_STATES:
+            raise ValueError(f"result state {record.state!r} is not one of {', '.join(RESULT_STATES)}")
         with self._tx() as runner:
             rows = runner.rows(_SEL_DR, {"dr": desired_result_id})
             if not rows:
                 raise NotFoundError(f"no desired result with id {desired_result_id}")
             result_id = runner.insert(_INS_RES, {
                 "tuning_run_id": rows[0][0], "configuration_id": rows[0][1],
-                "desired_result_id": desired_result_id, "machine_id": machine_id, "input_id": input_id,
-                "state": state, "time": time, "accuracy": accuracy, "energy": energy, "size": size,
-                "extra": extra if extra is not None else {}, "was_new_best": False,
-                "collection_date": time_module.time(), "collection_cost": collection_cost})
+                "desired_result_id": desired_result_id, "machine_id": record.machine_id,
+                "input_id": record.input_id, "state": record.state, "time": record.time,
+                "accuracy": record.accuracy, "energy": record.energy, "size": record.size,
+                "extra": record.extra if record.extra is not None else {}, "was_new_best": False,
+                "collection_date": time_module.time(), "collection_cost": record.collection_cost})
             if runner.write(_FINISH_DR, {"dr": desired_result_id, "rid": result_id}) != 1:
                 raise DatabaseError(f"desired result {desired_result_id} is already complete")
         return result_id
