@@ -248,7 +248,8 @@ class TuningRun:
             return self.options.test_limit
         return None if self.options.stop_after is not None else DEFAULT_TEST_CAP
 
-    def _stop_reason(self) -> Optional[str]:
+    def stop_check(self) -> Optional[str]:
+        """The reason to stop now (a limit reached), or None; called before every request."""
         cap = self._test_cap()
         if cap is not None and self.search.tests >= cap:
             return "test limit reached"
@@ -256,8 +257,10 @@ class TuningRun:
             return "time limit reached"
         return None
 
-    def _request(self, target: int) -> Optional[str]:
-        """Top up requests; a stop reason when nothing more can be requested or awaited."""
+    def top_up(self, target: int) -> Optional[str]:
+        """Ask the technique for new requests until ``target`` are in flight (within the test limit);
+        a stop reason when nothing more can be requested or awaited (space exhausted, technique done).
+        The first half of :meth:`ask`; the parallel loop calls it with its number of workers."""
         cap = self._test_cap()
         budget = None if cap is None else cap - self.search.tests - self.search.outstanding
         made = self.search.fill(target, budget) if budget is None or budget > 0 else 0
@@ -277,12 +280,12 @@ class TuningRun:
         if self.interrupts is not None:
             self.interrupts.check()
         while True:
-            reason = self._stop_reason()
+            reason = self.stop_check()
             if reason is None:
                 claim = self.db.claim_next(self.run_id, worker)
                 if claim is not None:
                     return desired_result(claim)
-                reason = self._request(1)
+                reason = self.top_up(1)
             if reason is not None:
                 self.stop_reason = reason
                 return None
@@ -294,7 +297,12 @@ class TuningRun:
         if not isinstance(result, Result):
             raise TunerScriptError(f"tell() needs a tunerlib.Result, got {type(result).__name__}")
         self.db.complete(desired.id, record if record is not None else result.record(machine_id=self.machine_id))
-        self.search.poll()
+        self.collect()
+
+    def collect(self) -> int:
+        """Feed every result stored since the last call (by this process or by workers) to the technique
+        and the callbacks; returns how many. The second half of :meth:`tell`."""
+        return self.search.poll()
 
     def _loop_serial(self, status: StatusLine, interrupts: Interrupts) -> str:
         measure = MeasurementDriver(self.db, self.run_id, self.pv_id, self.interface,
@@ -317,10 +325,10 @@ class TuningRun:
         try:
             while True:
                 interrupts.check()
-                reason = self._stop_reason() or self._request(self.options.parallelism)
+                reason = self.stop_check() or self.top_up(self.options.parallelism)
                 if reason:
                     return reason
-                if self.search.poll():
+                if self.collect():
                     idle = 0.001
                     continue
                 failure = pool.failed()
@@ -334,7 +342,7 @@ class TuningRun:
         finally:
             interrupts.ignore_signals()
             pool.stop(cancel=True)
-            self.search.poll()
+            self.collect()
 
     def _record_lost_measurements(self, worker: str, exitcode: Optional[int]) -> None:
         """A worker died: the measurement it held is an ERROR (the run goes on)."""
