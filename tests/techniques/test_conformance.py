@@ -16,6 +16,8 @@ from tunerlib.parameters import (BooleanArray, BooleanParameter, ConfigurationMa
                                  PowerOfTwoParameter, ScheduleParameter, SwitchParameter)
 from tunerlib.techniques import registry
 
+from kit import light
+
 BUDGET = 200
 _rng = random.Random(5)
 _POINTS = [(_rng.random(), _rng.random()) for _ in range(10)]
@@ -78,7 +80,7 @@ SPACES = {"permutation": permutation_space, "numeric": numeric_space, "mixed": m
 @pytest.mark.parametrize("name", list(registry()))
 def test_technique_runs_full_budget_with_legal_feasible_configs(name, space):
     manipulator, fn = SPACES[space]()
-    run = tune_function(manipulator, fn, test_limit=BUDGET, technique=[name], seed=3)
+    run = tune_function(manipulator, fn, test_limit=BUDGET, technique=[light(name)], seed=3)
     assert run.summary.tests == BUDGET, run.summary.stopped_because
     assert all(math.isfinite(v) for v in run.values)
     assert run.summary.best_value == min(run.values)
@@ -86,6 +88,6 @@ def test_technique_runs_full_budget_with_legal_feasible_configs(name, space):
 
 @pytest.mark.parametrize("name", list(registry()))
 def test_technique_is_deterministic_under_seed(name):
-    first = tune_function(*mixed_space(), test_limit=60, technique=[name], seed=11).values
-    second = tune_function(*mixed_space(), test_limit=60, technique=[name], seed=11).values
+    first = tune_function(*mixed_space(), test_limit=60, technique=[light(name)], seed=11).values
+    second = tune_function(*mixed_space(), test_limit=60, technique=[light(name)], seed=11).values
     assert first == second

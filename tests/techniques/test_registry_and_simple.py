@@ -8,6 +8,8 @@ from tunerlib.parameters import (ConfigurationManipulator, EnumParameter, FloatP
 from tunerlib.techniques import (DEFAULT_TECHNIQUE, Feedback, TechniqueError, TechniqueRegistry,
                                  create_technique, registry)
 
+from kit import light
+
 
 def space():
     m = ConfigurationManipulator()
@@ -39,7 +41,7 @@ def test_registry_creates_fresh_instances():
 @pytest.mark.parametrize("name", list(registry()))
 def test_every_registered_technique_proposes_legal_feasible_configs(name):
     m = space()
-    tech = create_technique([name])
+    tech = create_technique([light(name)])
     tech.bind(m, random.Random(7), tech.name)
     seen = []
     for i in range(200):

@@ -1,0 +1,10 @@
+"""Settings the technique kits share: BayesianOptimization runs with light acquisition and fitting
+settings (the same code paths, a fraction of the CPU); its search quality is tested in tests/techniques/bo."""
+
+LIGHT_BO = ("BayesianOptimization;n_random_samples,200;n_starts,3;max_local_steps,4;hp_samples,8;"
+            "hp_starts,2;hp_warm_starts,1;hp_maxiter,25;max_observations,80")
+
+
+def light(name):
+    """The technique name a legality/determinism kit runs for ``name``."""
+    return LIGHT_BO if name == "BayesianOptimization" else name
