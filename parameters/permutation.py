@@ -1,7 +1,7 @@
 """Permutation parameters: orderings of a fixed set of items, optionally with precedence rules.
 
 :class:`PermutationParameter` holds a ``list`` that is a permutation of its items (JSON scalars);
-:class:`ScheduleParameter` (in :mod:`.schedule`, re-exported here) additionally requires a
+:class:`ScheduleParameter` (in :mod:`.schedule`) additionally requires a
 precedence order (``deps``).
 
 The crossovers and mutations of the thesis' Table 4.5 are written first as pure functions on lists
@@ -393,13 +393,3 @@ class PermutationParameter(ComplexParameter):
             return cross_ox1(a, b, rng.randint(0, n - d), d)
         return cross_ox3(a, b, rng.randint(0, n - d), rng.randint(0, n - d), d)
 
-
-def __getattr__(name: str) -> Any:
-    """Keep ``from tunerlib.parameters.permutation import ScheduleParameter`` working (moved to .schedule).
-
-    Resolved lazily so that this module does not import :mod:`.schedule`, which imports it.
-    """
-    if name == "ScheduleParameter":
-        from .schedule import ScheduleParameter
-        return ScheduleParameter
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

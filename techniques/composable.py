@@ -36,6 +36,7 @@ from typing import Any, ClassVar, Dict, List, Optional, Tuple, Type
 from ..parameters import ConfigurationManipulator, Parameter
 from .base import Config, Feedback, Technique, TechniqueError
 from .operator_map import MapInput, OperatorChoice, OperatorMap, kind_of
+from .name_encoding import composable_name
 from .registry import TechniqueRegistry
 
 
@@ -161,8 +162,7 @@ class ComposableEvolutionaryTechnique(Technique):
 
     def generated_name(self) -> str:
         """The name encoding class, hyper-parameters and operator map (see :mod:`.naming`)."""
-        from .naming import technique_name
-        return technique_name(self)
+        return composable_name(self)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ComposableEvolutionaryTechnique):

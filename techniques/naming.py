@@ -44,23 +44,13 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Type, U
 from ..parameters import ConfigurationManipulator, Parameter
 from .base import Technique, TechniqueError
 from .composable import TECHNIQUE_BASES, ComposableEvolutionaryTechnique
+from .name_encoding import SEP, composable_name, dump_value
 from .operator_map import (OperatorChoice, OperatorMap, check_choice, is_json_value, kinds_of,
                            parameter_class, random_choice)
 
-SEP = "|"
 _IDENT_START = re.compile(r"[A-Za-z_]")
 _IDENT_CHAR = re.compile(r"[A-Za-z0-9_]")
 
-
-def _dump(value: Any) -> str:
-    # compact JSON has no whitespace outside strings; spaces inside strings are escaped as \u0020
-    # (other whitespace is already escaped by JSON / ensure_ascii), so names never contain whitespace
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=True, allow_nan=False).replace(" ", "\\u0020")
-
-
-def _encode_entry(kind: str, choice: OperatorChoice) -> str:
-    pairs = [[k, choice.kwargs[k]] for k in sorted(choice.kwargs)]
-    return f"{kind};{choice.op};{_dump(list(choice.args) + [pairs])}"
 
 
 #: techniques configured by options alone (no operator map), named ``ROOT;option,value;...`` with
@@ -82,7 +72,7 @@ def _option_name(root: str, tech: Technique) -> str:
     defaults = OPTION_TECHNIQUES[root]().hyperparameters()  # type: ignore[attr-defined]
     options = tech.hyperparameters()  # type: ignore[attr-defined]
     changed = [n for n in sorted(options) if options[n] != defaults.get(n)]
-    return ";".join([root] + [f"{n},{_dump(_option_value(options[n]))}" for n in changed])
+    return ";".join([root] + [f"{n},{dump_value(_option_value(options[n]))}" for n in changed])
 
 
 def _option_technique(root: str, name: str) -> Technique:
@@ -112,10 +102,7 @@ def technique_name(tech: Technique) -> str:
         return _option_name(root, tech)
     if not isinstance(tech, ComposableEvolutionaryTechnique):
         return tech.name
-    hp = tech.hyper_parameters()
-    base = ";".join([tech.root_name()] + [f"{n},{_dump(hp[n])}" for n in sorted(hp)])
-    entries = [_encode_entry(k, tech.operator_map[k]) for k in sorted(tech.operator_map)]
-    return SEP.join([base] + entries)
+    return composable_name(tech)
 
 
 # ---- parsing --------------------------------------------------------------------------------

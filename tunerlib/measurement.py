@@ -8,13 +8,15 @@ from __future__ import annotations
 import json
 import time
 import traceback
-from typing import Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, Optional, Tuple
 
 from .db import Claim, ResultRecord, ResultsDB
 from .inputs import InputManager
-from .interface import MeasurementInterface
 from .interrupts import Interrupts, MeasurementTimedOut
 from .result import Configuration, DesiredResult, Input, Result
+
+if TYPE_CHECKING:  # annotations only: the interface's main() imports the CLI, which imports this
+    from .interface import MeasurementInterface
 
 __all__ = ["MeasurementDriver", "desired_result"]
 

@@ -14,12 +14,11 @@ import random
 import socket
 import time
 from dataclasses import asdict
-from typing import Any, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from .db import ResultsDB
 from .errors import UsageError
 from .callbacks import Callback, ResultEvent, ResultsLog, TechniqueSnapshots, close_callbacks
-from .interface import MeasurementInterface
 from .interrupts import Interrupts, RunInterrupted, signal_name
 from .measurement import MeasurementDriver, desired_result
 from .objectives import MinimizeTime
@@ -31,6 +30,9 @@ from .search import SearchDriver, TunerScriptError
 from .seeds import checked_seed_configurations
 from .techniques import Proposal, Technique, create_technique, generate_bandit, registry
 from .workers import WorkerPool, death_message
+
+if TYPE_CHECKING:  # annotations only: the interface's main() imports the CLI, which imports this
+    from .interface import MeasurementInterface
 
 #: results between two snapshots of the technique's state in the database
 SNAPSHOT_EVERY = 25

@@ -13,12 +13,14 @@ import os
 import signal
 import sys
 import time
-from typing import List, Optional, Tuple
+from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from .db import ResultsDB
-from .interface import MeasurementInterface
 from .interrupts import Interrupts, RunInterrupted, die_with_parent, signal_name
 from .measurement import MeasurementDriver
+
+if TYPE_CHECKING:  # annotations only: the interface's main() imports the CLI, which imports this
+    from .interface import MeasurementInterface
 
 #: exit code of a worker whose tuner script broke the run() contract
 CONTRACT_EXIT = 3
