@@ -105,13 +105,13 @@ class TuningRunManager:
 
 def tune_function(manipulator: ConfigurationManipulator, fn, *, test_limit: int,
                   technique: Optional[Sequence[str]] = None, seed: Optional[int] = None,
-                  database: str = "sqlite://", program_name: str = "function",
+                  database: str = "memory://", program_name: str = "function",
                   seed_configurations: Sequence[Dict[str, Any]] = ()) -> "FunctionRun":
     """Minimise ``fn(config) -> float`` over ``manipulator`` with at most ``test_limit`` measurements.
 
     ``seed_configurations`` are measured first (then the techniques take over).
-    ``fn`` may return None or raise to mark a configuration as an error.  The default database is
-    in memory.  Returns a :class:`FunctionRun` with the summary and the value of every measurement
+    ``fn`` may return None or raise to mark a configuration as an error.  The default store is in
+    memory (``memory://``, :class:`tunerlib.db.MemoryStore`); pass ``database`` to keep the run.  Returns a :class:`FunctionRun` with the summary and the value of every measurement
     in order (``inf`` for errors), from which best-so-far curves follow.
     """
     opts: Dict[str, Any] = {"test_limit": test_limit, "seed": seed, "database": database,

@@ -10,7 +10,7 @@ import time
 import traceback
 from typing import TYPE_CHECKING, Dict, Optional, Tuple
 
-from .db import Claim, ResultRecord, ResultsDB
+from .db import Claim, ResultRecord, ResultsStore
 from .inputs import InputManager
 from .interrupts import Interrupts, MeasurementTimedOut
 from .result import Configuration, DesiredResult, Input, Result
@@ -33,7 +33,7 @@ class MeasurementDriver:
     """Called by the serial loop (:meth:`measure`, between ``TuningRun.ask`` and ``tell``) or by a worker
     process (:meth:`run_one`: claim, measure, record)."""
 
-    def __init__(self, db: ResultsDB, run_id: int, program_version_id: int,
+    def __init__(self, db: ResultsStore, run_id: int, program_version_id: int,
                  interface: MeasurementInterface, input_manager: InputManager,
                  machine_id: Optional[int], worker: str = "main",
                  interrupts: Optional[Interrupts] = None, cap: Optional[float] = None) -> None:

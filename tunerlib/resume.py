@@ -16,7 +16,7 @@ import socket
 from collections import deque
 from typing import Any, Deque, Dict, List, Optional
 
-from .db import ResultsDB
+from .db import ResultsStore
 from .db.lifecycle import process_alive
 from .errors import UsageError
 from .options import RESUME_LATEST
@@ -28,9 +28,9 @@ class Diverged(Exception):
     """The technique proposed something else than the recorded run did."""
 
 
-def select_run(db: ResultsDB, program_version_id: int, label: Optional[str], target: str,
+def select_run(db: ResultsStore, program_version_id: int, label: Optional[str], target: str,
                program: str) -> Dict[str, Any]:
-    """The run ``--resume`` continues (a :meth:`ResultsDB.runs_of` dict); UsageError when none fits.
+    """The run ``--resume`` continues (a :meth:`ResultsStore.runs_of` dict); UsageError when none fits.
 
     Without a UUID: the newest run of the program version (and label) that has results or requests
     and did not fail before its first result."""
@@ -70,7 +70,7 @@ def _refuse_live_run(info: Dict[str, Any]) -> None:
 class HistoryReplay:
     """The recorded requests and results of a run, consumed in order by the search driver."""
 
-    def __init__(self, db: ResultsDB, run_id: int) -> None:
+    def __init__(self, db: ResultsStore, run_id: int) -> None:
         self.requests = db.desired_results(run_id)
         self.results = {row.id: row for row in db.run_results(run_id)}
         self.pos = 0

@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional
 
-from .db import ResultsDB
+from .db import ResultsStore
 from .objectives import Objective, ObjectiveError
 from .parameters import ConfigurationError, ConfigurationManipulator
 from .result import Result
@@ -37,7 +37,7 @@ class Best:
 class SearchDriver:
     """Called by the run loop: :meth:`fill` to request work, :meth:`poll` to collect results."""
 
-    def __init__(self, db: ResultsDB, run_id: int, program_version_id: int,
+    def __init__(self, db: ResultsStore, run_id: int, program_version_id: int,
                  manipulator: ConfigurationManipulator, technique: Technique,
                  objective: Objective, limit: Optional[Callable[[], Optional[float]]] = None) -> None:
         """``limit`` is called for each new request: the time limit (seconds) stored with it and given

@@ -16,7 +16,7 @@ import time
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
-from .db import ResultsDB
+from .db import open_store
 from .errors import UsageError
 from .callbacks import Callback, ResultEvent, ResultsLog, TechniqueSnapshots, close_callbacks
 from .interrupts import Interrupts, RunInterrupted, signal_name
@@ -61,7 +61,7 @@ class TuningRun:
         self.options.validate()
         self.manipulator = interface.manipulator()
         self.objective = interface.objective()
-        self.db = ResultsDB(self.options.database)
+        self.db = open_store(self.options.database)
         try:
             self._set_up()
         except BaseException:
@@ -318,9 +318,9 @@ class TuningRun:
         return self.stop_reason
 
     def _loop_parallel(self, status: StatusLine, interrupts: Interrupts) -> str:
+        url = self.db.worker_url()
         self.db.dispose()  # forked workers must not share pooled connections
-        pool = WorkerPool(self.options.parallelism,
-                          self.db.engine.url.render_as_string(hide_password=False), self.run_id, self.pv_id,
+        pool = WorkerPool(self.options.parallelism, url, self.run_id, self.pv_id,
                           self.interface, self.machine_id, interrupts.deadline, self.options.measurement_timeout)
         pool.start()
         idle = 0.001

@@ -7,11 +7,13 @@ from .models import (DESIRED_RESULT_STATES, RESULT_STATES, RUN_STATES, SCHEMA_VE
                      SchemaVersionError)
 from .migrations import DEFAULT_URL, MIGRATIONS, migrate, open_engine, resolve_url
 from .storage import ResultsDB
+from .store import MEMORY_URL, ResultsStore, open_store
+from .memory import MemoryStore
 
 __all__ = [
     "DESIRED_RESULT_STATES", "RESULT_STATES", "RUN_STATES", "SCHEMA_VERSION",
     "Claim", "DesiredResultRow", "ResultRecord", "ResultRow",
     "DatabaseError", "NotFoundError", "SchemaVersionError",
     "DEFAULT_URL", "MIGRATIONS", "migrate", "open_engine", "resolve_url",
-    "ResultsDB",
+    "ResultsDB", "ResultsStore", "MemoryStore", "MEMORY_URL", "open_store",
 ]

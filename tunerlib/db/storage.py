@@ -195,6 +195,10 @@ class ResultsDB(RunLifecycle):
         self.engine.dispose(close=self._pid == os.getpid())
         self._pid = os.getpid()
 
+    def worker_url(self) -> str:
+        """The URL measurement worker processes open (with its password: they connect with it)."""
+        return self.engine.url.render_as_string(hide_password=False)
+
     def close(self) -> None:
         """Release all connections; the instance cannot be used afterwards."""
         self.dispose()

@@ -1,0 +1,157 @@
+"""The ResultsStore contract, run against every backend: the SQLAlchemy store on SQLite (its fast path
+and its SQLAlchemy-Connection path) and the in-memory store. A backend added later (PostgreSQL) joins
+the ``store`` fixture."""
+import pytest
+
+from tunerlib.db import (DatabaseError, MemoryStore, NotFoundError, ResultRecord, ResultsDB, ResultsStore,
+                         open_store)
+
+
+@pytest.fixture(params=["sqlite-fast", "sqlite-core", "memory"])
+def store(request, tmp_path):
+    if request.param == "memory":
+        backend = MemoryStore()
+    else:
+        backend = ResultsDB(str(tmp_path / "c.db"), fast_sqlite=request.param == "sqlite-fast")
+    yield backend
+    backend.close()
+
+
+def _run(store, label=None, seed=7):
+    pv = store.program_version_id("proj", "prog", "v1", '{"space": 1}')
+    run_id, run_uuid = store.create_run(pv, label, {"technique": ["X"]}, seed, None, "minimize time", "h", 11)
+    return pv, run_id, run_uuid
+
+
+def _requests(store, pv, run_id, n, start=0):
+    return [store.request(run_id, store.configuration_id(pv, f"{i:064x}", {"x": i, "l": [i, "a"]}), "T", i,
+                          limit=2.0) for i in range(start, start + n)]
+
+
+def test_backends_satisfy_the_protocol(store):
+    assert isinstance(store, ResultsStore)
+    assert isinstance(open_store("memory://"), MemoryStore)
+
+
+def test_identity_rows_are_get_or_create(store):
+    pv = store.program_version_id("p", "q", "1", "{}")
+    assert store.program_version_id("p", "q", "1", "{}") == pv
+    assert store.program_version_id("p", "q", "1", '{"other": 1}') != pv
+    assert store.machine_id("m1") == store.machine_id("m1", "cls", 4) != store.machine_id("m2")
+    assert store.input_id(pv, "fixed") == store.input_id(pv, "fixed") != store.input_id(pv, "fixed", "/a")
+    assert store.configuration_id(pv, "h" * 64, {"x": 1}) == store.configuration_id(pv, "h" * 64, {"x": 2})
+
+
+def test_runs_selection_and_states(store):
+    pv, run_id, run_uuid = _run(store, "a")
+    _, other, _ = _run(store, "b")
+    [newest, oldest] = store.runs_of(pv)
+    assert (newest["id"], oldest["id"]) == (other, run_id)
+    assert oldest == {"id": run_id, "uuid": run_uuid, "program_version_id": pv, "label": "a", "seed": 7,
+                      "state": "RUNNING", "args": {"technique": ["X"]}, "host": "h", "pid": 11, "tests": 0,
+                      "requests": 0}
+    assert [r["id"] for r in store.runs_of(pv, "a")] == [run_id]
+    assert [r["id"] for r in store.runs_with_uuid_prefix(run_uuid[:8])] == [run_id]
+    store.set_run_state(run_id, "COMPLETE")
+    store.take_run(run_id, "h2", 12)
+    info = store.runs_of(pv, "a")[0]
+    assert (info["state"], info["host"], info["pid"]) == ("RUNNING", "h2", 12)
+    with pytest.raises(ValueError):
+        store.set_run_state(run_id, "DONE")
+    with pytest.raises(NotFoundError):
+        store.set_run_state(run_id + 99, "COMPLETE")
+    listed = store.list_runs()
+    assert [(r["id"], r["program"], r["project"], r["version"], r["seed"]) for r in listed] == \
+        [(run_id, "prog", "proj", "v1", 7), (other, "prog", "proj", "v1", 7)]
+
+
+def test_claims_are_oldest_first_and_each_once(store):
+    pv, run_id, _ = _run(store)
+    _, other_run, _ = _run(store)
+    drs = _requests(store, pv, run_id, 3)
+    _requests(store, pv, other_run, 1, start=10)
+    claims = [store.claim_next(run_id, "w") for _ in range(4)]
+    assert [c.dr_id for c in claims[:3]] == drs and claims[3] is None
+    first = claims[0]
+    assert (first.run_id, first.config_data, first.limit, first.requestor, first.generation) == \
+        (run_id, {"x": 0, "l": [0, "a"]}, 2.0, "T", 0)
+    assert store.running_claims(run_id, "w") == drs and store.running_claims(run_id, "v") == []
+
+
+def test_complete_stores_one_result_and_refuses_twice(store):
+    pv, run_id, _ = _run(store)
+    [dr] = _requests(store, pv, run_id, 1)
+    store.claim_next(run_id, "w")
+    record = ResultRecord("OK", 0.25, 0.9, 3.0, 17.0, {"k": [1, 2]}, 0.01, None, None)
+    rid = store.complete(dr, record)
+    with pytest.raises(DatabaseError):
+        store.complete(dr, ResultRecord("OK", 1.0))
+    with pytest.raises(NotFoundError):
+        store.complete(dr + 99, ResultRecord("OK", 1.0))
+    with pytest.raises(ValueError):
+        store.complete(dr, ResultRecord("FAST", 1.0))
+    [row] = store.run_results(run_id)
+    assert (row.id, row.desired_result_id, row.state, row.time, row.accuracy, row.energy, row.size, row.extra,
+            row.was_new_best, row.requestor, row.collection_cost, row.config_data) == \
+        (rid, dr, "OK", 0.25, 0.9, 3.0, 17.0, {"k": [1, 2]}, False, "T", 0.01, {"x": 0, "l": [0, "a"]})
+    store.mark_new_best([rid])
+    assert store.results_after(run_id, 0)[0].was_new_best and store.results_after(run_id, rid) == []
+    assert store.counts_by_state(run_id) == {"OK": 1}
+    assert store.runs_of(pv)[0]["tests"] == 1
+
+
+def test_values_are_not_shared_with_the_caller(store):
+    pv, run_id, _ = _run(store)
+    data = {"x": [1, 2]}
+    store.request(run_id, store.configuration_id(pv, "a" * 64, data), "T", 0)
+    data["x"].append(3)
+    claim = store.claim_next(run_id, "w")
+    assert claim.config_data == {"x": [1, 2]}
+    claim.config_data["x"].append(9)
+    extra = {"e": 1}
+    store.complete(claim.dr_id, ResultRecord("ERROR", extra=extra))
+    extra["e"] = 2
+    assert store.error_results(run_id) == [(store.run_results(run_id)[0].id, {"e": 1})]
+    assert store.run_results(run_id)[0].config_data == {"x": [1, 2]}
+
+
+def test_unfinished_requests_are_cancelled_and_requeued_oldest_first(store):
+    pv, run_id, _ = _run(store)
+    drs = _requests(store, pv, run_id, 4)
+    store.claim_next(run_id, "w")
+    store.complete(store.claim_next(run_id, "w").dr_id, ResultRecord("OK", 1.0))
+    assert store.cancel_unfinished(run_id) == 3
+    assert [d.state for d in store.desired_results(run_id)] == ["CANCELLED", "COMPLETE", "CANCELLED", "CANCELLED"]
+    assert store.claim_next(run_id, "w") is None
+    assert store.requeue_unfinished(run_id, at_most=2) == 2
+    assert [d.state for d in store.desired_results(run_id)] == ["REQUESTED", "COMPLETE", "REQUESTED", "CANCELLED"]
+    assert [store.claim_next(run_id, "w").dr_id for _ in range(2)] == [drs[0], drs[2]]
+    assert store.claim_next(run_id, "w") is None
+    assert store.requeue_unfinished(run_id) == 3  # the two RUNNING and the CANCELLED one
+    assert [d.id for d in store.desired_results(run_id)] == drs
+    assert store.runs_of(pv)[0]["requests"] == 4
+
+
+def test_limits_of_waiting_requests_tighten(store):
+    pv, run_id, _ = _run(store)
+    drs = _requests(store, pv, run_id, 3)
+    store.claim_next(run_id, "w")
+    assert store.tighten_limits(run_id, 1.5) == 2
+    assert store.tighten_limits(run_id, 1.8) == 0
+    assert [store.claim_next(run_id, "w").limit for _ in drs[1:]] == [1.5, 1.5]
+
+
+def test_technique_state_round_trip(store):
+    _, run_id, _ = _run(store)
+    assert store.load_technique_state(run_id, "A") is None
+    store.save_technique_state(run_id, "A", {"k": [1]})
+    store.save_technique_state(run_id, "A", {"k": [2]})
+    assert store.load_technique_state(run_id, "A") == {"k": [2]}
+
+
+def test_worker_url(store):
+    if isinstance(store, MemoryStore):
+        with pytest.raises(DatabaseError, match="need a database"):
+            store.worker_url()
+    else:
+        assert store.worker_url().startswith("sqlite:///")

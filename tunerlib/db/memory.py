@@ -1,0 +1,265 @@
+"""MemoryStore: the results store of one process, in memory (``--database memory://``).
+
+It implements :class:`tunerlib.db.store.ResultsStore` with the same answers as the SQL backend (one
+contract suite checks both) at a fraction of its cost, for ``tune_function`` and technique tests.
+Nothing survives the process and measurement workers cannot share it: ``--parallelism`` > 1 needs a
+database. JSON values are stored as JSON text and parsed on the way out, like a database column.
+"""
+from __future__ import annotations
+
+import bisect
+import hashlib
+import heapq
+import json
+import time
+import uuid as uuid_module
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from .models import (RESULT_STATES, RUN_STATES, Claim, DatabaseError, DesiredResultRow, NotFoundError,
+                     ResultRecord, ResultRow)
+__all__ = ["MEMORY_URL", "MemoryStore"]
+
+#: the ``--database`` value of the in-memory store
+MEMORY_URL = "memory://"
+
+
+def _dump(value: Any) -> Optional[str]:
+    return None if value is None else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _load(text: Optional[str]) -> Any:
+    return None if text is None else json.loads(text)
+
+
+class MemoryStore:
+    """In-memory ResultsStore (see the module docstring); every method mirrors ResultsDB's."""
+
+    display_url = MEMORY_URL
+
+    def __init__(self) -> None:
+        self._keys: Dict[Tuple, int] = {}          # (table, natural key) -> id
+        self._programs: Dict[int, dict] = {}       # program version id -> project, program, version
+        self._runs: Dict[int, dict] = {}
+        self._configs: Dict[int, Tuple[str, str]] = {}   # id -> (hash, JSON)
+        self._requests: Dict[int, dict] = {}
+        self._results: Dict[int, dict] = {}
+        self._states: Dict[Tuple[int, str], str] = {}
+        self._next: Dict[str, int] = {}
+        self._run_requests: Dict[int, List[int]] = {}   # run -> request ids, ascending
+        self._run_results: Dict[int, List[int]] = {}    # run -> result ids, ascending
+        self._waiting: Dict[int, List[int]] = {}        # run -> heap of request ids that may be REQUESTED
+
+    def _new_id(self, table: str) -> int:
+        self._next[table] = self._next.get(table, 0) + 1
+        return self._next[table]
+
+    def _get_or_create(self, table: str, key: Tuple) -> Tuple[int, bool]:
+        found = self._keys.get((table, key))
+        if found is not None:
+            return found, False
+        new = self._keys[(table, key)] = self._new_id(table)
+        return new, True
+
+    # ---- identity rows ----------------------------------------------------------------------
+    def program_version_id(self, project: str, program: str, version: str, parameter_info: str) -> int:
+        digest = hashlib.sha256(parameter_info.encode("utf-8")).hexdigest()
+        pv, new = self._get_or_create("pv", (project, program, version, digest))
+        if new:
+            self._programs[pv] = {"project": project, "program": program, "version": version}
+        return pv
+
+    def machine_id(self, name: str, machine_class: Optional[str] = None,
+                   cpu_count: Optional[int] = None) -> int:
+        return self._get_or_create("machine", (name,))[0]
+
+    def input_id(self, program_version_id: int, input_class: str, path: Optional[str] = None,
+                 size: Optional[int] = None, extra: Optional[dict] = None) -> int:
+        if program_version_id not in self._programs:
+            raise NotFoundError(f"no program version with id {program_version_id}")
+        program = tuple(self._programs[program_version_id][k] for k in ("project", "program"))
+        return self._get_or_create("input", (program, input_class, size, path))[0]
+
+    # ---- runs -----------------------------------------------------------------------------------
+    def create_run(self, program_version_id: int, label: Optional[str] = None, args: Optional[dict] = None,
+                   seed: Optional[int] = None, machine_id: Optional[int] = None, objective: str = "",
+                   host: Optional[str] = None, pid: Optional[int] = None) -> Tuple[int, str]:
+        run_id, run_uuid = self._new_id("run"), str(uuid_module.uuid4())
+        self._runs[run_id] = {"id": run_id, "uuid": run_uuid, "program_version_id": program_version_id,
+                              "label": label, "args": _dump(args if args is not None else {}), "seed": seed,
+                              "state": "RUNNING", "start_date": time.time(), "end_date": None,
+                              "host": host, "pid": pid}
+        return run_id, run_uuid
+
+    def _run(self, run_id: int) -> dict:
+        if run_id not in self._runs:
+            raise NotFoundError(f"no tuning run with id {run_id}")
+        return self._runs[run_id]
+
+    def take_run(self, run_id: int, host: str, pid: int) -> None:
+        if run_id in self._runs:
+            self._runs[run_id].update(state="RUNNING", end_date=None, host=host, pid=pid)
+
+    def set_run_state(self, run_id: int, state: str) -> None:
+        if state not in RUN_STATES:
+            raise ValueError(f"run state {state!r} is not one of {', '.join(RUN_STATES)}")
+        self._run(run_id).update(state=state, end_date=None if state == "RUNNING" else time.time())
+
+    def _summary(self, run: dict) -> dict:
+        keys = ("id", "uuid", "program_version_id", "label", "seed", "state", "host", "pid")
+        info = {k: run[k] for k in keys}
+        info["args"] = _load(run["args"])
+        info["tests"] = len(self._run_results.get(run["id"], ()))
+        info["requests"] = len(self._run_requests.get(run["id"], ()))
+        return info
+
+    def runs_of(self, program_version_id: int, label: Optional[str] = None) -> List[dict]:
+        runs = [r for r in self._runs.values() if r["program_version_id"] == program_version_id
+                and (label is None or r["label"] == label)]
+        return [self._summary(r) for r in sorted(runs, key=lambda r: -r["id"])]
+
+    def runs_with_uuid_prefix(self, prefix: str) -> List[dict]:
+        return [self._summary(r) for r in sorted(self._runs.values(), key=lambda r: r["id"])
+                if r["uuid"].startswith(prefix)]
+
+    def list_runs(self) -> List[dict]:
+        out = []
+        for run in sorted(self._runs.values(), key=lambda r: r["id"]):
+            info = self._summary(run)
+            out.append({"id": run["id"], "uuid": run["uuid"], **self._programs[run["program_version_id"]],
+                        "label": run["label"], "state": run["state"], "tests": info["tests"],
+                        "start_date": run["start_date"], "end_date": run["end_date"], "seed": run["seed"],
+                        "host": run["host"], "pid": run["pid"]})
+        return out
+
+    # ---- requests -------------------------------------------------------------------------
+    def configuration_id(self, program_version_id: int, hash: str, data: Any) -> int:
+        cfg_id, new = self._get_or_create("config", (program_version_id, hash))
+        if new:
+            self._configs[cfg_id] = (hash, _dump(data))
+        return cfg_id
+
+    def request(self, run_id: int, configuration_id: int, requestor: str, generation: int,
+                limit: Optional[float] = None) -> int:
+        dr_id = self._new_id("request")
+        self._requests[dr_id] = {"id": dr_id, "run": run_id, "config": configuration_id, "requestor": requestor,
+                                 "generation": generation, "limit": limit, "state": "REQUESTED",
+                                 "worker": None, "result": None}
+        self._run_requests.setdefault(run_id, []).append(dr_id)
+        heapq.heappush(self._waiting.setdefault(run_id, []), dr_id)
+        return dr_id
+
+    def _of_run(self, run_id: int, *states: str) -> List[dict]:
+        rows = (self._requests[i] for i in self._run_requests.get(run_id, ()))
+        return [d for d in rows if not states or d["state"] in states]
+
+    def claim_next(self, run_id: int, worker: str) -> Optional[Claim]:
+        heap = self._waiting.get(run_id, [])
+        while heap and self._requests[heap[0]]["state"] != "REQUESTED":
+            heapq.heappop(heap)  # claimed, cancelled or pushed twice
+        if not heap:
+            return None
+        dr = self._requests[heapq.heappop(heap)]
+        dr.update(state="RUNNING", worker=worker)
+        hash_, data = self._configs[dr["config"]]
+        return Claim(dr["id"], run_id, dr["config"], hash_, _load(data), dr["limit"], dr["requestor"],
+                     dr["generation"])
+
+    def complete(self, desired_result_id: int, record: ResultRecord) -> int:
+        if record.state not in RESULT_STATES:
+            raise ValueError(f"result state {record.state!r} is not one of {', '.join(RESULT_STATES)}")
+        dr = self._requests.get(desired_result_id)
+        if dr is None:
+            raise NotFoundError(f"no desired result with id {desired_result_id}")
+        if dr["state"] == "COMPLETE":
+            raise DatabaseError(f"desired result {desired_result_id} is already complete")
+        result_id = self._new_id("result")
+        self._results[result_id] = {"id": result_id, "run": dr["run"], "request": desired_result_id,
+                                    "config": dr["config"], "record": record, "extra": _dump(record.extra or {}),
+                                    "new_best": False}
+        dr.update(state="COMPLETE", result=result_id)
+        self._run_results.setdefault(dr["run"], []).append(result_id)
+        return result_id
+
+    def cancel_unfinished(self, run_id: int) -> int:
+        rows = self._of_run(run_id, "REQUESTED", "RUNNING")
+        for dr in rows:
+            dr.update(state="CANCELLED", worker=None)
+        return len(rows)
+
+    def requeue_unfinished(self, run_id: int, at_most: Optional[int] = None) -> int:
+        rows = sorted(self._of_run(run_id, "CANCELLED", "RUNNING"), key=lambda d: d["id"])
+        keep = len(rows) if at_most is None else max(0, min(at_most, len(rows)))
+        for i, dr in enumerate(rows):
+            dr.update(state="REQUESTED" if i < keep else "CANCELLED", worker=None)
+            if i < keep:
+                heapq.heappush(self._waiting.setdefault(run_id, []), dr["id"])
+        return keep
+
+    def tighten_limits(self, run_id: int, limit: float) -> int:
+        rows = [d for d in self._of_run(run_id, "REQUESTED") if d["limit"] is None or d["limit"] > limit]
+        for dr in rows:
+            dr["limit"] = limit
+        return len(rows)
+
+    def running_claims(self, run_id: int, worker: str) -> List[int]:
+        return [d["id"] for d in self._of_run(run_id, "RUNNING") if d["worker"] == worker]
+
+    # ---- results --------------------------------------------------------------------------
+    def _row(self, res: dict) -> ResultRow:
+        rec: ResultRecord = res["record"]
+        hash_, data = self._configs[res["config"]]
+        return ResultRow(res["id"], res["request"], res["config"], hash_, _load(data), rec.state, rec.time,
+                         rec.accuracy, rec.energy, rec.size, _load(res["extra"]), res["new_best"],
+                         self._requests[res["request"]]["requestor"], rec.collection_cost)
+
+    def results_after(self, run_id: int, after_result_id: int) -> List[ResultRow]:
+        ids = self._run_results.get(run_id, [])
+        return [self._row(self._results[i]) for i in ids[bisect.bisect_right(ids, after_result_id):]]
+
+    def run_results(self, run_id: int) -> List[ResultRow]:
+        return self.results_after(run_id, 0)
+
+    def desired_results(self, run_id: int) -> List[DesiredResultRow]:
+        return [DesiredResultRow(d["id"], self._configs[d["config"]][0], d["requestor"], d["generation"],
+                                 d["state"], d["result"]) for d in self._of_run(run_id)]
+
+    def counts_by_state(self, run_id: int) -> Dict[str, int]:
+        counts: Dict[str, int] = {}
+        for rid in self._run_results.get(run_id, ()):
+            state = self._results[rid]["record"].state
+            counts[state] = counts.get(state, 0) + 1
+        return counts
+
+    def mark_new_best(self, result_ids: Sequence[int]) -> None:
+        for rid in result_ids:
+            if rid in self._results:
+                self._results[rid]["new_best"] = True
+
+    def error_results(self, run_id: int, limit: Optional[int] = None) -> List[Tuple[int, Any]]:
+        rows = (self._results[i] for i in self._run_results.get(run_id, ()))
+        found = [(r["id"], _load(r["extra"])) for r in rows if r["record"].state == "ERROR"]
+        return found if limit is None else found[:limit]
+
+    # ---- technique state ------------------------------------------------------------------
+    def save_technique_state(self, run_id: int, name: str, data: Any) -> None:
+        self._states[(run_id, name)] = _dump(data)
+
+    def load_technique_state(self, run_id: int, name: str) -> Optional[Any]:
+        return _load(self._states.get((run_id, name)))
+
+    # ---- connections ------------------------------------------------------------------------
+    def worker_url(self) -> str:
+        raise DatabaseError("--database memory:// lives in this process only: measurement workers "
+                         "(--parallelism > 1) need a database file or URL")
+
+    def dispose(self) -> None:
+        """Nothing to drop."""
+
+    def close(self) -> None:
+        """Nothing to release (the data goes with the object)."""
+
+    def __enter__(self) -> "MemoryStore":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
