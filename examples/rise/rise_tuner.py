@@ -125,7 +125,6 @@ class RiseTuner(MeasurementInterface):
         self.measured = 0
         self.confirmed: Optional[Dict[str, Any]] = None   # set when re-timing found a faster one
         self._ok: Dict[str, Tuple[float, Dict[str, Any]]] = {}   # configuration hash -> (seconds, config)
-        type(self).last = self
         self.kernel = options.kernel
         self.spec = spaces.KERNELS[options.kernel]
         self.replay: Optional[replay_backend.ReplayBackend] = None
@@ -160,7 +159,6 @@ class RiseTuner(MeasurementInterface):
     def main(cls, args: Optional[Sequence[str]] = None) -> int:
         """Handle ``--list-devices``, else tune (see :meth:`MeasurementInterface.main`)."""
         argv = list(sys.argv[1:] if args is None else args)
-        cls.last = None
         if "--list-devices" in argv:
             try:
                 print("\n".join(opencl_backend.describe_devices()) or "no OpenCL device found")

@@ -120,7 +120,7 @@ def test_completed_results_survive_sigkill(tmp_path):
     desired = {d.id: d for d in db.desired_results(run_id)}
     assert all(desired[r.desired_result_id].result_id == r.id for r in rows)
     assert sum(d.state == "COMPLETE" for d in desired.values()) == len(rows)
-    assert db.requeue_running(run_id) <= 1  # the claim in flight at the kill, if any, can be resumed
+    assert db.requeue_unfinished(run_id) <= 1  # the claim in flight at the kill, if any, can be resumed
     assert db.pending_count(run_id) == 5000 - len(rows)
     db.close()
 

@@ -8,11 +8,11 @@ from tunerlib.db import MIGRATIONS, SCHEMA_VERSION, DatabaseError, ResultsDB, Sc
 from tunerlib.db.models import TechniqueState
 
 
-def _request(db, pv, run_id, n, requestor="T", priority=0):
+def _request(db, pv, run_id, n, requestor="T"):
     ids = []
     for i in range(n):
         cid = db.configuration_id(pv, f"{i:064x}", {"x": i})
-        ids.append(db.request(run_id, cid, requestor, i, limit=1.5, priority=priority))
+        ids.append(db.request(run_id, cid, requestor, i, limit=1.5))
     return ids
 
 

@@ -10,11 +10,15 @@ from tunerlib.db import ResultRecord
 from tunerlib.db import SCHEMA_VERSION, DatabaseError, NotFoundError, ResultsDB, SchemaVersionError
 from tunerlib.db.models import Base
 
+from kit import core_path
+
 
 @pytest.fixture(params=[True, False], ids=["fast-sqlite", "core"])
 def db(request, tmp_path):
     """A fresh database, once through the direct sqlite3 runner and once through SQLAlchemy Core."""
-    database = ResultsDB(str(tmp_path / "t.db"), fast_sqlite=request.param)
+    database = ResultsDB(str(tmp_path / "t.db"))
+    if not request.param:
+        core_path(database)
     yield database
     database.close()
 
@@ -27,11 +31,11 @@ def run(db):
     return pv, run_id
 
 
-def _request(db, pv, run_id, n, requestor="T", priority=0):
+def _request(db, pv, run_id, n, requestor="T"):
     ids = []
     for i in range(n):
         cid = db.configuration_id(pv, f"{i:064x}", {"x": i})
-        ids.append(db.request(run_id, cid, requestor, i, limit=1.5, priority=priority))
+        ids.append(db.request(run_id, cid, requestor, i, limit=1.5))
     return ids
 
 
@@ -73,7 +77,7 @@ def test_sqlite_pragmas_applied(tmp_path):
 def test_in_memory_url_works():
     with ResultsDB("sqlite://") as database:
         pv = database.program_version_id("p", "q", "1", "{}")
-        assert database.latest_run(pv) is None
+        assert database.runs_of(pv) == []
 
 
 @pytest.mark.parametrize("sub", ["t.db", "deeper/t.db"])
@@ -247,17 +251,17 @@ def test_run_round_trip_and_states(db):
         db.run_info(run_id + 100)
 
 
-def test_latest_run_by_version_and_label(db):
+def test_runs_of_version_and_label_newest_first(db):
     pv = db.program_version_id("proj", "prog", "v1", "{}")
     pv2 = db.program_version_id("proj", "prog", "v2", "{}")
-    assert db.latest_run(pv) is None
+    assert db.runs_of(pv) == []
     a, _ = db.create_run(pv, "x", {}, None, None, "o")
     b, _ = db.create_run(pv, None, {}, None, None, "o")
     c, _ = db.create_run(pv2, "x", {}, None, None, "o")
-    assert db.latest_run(pv) == b
-    assert db.latest_run(pv, "x") == a
-    assert db.latest_run(pv2) == c
-    assert db.latest_run(pv, "nope") is None
+    assert [r["id"] for r in db.runs_of(pv)] == [b, a]
+    assert [r["id"] for r in db.runs_of(pv, "x")] == [a]
+    assert [r["id"] for r in db.runs_of(pv2)] == [c]
+    assert db.runs_of(pv, "nope") == []
 
 
 def _complete_all(db, run_id, states):
@@ -276,9 +280,7 @@ def test_list_runs_joins_program_and_counts_results(db):
     _complete_all(db, r1, ["OK", "ERROR", "TIMEOUT"])
     _request(db, pv2, r2, 2)  # requested but never measured: no results
     _request(db, pv1, r3, 1)
-    rid = db.complete(db.claim_next(r3, "w").dr_id, ResultRecord("OK", 2.0))
-    dup = db.request(r3, db.configuration_id(pv1, f"{0:064x}", {"x": 0}), "T", 1)
-    db.reuse(dup, rid)  # a reused duplicate adds no result row
+    db.complete(db.claim_next(r3, "w").dr_id, ResultRecord("OK", 2.0))
     db.set_run_state(r1, "COMPLETE")
     runs = db.list_runs()
     assert [r["id"] for r in runs] == [r1, r2, r3]
@@ -372,14 +374,15 @@ def test_request_claim_complete_flow(db, run):
     assert db.counts_by_state(run_id) == {"OK": 1}
 
 
-def test_claim_order_priority_then_id_and_per_run(db, run):
+def test_claim_order_is_request_order_and_per_run(db, run):
     pv, run_id = run
     other_run, _ = db.create_run(pv, None, {}, None, None, "o")
-    low = _request(db, pv, run_id, 3)
-    high = _request(db, pv, run_id, 2, priority=5)
+    first = _request(db, pv, run_id, 3)
     _request(db, pv, other_run, 2)
+    cid = db.configuration_id(pv, "e" * 64, {"x": "late"})
+    late = [db.request(run_id, cid, "T", 9), db.request(run_id, cid, "T", 10)]
     order = [db.claim_next(run_id, "w").dr_id for _ in range(5)]
-    assert order == high + low
+    assert order == first + late
     assert db.claim_next(run_id, "w") is None
     assert db.pending_count(other_run) == 2
 
@@ -398,34 +401,17 @@ def test_complete_validates_state_and_writes_nothing_on_error(db, run):
     assert db.counts_by_state(run_id) == {"TIMEOUT": 1}
 
 
-def test_reuse_points_at_existing_result(db, run):
-    pv, run_id = run
-    cid = db.configuration_id(pv, "d" * 64, {"x": 1})
-    first = db.request(run_id, cid, "A", 0)
-    rid = db.complete(db.claim_next(run_id, "w").dr_id, ResultRecord("OK", 2.0))
-    assert db.find_result(cid) == rid and db.find_result(cid, run_id) == rid
-    assert db.find_result(cid, run_id + 1) is None
-    dup = db.request(run_id, cid, "B", 1)
-    db.reuse(dup, rid)
-    assert [(d.id, d.state, d.result_id) for d in db.desired_results(run_id)] == [
-        (first, "COMPLETE", rid), (dup, "COMPLETE", rid)]
-    assert db.counts_by_state(run_id) == {"OK": 1} and db.pending_count(run_id) == 0
-    with pytest.raises(NotFoundError):
-        db.reuse(dup, rid)
-
-
-def test_abort_and_requeue(db, run):
+def test_cancel_and_requeue(db, run):
     pv, run_id = run
     drs = _request(db, pv, run_id, 5)
     claimed = [db.claim_next(run_id, "w").dr_id for _ in range(2)]
     assert db.pending_count(run_id) == 5
-    assert db.requeue_running(run_id) == 2
-    assert db.requeue_running(run_id) == 0
+    assert db.requeue_unfinished(run_id) == 2
+    assert db.requeue_unfinished(run_id) == 0
     assert db.claim_next(run_id, "w2").dr_id == claimed[0]  # requeued rows are claimable again
-    assert db.abort_requested(run_id) == 4
-    assert db.pending_count(run_id) == 1
-    states = {d.id: d.state for d in db.desired_results(run_id)}
-    assert states == {drs[0]: "RUNNING", **{i: "ABORTED" for i in drs[1:]}}
+    assert db.cancel_unfinished(run_id) == 5
+    assert db.pending_count(run_id) == 0
+    assert {d.state for d in db.desired_results(run_id)} == {"CANCELLED"} and len(drs) == 5
 
 
 def test_results_after_is_ordered_by_result_id(db, run):

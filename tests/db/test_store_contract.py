@@ -6,13 +6,17 @@ import pytest
 from tunerlib.db import (DatabaseError, MemoryStore, NotFoundError, ResultRecord, ResultsDB, ResultsStore,
                          open_store)
 
+from kit import core_path
+
 
 @pytest.fixture(params=["sqlite-fast", "sqlite-core", "memory"])
 def store(request, tmp_path):
     if request.param == "memory":
         backend = MemoryStore()
     else:
-        backend = ResultsDB(str(tmp_path / "c.db"), fast_sqlite=request.param == "sqlite-fast")
+        backend = ResultsDB(str(tmp_path / "c.db"))
+        if request.param == "sqlite-core":
+            core_path(backend)
     yield backend
     backend.close()
 

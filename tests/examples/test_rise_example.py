@@ -36,6 +36,20 @@ SMALL = {"mm": 64, "asum": 2 ** 12, "scal": 2 ** 12, "kmeans": 2 ** 10, "harris"
 QUICK = rise_opencl.TimingPolicy(repeats=1, budget_s=0.01)
 
 
+class Recorded:
+    """RiseTuner, keeping the instances its main() made (for looking inside after a run)."""
+
+    made = []
+
+    @classmethod
+    def main(cls, args):
+        class Tuner(rise_tuner.RiseTuner):
+            def __init__(self, options):
+                super().__init__(options)
+                cls.made.append(self)
+        return Tuner.main(args)
+
+
 def _opencl_device():
     try:
         cl = importlib.import_module("pyopencl")
@@ -245,8 +259,8 @@ def test_confirm_retimes_the_fastest_recorded_configurations(tmp_path, capsys, m
             timed["candidate 2"] = (1e-9, "")
         return timed
     monkeypatch.setattr(rise_worker.IsolatedRunner, "compare", compare)
-    assert rise_tuner.RiseTuner.main(args) == 0
-    tuner = rise_tuner.RiseTuner.last
+    assert Recorded.main(args) == 0
+    tuner = Recorded.made[-1]
     recorded = sorted(tuner._ok.values(), key=lambda tc: tc[0])
     assert len(recorded) >= 3 and {"candidate 1", "candidate 2", rise_tuner.BEST} <= set(seen)
     assert seen["candidate 1"] == recorded[1][1] and seen["candidate 2"] == recorded[2][1]
@@ -302,11 +316,11 @@ def test_bad_options_are_one_line_errors(tmp_path, capsys):
 def test_tuner_end_to_end_replay(tmp_path, capsys):
     args = ["--kernel", "kmeans", "--backend", "replay", "--test-limit", "6", "--seed", "2",
             "--database", str(tmp_path / "t.db"), "--quiet"]
-    assert rise_tuner.RiseTuner.main(args) == 0
+    assert Recorded.main(args) == 0
     out = capsys.readouterr().out
     assert "replay: " in out and "evaluations (" in out and "simulated tuning time" in out
     assert "expert" in out and "default" in out and "tunerlib best" in out
-    tuner = rise_tuner.RiseTuner.last
+    tuner = Recorded.made[-1]
     stats = tuner.replay.stats
     assert stats.evaluations == stats.ok + stats.failed + stats.not_measured == tuner.measured
     assert 1 <= stats.evaluations <= 6 and stats.simulated_s > 0      # duplicates are not looked up
@@ -341,8 +355,8 @@ def test_replay_counts_not_measured_apart(tmp_path):
 def test_table_space_replays_only_recorded_configurations(tmp_path, capsys):
     args = ["--kernel", "mm", "--backend", "replay", "--table-space", "--test-limit", "15", "--seed", "1",
             "--database", str(tmp_path / "t.db"), "--quiet"]
-    assert rise_tuner.RiseTuner.main(args) == 0
-    stats = rise_tuner.RiseTuner.last.replay.stats
+    assert Recorded.main(args) == 0
+    stats = Recorded.made[-1].replay.stats
     assert stats.evaluations == 15 and stats.not_measured == 0
     assert rise_tuner.RiseTuner.main(["--kernel", "mm", "--table-space", "--database", str(tmp_path / "u.db")]) == 2
     assert "add --backend replay" in capsys.readouterr().err

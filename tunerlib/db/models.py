@@ -174,7 +174,7 @@ class DesiredResult(Base):
     """A request to measure a configuration in a run (``DESIRED_RESULT_STATES``).
 
     Written REQUESTED by the search driver, claimed (RUNNING) by a measurement worker, and set COMPLETE
-    with ``result_id`` once a result exists (measured, or reused from an identical configuration).
+    with ``result_id`` once its result exists.
     """
 
     __tablename__ = "desired_result"
@@ -192,7 +192,8 @@ class DesiredResult(Base):
     result_id: Mapped[Optional[int]] = mapped_column(ForeignKey("result.id", use_alter=True))
 
 
-# Serves claim_next (run, REQUESTED, priority desc, id) and pending_count (run, state) from one index.
+# Serves claim_next (run, REQUESTED, id; priority is always 0 since schema 2 code) and pending_count
+# (run, state) from one index.
 Index("ix_desired_result_claim", DesiredResult.tuning_run_id, DesiredResult.state,
       DesiredResult.priority.desc(), DesiredResult.id)
 

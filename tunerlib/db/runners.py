@@ -4,7 +4,7 @@
   SQL text, parameter order, constants, JSON/bool codecs) and executes it directly on the pooled sqlite3
   connection, skipping SQLAlchemy's per-execution bookkeeping (~50-80 µs per statement on a slow box).
 * :class:`_CoreRunner` executes the same statements through a SQLAlchemy Connection (PostgreSQL and other
-  dialects, and SQLite with ``fast_sqlite=False``). Both give the same results.
+  dialects; the tests also run SQLite through it). Both give the same results.
 
 Both expose ``rows``, ``write``, ``insert``, ``many``, ``end_read``, ``commit``, ``rollback`` and ``close``;
 none of them commits on its own: ResultsDB decides where each transaction ends.

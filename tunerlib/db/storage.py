@@ -42,7 +42,6 @@ from .models import (RESULT_STATES, RUN_STATES, Claim, Configuration, DatabaseEr
                      ProgramVersion, Result, ResultRecord, ResultRow, TechniqueState, TuningRun)
 from .lifecycle import RunLifecycle
 from .runners import _CoreRunner, _Runner, _SQLiteRunner
-from .runners import _json_loads, _Prepared  # noqa: F401  (re-exported: they lived here before)
 
 __all__ = ["ResultsDB"]
 
@@ -107,11 +106,10 @@ _TS_UPDATE = update(_TS).where(*_TS_WHERE).values(data=bindparam("d"), updated=b
 class ResultsDB(RunLifecycle):
     """Results database of tunerlib (see the module docstring for transactions, processes, row types)."""
 
-    def __init__(self, url: Optional[str] = None, *, fast_sqlite: bool = True) -> None:
+    def __init__(self, url: Optional[str] = None) -> None:
         """Open (creating if needed) the database at ``url``: None -> ./tunerlib.db, a path -> SQLite file.
 
         Raises DatabaseError (or SchemaVersionError) with a one-line, actionable message.
-        ``fast_sqlite=False`` runs SQLite through SQLAlchemy Connections too (used by the tests).
         """
         self.engine, self.display_url = open_engine(url)
         try:
@@ -120,7 +118,7 @@ class ResultsDB(RunLifecycle):
             self.engine.dispose()
             raise
         dialect = self.engine.dialect.name
-        self._fast = fast_sqlite and dialect == "sqlite"
+        self._fast = dialect == "sqlite"
         self._ins_config = _INS_CONFIG.get(dialect)
         self._pid = os.getpid()
         self._run: Optional[_Runner] = None
@@ -263,14 +261,6 @@ class ResultsDB(RunLifecycle):
                 "objective": objective, "host": host, "pid": pid})
         return int(run_id), run_uuid
 
-    def latest_run(self, program_version_id: int, label: Optional[str] = None) -> Optional[int]:
-        """Id of the most recently created run of the program version (with this label if given)."""
-        query = select(_RUN.c.id).where(_RUN.c.program_version_id == program_version_id)
-        if label is not None:
-            query = query.where(_RUN.c.label == label)
-        rows = self._read(query.order_by(_RUN.c.id.desc()).limit(1), {}, cache=False)
-        return int(rows[0][0]) if rows else None
-
     def run_info(self, run_id: int) -> dict:
         """Dict with id, uuid, program_version_id, label, args, seed, state, start_date, end_date,
         machine_id and objective of a run; NotFoundError if there is none."""
@@ -283,7 +273,7 @@ class ResultsDB(RunLifecycle):
         """Every tuning run in id order, one query (called by ``tunerlib runs`` and the db tool).
 
         Each dict has id, uuid, project, program (name), version, label, state, tests (number of result
-        rows of the run; reused duplicates are not counted again), start_date, end_date, seed, host and
+        rows of the run), start_date, end_date, seed, host and
         pid (of the process that drives or drove the run).
         """
         return [dict(zip(_LIST_RUNS_KEYS, row)) for row in self._read(_LIST_RUNS, {})]
@@ -321,16 +311,16 @@ class ResultsDB(RunLifecycle):
         return int(new_id)
 
     def request(self, run_id: int, configuration_id: int, requestor: str, generation: int,
-                limit: Optional[float] = None, priority: int = 0) -> int:
-        """Queue a measurement (state REQUESTED; higher priority is claimed first); returns its id."""
+                limit: Optional[float] = None) -> int:
+        """Queue a measurement (state REQUESTED, claimed oldest first); returns its id."""
         with self._tx() as runner:
             return runner.insert(_INS_DR, {
                 "tuning_run_id": run_id, "configuration_id": configuration_id, "requestor": requestor,
-                "generation": generation, "priority": priority, "limit": limit, "state": "REQUESTED",
+                "generation": generation, "priority": 0, "limit": limit, "state": "REQUESTED",
                 "request_date": time_module.time()})
 
     def claim_next(self, run_id: int, worker: str) -> Optional[Claim]:
-        """Atomically claim the next REQUESTED desired result of the run (priority desc, then id) for
+        """Atomically claim the oldest REQUESTED desired result of the run (by id) for
         ``worker`` and mark it RUNNING; None when nothing is requested. Safe across processes."""
         runner = self._runner()
         while True:
@@ -373,33 +363,6 @@ class ResultsDB(RunLifecycle):
                 raise DatabaseError(f"desired result {desired_result_id} is already complete")
         return result_id
 
-    def reuse(self, desired_result_id: int, result_id: int) -> None:
-        """Mark a desired result COMPLETE with an existing result (a duplicate, not re-measured)."""
-        with self._tx() as runner:
-            done = runner.write(_FINISH_DR, {"dr": desired_result_id, "rid": result_id})
-        if done != 1:
-            raise NotFoundError(f"no incomplete desired result with id {desired_result_id}")
-
-    def find_result(self, configuration_id: int, run_id: Optional[int] = None) -> Optional[int]:
-        """Id of the earliest result of the configuration (in ``run_id`` if given), or None."""
-        query = select(func.min(_RES.c.id)).where(_RES.c.configuration_id == configuration_id)
-        if run_id is not None:
-            query = query.where(_RES.c.tuning_run_id == run_id)
-        return self._read(query, {}, cache=False)[0][0]
-
-    def abort_requested(self, run_id: int) -> int:
-        """Set every REQUESTED desired result of the run to ABORTED; returns how many."""
-        return self._move_state(run_id, "REQUESTED", state="ABORTED")
-
-    def requeue_running(self, run_id: int) -> int:
-        """Put RUNNING desired results back to REQUESTED (resume after a crash); returns how many."""
-        return self._move_state(run_id, "RUNNING", state="REQUESTED", worker=None, start_date=None)
-
-    def _move_state(self, run_id: int, old: str, **values: Any) -> int:
-        stmt = update(_DR).where(_DR.c.tuning_run_id == run_id, _DR.c.state == old).values(**values)
-        with self._tx() as runner:
-            return runner.write(stmt, {}, cache=False)
-
     def pending_count(self, run_id: int) -> int:
         """Number of desired results of the run that are REQUESTED or RUNNING."""
         return self._read(_PENDING_COUNT, {"run": run_id})[0][0]
@@ -412,8 +375,7 @@ class ResultsDB(RunLifecycle):
                 runner.many(_NEW_BEST, [{"rid": rid} for rid in result_ids])
 
     def results_after(self, run_id: int, after_result_id: int) -> list[ResultRow]:
-        """Results of the run with id > ``after_result_id`` in id order (the search driver's poll).
-        A reused duplicate (:meth:`reuse`) adds no result row."""
+        """Results of the run with id > ``after_result_id`` in id order (the search driver's poll)."""
         return [ResultRow(*row) for row in self._read(_RESULTS_AFTER, {"run": run_id,
                                                                        "after": after_result_id})]
 
@@ -426,7 +388,7 @@ class ResultsDB(RunLifecycle):
         return [DesiredResultRow(*row) for row in self._read(_DESIRED_ROWS, {"run": run_id})]
 
     def counts_by_state(self, run_id: int) -> dict[str, int]:
-        """{result state: number of results} of the run (reused duplicates are not counted again)."""
+        """{result state: number of results} of the run."""
         return {state: count for state, count in self._read(_COUNTS, {"run": run_id})}
 
     # ------------------------------------------------------------------------ technique state
