@@ -6,7 +6,7 @@ from typing import List
 from .bandit import AUCBanditMetaTechnique
 from .base import Technique
 from .registry import TechniqueRegistry
-from . import (annealing, binary_ga, bo, bundles, composable, differential_evolution, genetic,
+from . import (annealing, binary_ga, bo, bundles, composable_presets, differential_evolution, genetic,
                mutation_bandit, nelder_mead, pattern_search, pso, torczon)
 from .simple import GreedyMutation, PureRandom
 
@@ -37,7 +37,7 @@ def register_builtin(registry: TechniqueRegistry) -> None:
                           f"mutate the best configuration, each parameter re-drawn with p={rate}")
         registry.register(f"NormalGreedyMutation{suffix}", lambda r=rate: _greedy(r, True),
                           f"mutate the best configuration with Gaussian steps (sigma 0.1), p={rate}")
-    for module in (composable, differential_evolution, pso, genetic, binary_ga, nelder_mead, torczon,
+    for module in (composable_presets, differential_evolution, pso, genetic, binary_ga, nelder_mead, torczon,
                    pattern_search, annealing, mutation_bandit, bo):
         module.register(registry)
     registry.register("GreedyMutationBandit", _greedy_bandit,

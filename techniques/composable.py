@@ -37,7 +37,6 @@ from ..parameters import ConfigurationManipulator, Parameter
 from .base import Config, Feedback, Technique, TechniqueError
 from .operator_map import MapInput, OperatorChoice, OperatorMap, kind_of
 from .name_encoding import composable_name
-from .registry import TechniqueRegistry
 
 
 @dataclass(frozen=True)
@@ -460,62 +459,6 @@ register_base(GreedyComposableTechnique)
 register_base(RandomThreeParentsComposableTechnique)
 
 
-# ---- named composable techniques ----------------------------------------------------------
-_NUMERIC = ("float", "int", "ordinal")   # "int"/"float" entries also cover log_int, pow2, log_float
-_CATEGORICAL = ("bool", "enum", "selector", "switch")
-
-
-_SWARM = {"c": 0.6, "c1": 1.2, "c2": 0.5}
-
-
-def composable_diff_evolution() -> Technique:
-    """OpenTuner's ComposableDiffEvolution: DE base, default operator everywhere (best ~ 3/30)."""
-    return RandomThreeParentsComposableTechnique(population_size=30, crossover_rate=0.9, best_probability=0.1)
-
-
-def composable_diff_evolution_cx() -> Technique:
-    """OpenTuner's ComposableDiffEvolutionCX: as above with CX for permutations, crossover for float arrays."""
-    op_map = {"permutation": OperatorChoice("op3_cross", (), {"xchoice": "op3_cross_CX"}),
-              "float_array": OperatorChoice("op3_cross", (), {"strength": 0.4})}
-    return RandomThreeParentsComposableTechnique(operator_map=op_map, population_size=30,
-                                                 crossover_rate=0.9, best_probability=0.1)
-
-
-def composable_greedy_ox1_swarm() -> Technique:
-    """Greedy base: OX1 crossover for permutations, PSO steps for numeric, categorical and array kinds."""
-    op_map: Dict[str, OperatorChoice] = {"permutation": OperatorChoice("op3_cross_OX1", (), {"strength": 0.3})}
-    for kind in _NUMERIC + _CATEGORICAL + ("int_array",):
-        op_map[kind] = OperatorChoice("op3_swarm", (), _SWARM)
-    for kind in ("bool_array", "float_array"):
-        op_map[kind] = OperatorChoice("op3_swarm_parallel", (), _SWARM)
-    return GreedyComposableTechnique(operator_map=op_map, population_size=30, crossover_rate=0.5)
-
-
-def composable_diff_evolution_pmx() -> Technique:
-    """DE base with partially-mapped crossover for permutations and A+F(B-C) elsewhere."""
-    op_map = {"permutation": OperatorChoice("op3_cross_PMX", (), {"strength": 0.3})}
-    return RandomThreeParentsComposableTechnique(operator_map=op_map, population_size=20,
-                                                 crossover_rate=0.9, best_probability=0.2)
-
-
-NAMED: Dict[str, Tuple[Any, str]] = {
-    "ComposableDiffEvolution": (composable_diff_evolution,
-                                "composable DE base (oldest + 3 random parents), A+F(B-C) on every type"),
-    "ComposableDiffEvolutionCX": (composable_diff_evolution_cx,
-                                  "composable DE base with cycle crossover for permutations"),
-    "ComposableGreedyOX1Swarm": (composable_greedy_ox1_swarm,
-                                 "composable greedy base: OX1 for permutations, PSO steps elsewhere"),
-    "ComposableDiffEvolutionPMX": (composable_diff_evolution_pmx,
-                                   "composable DE base with PMX crossover for permutations"),
-}
-
-
-def register(registry: TechniqueRegistry) -> None:
-    """Register the named composable techniques (factories; a fresh instance per run)."""
-    for name, (factory, desc) in NAMED.items():
-        registry.register(name, factory, desc)
-
-
 __all__ = ["Child", "ComposableEvolutionaryTechnique", "GreedyComposableTechnique", "HyperParameter",
-           "Member", "NAMED", "POPULATION_SIZE", "RandomThreeParentsComposableTechnique",
-           "TECHNIQUE_BASES", "register", "register_base"]
+           "Member", "POPULATION_SIZE", "RandomThreeParentsComposableTechnique", "TECHNIQUE_BASES",
+           "register_base"]

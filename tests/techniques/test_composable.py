@@ -12,9 +12,9 @@ from tunerlib.parameters import (BooleanArray, BooleanParameter, ConfigurationMa
                                  PermutationParameter, PowerOfTwoParameter, ScheduleParameter,
                                  SelectorParameter, SwitchParameter)
 from tunerlib.techniques import Feedback, TechniqueError, TechniqueRegistry, registry
-from tunerlib.techniques.composable import (NAMED, ComposableEvolutionaryTechnique,
-                                            GreedyComposableTechnique,
-                                            RandomThreeParentsComposableTechnique, register)
+from tunerlib.techniques.composable_presets import NAMED, register
+from tunerlib.techniques.composable import (ComposableEvolutionaryTechnique, GreedyComposableTechnique,
+                                            RandomThreeParentsComposableTechnique)
 from tunerlib.techniques.operator_map import OperatorChoice, OperatorMap, kind_of
 
 # ---------------------------------------------------------------- spaces and objectives

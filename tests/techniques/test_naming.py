@@ -11,8 +11,9 @@ from tunerlib.parameters import (BooleanArray, BooleanParameter, ConfigurationMa
                                  OrdinalParameter, PermutationParameter, PowerOfTwoParameter,
                                  ScheduleParameter)
 from tunerlib.techniques import Feedback, PureRandom, TechniqueError, TechniqueRegistry
-from tunerlib.techniques.composable import (NAMED, TECHNIQUE_BASES, GreedyComposableTechnique,
-                                            RandomThreeParentsComposableTechnique, register)
+from tunerlib.techniques.composable_presets import NAMED, register
+from tunerlib.techniques.composable import (TECHNIQUE_BASES, GreedyComposableTechnique,
+                                            RandomThreeParentsComposableTechnique)
 from tunerlib.techniques.naming import (is_generated_name, parse_name, random_composable, resolve,
                                         technique_from_name, technique_name)
 from tunerlib.techniques.operator_map import OperatorChoice, required_parents
