@@ -24,7 +24,6 @@ from .options import TuningOptions
 from .parameters import ConfigurationManipulator
 from .progress import Summary
 from .result import DesiredResult, Result
-from .search import TunerScriptError
 from .tuningrun import TuningRun
 
 
@@ -82,9 +81,8 @@ class TuningRunManager:
         return self._run.ask("api")
 
     def report_result(self, desired_result: DesiredResult, result: Result) -> None:
-        """Record the result of a configuration returned by :meth:`get_next_desired_result`."""
-        if not isinstance(result, Result):
-            raise TunerScriptError(f"report_result() needs a tunerlib.Result, got {type(result).__name__}")
+        """Record the result of a configuration returned by :meth:`get_next_desired_result`
+        (TunerScriptError when ``result`` is not a tunerlib.Result)."""
         self._run.tell(desired_result, result)
 
     def get_best_configuration(self) -> Optional[Dict[str, Any]]:

@@ -66,7 +66,7 @@ def _report(name: str, options, summary) -> int:
         return summary.exit_code
     print(summary.render())
     if summary.exit_code:
-        states = ", ".join(f"{k} {v}" for k, v in sorted(summary.states.items())) or "no results"
+        states = summary.states_text() or "no results"
         hint = f"; first error {summary.first_error}" if summary.first_error else ""
         print(f"{name}: error: no measurement succeeded ({states}){hint}", file=sys.stderr)
     return summary.exit_code

@@ -23,8 +23,8 @@ import threading
 import time
 from typing import Any, Dict, Iterator, Optional, Sequence, Set
 
-__all__ = ["Interrupts", "MeasurementTimedOut", "RunInterrupted", "die_with_parent", "exit_code",
-           "kill_children", "register_child", "unregister_child"]
+__all__ = ["Interrupts", "MeasurementTimedOut", "RunInterrupted", "die_with_parent", "kill_children",
+           "register_child", "unregister_child"]
 
 #: process groups of the commands ``call_program`` is running in this process
 _CHILD_GROUPS: Set[int] = set()
@@ -71,11 +71,6 @@ def signal_name(signum: Optional[int]) -> str:
         return signal.Signals(signum).name
     except (ValueError, TypeError):
         return f"signal {signum}"
-
-
-def exit_code(signum: int) -> int:
-    """The shell's exit status of a process stopped by ``signum`` (130 for SIGINT, 143 for SIGTERM)."""
-    return 128 + int(signum)
 
 
 def die_with_parent(signum: int = signal.SIGTERM) -> None:
@@ -141,10 +136,6 @@ class Interrupts:
                 signal.signal(signum, signal.SIG_IGN)
 
     # ---- queries --------------------------------------------------------------------------------
-    def time_left(self) -> Optional[float]:
-        """Seconds until the deadline (never negative), or None without one."""
-        return None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
-
     def check(self) -> None:
         """Raise RunInterrupted when a signal arrived or the deadline has passed."""
         if self.pending is not None:

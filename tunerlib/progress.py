@@ -40,6 +40,10 @@ class Summary:
             return 128 + int(getattr(signals, self.signal))
         return 0 if self.best_value is not None else 1
 
+    def states_text(self) -> str:
+        """``ERROR 4, OK 7``: results by state ("" when there are none)."""
+        return ", ".join(f"{k} {v}" for k, v in sorted(self.states.items()))
+
     def interrupted_line(self) -> str:
         """The one line printed when a signal stopped the run."""
         best = "no successful measurement yet" if self.best_value is None else \
@@ -56,7 +60,7 @@ class Summary:
         cfg = json.dumps(self.best_configuration, sort_keys=True)
         if len(cfg) > 400:
             cfg = cfg[:400] + " ..."
-        states = ", ".join(f"{k} {v}" for k, v in sorted(self.states.items())) or "none"
+        states = self.states_text() or "none"
         lines = [
             f"tunerlib: {self.program}: stopped ({self.stopped_because}) after {self.tests} tests "
             f"in {self.elapsed_seconds:.1f} s",

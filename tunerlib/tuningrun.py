@@ -138,7 +138,7 @@ class TuningRun:
         """The time limit of a new request: ``--limit-multiplier`` x the best time so far (time
         objectives), capped by ``--measurement-timeout``; None when neither applies."""
         limits = [self.options.measurement_timeout]
-        best = self.search.best if hasattr(self, "search") else None
+        best = self.search.best
         if isinstance(self.objective, MinimizeTime) and best is not None and best.result.time:
             limits.append(self.options.limit_multiplier * best.result.time)
         limits = [v for v in limits if v is not None]

@@ -251,19 +251,6 @@ def test_run_round_trip_and_states(db):
         db.run_info(run_id + 100)
 
 
-def test_runs_of_version_and_label_newest_first(db):
-    pv = db.program_version_id("proj", "prog", "v1", "{}")
-    pv2 = db.program_version_id("proj", "prog", "v2", "{}")
-    assert db.runs_of(pv) == []
-    a, _ = db.create_run(pv, "x", {}, None, None, "o")
-    b, _ = db.create_run(pv, None, {}, None, None, "o")
-    c, _ = db.create_run(pv2, "x", {}, None, None, "o")
-    assert [r["id"] for r in db.runs_of(pv)] == [b, a]
-    assert [r["id"] for r in db.runs_of(pv, "x")] == [a]
-    assert [r["id"] for r in db.runs_of(pv2)] == [c]
-    assert db.runs_of(pv, "nope") == []
-
-
 def _complete_all(db, run_id, states):
     for state in states:
         db.complete(db.claim_next(run_id, "w").dr_id, ResultRecord(state, 1.0))
@@ -399,19 +386,6 @@ def test_complete_validates_state_and_writes_nothing_on_error(db, run):
         db.complete(dr, ResultRecord("OK", 1.0))
     assert [r.id for r in db.run_results(run_id)] == [rid]
     assert db.counts_by_state(run_id) == {"TIMEOUT": 1}
-
-
-def test_cancel_and_requeue(db, run):
-    pv, run_id = run
-    drs = _request(db, pv, run_id, 5)
-    claimed = [db.claim_next(run_id, "w").dr_id for _ in range(2)]
-    assert db.pending_count(run_id) == 5
-    assert db.requeue_unfinished(run_id) == 2
-    assert db.requeue_unfinished(run_id) == 0
-    assert db.claim_next(run_id, "w2").dr_id == claimed[0]  # requeued rows are claimable again
-    assert db.cancel_unfinished(run_id) == 5
-    assert db.pending_count(run_id) == 0
-    assert {d.state for d in db.desired_results(run_id)} == {"CANCELLED"} and len(drs) == 5
 
 
 def test_results_after_is_ordered_by_result_id(db, run):

@@ -32,6 +32,10 @@ def _requests(store, pv, run_id, n, start=0):
                           limit=2.0) for i in range(start, start + n)]
 
 
+def _pending(store, run_id):
+    return sum(d.state in ("REQUESTED", "RUNNING") for d in store.desired_results(run_id))
+
+
 def test_backends_satisfy_the_protocol(store):
     assert isinstance(store, ResultsStore)
     assert isinstance(open_store("memory://"), MemoryStore)
@@ -159,3 +163,29 @@ def test_worker_url(store):
             store.worker_url()
     else:
         assert store.worker_url().startswith("sqlite:///")
+
+
+def test_runs_of_version_and_label_newest_first(store):
+    pv = store.program_version_id("proj", "prog", "v1", "{}")
+    pv2 = store.program_version_id("proj", "prog", "v2", "{}")
+    assert store.runs_of(pv) == []
+    a, _ = store.create_run(pv, "x", {}, None, None, "o")
+    b, _ = store.create_run(pv, None, {}, None, None, "o")
+    c, _ = store.create_run(pv2, "x", {}, None, None, "o")
+    assert [r["id"] for r in store.runs_of(pv)] == [b, a]
+    assert [r["id"] for r in store.runs_of(pv, "x")] == [a]
+    assert [r["id"] for r in store.runs_of(pv2)] == [c]
+    assert store.runs_of(pv, "nope") == []
+
+
+def test_cancel_and_requeue(store):
+    pv, run_id, _ = _run(store)
+    drs = _requests(store, pv, run_id, 5)
+    claimed = [store.claim_next(run_id, "w").dr_id for _ in range(2)]
+    assert _pending(store, run_id) == 5
+    assert store.requeue_unfinished(run_id) == 2
+    assert store.requeue_unfinished(run_id) == 0
+    assert store.claim_next(run_id, "w2").dr_id == claimed[0]  # requeued rows are claimable again
+    assert store.cancel_unfinished(run_id) == 5
+    assert _pending(store, run_id) == 0
+    assert {d.state for d in store.desired_results(run_id)} == {"CANCELLED"} and len(drs) == 5

@@ -4,7 +4,6 @@ Every kernel here is really generated, compiled with the system C compiler (Open
 against scipy/numpy; the whole file is skipped when no C compiler with OpenMP is available.  The
 ``taco`` backend is exercised with fake ``taco`` executables (the real TACO is not installed).
 """
-import glob
 import gzip
 import itertools
 import json
@@ -13,7 +12,6 @@ import random
 import sys
 import tempfile
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -32,12 +30,10 @@ import taco_inputs as inputs  # noqa: E402
 import taco_loopnest as loopnest  # noqa: E402
 import taco_spaces as spaces  # noqa: E402
 import taco_tuner  # noqa: E402
-import taco_backends  # noqa: E402
-import taco_isolate  # noqa: E402
 from taco_backends import Evaluator  # noqa: E402
-from taco_cli import TacoCli, schedule_string, taco_command  # noqa: E402
+from taco_cli import schedule_string, taco_command  # noqa: E402
 from taco_kernels import KERNEL_NAMES, KERNELS  # noqa: E402
-from taco_problem import build_problem  # noqa: E402
+from taco_fakes import small_problem  # noqa: E402
 
 try:
     harness.Compiler().check()
@@ -49,12 +45,6 @@ SHARED = REPO.parent / "shared"
 TACO_CACHE = SHARED / "data" / "taco_cache"
 PERMS = [list(p) for p in itertools.permutations(range(5))]
 QUICK = harness.TimingPolicy(min_runs=1, max_runs=2, budget_s=0.05)
-
-
-def small_problem(kernel: str, seed: int = 0):
-    if KERNELS[kernel].is_tensor_kernel:
-        return build_problem(kernel, tensor=inputs.random_tensor((30, 25, 20), 0.03, seed), dense_size=4, seed=seed)
-    return build_problem(kernel, matrix=inputs.random_matrix(130, 110, 0.05, seed), dense_size=6, seed=seed)
 
 
 @pytest.fixture(scope="module")
@@ -421,161 +411,6 @@ def test_replay_end_to_end_and_not_measured_counts(tmp_path, capsys):
         assert tuner.replay.interface.stats.not_measured == 1
     report = tuner.replay.report(recorded)
     assert "not measured" in report and "tunerlib best" in report and "table optimum" in report
-
-
-# ------------------------------------------------------------------ fake taco
-_VALID_SPMV = r'''
-#ifndef TACO_C_HEADERS
-#define TACO_C_HEADERS
-#include <stdint.h>
-#include <omp.h>
-typedef enum { taco_mode_dense, taco_mode_sparse } taco_mode_t;
-typedef struct { int32_t order; int32_t* dimensions; int32_t csize; int32_t* mode_ordering;
-  taco_mode_t* mode_types; uint8_t*** indices; uint8_t* vals; uint8_t* fill_value; int32_t vals_size;
-} taco_tensor_t;
-#endif
-int compute(taco_tensor_t *y, taco_tensor_t *A, taco_tensor_t *x) {
-  int y1_dimension = (int)(y->dimensions[0]);
-  double* y_vals = (double*)(y->vals);
-  int* A2_pos = (int*)(A->indices[1][0]);
-  int* A2_crd = (int*)(A->indices[1][1]);
-  double* A_vals = (double*)(A->vals);
-  double* x_vals = (double*)(x->vals);
-  #pragma omp parallel for schedule(runtime)
-  for (int32_t i = 0; i < y1_dimension; i++) {
-    double tj = 0.0;
-    for (int32_t p = A2_pos[i]; p < A2_pos[i + 1]; p++) tj += A_vals[p] * x_vals[A2_crd[p]];
-    y_vals[i] = tj;
-  }
-  return 0;
-}
-'''
-
-
-_HANG_SPMV = _VALID_SPMV.replace("  return 0;\n}", "  volatile int spin = 1;\n  while (spin) {}\n  return 0;\n}")
-_CRASH_SPMV = _VALID_SPMV.replace("  return 0;\n}", "  *(volatile int*)0 = 1;\n  return 0;\n}")
-
-
-def fake_taco(tmp_path: Path, mode: str) -> str:
-    """A fake ``taco``: logs its argv, leaves a file in $TMPDIR, then acts out ``mode``."""
-    script = tmp_path / f"taco_{mode}"
-    script.write_text(f"""#!{sys.executable}
-import os, sys, time
-args = sys.argv[1:]
-open({str(tmp_path / 'argv.json')!r}, 'w').write(__import__('json').dumps(args))
-open(os.path.join(os.environ['TMPDIR'], 'taco_tmp_leftover'), 'w').write('x')
-out = [a.split('=', 1)[1] for a in args if a.startswith('-write-source=')][0]
-mode = {mode!r}
-if mode == 'abort':
-    sys.stderr.write('Error at /taco/src/index_notation.cpp:1 in reorder:\\n Compiler bug: bad reorder\\n')
-    sys.stderr.flush()
-    os.abort()
-if mode == 'sleep':
-    time.sleep(30)
-sources = {{'valid': {_VALID_SPMV!r}, 'hang': {_HANG_SPMV!r}, 'crash': {_CRASH_SPMV!r}}}
-open(out, 'w').write(sources.get(mode, 'this is %% not C code\\n'))
-""")
-    script.chmod(0o755)
-    return str(script)
-
-
-def _leftovers():
-    return set(glob.glob(os.path.join(tempfile.gettempdir(), "tunerlib_taco_cli_*")))
-
-
-@pytest.mark.parametrize("mode, state, phase, fragment", [
-    ("valid", "OK", None, None),
-    ("abort", "INFEASIBLE", "taco", "SIGABRT"),
-    ("garbage", "INFEASIBLE", "compile", "error"),
-])
-def test_fake_taco_backend(tmp_path, compiler, mode, state, phase, fragment):
-    before = _leftovers()
-    cli = TacoCli(fake_taco(tmp_path, mode), timeout_s=20)
-    cli.check()
-    ev = Evaluator("spmv", small_problem("spmv"), "taco", compiler, QUICK, 5.0, cli)
-    res = ev.evaluate(spaces.expert_config("spmv"))
-    assert res.state == state, res.extra
-    if phase:
-        assert res.extra["phase"] == phase and fragment in res.extra["error"] and "\n" not in res.extra["error"]
-    argv = json.loads((tmp_path / "argv.json").read_text())
-    assert argv[0] == "y(i) = A(i,j) * x(j)" and "-f=A:ds" in argv and "-nthreads=32" in argv
-    assert "-schedule=static,1" in argv and any(a.startswith("-s=split(i,i0,i1,16)") for a in argv)
-    assert _leftovers() == before                       # temp folder (and TACO's leftovers) removed
-
-
-@pytest.mark.parametrize("mode, state, fragment", [("hang", "TIMEOUT", "killed"), ("crash", "ERROR", "SIGSEGV")])
-def test_taco_kernels_that_hang_or_crash_do_not_stop_the_run(tmp_path, compiler, monkeypatch, mode, state, fragment):
-    """TACO's code has no deadline check: the measurement runs in a worker process that is killed."""
-    monkeypatch.setattr(taco_backends, "ISOLATION_SLACK_S", 1.0)
-    cli = TacoCli(fake_taco(tmp_path, mode), timeout_s=20)
-    ev = Evaluator("spmv", small_problem("spmv"), "taco", compiler, QUICK, 0.2, cli)
-    res = ev.evaluate(spaces.expert_config("spmv"))
-    assert res.state == state and fragment in res.extra["error"], res.extra
-    assert ev.evaluate(spaces.expert_config("spmv")).state == state   # and again: this process is fine
-    assert ev._isolated.restarts == 1                                  # on a new worker
-    ev.close()
-
-
-@pytest.mark.parametrize("mode, state, fragment", [("hang", "TIMEOUT", "killed"), ("crash", "ERROR", "SIGSEGV")])
-def test_isolated_deadline_does_not_include_worker_start_up(tmp_path, compiler, monkeypatch, mode, state, fragment):
-    """A worker that takes far longer to start (a loaded machine) than the whole measurement
-    deadline: the deadline starts at its "ready", so a crash is still ERROR, a hang still TIMEOUT."""
-    monkeypatch.setattr(taco_backends, "ISOLATION_SLACK_S", 0.2)     # deadline 2*0.2 + 0.05 + 0.2 s
-    monkeypatch.setattr(taco_isolate, "START_DELAY_S", 2.0)          # each worker sleeps first
-    cli = TacoCli(fake_taco(tmp_path, mode), timeout_s=20)
-    ev = Evaluator("spmv", small_problem("spmv"), "taco", compiler, QUICK, 0.2, cli)
-    for _ in range(2):                                                  # the restarted worker too
-        res = ev.evaluate(spaces.expert_config("spmv"))
-        assert res.state == state and fragment in res.extra["error"], res.extra
-    if mode == "hang":
-        assert "0.65 s" in res.extra["error"]                          # the deadline, start-up not in it
-    ev.close()
-
-
-def test_isolated_worker_start_up_timeout_and_recovery(tmp_path, compiler, monkeypatch):
-    monkeypatch.setattr(taco_isolate, "START_DELAY_S", 60.0)         # never ready within the limit
-    monkeypatch.setattr(taco_isolate, "STARTUP_TIMEOUT_S", 0.5)
-    cli = TacoCli(fake_taco(tmp_path, "valid"), timeout_s=20)
-    ev = Evaluator("spmv", small_problem("spmv"), "taco", compiler, QUICK, 5.0, cli)
-    res = ev.evaluate(spaces.expert_config("spmv"))
-    assert res.state == "TIMEOUT" and "start-up timed out after 0.5 s" in res.extra["error"], res.extra
-    assert not ev._isolated._proc.is_alive() and ev.counts.timeouts == 1
-    monkeypatch.setattr(taco_isolate, "START_DELAY_S", 0.0)
-    monkeypatch.setattr(taco_isolate, "STARTUP_TIMEOUT_S", 120.0)
-    res = ev.evaluate(spaces.expert_config("spmv"))                     # the next worker starts normally
-    assert res.state == "OK", res.extra
-    assert ev._isolated.restarts == 1
-    ev.close()
-
-
-class _ExitsWhenUnpickled:
-    """Stands for a problem whose unpickling kills the worker (start-up dies before "ready")."""
-
-    def __reduce__(self):
-        return os._exit, (3,)
-
-
-def test_isolated_worker_that_dies_during_start_up_is_an_error():
-    m = taco_isolate.IsolatedMeasurer(_ExitsWhenUnpickled(), "taco", QUICK, slack_s=1.0)
-    kernel = SimpleNamespace(path="never-loaded.so", compile_s=0.0)    # never sent: start-up fails first
-    for _ in range(2):
-        res = m.measure(kernel, (0, 1, 1), 0.2)
-        assert res.state == "ERROR", res.extra
-        assert res.extra["error"] == "measurement worker died during start-up (exit status 3)"
-    assert m.restarts == 1
-    m.close()
-
-
-def test_fake_taco_timeout_and_end_to_end(tmp_path, capsys):
-    cli = TacoCli(fake_taco(tmp_path, "sleep"), timeout_s=0.5)
-    with pytest.raises(Exception) as info:
-        cli.generate("spmv", spaces.expert_config("spmv"))
-    assert "timed out" in str(info.value)
-    args = ["--kernel", "spmv", "--backend", "taco", "--taco", fake_taco(tmp_path, "valid"), "--rows", "80",
-            "--density", "0.05", "--test-limit", "4", "--database", str(tmp_path / "t.db"), "--quiet",
-            "--compare-rounds", "2"]
-    assert taco_tuner.TacoTuner.main(args) == 0
-    assert "taco backend" in capsys.readouterr().out
 
 
 def test_taco_commands_for_every_kernel():
