@@ -33,7 +33,7 @@ import taco_tuner  # noqa: E402
 from taco_backends import Evaluator  # noqa: E402
 from taco_cli import schedule_string, taco_command  # noqa: E402
 from taco_kernels import KERNEL_NAMES, KERNELS  # noqa: E402
-from taco_fakes import small_problem  # noqa: E402
+from taco_fakes import QUICK, compiler, small_problem  # noqa: E402,F401  (compiler: a fixture)
 
 try:
     harness.Compiler().check()
@@ -44,16 +44,6 @@ except harness.HarnessError as _exc:
 SHARED = REPO.parent / "shared"
 TACO_CACHE = SHARED / "data" / "taco_cache"
 PERMS = [list(p) for p in itertools.permutations(range(5))]
-QUICK = harness.TimingPolicy(min_runs=1, max_runs=2, budget_s=0.05)
-
-
-@pytest.fixture(scope="module")
-def compiler():
-    c = harness.Compiler()
-    yield c
-    c.close()
-
-
 @pytest.fixture(scope="module")
 def evaluators(compiler):
     return {k: Evaluator(k, small_problem(k), "builtin", compiler, QUICK, 10.0) for k in KERNEL_NAMES}

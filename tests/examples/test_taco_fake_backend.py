@@ -7,25 +7,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from taco_fakes import fake_taco, leftovers, small_problem
+from taco_fakes import QUICK, compiler, fake_taco, leftovers, small_problem  # noqa: F401  (compiler: a fixture)
 
 import taco_backends  # noqa: E402  (examples/taco is on the path: taco_fakes put it there)
-import taco_harness as harness  # noqa: E402
 import taco_isolate  # noqa: E402
 import taco_spaces as spaces  # noqa: E402
 import taco_tuner  # noqa: E402
 from taco_backends import Evaluator  # noqa: E402
 from taco_cli import TacoCli  # noqa: E402
-
-QUICK = harness.TimingPolicy(min_runs=1, max_runs=2, budget_s=0.05)
-
-
-@pytest.fixture(scope="module")
-def compiler():
-    c = harness.Compiler()
-    yield c
-    c.close()
-
 
 
 @pytest.mark.parametrize("mode, state, phase, fragment", [

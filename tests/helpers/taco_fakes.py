@@ -8,9 +8,22 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "taco"))
 
+import pytest  # noqa: E402
+import taco_harness as harness  # noqa: E402
 import taco_inputs as inputs  # noqa: E402
 from taco_kernels import KERNELS  # noqa: E402
 from taco_problem import build_problem  # noqa: E402
+
+#: a timing policy that measures once or twice (tests check states, not speed)
+QUICK = harness.TimingPolicy(min_runs=1, max_runs=2, budget_s=0.05)
+
+
+@pytest.fixture(scope="module")
+def compiler():
+    """One C compiler (and its cache) per test module; import it to use it."""
+    c = harness.Compiler()
+    yield c
+    c.close()
 
 
 def small_problem(kernel: str, seed: int = 0):
