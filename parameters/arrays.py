@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .base import ComplexParameter, Config, ParameterError, operator
 from .numeric import _linear_weights
@@ -122,6 +122,12 @@ class ArrayParameter(ComplexParameter):
     def to_json(self) -> Dict[str, Any]:
         return {"kind": self.kind, "name": self.name, "count": self.count}
 
+    #: type name of one element (the store's representation counts the elements as sub-parameters)
+    element_type = ""
+
+    def structure(self) -> List[Tuple[str, int]]:
+        return [(self.element_type, self.count)]
+
     # ---- operators ----------------------------------------------------------
     def _section(self, rng: random.Random, strength: float) -> range:
         d = max(1, min(self.count, int(round(float(strength) * self.count))))
@@ -168,6 +174,7 @@ class BooleanArray(ArrayParameter):
     """``count`` booleans."""
 
     kind = "bool_array"
+    element_type = "BooleanParameter"
 
     def _elem_seed(self) -> bool:
         return False
@@ -297,6 +304,7 @@ class FloatArray(_BoundedArray):
     """``count`` floats in ``[min, max]``."""
 
     kind = "float_array"
+    element_type = "FloatParameter"
 
     def _bound(self, name: str, x: Any) -> float:
         return float(x)
@@ -341,6 +349,7 @@ class IntegerArray(_BoundedArray):
     """``count`` integers in ``[min, max]`` (inclusive)."""
 
     kind = "int_array"
+    element_type = "IntegerParameter"
 
     def _bound(self, name: str, x: Any) -> int:
         if isinstance(x, float) and not x.is_integer():

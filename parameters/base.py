@@ -151,6 +151,12 @@ class Parameter:
         """One line: kind and legal range."""
         return self.kind
 
+    def structure(self) -> List[Tuple[str, int]]:
+        """The sub-parameters this parameter is made of, as (parameter type name, count) pairs; called
+        when the cross-session store describes a space's structure (DeepTuner thesis §5.1.1). A plain
+        parameter has none; arrays and selectors override this."""
+        return []
+
     def copy_value(self, value: Any) -> Any:
         return list(value) if isinstance(value, list) else value
 

@@ -485,6 +485,10 @@ class SelectorParameter(CategoricalParameter):
     def describe(self) -> str:
         return f"selector {self.choices!r} cutoffs <= {self.max_cutoff}"
 
+    def structure(self) -> List[Tuple[str, int]]:
+        """Its cutoffs: ``len(choices) - 1`` log-integer sub-parameters."""
+        return [(type(self._cutoff).__name__, len(self.choices) - 1)]
+
     @operator(3)
     def op3_swarm(self, child: Config, p1: Config, p2: Config, *, rng: random.Random,
                   c: float = 1.0, c1: float = 0.5, c2: float = 0.5, velocity: Any = 0.0) -> Any:

@@ -7,7 +7,7 @@ from .bandit import AUCBanditMetaTechnique
 from .base import Technique
 from .registry import TechniqueRegistry
 from . import (annealing, binary_ga, bo, bundles, composable_presets, differential_evolution, genetic,
-               mutation_bandit, nelder_mead, pattern_search, pso, torczon)
+               mutation_bandit, nelder_mead, pattern_search, pso, recommendation, torczon)
 from .simple import GreedyMutation, PureRandom
 
 #: the technique used when --technique is not given
@@ -43,3 +43,4 @@ def register_builtin(registry: TechniqueRegistry) -> None:
     registry.register("GreedyMutationBandit", _greedy_bandit,
                       "AUC bandit over uniform/normal greedy mutation and random search")
     bundles.register(registry)  # last: bundles refer to the techniques above by name
+    recommendation.register(registry, {name: members for name, (members, _) in bundles.BUNDLES.items()})

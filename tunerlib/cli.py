@@ -73,8 +73,8 @@ def _report(name: str, options, summary) -> int:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """The ``tunerlib`` command: ``techniques``, ``runs URL``, ``errors URL`` and ``migrate URL``; returns
-    the exit code.
+    """The ``tunerlib`` command: ``techniques``, ``runs URL``, ``errors URL``, ``migrate URL``, ``upload
+    RESULTS_DB`` and ``store QUERY`` (:mod:`tunerlib.store.cli`); returns the exit code.
 
     ``runs`` and ``migrate`` do what ``python -m tunerlib.tools.db`` does (shared code in
     :mod:`tunerlib.db.admin`); database errors are one line on stderr with exit code 2.
@@ -89,7 +89,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     errors = sub.add_parser("errors", help="print the full error text of every ERROR result")
     errors.add_argument("database", metavar="URL", help="file path or SQLAlchemy URL")
     errors.add_argument("--run", metavar="UUID", help="only this run (a unique UUID prefix will do)")
+    from .store.cli import add_commands, run_command
+    add_commands(sub)
     ns = parser.parse_args(argv)
+    if ns.command in ("upload", "store"):
+        return run_command(ns)
     if ns.command == "techniques":
         list_techniques(sys.stdout)
         return 0

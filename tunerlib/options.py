@@ -68,6 +68,18 @@ class TuningOptions:
                                              "tests, states, elapsed seconds) to this path")
     machine_class: Optional[str] = _opt(None, "machine class recorded with every result")
     final_config: Optional[str] = _opt(None, "write the best configuration as JSON to this path")
+    store: Optional[str] = _opt(None, "cross-session store: a file path or SQLAlchemy URL (default "
+                                      "$TUNERLIB_STORE, else store.db in the user data directory)")
+    upload: bool = _opt(False, "upload the run to the cross-session store when it ends")
+    include_configurations: bool = _opt(False, "with --upload: also store the run's 10 best configurations "
+                                               "(otherwise no configuration value leaves this machine)")
+    warm_start: bool = _opt(False, "measure first the best stored configurations of earlier runs of "
+                                   "this exact search space (uploaded with --include-configurations)")
+    affinity_metric: Optional[str] = _opt(None, "search affinity of recommendation bandits: new-bests "
+                                                "(new bests per request) or improvement (relative "
+                                                "improvement per request)", choices=["new-bests", "improvement"])
+    store_exclude: List[str] = field(default_factory=list, metadata={
+        "nargs": "+", "help": "programs whose stored runs recommendations ignore (leave-one-out studies)"})
 
     @classmethod
     def parse(cls: Type[T], args: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> T:

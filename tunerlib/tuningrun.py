@@ -29,6 +29,7 @@ from .resume import Diverged, HistoryReplay, select_run
 from .search import SearchDriver, TunerScriptError
 from .seeds import checked_seed_configurations
 from .techniques import Proposal, Technique, create_technique, generate_bandit, registry
+from .transfer import attach_recommender, stderr_say, upload_finished_run, warm_start
 from .workers import WorkerPool, death_message
 
 if TYPE_CHECKING:  # annotations only: the interface's main() imports the CLI, which imports this
@@ -59,6 +60,8 @@ class TuningRun:
         self.interface = interface
         self.options = options or interface.options
         self.options.validate()
+        #: one-line notices about the store (stderr, silent with --quiet)
+        self.say = stderr_say(bool(getattr(self.options, "quiet", False)))
         self.manipulator = interface.manipulator()
         self.objective = interface.objective()
         self.db = open_store(self.options.database)
@@ -127,6 +130,7 @@ class TuningRun:
                              "drop one of them")
         technique = (generate_bandit(registry(), self.manipulator, random.Random(f"{self.seed}:generate"))
                      if generate else create_technique(names))
+        self.recommender = attach_recommender(technique, self.options, self.manipulator, self.say)
         technique.bind(self.manipulator, random.Random(f"{self.seed}{salt}"), technique.name)
         return technique
 
@@ -150,7 +154,8 @@ class TuningRun:
         if self.resumed:
             self._resume_history()
         else:
-            for cfg in self.seeds:
+            warm = warm_start(self.options, self.manipulator, self.manipulator.parameter_info(), self.say)
+            for cfg in self.seeds + warm:
                 self.search.submit(Proposal(cfg, "seed"))
         builtin: List[Callback] = [TechniqueSnapshots(SNAPSHOT_EVERY)]
         if self.options.results_log:
@@ -167,7 +172,8 @@ class TuningRun:
         replay = HistoryReplay(self.db, self.run_id)
         self.search.replaying = replay
         try:
-            for cfg in self.seeds:
+            warm = warm_start(self.options, self.manipulator, self.manipulator.parameter_info(), self.say)
+            for cfg in self.seeds + warm:
                 self.search.submit(Proposal(cfg, "seed"))
             self._replay(replay, cap)
             problems = replay.leftover()
@@ -362,6 +368,7 @@ class TuningRun:
         self.db.cancel_unfinished(self.run_id)
         self.db.set_run_state(self.run_id, self._final_state(reason))
         self.snapshot()
+        upload_finished_run(self.options, self.db, self.run_id, self.say)
         close_callbacks(self.callbacks)
         if self.search.best is not None:
             self.interface.save_final_config(self.search.best.config)

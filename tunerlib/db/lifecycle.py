@@ -11,7 +11,8 @@ from typing import Any, Optional
 
 from sqlalchemy import and_, bindparam, func, or_, select, update
 
-from .models import DesiredResult, Result, TuningRun
+from .models import (DesiredResult, Machine, MachineClass, NotFoundError, Program, ProgramVersion, Result,
+                     TuningRun)
 
 __all__ = ["RunLifecycle", "process_alive"]
 
@@ -28,6 +29,18 @@ _RUN_SUMMARY = select(_RUN.c.id, _RUN.c.uuid, _RUN.c.program_version_id, _RUN.c.
                       _RUN.c.state, _RUN.c.args, _RUN.c.host, _RUN.c.pid, _RESULT_COUNT, _REQUEST_COUNT)
 _RUN_SUMMARY_KEYS = ("id", "uuid", "program_version_id", "label", "seed", "state", "args", "host", "pid",
                      "tests", "requests")
+_PV, _PROG = ProgramVersion.__table__, Program.__table__
+_MACHINE, _MCLASS = Machine.__table__, MachineClass.__table__
+_EXPORT = (select(_RUN.c.uuid, _RUN.c.state, _RUN.c.start_date, _RUN.c.end_date, _RUN.c.seed, _RUN.c.args,
+                  _RUN.c.objective, _PROG.c.project, _PROG.c.name, _PV.c.version, _PV.c.parameter_info,
+                  _MCLASS.c.name)
+           .join_from(_RUN, _PV, _RUN.c.program_version_id == _PV.c.id)
+           .join(_PROG, _PV.c.program_id == _PROG.c.id)
+           .outerjoin(_MACHINE, _RUN.c.machine_id == _MACHINE.c.id)
+           .outerjoin(_MCLASS, _MACHINE.c.machine_class_id == _MCLASS.c.id)
+           .where(_RUN.c.id == bindparam("run")))
+_EXPORT_KEYS = ("uuid", "state", "start_date", "end_date", "seed", "args", "objective", "project", "program",
+                "version", "parameter_info", "machine_class")
 _ERRORS = (select(_RES.c.id, _RES.c.extra).where(_RES.c.tuning_run_id == bindparam("run"),
                                                   _RES.c.state == "ERROR")
            .order_by(_RES.c.id))
@@ -56,6 +69,13 @@ class RunLifecycle:
         with self._tx() as runner:
             runner.write(update(_RUN).where(_RUN.c.id == run_id)
                          .values(state="RUNNING", end_date=None, host=host, pid=pid), {}, cache=False)
+
+    def run_export(self, run_id: int) -> dict:
+        """What ``tunerlib upload`` needs of a run besides its results (see ResultsStore.run_export)."""
+        rows = self._read(_EXPORT, {"run": run_id})
+        if not rows:
+            raise NotFoundError(f"no tuning run with id {run_id}")
+        return dict(zip(_EXPORT_KEYS, rows[0]))
 
     def runs_of(self, program_version_id: int, label: Optional[str] = None) -> list[dict]:
         """The runs of a program version (with this label if given), newest first; each dict has id,

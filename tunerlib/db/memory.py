@@ -48,6 +48,8 @@ class MemoryStore:
         self._run_requests: Dict[int, List[int]] = {}   # run -> request ids, ascending
         self._run_results: Dict[int, List[int]] = {}    # run -> result ids, ascending
         self._waiting: Dict[int, List[int]] = {}        # run -> heap of request ids that may be REQUESTED
+        self._space_info: Dict[int, str] = {}            # program version id -> parameter_info
+        self._machine_classes: Dict[int, str] = {}       # machine id -> machine class name
 
     def _new_id(self, table: str) -> int:
         self._next[table] = self._next.get(table, 0) + 1
@@ -66,11 +68,15 @@ class MemoryStore:
         pv, new = self._get_or_create("pv", (project, program, version, digest))
         if new:
             self._programs[pv] = {"project": project, "program": program, "version": version}
+            self._space_info[pv] = parameter_info
         return pv
 
     def machine_id(self, name: str, machine_class: Optional[str] = None,
                    cpu_count: Optional[int] = None) -> int:
-        return self._get_or_create("machine", (name,))[0]
+        machine, _ = self._get_or_create("machine", (name,))
+        if machine_class is not None:
+            self._machine_classes[machine] = machine_class
+        return machine
 
     def input_id(self, program_version_id: int, input_class: str, path: Optional[str] = None,
                  size: Optional[int] = None, extra: Optional[dict] = None) -> int:
@@ -87,7 +93,7 @@ class MemoryStore:
         self._runs[run_id] = {"id": run_id, "uuid": run_uuid, "program_version_id": program_version_id,
                               "label": label, "args": _dump(args if args is not None else {}), "seed": seed,
                               "state": "RUNNING", "start_date": time.time(), "end_date": None,
-                              "host": host, "pid": pid}
+                              "host": host, "pid": pid, "objective": objective, "machine_id": machine_id}
         return run_id, run_uuid
 
     def _run(self, run_id: int) -> dict:
@@ -120,6 +126,14 @@ class MemoryStore:
     def runs_with_uuid_prefix(self, prefix: str) -> List[dict]:
         return [self._summary(r) for r in sorted(self._runs.values(), key=lambda r: r["id"])
                 if r["uuid"].startswith(prefix)]
+
+    def run_export(self, run_id: int) -> dict:
+        run = self._run(run_id)
+        pv = run["program_version_id"]
+        return {"uuid": run["uuid"], "state": run["state"], "start_date": run["start_date"],
+                "end_date": run["end_date"], "seed": run["seed"], "args": _load(run["args"]),
+                "objective": run["objective"], **self._programs[pv], "parameter_info": self._space_info[pv],
+                "machine_class": self._machine_classes.get(run["machine_id"])}
 
     def list_runs(self) -> List[dict]:
         out = []
@@ -175,7 +189,7 @@ class MemoryStore:
         result_id = self._new_id("result")
         self._results[result_id] = {"id": result_id, "run": dr["run"], "request": desired_result_id,
                                     "config": dr["config"], "record": record, "extra": _dump(record.extra or {}),
-                                    "new_best": False}
+                                    "new_best": False, "date": time.time()}
         dr.update(state="COMPLETE", result=result_id)
         self._run_results.setdefault(dr["run"], []).append(result_id)
         return result_id
@@ -210,7 +224,7 @@ class MemoryStore:
         hash_, data = self._configs[res["config"]]
         return ResultRow(res["id"], res["request"], res["config"], hash_, _load(data), rec.state, rec.time,
                          rec.accuracy, rec.energy, rec.size, _load(res["extra"]), res["new_best"],
-                         self._requests[res["request"]]["requestor"], rec.collection_cost)
+                         self._requests[res["request"]]["requestor"], rec.collection_cost, res["date"])
 
     def results_after(self, run_id: int, after_result_id: int) -> List[ResultRow]:
         ids = self._run_results.get(run_id, [])

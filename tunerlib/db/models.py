@@ -286,6 +286,7 @@ class ResultRow:
     was_new_best: bool
     requestor: Optional[str]
     collection_cost: Optional[float]
+    collection_date: Optional[float] = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -75,7 +75,7 @@ _PENDING_COUNT = select(func.count()).select_from(_DR).where(
 _RESULT_ROWS = (select(_RES.c.id, _RES.c.desired_result_id, _RES.c.configuration_id, _CFG.c.hash,
                        _CFG.c.data, _RES.c.state, _RES.c.time, _RES.c.accuracy, _RES.c.energy,
                        _RES.c.size, _RES.c.extra, _RES.c.was_new_best, _DR.c.requestor,
-                       _RES.c.collection_cost)
+                       _RES.c.collection_cost, _RES.c.collection_date)
                 .join_from(_RES, _CFG, _RES.c.configuration_id == _CFG.c.id)
                 .outerjoin(_DR, _RES.c.desired_result_id == _DR.c.id)
                 .where(_RES.c.tuning_run_id == bindparam("run")).order_by(_RES.c.id))

@@ -60,6 +60,11 @@ class ResultsStore(Protocol):
     def list_runs(self) -> list[dict]:
         """Every run in id order, joined with its program (``tunerlib runs``)."""
 
+    def run_export(self, run_id: int) -> dict:
+        """The run with its program and space (called by ``tunerlib upload``): uuid, state, start_date,
+        end_date, seed, args, objective, project, program, version, parameter_info, machine_class
+        (None when the run has no machine class)."""
+
     # ---- requests -------------------------------------------------------------------------
     def configuration_id(self, program_version_id: int, hash: str, data: Any) -> int:
         """Get or create the configuration with this hash (called for each new request)."""

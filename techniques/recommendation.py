@@ -1,0 +1,246 @@
+"""Recommendation bandits (DeepTuner thesis ch. 6): AUC bandits that learn from earlier tuning runs.
+
+A :class:`RecommendationBandit` is an AUC bandit that, every ``interval`` of its own requests, computes
+the search affinity of the techniques it holds, asks a :class:`Recommender` (the cross-session store,
+attached by the run before :meth:`bind`) for the techniques that did best on the stored representation
+whose affinities correlate best with these, and swaps its worst technique (among those with at least
+``min_requests`` requests) for the best recommended one it does not hold. The DBI variant
+(``initial_from_store``) first builds its set of ``size`` techniques from the representation nearest by
+parameter structure. ``rec`` variants set C so high that uses are spread evenly (no bandit).
+
+Without a recommender, or with one that knows nothing, it behaves exactly like its AUC bandit (the
+run says so once). Techniques never touch the store: the recommender answers with technique names
+and the bandit builds them with the ``build`` function given alongside it.
+
+Search affinity of a held technique: ``new-bests`` = new bests / requests (thesis); ``improvement``
+= summed relative improvement of its new bests / requests (thesis §8.2); requests count its proposals
+that were measured (duplicates excluded).
+"""
+from __future__ import annotations
+
+import random
+from typing import Any, Callable, Dict, List, Mapping, Optional, Protocol, Sequence
+
+from ..parameters import ConfigurationManipulator
+from .bandit import AUCBandit, AUCBanditMetaTechnique
+from .base import Feedback, Proposal, Technique, TechniqueError
+from .meta import MetaTechnique
+
+#: C of the ``rec`` variants: exploration dominates every AUC, so uses are spread evenly
+EVEN_C = 1.0e6
+AFFINITY_METRICS = ("new-bests", "improvement")
+#: feedback kept for replay into a technique swapped in mid-run (the most recent ones)
+REPLAY_LIMIT = 10000
+
+
+class Recommender(Protocol):
+    """What a recommendation bandit asks the store (implemented in tunerlib.store.recommender)."""
+
+    def initial_techniques(self) -> List[str]:
+        """Technique names ranked best first for the representation nearest by parameters (DBI);
+        called once, at bind. Empty when the store knows nothing useful."""
+
+    def recommend(self, affinities: Mapping[str, float]) -> List[str]:
+        """Technique names ranked best first on the stored representation whose affinities correlate
+        best with ``affinities`` (held technique -> affinity); called every ``interval`` requests."""
+
+
+class _Affinity:
+    __slots__ = ("requests", "new_bests", "improvement")
+
+    def __init__(self) -> None:
+        self.requests, self.new_bests, self.improvement = 0, 0, 0.0
+
+    def value(self, metric: str) -> float:
+        gained = self.new_bests if metric == "new-bests" else self.improvement
+        return gained / self.requests if self.requests else 0.0
+
+
+def relative_gain(previous: float, new: float) -> float:
+    """Relative improvement of a new best over the previous best, in [0, 1] (0 for the first)."""
+    if previous == float("inf") or previous == new:
+        return 0.0
+    if previous == 0:
+        return 1.0
+    return min(1.0, max(0.0, (previous - new) / abs(previous)))
+
+
+class RecommendationBandit(AUCBanditMetaTechnique):
+    """AUC bandit whose technique set follows the store's recommendations (see the module docstring)."""
+
+    description = "AUC bandit that swaps in techniques recommended by the cross-session store"
+
+    def __init__(self, techniques: Sequence[Technique], name: Optional[str] = None, C: float = 0.05,
+                 window: int = 500, interval: int = 50, swap: bool = True, initial_from_store: bool = False,
+                 size: int = 5, metric: str = "new-bests", min_requests: int = 5) -> None:
+        super().__init__(techniques, name, C, window)
+        if interval < 1 or size < 1 or min_requests < 0:
+            raise TechniqueError(f"{self.name}: interval and size must be >= 1, min_requests >= 0")
+        if metric not in AFFINITY_METRICS:
+            raise TechniqueError(f"{self.name}: affinity metric {metric!r} is not one of {AFFINITY_METRICS}")
+        self.interval, self.swap, self.initial_from_store = interval, swap, initial_from_store
+        self.size, self.metric, self.min_requests = size, metric, min_requests
+        self.recommender: Optional[Recommender] = None
+        self.build: Optional[Callable[[str], Technique]] = None
+        self.swaps: List[List[str]] = []      #: [removed, added] in order
+        self.initial_source = "default"       #: "store" when the DBI set came from the store
+
+    @property
+    def uses_store(self) -> bool:
+        """True when this bandit asks a recommender (swaps or a DBI initial set)."""
+        return self.swap or self.initial_from_store
+
+    def attach_recommender(self, recommender: Recommender, build: Callable[[str], Technique]) -> None:
+        """Called by the run before :meth:`bind`: where recommendations come from and how a named
+        technique is built."""
+        self.recommender, self.build = recommender, build
+
+    # ---- set-up -----------------------------------------------------------------------------
+    def bind(self, manipulator: ConfigurationManipulator, rng: random.Random,
+             path: Optional[str] = None) -> None:
+        if self.initial_from_store and self.recommender is not None:
+            self._initial_set(manipulator)
+        super().bind(manipulator, rng, path)
+        self._requests = 0
+        self._removed: set = set()
+        self._history: List[Feedback] = []
+        self._affinity: Dict[str, _Affinity] = {t.name: _Affinity() for t in self.techniques}
+
+    def _initial_set(self, manipulator: ConfigurationManipulator) -> None:
+        chosen = self._buildable(self.recommender.initial_techniques(), manipulator, set(), self.size)
+        if chosen:
+            self._set_techniques(chosen)
+            self.initial_source = "store"
+
+    def _buildable(self, names: Sequence[str], manipulator: ConfigurationManipulator, held: set,
+                   limit: int) -> List[Technique]:
+        """Build up to ``limit`` of ``names`` (in order) that are not held, not meta-techniques and
+        accept this space; names that cannot be built here are skipped."""
+        out: List[Technique] = []
+        for name in names:
+            if len(out) >= limit:
+                break
+            if name in held or name in {t.name for t in out}:
+                continue
+            try:
+                tech = self.build(name)
+                tech.check_space(manipulator)
+            except TechniqueError:
+                continue
+            if not isinstance(tech, MetaTechnique):
+                out.append(tech)
+        return out
+
+    def _set_techniques(self, techniques: List[Technique]) -> None:
+        self.techniques = list(techniques)
+        self._by_name = {t.name: t for t in self.techniques}
+        self.bandit = AUCBandit([t.name for t in self.techniques], self.bandit.C, self.bandit.window)
+
+    # ---- running ----------------------------------------------------------------------------
+    def propose(self) -> Optional[Proposal]:
+        proposal = super().propose()
+        if proposal is not None:
+            self._requests += 1
+            if self.swap and self.recommender is not None and self._requests % self.interval == 0:
+                self._recommendation_phase()
+        return proposal
+
+    def observe(self, feedback: Feedback) -> None:
+        previous = self.best_value
+        sub = self.sub_technique_of(feedback)
+        if sub is not None and not feedback.duplicate:
+            tally = self._affinity.setdefault(sub.name, _Affinity())
+            tally.requests += 1
+            if feedback.was_new_best:
+                tally.new_bests += 1
+                tally.improvement += relative_gain(previous, feedback.value)
+        super().observe(feedback)
+        if self.swap:
+            self._history.append(feedback)
+            if len(self._history) > 2 * REPLAY_LIMIT:
+                del self._history[:-REPLAY_LIMIT]
+
+    def affinities(self) -> Dict[str, float]:
+        """Search affinity of every held technique that has made a request."""
+        return {t.name: self._affinity[t.name].value(self.metric) for t in self.techniques
+                if self._affinity.get(t.name) and self._affinity[t.name].requests > 0}
+
+    def _recommendation_phase(self) -> None:
+        current = self.affinities()
+        eligible = [t for t in self.techniques if self._affinity[t.name].requests >= self.min_requests]
+        if not eligible or not current:
+            return
+        held = {t.name for t in self.techniques} | self._removed
+        fresh = self._buildable(self.recommender.recommend(current), self.manipulator, held, 1)
+        if not fresh:
+            return
+        order = {t.name: i for i, t in enumerate(self.techniques)}
+        worst = min(eligible, key=lambda t: (current.get(t.name, 0.0), -order[t.name]))
+        self._replace(worst, fresh[0])
+
+    def _replace(self, old: Technique, new: Technique) -> None:
+        index = self.techniques.index(old)
+        self._bind_sub(new)
+        for feedback in self._history[-REPLAY_LIMIT:]:  # it starts from what the run knows
+            new.observe(feedback)
+        self.techniques[index] = new
+        self._by_name = {t.name: t for t in self.techniques}
+        self._affinity[new.name] = _Affinity()
+        self._removed.add(old.name)
+        kept = [(arm, v) for arm, v in self.bandit.history if arm != old.name]
+        self.bandit = AUCBandit([t.name for t in self.techniques], self.bandit.C, self.bandit.window)
+        for arm, v in kept:
+            self.bandit.record(arm, bool(v))
+        self.swaps.append([old.name, new.name])
+
+    # ---- persistence ------------------------------------------------------------------------
+    def state_dict(self) -> Dict[str, Any]:
+        return {"held": [t.name for t in self.techniques], "swaps": [list(s) for s in self.swaps],
+                "initial_source": self.initial_source, **super().state_dict()}
+
+    def load_state_dict(self, state: Dict[str, Any]) -> None:
+        held = list(state.get("held") or [])
+        if held and held != [t.name for t in self.techniques]:
+            if self.build is None:
+                raise TechniqueError(f"{self.name}: cannot restore techniques {held} without a recommender")
+            techniques = [self._by_name.get(n) or self.build(n) for n in held]
+            for tech in techniques:
+                if tech.name not in self._by_name:
+                    self._bind_sub(tech)
+            self._set_techniques(techniques)
+            for tech in techniques:
+                self._affinity.setdefault(tech.name, _Affinity())
+        self.swaps = [list(s) for s in state.get("swaps", [])]
+        self._removed = {old for old, _ in self.swaps}
+        self.initial_source = state.get("initial_source", self.initial_source)
+        super().load_state_dict(state)
+
+
+# ---- registered search approaches (thesis Table 7.1) -----------------------------------------
+#: technique sets of the thesis: A (OpenTuner's default), pgd (PSO, GA, DE), D (NM, DE, PS, PSO)
+TECHNIQUE_SETS = {"A": "AUCBanditMetaTechniqueA", "pgd": "PSO_GA_DE", "D": "AUCBanditMetaTechniqueD"}
+APPROACHES = {"bndt": dict(swap=False), "rec-bndt": dict(swap=True), "rec": dict(swap=True, C=EVEN_C)}
+
+
+def approach_names() -> List[str]:
+    """The 12 registered search approaches: ``{bndt,rec-bndt,rec}-{A,pgd,D,dbi}``."""
+    return [f"{a}-{s}" for a in APPROACHES for s in [*TECHNIQUE_SETS, "dbi"]]
+
+
+def register(registry: Any, members: Mapping[str, Sequence[str]]) -> None:
+    """Register the 12 approaches; ``members`` maps a bundle name to its member technique names
+    (every dbi approach starts from set A when the store has nothing)."""
+    texts = {"bndt": "AUC bandit", "rec-bndt": "recommendation bandit (swaps every 50 requests)",
+             "rec": "recommendation, even allocation (swaps every 50 requests)"}
+    for approach, options in APPROACHES.items():
+        for label in [*TECHNIQUE_SETS, "dbi"]:
+            bundle = TECHNIQUE_SETS.get(label, TECHNIQUE_SETS["A"])
+            name = f"{approach}-{label}"
+
+            def make(name: str = name, names: Sequence[str] = tuple(members[bundle]),
+                     options: Dict[str, Any] = options, dbi: bool = label == "dbi") -> Technique:
+                return RecommendationBandit([registry.create(m) for m in names], name=name,
+                                            initial_from_store=dbi, **options)
+
+            start = "initial set of 5 from the store (DBI)" if label == "dbi" else f"set {label}"
+            registry.register(name, make, f"{texts[approach]}; {start}")

@@ -1,0 +1,13 @@
+"""The cross-session store (DeepTuner thesis ch. 5-6; design.md §7): uploaded runs, their problems,
+techniques and performance snapshots, and the queries the recommendation bandits use.
+
+* :mod:`.schema` tables and version; :mod:`.store` opening and writing (one transaction per run);
+* :mod:`.representation` the canonical parameter-structure string and the parameter distance;
+* :mod:`.performance` replaying a run into snapshots; :mod:`.export` a results-database run as stored;
+* :mod:`.queries` affinities and similarity; :mod:`.recommender` answers for a recommendation bandit;
+* :mod:`.upload` ``tunerlib upload``; :mod:`.warm` ``--warm-start``.
+"""
+from .schema import STORE_SCHEMA_VERSION, StoreError
+from .store import ENV_VAR, CrossSessionStore, default_store_url
+
+__all__ = ["CrossSessionStore", "ENV_VAR", "STORE_SCHEMA_VERSION", "StoreError", "default_store_url"]

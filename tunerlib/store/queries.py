@@ -1,0 +1,151 @@
+"""Reading the store: search affinity per representation and technique, similar representations.
+
+:func:`load_affinities` reads, in one query, the last snapshot of every technique in every run and
+pools it per (representation, technique): affinity = total gained / total requests over the runs
+(``new-bests``: new bests; ``improvement``: summed relative improvement; see
+:mod:`.performance`). Everything else works on that in-memory :class:`AffinityTable`, so a
+recommendation during a run costs no database access.
+
+Similarity (thesis §6.1): by parameters, the asymmetric log-count :func:`~.representation.distance`;
+by technique performance, the Pearson correlation of affinities over mutually known techniques.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from sqlalchemy import and_, func, select
+
+from . import schema as S
+from .performance import AFFINITY_METRICS
+from .representation import decode, distance, type_counts
+from .store import CrossSessionStore
+
+#: fewest mutually known techniques for a Pearson correlation to count
+MIN_SHARED = 2
+
+
+@dataclass
+class RepInfo:
+    """A stored representation: its names, program and type counts."""
+
+    id: int
+    name: str
+    project: str
+    program: str
+    parameter_info: str
+    counts: Dict[str, int]
+    runs: int = 0
+
+
+@dataclass
+class AffinityTable:
+    """{representation id: {technique name: (affinity, requests)}} plus what each technique is."""
+
+    metric: str
+    reps: Dict[int, RepInfo] = field(default_factory=dict)
+    affinity: Dict[int, Dict[str, Tuple[float, int]]] = field(default_factory=dict)
+    roots: Dict[str, str] = field(default_factory=dict)
+    full_names: Dict[str, Optional[str]] = field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        return not any(self.affinity.values())
+
+
+def _final_snapshots():
+    tp = S.TechniquePerformance
+    last = (select(tp.tuning_run_id, tp.technique_id, func.max(tp.tests).label("tests"))
+            .group_by(tp.tuning_run_id, tp.technique_id).subquery())
+    return (select(S.TuningRun.representation_id, tp.technique_id, tp.requests, tp.new_bests, tp.improvement)
+            .join(last, and_(tp.tuning_run_id == last.c.tuning_run_id, tp.technique_id == last.c.technique_id,
+                             tp.tests == last.c.tests))
+            .join(S.TuningRun, S.TuningRun.id == tp.tuning_run_id))
+
+
+def load_affinities(store: CrossSessionStore, metric: str = "new-bests",
+                    exclude_programs: Iterable[str] = ()) -> AffinityTable:
+    """The pooled affinity table of the whole store, leaving out representations of the programs
+    named in ``exclude_programs`` (``project/program`` or ``program``: leave-one-out benchmarks)."""
+    if metric not in AFFINITY_METRICS:
+        raise ValueError(f"affinity metric {metric!r} is not one of {', '.join(AFFINITY_METRICS)}")
+    excluded = set(exclude_programs)
+    table = AffinityTable(metric)
+    with store.engine.connect() as conn:
+        for row in conn.execute(select(S.Representation.id, S.Representation.name, S.Program.project,
+                                       S.Program.name, S.Representation.parameter_info)
+                                .join(S.Program, S.Program.id == S.Representation.program_id)):
+            if row[3] in excluded or f"{row[2]}/{row[3]}" in excluded:
+                continue
+            table.reps[row[0]] = RepInfo(row[0], row[1], row[2], row[3], row[4], type_counts(decode(row[4])))
+        for rep, runs in conn.execute(select(S.TuningRun.representation_id, func.count())
+                                      .group_by(S.TuningRun.representation_id)):
+            if rep in table.reps:
+                table.reps[rep].runs = runs
+        names = {r.id: (r.name, r.root, r.full_name) for r in conn.execute(
+            select(S.Technique.id, S.Technique.name, S.Technique.root, S.Technique.full_name))}
+        sums: Dict[Tuple[int, str], List[float]] = {}
+        for rep, tech, requests, new_bests, gained in conn.execute(_final_snapshots()):
+            if rep not in table.reps:
+                continue
+            acc = sums.setdefault((rep, names[tech][0]), [0.0, 0.0])
+            acc[0] += new_bests if metric == "new-bests" else gained
+            acc[1] += requests
+    for (rep, name), (gained, requests) in sums.items():
+        if requests > 0:
+            table.affinity.setdefault(rep, {})[name] = (gained / requests, int(requests))
+    for name, root, full in names.values():
+        table.roots[name], table.full_names[name] = root, full
+    return table
+
+
+def pearson(xs: Sequence[float], ys: Sequence[float]) -> Optional[float]:
+    """Pearson's correlation coefficient; None when either side is constant or too short."""
+    n = len(xs)
+    if n < MIN_SHARED or n != len(ys):
+        return None
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    sxx = sum((x - mx) ** 2 for x in xs)
+    syy = sum((y - my) ** 2 for y in ys)
+    if sxx <= 0 or syy <= 0:
+        return None
+    return sxy / math.sqrt(sxx * syy)
+
+
+def nearest_by_parameters(table: AffinityTable, counts: Mapping[str, int]) -> List[Tuple[float, int]]:
+    """(distance, representation id) of every representation that has affinities, nearest first
+    (ties: more runs first, then id)."""
+    found = [(distance(counts, table.reps[rep].counts), rep) for rep in table.affinity if table.affinity[rep]]
+    return sorted(found, key=lambda dr: (dr[0], -table.reps[dr[1]].runs, dr[1]))
+
+
+def correlated(table: AffinityTable, current: Mapping[str, float],
+               skip: Iterable[int] = ()) -> List[Tuple[float, int]]:
+    """(Pearson correlation, representation id) over the techniques each representation shares with
+    ``current``, most correlated first; representations sharing fewer than MIN_SHARED techniques (or
+    with constant affinities on them) are left out."""
+    skipped = set(skip)
+    out = []
+    for rep, known in table.affinity.items():
+        if rep in skipped:
+            continue
+        shared = sorted(n for n in current if n in known)
+        rho = pearson([current[n] for n in shared], [known[n][0] for n in shared])
+        if rho is not None:
+            out.append((rho, rep))
+    return sorted(out, key=lambda cr: (-cr[0], -table.reps[cr[1]].runs, cr[1]))
+
+
+def ranked(table: AffinityTable, reps: Iterable[int]) -> List[Tuple[str, float, int]]:
+    """(technique, pooled affinity, requests) over the representations ``reps``, best first
+    (ties: more requests first, then name)."""
+    pooled: Dict[str, List[float]] = {}
+    for rep in reps:
+        for name, (aff, requests) in table.affinity.get(rep, {}).items():
+            acc = pooled.setdefault(name, [0.0, 0.0])
+            acc[0] += aff * requests
+            acc[1] += requests
+    rows = [(name, gained / requests, int(requests)) for name, (gained, requests) in pooled.items() if requests]
+    return sorted(rows, key=lambda r: (-r[1], -r[2], r[0]))

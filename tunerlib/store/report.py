@@ -1,0 +1,77 @@
+"""Answers of ``tunerlib store ...`` as rows (lists of dicts): techniques ranked by affinity for a
+representation, a program or a domain (aggregated by technique, technique base or operator), and the
+representations most similar to one (by parameters or by technique performance)."""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence
+
+from ..techniques import TechniqueError
+from ..techniques.naming import is_generated_name, parse_name
+from .queries import AffinityTable, correlated, nearest_by_parameters, ranked
+
+GROUPINGS = ("technique", "base", "operator")
+
+
+def select_reps(table: AffinityTable, representation: Optional[int] = None, program: Optional[str] = None,
+                project: Optional[str] = None) -> List[int]:
+    """Representation ids matching the filters (all when none is given); ValueError when nothing does."""
+    reps = [r for r in table.reps.values()
+            if (representation is None or r.id == representation)
+            and (program is None or program in (r.program, f"{r.project}/{r.program}"))
+            and (project is None or r.project == project)]
+    if not reps:
+        wanted = ", ".join(f"{k} {v}" for k, v in (("representation", representation), ("program", program),
+                                                    ("project", project)) if v is not None)
+        raise ValueError(f"the store has no representation for {wanted or 'anything'}: "
+                         "`tunerlib store representations` lists them")
+    return [r.id for r in reps]
+
+
+def _operators(name: str, full: Optional[str]) -> List[str]:
+    """``kind:operator`` entries of a composable technique's generated name (none for others)."""
+    text = full or name
+    if not is_generated_name(text):
+        return []
+    try:
+        _, _, entries = parse_name(text)
+    except TechniqueError:
+        return []
+    return [f"{kind}:{choice.op}" for kind, choice in sorted(entries.items())]
+
+
+def technique_rows(table: AffinityTable, reps: Sequence[int], by: str = "technique") -> List[Dict]:
+    """Rows (name, affinity, requests, members) ranked best first, grouped by ``by``."""
+    rows = ranked(table, reps)
+    if by == "technique":
+        return [{"technique": n, "affinity": a, "requests": q, "root": table.roots.get(n, n)} for n, a, q in rows]
+    groups: Dict[str, List[float]] = {}
+    for name, aff, requests in rows:
+        keys = ([table.roots.get(name, name)] if by == "base"
+                else _operators(name, table.full_names.get(name)))
+        for key in keys:
+            acc = groups.setdefault(key, [0.0, 0.0, 0])
+            acc[0] += aff * requests
+            acc[1] += requests
+            acc[2] += 1
+    out = [{by: k, "affinity": g / q, "requests": int(q), "techniques": n} for k, (g, q, n) in groups.items() if q]
+    return sorted(out, key=lambda r: (-r["affinity"], -r["requests"], r[by]))
+
+
+def similar_rows(table: AffinityTable, rep: int, by: str = "parameters") -> List[Dict]:
+    """The other representations, most similar to ``rep`` first."""
+    if by == "parameters":
+        pairs = nearest_by_parameters(table, table.reps[rep].counts)
+        key = "distance"
+    else:
+        mine = {n: a for n, (a, _) in table.affinity.get(rep, {}).items()}
+        pairs = correlated(table, mine)
+        key = "correlation"
+    return [{"representation": other, "name": table.reps[other].name, key: value,
+             "parameter_info": table.reps[other].parameter_info, "runs": table.reps[other].runs}
+            for value, other in pairs if other != rep]
+
+
+def representation_rows(table: AffinityTable) -> List[Dict]:
+    """Every representation with its program, structure and number of runs."""
+    return [{"representation": r.id, "name": r.name, "runs": r.runs, "techniques": len(table.affinity.get(r.id, {})),
+             "parameter_info": r.parameter_info} for r in sorted(table.reps.values(), key=lambda r: r.id)]
