@@ -1,0 +1,173 @@
+"""Recommendation: the thesis' worked example (Tables 6.1-6.2), DBI initial sets on a hand-built store,
+the fallback to a plain AUC bandit, and every registered approach through the conformance checks with a
+populated store."""
+import math
+import random
+
+import pytest
+
+from tunerlib import TuningRunManager, tune_function
+from tunerlib.parameters import ConfigurationManipulator, PermutationParameter
+from tunerlib.store import CrossSessionStore
+from tunerlib.store.queries import correlated, load_affinities, nearest_by_parameters, pearson
+from tunerlib.store.recommender import StoreRecommender
+from tunerlib.techniques import Feedback, PureRandom
+from tunerlib.techniques.recommendation import RecommendationBandit, approach_names
+
+from conformance_spaces import SPACES, mixed_space
+from stores import PERMUTATION, affinity_pairs, hand_run
+
+TABLE_6_1 = {  # search affinity: dg42, br17, PBsort
+    "PSO-OX3": (0.35, 0.10, 0.02), "GA-OX3": (0.25, 0.15, 0.10), "GA-inv": (0.05, 0.40, 0.11),
+    "DE": (0.10, 0.16, 0.50), "PSO-inv": (0.10, 0.35, 0.01)}
+PB_SORT = '[[["IntegerParameter"],12],[["SelectorParameter",[["LogIntegerParameter"],3]],2]]'
+BNDT_STATIC = ("bndt-A", "bndt-pgd", "bndt-D")
+ATT48 = {"GA-inv": 0.09, "DE": 0.10, "PSO-inv": 0.30}  # Table 6.2, techniques known in att48
+
+
+@pytest.fixture
+def thesis_store(tmp_path):
+    path = str(tmp_path / "thesis.db")
+    with CrossSessionStore(path) as store:
+        for column, (program, rep) in enumerate((("dg42", PERMUTATION), ("br17", PERMUTATION),
+                                                 ("PBsort", PB_SORT))):
+            values = {name: row[column] for name, row in TABLE_6_1.items()}
+            store.write_run(hand_run(program, affinity_pairs(values), rep))
+        yield load_affinities(store)
+
+
+def _rep(table, program):
+    return next(r.id for r in table.reps.values() if r.program == program)
+
+
+def test_thesis_example_similarity(thesis_store):
+    table = thesis_store
+    near = nearest_by_parameters(table, {"PermutationParameter": 1})
+    assert {rep for d, rep in near if d == 0} == {_rep(table, "dg42"), _rep(table, "br17")}
+    assert near[-1] == (pytest.approx(1 + 3), _rep(table, "PBsort"))  # a missing type, three extra ones
+    rho = {table.reps[rep].program: r for r, rep in correlated(table, ATT48)}
+    assert rho["dg42"] == pytest.approx(0.54, abs=0.01)
+    assert rho["br17"] == pytest.approx(0.28, abs=0.01)
+    assert rho["PBsort"] == pytest.approx(-0.63, abs=0.01)
+    assert max(rho, key=rho.get) == "dg42"
+
+
+def _named(name):
+    return PureRandom(name)
+
+
+def _bandit_on_tsp(names, **options):
+    bandit = RecommendationBandit([_named(n) for n in names], name="rec", **options)
+    return bandit
+
+
+def _bind(bandit, n=8):
+    bandit.bind(ConfigurationManipulator([PermutationParameter("t", list(range(n)))]), random.Random(1), "rec")
+
+
+def _observe(bandit, name, requests, bests, start):
+    for i in range(requests):
+        value = start - i if i < bests else 1e9
+        bandit.observe(Feedback({"t": list(range(8))}, f"{name}{i}", value, "ok", f"rec/{name}", i < bests))
+
+
+def test_thesis_example_recommends_pso_ox3_and_replaces_ga_inv(thesis_store):
+    bandit = _bandit_on_tsp(["GA-inv", "PSO-inv", "DE"], interval=1)
+    bandit.attach_recommender(StoreRecommender(thesis_store, {"PermutationParameter": 1}), _named)
+    _bind(bandit)
+    for name, start in (("GA-inv", 3000.0), ("DE", 2000.0), ("PSO-inv", 1000.0)):
+        _observe(bandit, name, 100, round(ATT48[name] * 100), start)
+    assert bandit.affinities() == pytest.approx(ATT48)
+    assert bandit.propose() is not None  # the 1st request ends an interval: recommendation phase
+    assert bandit.swaps == [["GA-inv", "PSO-OX3"]]
+    assert [t.name for t in bandit.techniques] == ["PSO-OX3", "PSO-inv", "DE"]
+    assert bandit.techniques[0].best_value == 1000.0 - 29  # the newcomer saw the run's results
+    assert bandit.recommender.log[-1]["representations"] == ["tests/dg42"]
+
+
+def test_dbi_initial_set_comes_from_the_nearest_representation(tmp_path):
+    ints = '[[["IntegerParameter"],10]]'
+    with CrossSessionStore(str(tmp_path / "s.db")) as store:
+        store.write_run(hand_run("tsp-a", affinity_pairs({"X": 0.3, "Y": 0.2, "Q": 0.0})))
+        store.write_run(hand_run("tsp-b", affinity_pairs({"X": 0.1, "Y": 0.4})))
+        store.write_run(hand_run("ints", affinity_pairs({"Z": 0.5, "X": 0.45}), ints))
+        store.write_run(hand_run("perm-bool", affinity_pairs({"W": 0.9}),
+                                 '[[["BooleanParameter"],1],[["PermutationParameter"],1]]'))
+        table = load_affinities(store)
+    bandit = _bandit_on_tsp(["A", "B"], initial_from_store=True, size=3, swap=False)
+    bandit.attach_recommender(StoreRecommender(table, {"PermutationParameter": 1}), _named)
+    _bind(bandit)
+    assert [t.name for t in bandit.techniques] == ["Y", "X"]  # pooled over tsp-a and tsp-b; Q has 0
+    assert bandit.initial_source == "store" and bandit.bandit.arms == ["Y", "X"]
+    recommender = StoreRecommender(table, {"IntegerParameter": 12})
+    assert recommender.initial_techniques() == ["Z", "X"]
+    assert pearson([1, 1], [1, 2]) is None and pearson([1, 2, 3], [2, 4, 6]) == pytest.approx(1.0)
+
+
+def test_without_a_store_an_approach_is_its_auc_bandit(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("TUNERLIB_STORE", str(tmp_path / "missing.db"))
+    m, fn = SPACES["permutation"]()
+    plain = tune_function(m, fn, test_limit=150, technique=["AUCBanditMetaTechniqueA"], seed=4).values
+    for name in ("rec-bndt-A", "rec-A", "bndt-dbi", "rec-bndt-dbi"):
+        manager = TuningRunManager.for_space(m, program_name="p", test_limit=150, seed=4,
+                                             database="memory://", technique=[name])
+        assert "runs as a plain AUC bandit" in capsys.readouterr().err
+        values = []
+        while (desired := manager.get_next_desired_result()) is not None:
+            values.append(fn(desired.configuration.data))
+            manager.report_result(desired, _result(values[-1]))
+        manager.finish()
+        if name != "rec-A":  # rec-A spreads uses evenly: another allocation by design
+            assert values == plain, name
+    assert not (tmp_path / "missing.db").exists()
+
+
+def _result(value):
+    from tunerlib import Result
+    return Result(time=value)
+
+
+@pytest.fixture(scope="module")
+def populated_store(tmp_path_factory):
+    """A store with generated-bandit runs on each conformance space (uploaded with --upload)."""
+    path = str(tmp_path_factory.mktemp("store") / "store.db")
+    for space, make in sorted(SPACES.items()):
+        for seed in (1, 2, 3):
+            m, fn = make()
+            manager = TuningRunManager.for_space(m, program_name=f"{space}-{seed}", test_limit=150, seed=seed,
+                                                 database="memory://", generate_bandit_technique=True,
+                                                 upload=True, store=path, quiet=True)
+            while (desired := manager.get_next_desired_result()) is not None:
+                manager.report_result(desired, _result(fn(desired.configuration.data)))
+            manager.finish()
+    return path
+
+
+def _run(name, space, seed, store, budget=200):
+    m, fn = space()
+    manager = TuningRunManager.for_space(m, program_name="target", test_limit=budget, seed=seed,
+                                         database="memory://", technique=[name], store=store, quiet=True)
+    values = []
+    while (desired := manager.get_next_desired_result()) is not None:
+        values.append(fn(desired.configuration.data))
+        manager.report_result(desired, _result(values[-1]))
+    summary = manager.finish()
+    return values, summary, manager.run.technique
+
+
+@pytest.mark.parametrize("name", approach_names())
+def test_every_approach_is_legal_and_complete_with_a_store(name, populated_store):
+    for space in sorted(SPACES):
+        values, summary, technique = _run(name, SPACES[space], 3, populated_store)
+        assert summary.tests == 200 and all(math.isfinite(v) for v in values), (space, summary.stopped_because)
+        assert (technique.recommender is not None) == technique.uses_store == (name not in BNDT_STATIC)
+        if name.endswith("dbi"):
+            assert technique.initial_source == "store", space
+    again = _run(name, mixed_space, 11, populated_store, 60)[0]
+    assert _run(name, mixed_space, 11, populated_store, 60)[0] == again
+
+
+def test_recommendation_bandits_swap_on_a_populated_store(populated_store):
+    swaps = {space: _run("rec-bndt-A", SPACES[space], 5, populated_store)[2].swaps for space in SPACES}
+    assert any(swaps.values()), swaps
+    assert not any(_run("bndt-A", SPACES[space], 5, populated_store)[2].swaps for space in SPACES)
