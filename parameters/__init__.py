@@ -6,8 +6,8 @@ from .base import (ARITY_N, ComplexParameter, Config, OperatorSpec, Parameter, P
                    PrimitiveParameter, operator, parameter_from_json)
 from .numeric import (FloatParameter, IntegerParameter, LogFloatParameter, LogIntegerParameter,
                       NumericParameter, PowerOfTwoParameter, ScaledNumericParameter)
-from .categorical import (BooleanParameter, EnumParameter, OrdinalParameter, SelectorParameter,
-                          SwitchParameter)
+from .categorical import BooleanParameter, EnumParameter, OrdinalParameter, SwitchParameter
+from .selector import SelectorParameter
 from .permutation import PermutationParameter
 from .schedule import ScheduleParameter
 from .arrays import ArrayParameter, BooleanArray, FloatArray, IntegerArray

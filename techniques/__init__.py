@@ -35,15 +35,16 @@ def _create_one(name: str) -> Technique:
     return resolve(name)
 
 
-def create_technique(names: Sequence[str]) -> Technique:
-    """A fresh root technique: the named one, or an AUC bandit over several names."""
+def create_technique(names: Sequence[str], C: float = 0.05, window: int = 500) -> Technique:
+    """A fresh root technique: the named one, or an AUC bandit (exploration ``C``, sliding ``window``)
+    over several names."""
     names = list(names) or [DEFAULT_TECHNIQUE]
     if len(set(names)) != len(names):
         raise TechniqueError(f"--technique lists a name twice: {names}")
     techs = [_create_one(n) for n in names]
     if len(techs) == 1:
         return techs[0]
-    return AUCBanditMetaTechnique(techs, name="AUCBandit")
+    return AUCBanditMetaTechnique(techs, name="AUCBandit", C=C, window=window)
 
 
 __all__ = ["AUCBandit", "AUCBanditMetaTechnique", "DEFAULT_TECHNIQUE", "Feedback", "GreedyMutation",

@@ -13,6 +13,7 @@ from .bandit import AUCBanditMetaTechnique
 from .base import Technique
 from .meta import RecyclingMetaTechnique, RoundRobinMetaTechnique
 from .naming import random_composable, technique_name
+from .recommendation import approach_names
 from .registry import TechniqueRegistry
 
 #: name -> (members, description); every bundle is an AUC bandit unless listed in _OTHER_META
@@ -63,14 +64,14 @@ def register(registry: TechniqueRegistry) -> None:
 
 
 #: techniques a generated bandit never picks (bundles and meta-techniques would nest bandits)
-_NOT_ARMS = set(BUNDLES) | {"GreedyMutationBandit", "MultiNelderMead", "MultiTorczon",
-                            "BayesianOptimization"}
+_NOT_ARMS = set(BUNDLES) | set(approach_names()) | {"GreedyMutationBandit", "MultiNelderMead", "MultiTorczon",
+                                                    "BayesianOptimization"}
 
 
 def generate_bandit(registry: TechniqueRegistry, manipulator: ConfigurationManipulator,
-                    rng: random.Random, arms: int = 5) -> AUCBanditMetaTechnique:
-    """An AUC bandit over ``arms`` random techniques: each arm is, with equal chance, a random
-    registered technique or a random composable technique for the kinds in ``manipulator``."""
+                    rng: random.Random, arms: int = 5, C: float = 0.05, window: int = 500) -> AUCBanditMetaTechnique:
+    """An AUC bandit (``C``, ``window``) over ``arms`` random techniques: each arm is, with equal chance,
+    a random registered technique or a random composable technique for the kinds in ``manipulator``."""
     pool = [n for n in registry if n not in _NOT_ARMS]
     chosen: List[Technique] = []
     names = set()
@@ -83,4 +84,4 @@ def generate_bandit(registry: TechniqueRegistry, manipulator: ConfigurationManip
         if tech.name not in names:
             names.add(tech.name)
             chosen.append(tech)
-    return AUCBanditMetaTechnique(chosen, name="GeneratedBandit")
+    return AUCBanditMetaTechnique(chosen, name="GeneratedBandit", C=C, window=window)

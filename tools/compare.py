@@ -9,6 +9,10 @@ row ``opentuner-0.8.8``.
 
     python tools/compare.py --problems att48 --techniques AUCBanditMetaTechniqueA PureRandom \\
         --budgets 300 1000 3000 --seeds 20
+
+The recommendation bandits (``rec-bndt-dbi`` ...) read the store given by ``--store`` (made by
+``tunerlib history generate``); ``--leave-one-out`` hides each problem's own runs from them, so the
+history comes from the other problems only (the thesis' protocol, Table 7.3).
 """
 from __future__ import annotations
 
@@ -31,6 +35,8 @@ from tunerlib.tools.references import reference_lines
 
 _PROBLEMS: Dict[str, Problem] = {}
 DEFAULT_TECHNIQUES = ["AUCBanditMetaTechniqueA", "PureRandom"]
+#: cross-session store options of every run (--store, --leave-one-out, --affinity-metric)
+_STORE: Dict[str, Any] = {}
 
 
 def _run_one(job: Tuple[str, str, int, int]) -> Tuple[str, str, int, List[float]]:
@@ -42,8 +48,18 @@ def _run_one(job: Tuple[str, str, int, int]) -> Tuple[str, str, int, List[float]
     start = time.process_time()
     run = tune_function(problem.make_space(), problem.evaluate, test_limit=budget,
                         technique=[technique], seed=seed, program_name=problem_name,
-                        seed_configurations=problem.data.get("seeds", ()))
+                        seed_configurations=problem.data.get("seeds", ()), **_store_options(problem_name))
     return problem_name, technique, seed, list(run.values) + [-(time.process_time() - start)]
+
+
+def _store_options(problem_name: str) -> Dict[str, Any]:
+    """TuningOptions fields for the store: its URL, and the problem itself left out (leave-one-out)."""
+    if not _STORE.get("store"):
+        return {}
+    options = {"store": _STORE["store"], "affinity_metric": _STORE.get("metric")}
+    if _STORE.get("leave_one_out"):
+        options["store_exclude"] = [problem_name]
+    return options
 
 
 def _split_cpu(values: List[float]) -> Tuple[List[float], Optional[float]]:
@@ -181,10 +197,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
     ap.add_argument("--opentuner-python", help="python with opentuner==0.8.8 (TSP problems only)")
     ap.add_argument("--opentuner-seeds", type=int, default=5, help="OpenTuner repetitions (slow)")
+    ap.add_argument("--store", help="cross-session store the recommendation bandits read (a path or URL)")
+    ap.add_argument("--leave-one-out", action="store_true",
+                    help="recommendations ignore the stored runs of the problem being tuned")
+    ap.add_argument("--affinity-metric", choices=["new-bests", "improvement"],
+                    help="search affinity of the recommendation bandits (default: theirs)")
     ap.add_argument("--json", help="also write all raw value sequences to this JSON file")
     ap.add_argument("--from-json", nargs="+", metavar="FILE",
                     help="do not run: report the runs saved by --json (several files are merged)")
     ns = ap.parse_args(argv)
+    _STORE.update(store=ns.store, leave_one_out=ns.leave_one_out, metric=ns.affinity_metric)
     _PROBLEMS.update(default_problems(ns.problems))
     budgets = ns.budgets or sorted({b for p in _PROBLEMS.values() for b in p.budgets})
     if ns.from_json:
@@ -211,6 +233,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             if values:
                 results.setdefault((pname, tech), []).append(values)
     report(results, _PROBLEMS, budgets)
+    if ns.store:
+        print(f"store used: {ns.store}" + (" (leave-one-out: each problem's own runs ignored)"
+                                            if ns.leave_one_out else ""))
     if ns.json:
         with open(ns.json, "w") as fh:
             json.dump({f"{p}|{t}": v for (p, t), v in results.items()}, fh)

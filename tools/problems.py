@@ -79,7 +79,8 @@ def function_problem(name: str, dims: int, domain: float) -> Problem:
 
 
 def default_problems(names: Optional[List[str]] = None) -> Dict[str, Problem]:
-    """The problems of issue 5 (TSPLIB instances present under ../shared, Rosenbrock), by name."""
+    """The problems of issue 5 (TSPLIB instances present under ../shared, Rosenbrock), by name; any
+    other TSPLIB instance under ../shared when named."""
     problems: Dict[str, Problem] = {}
     tsp_dir = SHARED / "data" / "tsplib"
     for inst in TSP_INSTANCES:
@@ -90,6 +91,11 @@ def default_problems(names: Optional[List[str]] = None) -> Dict[str, Problem]:
     problems["rosenbrock4d"] = function_problem("rosenbrock", 4, 5.0)
     problems["rosenbrock8d"] = function_problem("rosenbrock", 8, 5.0)
     problems.update(_replay(names))
+    for name in names or ():
+        if name not in problems:
+            for ext in (".tsp", ".atsp"):
+                if (tsp_dir / f"{name}{ext}").exists():
+                    problems[name] = tsp_problem(tsp_dir / f"{name}{ext}")
     if names:
         from tunerlib.tools.example_problems import example_problems
         problems.update(example_problems([n for n in names if n not in problems], Problem))
@@ -114,3 +120,9 @@ def _replay(names: Optional[List[str]]) -> Dict[str, Problem]:
                           data={"replay": True, "sparse": rp.sparse, "expert_value": rp.expert_value,
                                 "family": rp.benchmark.spec.family})
             for name, rp in replay_problems(SHARED, wanted).items()}
+
+
+def tsplib_names() -> List[str]:
+    """Every TSPLIB instance (TSP and ATSP) under the shared data folder, sorted."""
+    tsp_dir = SHARED / "data" / "tsplib"
+    return sorted({p.stem for ext in ("*.tsp", "*.atsp") for p in tsp_dir.glob(ext)})

@@ -104,8 +104,10 @@ class TuningRunManager:
 def tune_function(manipulator: ConfigurationManipulator, fn, *, test_limit: int,
                   technique: Optional[Sequence[str]] = None, seed: Optional[int] = None,
                   database: str = "memory://", program_name: str = "function",
-                  seed_configurations: Sequence[Dict[str, Any]] = ()) -> "FunctionRun":
+                  seed_configurations: Sequence[Dict[str, Any]] = (), **options: Any) -> "FunctionRun":
     """Minimise ``fn(config) -> float`` over ``manipulator`` with at most ``test_limit`` measurements.
+
+    ``options`` are further TuningOptions fields (``store``, ``upload``, ``bandit_c``, ...).
 
     ``seed_configurations`` are measured first (then the techniques take over).
     ``fn`` may return None or raise to mark a configuration as an error.  The default store is in
@@ -113,7 +115,7 @@ def tune_function(manipulator: ConfigurationManipulator, fn, *, test_limit: int,
     in order (``inf`` for errors), from which best-so-far curves follow.
     """
     opts: Dict[str, Any] = {"test_limit": test_limit, "seed": seed, "database": database,
-                            "quiet": True, "technique": list(technique or [])}
+                            "quiet": True, "technique": list(technique or []), **options}
     manager = TuningRunManager.for_space(manipulator, MinimizeAttribute("value"), program_name,
                                          seed_configurations, **opts)
     values: List[float] = []

@@ -72,6 +72,17 @@ def _report(name: str, options, summary) -> int:
     return summary.exit_code
 
 
+def _add_plugin_commands(sub) -> None:
+    """Commands other packages add (entry-point group ``tunerlib.commands``: ``add(subparsers)``, which
+    sets ``handler``); tunerlib.tools adds ``history`` this way, so core never imports tools."""
+    from importlib.metadata import entry_points
+    for entry in entry_points(group="tunerlib.commands"):
+        try:
+            entry.load()(sub)
+        except ImportError as exc:  # a broken plugin must not break the other commands
+            print(f"tunerlib: warning: command {entry.name!r} unavailable: {exc}", file=sys.stderr)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """The ``tunerlib`` command: ``techniques``, ``runs URL``, ``errors URL``, ``migrate URL``, ``upload
     RESULTS_DB`` and ``store QUERY`` (:mod:`tunerlib.store.cli`); returns the exit code.
@@ -91,7 +102,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     errors.add_argument("--run", metavar="UUID", help="only this run (a unique UUID prefix will do)")
     from .store.cli import add_commands, run_command
     add_commands(sub)
+    _add_plugin_commands(sub)
     ns = parser.parse_args(argv)
+    if getattr(ns, "handler", None) is not None:
+        return ns.handler(ns)
     if ns.command in ("upload", "store"):
         return run_command(ns)
     if ns.command == "techniques":

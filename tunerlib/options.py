@@ -39,6 +39,9 @@ class TuningOptions:
     list_techniques: bool = _opt(False, "list every registered technique and exit")
     generate_bandit_technique: bool = _opt(False, "use an AUC bandit over 5 random techniques (random "
                                                   "composable ones included), drawn from --seed")
+    bandit_c: float = _opt(0.05, "exploration constant C of the AUC bandit made for several --technique "
+                                 "names or --generate-bandit-technique")
+    bandit_window: int = _opt(500, "sliding window (uses) of that AUC bandit")
     test_limit: Optional[int] = _opt(None, "stop after this many measurements "
                                            f"(default cap {DEFAULT_TEST_CAP} when --stop-after is not given)")
     stop_after: Optional[float] = _opt(None, "stop after this many seconds of wall time")
@@ -102,6 +105,8 @@ class TuningOptions:
         _check(self.display_frequency, "--display-frequency", "a number of seconds >= 0 (0: none)",
                lambda v: v >= 0)
         _check(self.limit_multiplier, "--limit-multiplier", "a factor >= 1 (default 2.0)", lambda v: v >= 1)
+        _check(self.bandit_c, "--bandit-c", "a number >= 0", lambda v: v >= 0)
+        _check(self.bandit_window, "--bandit-window", "a number of uses >= 1", lambda v: v >= 1)
         _check(self.measurement_timeout, "--measurement-timeout", "a number of seconds > 0",
                lambda v: v > 0)
 

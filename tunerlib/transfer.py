@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, List, Optional
 
 from .db import ResultsStore
 from .parameters import ConfigurationManipulator
-from .techniques import Technique, TechniqueError, create_technique
+from .techniques import Technique, create_technique
 from .store import CrossSessionStore, StoreError
 from .store.export import export_run
 from .store.queries import load_affinities

@@ -115,21 +115,25 @@ class TuningRun:
         return seed if seed is not None else (opts.seed or 0)
 
     def _technique_names(self) -> tuple:
-        """(names, generate) from the options; a resumed run keeps its own unless others are given."""
+        """(names, generate, bandit C, bandit window) from the options; a resumed run keeps its own
+        unless others are given."""
         opts = self.options
         if self.resumed and not opts.technique and not opts.generate_bandit_technique:
             args = self.resumed_from["args"] or {}
-            return list(args.get("technique") or []), bool(args.get("generate_bandit_technique"))
-        return list(opts.technique), bool(getattr(opts, "generate_bandit_technique", False))
+            return (list(args.get("technique") or []), bool(args.get("generate_bandit_technique")),
+                    args.get("bandit_c", 0.05), args.get("bandit_window", 500))
+        return (list(opts.technique), bool(getattr(opts, "generate_bandit_technique", False)),
+                opts.bandit_c, opts.bandit_window)
 
     def _bound_technique(self, salt: str) -> Technique:
         """The root technique, bound to the space with the run's seed (and ``salt``)."""
-        names, generate = self._technique_names()
+        names, generate, c, window = self._technique_names()
         if generate and names:
             raise UsageError("--generate-bandit-technique and --technique exclude each other; "
                              "drop one of them")
-        technique = (generate_bandit(registry(), self.manipulator, random.Random(f"{self.seed}:generate"))
-                     if generate else create_technique(names))
+        technique = (generate_bandit(registry(), self.manipulator, random.Random(f"{self.seed}:generate"),
+                                     C=c, window=window)
+                     if generate else create_technique(names, C=c, window=window))
         self.recommender = attach_recommender(technique, self.options, self.manipulator, self.say)
         technique.bind(self.manipulator, random.Random(f"{self.seed}{salt}"), technique.name)
         return technique

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tunerlib.parameters.base import ARITY_N, ParameterError, PrimitiveParameter, parameter_from_json
-from tunerlib.parameters.categorical import (BooleanParameter, EnumParameter, OrdinalParameter,
-                                             SelectorParameter, SwitchParameter)
+from tunerlib.parameters.categorical import BooleanParameter, EnumParameter, OrdinalParameter, SwitchParameter
+from tunerlib.parameters.selector import SelectorParameter
 
 SETTINGS = settings(max_examples=100, deadline=None)
 

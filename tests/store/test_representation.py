@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 
 from tunerlib.parameters import (BooleanArray, BooleanParameter, ConfigurationManipulator, EnumParameter,
                                  FloatParameter, IntegerParameter, PermutationParameter)
-from tunerlib.parameters.categorical import SelectorParameter
+from tunerlib.parameters import SelectorParameter
 from tunerlib.store.representation import (RepresentationError, decode, distance, encode, encode_entries,
                                            type_counts)
 

@@ -90,14 +90,19 @@ def _is_meta(name: str) -> bool:
         return False
 
 
-def root_technique(args: Dict[str, Any]) -> Tuple[str, bool]:
-    """(root technique name, whether it is a meta-technique) from a run's stored arguments."""
-    if args.get("generate_bandit_technique"):
-        return "GeneratedBandit", True
+def root_technique(args: Dict[str, Any]) -> Tuple[str, str, bool]:
+    """(root technique name, the name the store keeps for it, whether it is a meta-technique) from a
+    run's stored arguments; a bandit made from several names (or generated) is stored with its C and
+    window: ``AUCBandit;C,0.15;window,200``."""
     names = list(args.get("technique") or []) or [DEFAULT_TECHNIQUE]
-    if len(names) > 1:
-        return "AUCBandit", True
-    return names[0], _is_meta(names[0])
+    if args.get("generate_bandit_technique") or len(names) > 1:
+        root = "GeneratedBandit" if args.get("generate_bandit_technique") else "AUCBandit"
+        return root, f"{root};C,{args.get('bandit_c', 0.05)!r};window,{args.get('bandit_window', 500)!r}", True
+    return names[0], names[0], _is_meta(names[0])
+
+
+def _meta_root(root: str, stored_name: str) -> str:
+    return "AUCBanditMetaTechnique" if stored_name != root else describe_technique(root)[0]
 
 
 def _space(parameter_info: str) -> Tuple[str, Optional[float]]:
@@ -146,7 +151,7 @@ def export_run(results: ResultsStore, run_id: int, include_configurations: bool 
 
     Raises ValueError (one line) when the run's space cannot be read."""
     info = results.run_export(run_id)
-    root, meta = root_technique(info["args"] or {})
+    root, stored_name, meta = root_technique(info["args"] or {})
     requestors, events, ok = _events(results, run_id, info["objective"] or "", meta, info["start_date"])
     if not events:
         return None
@@ -159,7 +164,7 @@ def export_run(results: ResultsStore, run_id: int, include_configurations: bool 
         objective=info["objective"] or "", representation=representation,
         space_hash=hashlib.sha256(info["parameter_info"].encode("utf-8")).hexdigest(),
         log10_space_size=size, machine_class=info["machine_class"],
-        meta=(describe_technique(root)[0], root) if meta else None,
+        meta=(_meta_root(root, stored_name), stored_name) if meta else None,
         techniques={n: describe_technique(n) for n in names},
         state="PARTIAL" if info["state"] == "RUNNING" or info["state"] == "ABORTED" else "COMPLETE",
         start_date=info["start_date"], end_date=info["end_date"], tests=len(events), best_value=best,

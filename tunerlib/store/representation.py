@@ -18,7 +18,7 @@ import hashlib
 import json
 import math
 from collections import Counter
-from typing import Any, Dict, Iterable, List, Mapping, Sequence, Tuple
+from typing import Any, Dict, Iterable, Mapping, Sequence, Tuple
 
 from ..parameters import ConfigurationManipulator, Parameter
 
