@@ -24,6 +24,9 @@ from .store import CrossSessionStore
 
 #: fewest mutually known techniques for a Pearson correlation to count
 MIN_SHARED = 2
+#: requests' worth of prior belief (the mean affinity) added to every technique's pooled record when
+#: techniques are ranked: a technique seen for 10 requests moves a tenth of the way from the mean
+PRIOR_REQUESTS = 100
 
 
 @dataclass
@@ -138,14 +141,21 @@ def correlated(table: AffinityTable, current: Mapping[str, float],
     return sorted(out, key=lambda cr: (-cr[0], -table.reps[cr[1]].runs, cr[1]))
 
 
-def ranked(table: AffinityTable, reps: Iterable[int]) -> List[Tuple[str, float, int]]:
-    """(technique, pooled affinity, requests) over the representations ``reps``, best first
-    (ties: more requests first, then name)."""
+def ranked(table: AffinityTable, reps: Iterable[int]) -> List[Tuple[str, float, int, float]]:
+    """(technique, shrunk affinity, requests, pooled affinity) over the representations ``reps``, best
+    first by shrunk affinity (ties: more requests first, then name).
+
+    The pooled affinity gained / requests of a technique seen for few requests is mostly luck, so it
+    is shrunk toward the mean affinity of all techniques there, as if :data:`PRIOR_REQUESTS` more
+    requests had earned that mean: ``(gained + PRIOR_REQUESTS * mean) / (requests + PRIOR_REQUESTS)``."""
     pooled: Dict[str, List[float]] = {}
     for rep in reps:
         for name, (aff, requests) in table.affinity.get(rep, {}).items():
             acc = pooled.setdefault(name, [0.0, 0.0])
             acc[0] += aff * requests
             acc[1] += requests
-    rows = [(name, gained / requests, int(requests)) for name, (gained, requests) in pooled.items() if requests]
+    total = sum(r for _, r in pooled.values())
+    mean = sum(g for g, _ in pooled.values()) / total if total else 0.0
+    rows = [(name, (gained + PRIOR_REQUESTS * mean) / (requests + PRIOR_REQUESTS), int(requests), gained / requests)
+            for name, (gained, requests) in pooled.items() if requests]
     return sorted(rows, key=lambda r: (-r[1], -r[2], r[0]))

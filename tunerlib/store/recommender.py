@@ -5,7 +5,8 @@ from an :class:`~.queries.AffinityTable` loaded once when the run starts.
   the smallest distance, pooled by requests), their techniques ranked by affinity.
 * Recommendation (Step 5-6): the representation whose affinities correlate best (Pearson, > 0) with
   the run's current ones; where none does (fewer than two shared techniques), the nearest by
-  parameters. Its techniques ranked by affinity, keeping only those that did better there than the
+  parameters. Its techniques ranked by (shrunk, see :func:`~.queries.ranked`) affinity, keeping only
+  those that did better there than the
   held technique with the lowest current affinity (when that one is known there), and never one
   with zero affinity: a swap is made only for a technique that earned its place.
 """
@@ -31,7 +32,7 @@ class StoreRecommender:
 
     def initial_techniques(self) -> List[str]:
         reps = self._nearest()
-        names = [name for name, aff, _ in ranked(self.table, reps) if aff > 0]
+        names = [name for name, _, _, raw in ranked(self.table, reps) if raw > 0]
         self.log.append({"step": "initial", "representations": self._names(reps), "techniques": names[:10]})
         return names
 
@@ -41,10 +42,10 @@ class StoreRecommender:
         if not reps:
             return []
         rows = ranked(self.table, reps)
-        known = {name: aff for name, aff, _ in rows}
+        known = {name: aff for name, aff, _, _ in rows}
         worst = min(affinities, key=lambda n: (affinities[n], n)) if affinities else None
         floor = known.get(worst, 0.0) if worst is not None else 0.0
-        names = [name for name, aff, _ in rows if aff > floor and name not in affinities]
+        names = [name for name, aff, _, raw in rows if raw > 0 and aff > floor and name not in affinities]
         self.log.append({"step": "recommend", "representations": self._names(reps),
                          "correlation": similar[0][0] if similar else None, "techniques": names[:10]})
         return names

@@ -40,12 +40,13 @@ def _operators(name: str, full: Optional[str]) -> List[str]:
 
 
 def technique_rows(table: AffinityTable, reps: Sequence[int], by: str = "technique") -> List[Dict]:
-    """Rows (name, affinity, requests, members) ranked best first, grouped by ``by``."""
+    """Rows (name, affinity, requests, members) ranked best first, grouped by ``by``; affinities are
+    shrunk toward the mean as in :func:`~.queries.ranked`."""
     rows = ranked(table, reps)
     if by == "technique":
-        return [{"technique": n, "affinity": a, "requests": q, "root": table.roots.get(n, n)} for n, a, q in rows]
+        return [{"technique": n, "affinity": a, "requests": q, "root": table.roots.get(n, n)} for n, a, q, _ in rows]
     groups: Dict[str, List[float]] = {}
-    for name, aff, requests in rows:
+    for name, aff, requests, _ in rows:
         keys = ([table.roots.get(name, name)] if by == "base"
                 else _operators(name, table.full_names.get(name)))
         for key in keys:

@@ -49,10 +49,10 @@ class Program(StoreBase):
     __tablename__ = "program"
     __table_args__ = (UniqueConstraint("project", "name", "version", "objective"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project: Mapped[str] = mapped_column(String(255))
-    name: Mapped[str] = mapped_column(String(255))
-    version: Mapped[str] = mapped_column(String(255))
-    objective: Mapped[str] = mapped_column(String(255))
+    project: Mapped[str] = mapped_column(Text)
+    name: Mapped[str] = mapped_column(Text)
+    version: Mapped[str] = mapped_column(Text)
+    objective: Mapped[str] = mapped_column(Text)
 
 
 class Representation(StoreBase):
@@ -62,7 +62,7 @@ class Representation(StoreBase):
     __table_args__ = (UniqueConstraint("program_id", "structure_hash"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     program_id: Mapped[int] = mapped_column(ForeignKey("program.id"))
-    name: Mapped[str] = mapped_column(String(255))
+    name: Mapped[str] = mapped_column(Text)
     parameter_info: Mapped[str] = mapped_column(Text)
     structure_hash: Mapped[str] = mapped_column(String(64))
 
@@ -72,7 +72,7 @@ class MachineClass(StoreBase):
 
     __tablename__ = "machine_class"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(255), unique=True)
+    name: Mapped[str] = mapped_column(Text, unique=True)
 
 
 class MetaTechnique(StoreBase):
@@ -80,7 +80,7 @@ class MetaTechnique(StoreBase):
 
     __tablename__ = "meta_technique"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    root: Mapped[str] = mapped_column(String(255))
+    root: Mapped[str] = mapped_column(Text)
     name: Mapped[str] = mapped_column(Text)
     name_hash: Mapped[str] = mapped_column(String(64), unique=True)
 
@@ -91,7 +91,7 @@ class Technique(StoreBase):
 
     __tablename__ = "technique"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    root: Mapped[str] = mapped_column(String(255))
+    root: Mapped[str] = mapped_column(Text)
     name: Mapped[str] = mapped_column(Text)
     name_hash: Mapped[str] = mapped_column(String(64), unique=True)
     full_name: Mapped[Optional[str]] = mapped_column(Text)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Dict, Optional
 
 from sqlalchemy import Connection, delete, func, select
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from ..db import DatabaseError
 from ..db.migrations import begin_exclusive, open_engine, resolve_url
@@ -104,7 +104,14 @@ class CrossSessionStore:
     def write_run(self, run: StoredRun, before_commit: Any = None) -> str:
         """Store ``run`` in one transaction: ``added``, ``replaced`` (an earlier upload of the same run
         had other contents, e.g. it was still running) or ``unchanged``. ``before_commit`` (tests)
-        is called inside the transaction, just before it commits."""
+        is called inside the transaction, just before it commits. Two processes uploading the same run
+        at once: one adds it, the other finds it (a lost race on a unique key is retried once)."""
+        try:
+            return self._write_run(run, before_commit)
+        except IntegrityError:
+            return self._write_run(run, before_commit)
+
+    def _write_run(self, run: StoredRun, before_commit: Any) -> str:
         digest = run.digest()
         with self.engine.connect() as conn:
             begin_exclusive(conn)
