@@ -1,6 +1,6 @@
 """The ResultsStore contract, run against every backend: the SQLAlchemy store on SQLite (its fast path
-and its SQLAlchemy-Connection path) and the in-memory store. A backend added later (PostgreSQL) joins
-the ``store`` fixture."""
+and its SQLAlchemy-Connection path), on a real PostgreSQL server (tests/helpers/pg.py; skipped where
+PostgreSQL or psycopg is missing) and the in-memory store."""
 import pytest
 
 from tunerlib.db import (DatabaseError, MemoryStore, NotFoundError, ResultRecord, ResultsDB, ResultsStore,
@@ -9,10 +9,12 @@ from tunerlib.db import (DatabaseError, MemoryStore, NotFoundError, ResultRecord
 from kit import core_path
 
 
-@pytest.fixture(params=["sqlite-fast", "sqlite-core", "memory"])
+@pytest.fixture(params=["sqlite-fast", "sqlite-core", "postgresql", "memory"])
 def store(request, tmp_path):
     if request.param == "memory":
         backend = MemoryStore()
+    elif request.param == "postgresql":
+        backend = ResultsDB(request.getfixturevalue("postgres_url"))
     else:
         backend = ResultsDB(str(tmp_path / "c.db"))
         if request.param == "sqlite-core":
@@ -161,8 +163,13 @@ def test_worker_url(store):
     if isinstance(store, MemoryStore):
         with pytest.raises(DatabaseError, match="need a database"):
             store.worker_url()
-    else:
-        assert store.worker_url().startswith("sqlite:///")
+    else:  # a worker process opening the URL sees (and claims from) the same database
+        pv, run_id, run_uuid = _run(store)
+        [dr] = _requests(store, pv, run_id, 1)
+        with ResultsDB(store.worker_url()) as worker:
+            assert [r["uuid"] for r in worker.runs_of(pv)] == [run_uuid]
+            assert worker.claim_next(run_id, "w").dr_id == dr
+        assert store.running_claims(run_id, "w") == [dr]
 
 
 def test_runs_of_version_and_label_newest_first(store):

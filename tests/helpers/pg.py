@@ -1,0 +1,220 @@
+"""A throwaway PostgreSQL server for the tests: one per test session, a fresh empty database per test.
+
+Fixtures (registered for every test module in tests/conftest.py):
+
+* ``postgres_server`` (session): a :class:`PostgresServer` started on first use and stopped (its data
+  directory removed) at the end of the session, also when tests failed;
+* ``postgres_url`` (function): ``postgresql+psycopg://...`` of a new empty database, dropped after the test.
+
+Both skip the test with a one-line reason when the environment lacks PostgreSQL: no ``initdb`` /
+``postgres`` binaries (on PATH or under /usr/lib/postgresql/*/bin), psycopg not installed, or a server
+that failed to start (the reason quotes the last line of its log). The server runs with ``initdb``'s
+role ``tunerlib`` (trust authentication on a unix socket in its temporary directory, no TCP port) and
+``fsync=off``; run as root, initdb and the server run as an unprivileged user (``postgres`` if that user
+exists, else ``nobody``), since PostgreSQL refuses to run as root.
+"""
+from __future__ import annotations
+
+import glob
+import importlib.util
+import itertools
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Iterator, Optional
+from urllib.parse import quote
+
+import pytest
+
+SUPERUSER = "tunerlib"  #: the role initdb creates; it connects without a password
+PORT = 5432  #: only names the socket file (.s.PGSQL.5432): the server listens on no TCP port
+READY_TIMEOUT_S = 30.0
+#: speed over durability: the cluster is thrown away at the end of the session
+SERVER_SETTINGS = ("listen_addresses=", "fsync=off", "synchronous_commit=off", "full_page_writes=off",
+                   "max_connections=100")
+#: the superuser connects without a password; every other role must give its password
+PG_HBA = f"local all {SUPERUSER} trust\nlocal all all scram-sha-256\n"
+
+
+class PostgresUnavailable(Exception):
+    """PostgreSQL cannot be used here; the message (one line) says what is missing."""
+
+
+def find_binaries() -> Optional[Path]:
+    """The folder holding ``initdb`` and ``postgres``: PATH first, then /usr/lib/postgresql/*/bin
+    (newest version first); None when there is none."""
+    initdb = shutil.which("initdb")
+    candidates = [Path(initdb).resolve().parent] if initdb else []
+    versions = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: _version_key(Path(p).parent.name),
+                      reverse=True)
+    candidates += [Path(p) for p in versions]
+    for folder in candidates:
+        if all(os.access(folder / name, os.X_OK) for name in ("initdb", "postgres")):
+            return folder
+    return None
+
+
+def _version_key(name: str) -> tuple:
+    return tuple(int(part) if part.isdigit() else -1 for part in name.split("."))
+
+
+def _run_as() -> dict:
+    """subprocess keyword arguments that drop root to an unprivileged user ({} when not root)."""
+    if os.geteuid() != 0:
+        return {}
+    for name in ("postgres", "nobody"):
+        try:
+            entry = pwd.getpwnam(name)
+        except KeyError:
+            continue
+        return {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": []}
+    raise PostgresUnavailable("running as root and no unprivileged user (postgres, nobody) to run it as")
+
+
+def _last_log_line(log: Path) -> str:
+    try:
+        lines = [line.strip() for line in log.read_text(errors="replace").splitlines() if line.strip()]
+    except OSError:
+        return "(no log)"
+    return lines[-1] if lines else "(empty log)"
+
+
+class PostgresServer:
+    """A running throwaway cluster (unix socket only) and an autocommit admin connection to it."""
+
+    def __init__(self, root: Path, process: subprocess.Popen, admin: Any) -> None:
+        self.root = root  #: temporary directory: data/, server.log and the socket
+        self.process = process
+        self.admin = admin  #: psycopg connection of the superuser to database ``postgres``
+        self._names = itertools.count(1)
+
+    def url(self, database: str, user: str = SUPERUSER, password: Optional[str] = None) -> str:
+        """SQLAlchemy URL of ``database`` as ``user`` (with ``password`` if given) over the socket."""
+        auth = quote(user, safe="") + (f":{quote(password, safe='')}" if password is not None else "")
+        return f"postgresql+psycopg://{auth}@/{database}?host={quote(str(self.root), safe='/')}"
+
+    def create_database(self, owner: str = SUPERUSER) -> str:
+        """Create a new empty database owned by ``owner`` (about 50 ms); returns its name."""
+        name = f"t{next(self._names)}"
+        self.admin.execute(f'CREATE DATABASE {name} OWNER "{owner}" TEMPLATE template0')
+        return name
+
+    def drop_database(self, name: str) -> None:
+        """Drop ``name``, ending the sessions still connected to it (leaked connections of a test)."""
+        self.admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+    def create_role(self, name: str, password: str) -> None:
+        """Create a login role that authenticates with ``password`` (SCRAM)."""
+        from psycopg import sql
+        self.admin.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(sql.Identifier(name),
+                                                                             sql.Literal(password)))
+
+    def stop(self) -> None:
+        """Stop the server (fast shutdown, killed after 30 s) and remove its directory."""
+        try:
+            self.admin.close()
+        finally:
+            _stop_process(self.process)
+            shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _stop_process(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGINT)  # fast shutdown: ends sessions, then exits
+        try:
+            process.wait(READY_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _initdb(binaries: Path, root: Path, run_as: dict) -> None:
+    """Create the cluster in ``root``/data (C locale, UTF8, role ``tunerlib``) and its pg_hba.conf."""
+    data = root / "data"
+    done = subprocess.run([str(binaries / "initdb"), "-D", str(data), "-U", SUPERUSER, "--auth=trust",
+                           "--no-sync", "--no-instructions", "-E", "UTF8", "--locale=C"],
+                          cwd=root, capture_output=True, text=True, timeout=120, **run_as)
+    if done.returncode != 0:
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        raise PostgresUnavailable(f"initdb failed: {lines[-1] if lines else done.returncode}")
+    (data / "pg_hba.conf").write_text(PG_HBA)
+
+
+def _connect_when_ready(root: Path, process: subprocess.Popen) -> Any:
+    """Poll until the server accepts the superuser (an autocommit connection) or gives up."""
+    import psycopg
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while True:
+        try:
+            return psycopg.connect(host=str(root), port=PORT, user=SUPERUSER, dbname="postgres",
+                                   autocommit=True, connect_timeout=5)
+        except psycopg.OperationalError:
+            if process.poll() is not None:
+                raise PostgresUnavailable(f"PostgreSQL server failed to start: "
+                                          f"{_last_log_line(root / 'server.log')}") from None
+            if time.monotonic() > deadline:
+                raise PostgresUnavailable(f"PostgreSQL server not ready after {READY_TIMEOUT_S:.0f} s: "
+                                          f"{_last_log_line(root / 'server.log')}") from None
+        time.sleep(0.05)
+
+
+def start_server(binaries: Path) -> PostgresServer:
+    """initdb a cluster in a new temporary directory and start it; PostgresUnavailable on failure
+    (nothing is left behind then)."""
+    run_as = _run_as()
+    root = Path(tempfile.mkdtemp(prefix="tlpg-", dir="/tmp" if os.path.isdir("/tmp") else None))
+    process = None
+    try:
+        if run_as:
+            os.chown(root, run_as["user"], run_as["group"])
+        _initdb(binaries, root, run_as)
+        options = [arg for setting in SERVER_SETTINGS for arg in ("-c", setting)]
+        with open(root / "server.log", "wb") as log:
+            process = subprocess.Popen([str(binaries / "postgres"), "-D", str(root / "data"), "-k", str(root),
+                                        "-p", str(PORT), *options],
+                                       cwd=root, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                       **run_as)
+        return PostgresServer(root, process, _connect_when_ready(root, process))
+    except BaseException:
+        if process is not None:
+            _stop_process(process)
+        shutil.rmtree(root, ignore_errors=True)
+        raise
+
+
+def unavailable_reason() -> Optional[str]:
+    """Why no PostgreSQL server can be started here (one line), or None when it can be tried."""
+    if importlib.util.find_spec("psycopg") is None:
+        return "psycopg is not installed (pip install 'psycopg[binary]>=3.1')"
+    if find_binaries() is None:
+        return "no PostgreSQL binaries (initdb, postgres) on PATH or under /usr/lib/postgresql/*/bin"
+    return None
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """One throwaway PostgreSQL server for the session (skips the test when it cannot be started)."""
+    reason = unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    try:
+        server = start_server(find_binaries())
+    except PostgresUnavailable as exc:
+        pytest.skip(str(exc))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
+    """URL of a new empty PostgreSQL database (dropped after the test)."""
+    name = postgres_server.create_database()
+    yield postgres_server.url(name)
+    postgres_server.drop_database(name)
