@@ -159,6 +159,24 @@ def test_technique_state_round_trip(store):
     assert store.load_technique_state(run_id, "A") == {"k": [2]}
 
 
+def test_long_names_and_labels_are_stored_whole(store):
+    """Generated technique names run to hundreds of characters (a bandit's requestor is its path), and
+    labels, workers and program names are the user's text: no backend may cut or refuse them."""
+    name = "GreedyComposableTechnique;crossover_rate,0.5|" + "|".join(f"k{i};op3_swarm;[[]]" for i in range(40))
+    long = "é" * 300
+    pv = store.program_version_id(long, long, long, "{}")
+    run_id, _ = store.create_run(pv, long, {}, None, store.machine_id(long, long), "o", long)
+    dr = store.request(run_id, store.configuration_id(pv, "c" * 64, {}), f"AUCBanditMetaTechnique/{name}", 0)
+    claim = store.claim_next(run_id, long)
+    assert (claim.dr_id, claim.requestor) == (dr, f"AUCBanditMetaTechnique/{name}")
+    assert store.running_claims(run_id, long) == [dr]
+    store.save_technique_state(run_id, name, {"k": 1})
+    assert store.load_technique_state(run_id, name) == {"k": 1}
+    [info] = store.runs_of(pv, long)
+    assert (info["label"], info["host"]) == (long, long) and len(name) > 600
+    assert store.input_id(pv, long, long) == store.input_id(pv, long, long)
+
+
 def test_worker_url(store):
     if isinstance(store, MemoryStore):
         with pytest.raises(DatabaseError, match="need a database"):

@@ -228,7 +228,7 @@ Migration = Callable[[Connection], None]
 
 def _add_run_owner(conn: Connection) -> None:
     """Schema 1 -> 2: ``tuning_run.host`` and ``tuning_run.pid`` (who drives a RUNNING run)."""
-    conn.exec_driver_sql("ALTER TABLE tuning_run ADD COLUMN host VARCHAR(255)")
+    conn.exec_driver_sql("ALTER TABLE tuning_run ADD COLUMN host TEXT")
     conn.exec_driver_sql("ALTER TABLE tuning_run ADD COLUMN pid INTEGER")
 
 
