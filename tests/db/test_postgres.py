@@ -1,0 +1,55 @@
+"""What only a database server shows (tests/helpers/pg.py starts one; skipped without PostgreSQL): a
+password in the URL is given to workers but never shown, and a lost connection is a one-line error after
+which the next call reconnects. The store contract itself runs on PostgreSQL in test_store_contract.py."""
+import pytest
+from sqlalchemy import make_url
+
+from tunerlib.db import DatabaseError, ResultsDB
+from tunerlib.db.admin import display_url, list_runs
+
+#: a password that must be escaped in a URL (":", "@", "/", "%", "?", "#", a space, non-ASCII)
+PASSWORD = "s3:cr@t/%?#é p"
+
+
+@pytest.fixture
+def alice_url(postgres_server):
+    """URL of a new database owned by role alice, who logs in with PASSWORD."""
+    postgres_server.create_role("alice", PASSWORD)
+    name = postgres_server.create_database(owner="alice")
+    yield postgres_server.url(name, "alice", PASSWORD)
+    postgres_server.drop_database(name)
+    postgres_server.admin.execute("DROP ROLE alice")
+
+
+def test_password_reaches_workers_but_is_never_shown(alice_url):
+    with ResultsDB(alice_url) as database:
+        pv = database.program_version_id("proj", "prog", "v1", "{}")
+        database.create_run(pv, "a", {}, None, None, "o")
+        assert "***" in database.display_url and "s3" not in database.display_url
+        assert display_url(alice_url) == database.display_url
+        with ResultsDB(database.worker_url()) as worker:  # a worker logs in with the password
+            assert [r["label"] for r in worker.runs_of(pv)] == ["a"]
+    assert [r["label"] for r in list_runs(alice_url)] == ["a"]
+
+
+def test_wrong_password_is_a_one_line_error_without_the_password(alice_url):
+    wrong = make_url(alice_url).set(password="not-it").render_as_string(hide_password=False)
+    with pytest.raises(DatabaseError) as info:
+        ResultsDB(wrong)
+    text = str(info.value)
+    assert "\n" not in text and "password authentication failed" in text
+    assert "not-it" not in text and "alice:***@" in text
+
+
+def test_lost_connection_is_a_one_line_error_and_the_next_call_reconnects(postgres_server, postgres_url):
+    with ResultsDB(postgres_url) as database:
+        pv = database.program_version_id("proj", "prog", "v1", "{}")
+        run_id, _ = database.create_run(pv, None, {}, None, None, "o")
+        database.request(run_id, database.configuration_id(pv, "a" * 64, {"x": 1}), "T", 0)
+        postgres_server.admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                      "WHERE datname = %s", (make_url(postgres_url).database,))
+        with pytest.raises(DatabaseError) as info:
+            database.claim_next(run_id, "w")
+        text = str(info.value)
+        assert "\n" not in text and "terminating connection" in text and "server is running" in text
+        assert database.claim_next(run_id, "w").config_data == {"x": 1}  # nothing was lost
