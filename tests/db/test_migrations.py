@@ -171,7 +171,8 @@ def test_concurrent_migrations_on_postgresql_wait_for_each_other(postgres_url, m
     assert entered.acquire(timeout=30)
     second = threading.Thread(target=migrator, args=("second",))
     second.start()
-    waiting = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+    waiting = ("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+               "AND application_name = current_setting('application_name')")
     assert wait_until(lambda: entered.acquire(blocking=False) or _sql(postgres_url, waiting) == [(1,)], 30)
     proceed.set()
     first.join(30)

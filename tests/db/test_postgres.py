@@ -13,11 +13,11 @@ PASSWORD = "s3:cr@t/%?#é p"
 
 @pytest.fixture
 def alice_url(postgres_server):
-    """URL of a new database owned by role alice, who logs in with PASSWORD."""
+    """URL of a new empty database owned by role alice, who logs in with PASSWORD."""
     postgres_server.create_role("alice", PASSWORD)
-    name = postgres_server.create_database(owner="alice")
-    yield postgres_server.url(name, "alice", PASSWORD)
-    postgres_server.drop_database(name)
+    schema = postgres_server.create_schema(owner="alice")
+    yield postgres_server.url(schema, "alice", PASSWORD)
+    postgres_server.drop_schema(schema)
     postgres_server.admin.execute("DROP ROLE alice")
 
 
@@ -46,8 +46,7 @@ def test_lost_connection_is_a_one_line_error_and_the_next_call_reconnects(postgr
         pv = database.program_version_id("proj", "prog", "v1", "{}")
         run_id, _ = database.create_run(pv, None, {}, None, None, "o")
         database.request(run_id, database.configuration_id(pv, "a" * 64, {"x": 1}), "T", 0)
-        postgres_server.admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                                      "WHERE datname = %s", (make_url(postgres_url).database,))
+        assert postgres_server.end_sessions(make_url(postgres_url).query["application_name"]) == 1
         with pytest.raises(DatabaseError) as info:
             database.claim_next(run_id, "w")
         text = str(info.value)
