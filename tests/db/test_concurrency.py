@@ -50,10 +50,13 @@ def _claim_worker(path, run_id, name, start, out, ready):
     ready.put(name)        # imported and connected: the parent starts everyone at once
     start.wait(30)
     claimed = []
-    while (claim := db.claim_next(run_id, name)) is not None:
-        claimed.append(claim.dr_id)
-        time.sleep(0.0005)  # a little "measurement" so that the workers overlap
-        db.complete(claim.dr_id, ResultRecord("OK", 0.001, extra={"worker": name}))
+    try:
+        while (claim := db.claim_next(run_id, name)) is not None:
+            claimed.append(claim.dr_id)
+            time.sleep(0.0005)  # a little "measurement" so that the workers overlap
+            db.complete(claim.dr_id, ResultRecord("OK", 0.001, extra={"worker": name}))
+    except Exception as exc:  # reported at once: the parent would wait 120 s for a dead worker
+        claimed.append(f"{type(exc).__name__}: {exc}")
     db.close()
     out.put((name, claimed))
 
@@ -87,12 +90,13 @@ def test_every_row_claimed_exactly_once_by_concurrent_processes(new_url):
 def _open_worker(path, start, out, ready):
     ready.put(True)  # imported: the parent starts everyone at once
     start.wait(30)
-    db = ResultsDB(path)
-    pv = db.program_version_id("proj", "prog", "v1", "{}")
-    cfg = db.configuration_id(pv, "f" * 64, {"x": 1})
-    machine = db.machine_id("host", "cls", 2)
-    db.close()
-    out.put((pv, cfg, machine))
+    try:
+        with ResultsDB(path) as db:
+            pv = db.program_version_id("proj", "prog", "v1", "{}")
+            cfg = db.configuration_id(pv, "f" * 64, {"x": 1})
+            out.put((pv, cfg, db.machine_id("host", "cls", 2)))
+    except Exception as exc:  # reported at once: the parent would wait 120 s for a dead worker
+        out.put(f"{type(exc).__name__}: {exc}")
 
 
 def test_concurrent_creation_and_get_or_create_agree(new_url):

@@ -1,11 +1,14 @@
 """What only a database server shows (tests/helpers/pg.py starts one; skipped without PostgreSQL): a
-password in the URL is given to workers but never shown, and a lost connection is a one-line error after
-which the next call reconnects. The store contract itself runs on PostgreSQL in test_store_contract.py."""
+password in the URL is given to workers but never shown, a lost connection is a one-line error after
+which the next call reconnects, and an insert that another process made first gives no id. The store
+contract itself runs on PostgreSQL in test_store_contract.py."""
 import pytest
 from sqlalchemy import make_url
 
 from tunerlib.db import DatabaseError, ResultsDB
 from tunerlib.db.admin import display_url, list_runs
+
+from kit import core_path
 
 #: a password that must be escaped in a URL (":", "@", "/", "%", "?", "#", a space, non-ASCII)
 PASSWORD = "s3:cr@t/%?#é p"
@@ -52,3 +55,24 @@ def test_lost_connection_is_a_one_line_error_and_the_next_call_reconnects(postgr
         text = str(info.value)
         assert "\n" not in text and "terminating connection" in text and "server is running" in text
         assert database.claim_next(run_id, "w").config_data == {"x": 1}  # nothing was lost
+
+
+@pytest.fixture(params=["sqlite-core", "postgresql"])
+def core_db(request, tmp_path):
+    """A ResultsDB whose statements run through SQLAlchemy Connections (the path of every server)."""
+    url = request.getfixturevalue("postgres_url") if request.param == "postgresql" else str(tmp_path / "c.db")
+    database = core_path(ResultsDB(url))
+    yield database
+    database.close()
+
+
+def test_insert_that_does_nothing_gives_no_id(core_db):
+    """configuration_id's path when another process inserted the same configuration between its SELECT
+    and its INSERT ... ON CONFLICT DO NOTHING (PostgreSQL gives no primary key and rowcount -1 then)."""
+    pv = core_db.program_version_id("proj", "prog", "v1", "{}")
+    values = {"program_version_id": pv, "hash": "a" * 64, "data": {"x": 1}}
+    with core_db._tx() as runner:  # white box: the race, without a second process
+        first = runner.insert(core_db._ins_config, values)
+        again = runner.insert(core_db._ins_config, values)
+    assert isinstance(first, int) and again is None
+    assert core_db.configuration_id(pv, "a" * 64, {"x": 1}) == first
