@@ -1,6 +1,8 @@
 """The ResultsStore contract, run against every backend: the SQLAlchemy store on SQLite (its fast path
 and its SQLAlchemy-Connection path), on a real PostgreSQL server (tests/helpers/pg.py; skipped where
 PostgreSQL or psycopg is missing) and the in-memory store."""
+import math
+
 import pytest
 
 from tunerlib.db import (DatabaseError, MemoryStore, NotFoundError, ResultRecord, ResultsDB, ResultsStore,
@@ -149,6 +151,18 @@ def test_limits_of_waiting_requests_tighten(store):
     assert store.tighten_limits(run_id, 1.5) == 2
     assert store.tighten_limits(run_id, 1.8) == 0
     assert [store.claim_next(run_id, "w").limit for _ in drs[1:]] == [1.5, 1.5]
+
+
+def test_floats_keep_double_precision(store):
+    pv, run_id, _ = _run(store)
+    dr = store.request(run_id, store.configuration_id(pv, "f" * 64, {"x": 0.1 + 0.2}), "T", 0, limit=1 / 3)
+    store.tighten_limits(run_id, 2 / 7)
+    claim = store.claim_next(run_id, "w")
+    assert (claim.limit, claim.config_data) == (2 / 7, {"x": 0.1 + 0.2})
+    store.complete(dr, ResultRecord("OK", 0.1 + 0.2, 1e-300, math.inf, -1.5e300, {"v": 1 / 3}, 1 / 9))
+    [row] = store.run_results(run_id)
+    assert (row.time, row.accuracy, row.energy, row.size, row.extra, row.collection_cost) == \
+        (0.1 + 0.2, 1e-300, math.inf, -1.5e300, {"v": 1 / 3}, 1 / 9)
 
 
 def test_technique_state_round_trip(store):
