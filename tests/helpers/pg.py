@@ -17,7 +17,6 @@ exists, else ``nobody``), since PostgreSQL refuses to run as root.
 from __future__ import annotations
 
 import glob
-import importlib.util
 import itertools
 import os
 import pwd
@@ -207,8 +206,10 @@ def start_server(binaries: Path) -> PostgresServer:
 
 def unavailable_reason() -> Optional[str]:
     """Why no PostgreSQL server can be started here (one line), or None when it can be tried."""
-    if importlib.util.find_spec("psycopg") is None:
-        return "psycopg is not installed (pip install 'psycopg[binary]>=3.1')"
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        return "psycopg is not installed (pip install 'psycopg[binary]>=3.1.4')"
     if find_binaries() is None:
         return "no PostgreSQL binaries (initdb, postgres) on PATH or under /usr/lib/postgresql/*/bin"
     return None
