@@ -36,8 +36,7 @@ DATABASE = "postgres"  #: initdb's default database: each test gets a schema of 
 PORT = 5432  #: only names the socket file (.s.PGSQL.5432): the server listens on no TCP port
 READY_TIMEOUT_S = 30.0
 #: speed over durability: the cluster is thrown away at the end of the session
-SERVER_SETTINGS = ("listen_addresses=", "fsync=off", "synchronous_commit=off", "full_page_writes=off",
-                   "max_connections=100")
+SERVER_SETTINGS = ("listen_addresses=", "fsync=off", "synchronous_commit=off", "full_page_writes=off")
 #: the superuser connects without a password; every other role must give its password
 PG_HBA = f"local all {SUPERUSER} trust\nlocal all all scram-sha-256\n"
 
@@ -61,6 +60,7 @@ def find_binaries() -> Optional[Path]:
 
 
 def _version_key(name: str) -> tuple:
+    """Sort key of a PostgreSQL version folder name ("15", "9.6")."""
     return tuple(int(part) if part.isdigit() else -1 for part in name.split("."))
 
 
@@ -78,6 +78,7 @@ def _run_as() -> dict:
 
 
 def _last_log_line(log: Path) -> str:
+    """The last non-empty line of the server log (why it stopped), or a note that there is none."""
     try:
         lines = [line.strip() for line in log.read_text(errors="replace").splitlines() if line.strip()]
     except OSError:
@@ -184,6 +185,7 @@ def start_server(binaries: Path) -> PostgresServer:
     """initdb a cluster in a new temporary directory and start it; PostgresUnavailable on failure
     (nothing is left behind then)."""
     run_as = _run_as()
+    # a short path: the socket's path must stay under 108 bytes (a deep $TMPDIR could exceed it)
     root = Path(tempfile.mkdtemp(prefix="tlpg-", dir="/tmp" if os.path.isdir("/tmp") else None))
     process = None
     try:
@@ -197,10 +199,12 @@ def start_server(binaries: Path) -> PostgresServer:
                                        cwd=root, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                        **run_as)
         return PostgresServer(root, process, _connect_when_ready(root, process))
-    except BaseException:
+    except BaseException as exc:
         if process is not None:
             _stop_process(process)
         shutil.rmtree(root, ignore_errors=True)
+        if isinstance(exc, (OSError, subprocess.TimeoutExpired)):  # binaries that cannot run, initdb hung
+            raise PostgresUnavailable(f"PostgreSQL could not be started: {exc}") from None
         raise
 
 
