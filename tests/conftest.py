@@ -1,11 +1,13 @@
-"""Shared test set-up: tests/helpers is importable (``from procs import ...``)."""
+"""Shared test set-up: tests/helpers is importable (``from procs import ...``); the PostgreSQL fixtures
+``postgres_server`` and ``postgres_url`` (tests/helpers/pg.py) are available to every test module."""
 import os
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "helpers"))
 
+from pg import postgres_server, postgres_url  # noqa: E402,F401  (fixtures registered for all tests)
+
 # No test may read or write the user's own cross-session store: the default store of this session is
 # a file in a fresh temporary directory (tests that use a store pass --store / a URL explicitly).
-import tempfile  # noqa: E402
-
 os.environ["TUNERLIB_STORE"] = os.path.join(tempfile.mkdtemp(prefix="tunerlib-test-store-"), "store.db")

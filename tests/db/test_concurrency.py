@@ -1,17 +1,36 @@
-"""Multi-process tests of tunerlib.db: atomic claims, race-safe creation, durability after SIGKILL, fork."""
+"""Multi-process tests of tunerlib.db: atomic claims, race-safe creation, durability after SIGKILL, fork.
+Claims and creation also run against a real PostgreSQL server (tests/helpers/pg.py)."""
 import multiprocessing
 import os
 import signal
-import sqlite3
 import time
 
 import pytest
+from sqlalchemy import text
 
 from tunerlib.db import ResultsDB, ResultRecord
+from tunerlib.db.migrations import open_engine
 
 SPAWN = multiprocessing.get_context("spawn")
 WORKERS = 4
 ROWS = 200
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def new_url(request, tmp_path):
+    """Where a new database goes: a SQLite file in a folder not yet created, or an empty PostgreSQL one."""
+    if request.param == "postgresql":
+        return request.getfixturevalue("postgres_url")
+    return str(tmp_path / "fresh" / "new.db")
+
+
+def _count(url, table):
+    engine, _ = open_engine(url)
+    try:
+        with engine.connect() as conn:
+            return conn.execute(text(f"SELECT count(*) FROM {table}")).scalar()
+    finally:
+        engine.dispose()
 
 
 def _setup_run(path, rows):
@@ -31,16 +50,19 @@ def _claim_worker(path, run_id, name, start, out, ready):
     ready.put(name)        # imported and connected: the parent starts everyone at once
     start.wait(30)
     claimed = []
-    while (claim := db.claim_next(run_id, name)) is not None:
-        claimed.append(claim.dr_id)
-        time.sleep(0.0005)  # a little "measurement" so that the workers overlap
-        db.complete(claim.dr_id, ResultRecord("OK", 0.001, extra={"worker": name}))
+    try:
+        while (claim := db.claim_next(run_id, name)) is not None:
+            claimed.append(claim.dr_id)
+            time.sleep(0.0005)  # a little "measurement" so that the workers overlap
+            db.complete(claim.dr_id, ResultRecord("OK", 0.001, extra={"worker": name}))
+    except Exception as exc:  # reported at once: the parent would wait 120 s for a dead worker
+        claimed.append(f"{type(exc).__name__}: {exc}")
     db.close()
     out.put((name, claimed))
 
 
-def test_every_row_claimed_exactly_once_by_concurrent_processes(tmp_path):
-    path = str(tmp_path / "claims.db")
+def test_every_row_claimed_exactly_once_by_concurrent_processes(new_url):
+    path = new_url
     run_id = _setup_run(path, ROWS)
     start, out, ready = SPAWN.Event(), SPAWN.Queue(), SPAWN.Queue()
     procs = [SPAWN.Process(target=_claim_worker, args=(path, run_id, f"w{i}", start, out, ready))
@@ -65,32 +87,33 @@ def test_every_row_claimed_exactly_once_by_concurrent_processes(tmp_path):
     db.close()
 
 
-def _open_worker(path, start, out):
+def _open_worker(path, start, out, ready):
+    ready.put(True)  # imported: the parent starts everyone at once
     start.wait(30)
-    db = ResultsDB(path)
-    pv = db.program_version_id("proj", "prog", "v1", "{}")
-    cfg = db.configuration_id(pv, "f" * 64, {"x": 1})
-    machine = db.machine_id("host", "cls", 2)
-    db.close()
-    out.put((pv, cfg, machine))
+    try:
+        with ResultsDB(path) as db:
+            pv = db.program_version_id("proj", "prog", "v1", "{}")
+            cfg = db.configuration_id(pv, "f" * 64, {"x": 1})
+            out.put((pv, cfg, db.machine_id("host", "cls", 2)))
+    except Exception as exc:  # reported at once: the parent would wait 120 s for a dead worker
+        out.put(f"{type(exc).__name__}: {exc}")
 
 
-def test_concurrent_creation_and_get_or_create_agree(tmp_path):
-    path = str(tmp_path / "fresh" / "new.db")
-    start, out = SPAWN.Event(), SPAWN.Queue()
-    procs = [SPAWN.Process(target=_open_worker, args=(path, start, out)) for _ in range(WORKERS)]
+def test_concurrent_creation_and_get_or_create_agree(new_url):
+    path = new_url
+    start, out, ready = SPAWN.Event(), SPAWN.Queue(), SPAWN.Queue()
+    procs = [SPAWN.Process(target=_open_worker, args=(path, start, out, ready)) for _ in range(WORKERS)]
     for p in procs:
         p.start()
-    time.sleep(0.2)
+    for _ in procs:
+        ready.get(timeout=120)
     start.set()
     answers = [out.get(timeout=120) for _ in procs]
     for p in procs:
         p.join(30)
         assert p.exitcode == 0
     assert len(set(answers)) == 1
-    with sqlite3.connect(path) as conn:
-        assert conn.execute("SELECT count(*) FROM tunerlib_meta").fetchone() == (1,)
-        assert conn.execute("SELECT count(*) FROM configuration").fetchone() == (1,)
+    assert _count(path, "tunerlib_meta") == 1 and _count(path, "configuration") == 1
 
 
 def _complete_forever(path, run_id, out):

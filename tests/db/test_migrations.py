@@ -1,11 +1,44 @@
-"""Schema migrations of tunerlib.db (a faked version-0 database upgraded by registered steps)."""
-import sqlite3
+"""Schema migrations of tunerlib.db (a faked version-0 database upgraded by registered steps), on SQLite
+files and on a real PostgreSQL server (tests/helpers/pg.py; its DDL is transactional too)."""
+import threading
 
 import pytest
+from sqlalchemy import inspect, text
 
 from tunerlib.db import ResultRecord
 from tunerlib.db import MIGRATIONS, SCHEMA_VERSION, DatabaseError, ResultsDB, SchemaVersionError, migrate
+from tunerlib.db.migrations import open_engine
 from tunerlib.db.models import TechniqueState
+
+from procs import wait_until
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def url(request, tmp_path):
+    """Where the test database lives: a SQLite file, or an empty PostgreSQL database."""
+    if request.param == "postgresql":
+        return request.getfixturevalue("postgres_url")
+    return str(tmp_path / "old.db")
+
+
+def _sql(url, *statements):
+    """Run ``statements`` in one transaction, behind tunerlib's back; the rows of the last one."""
+    engine, _ = open_engine(url)
+    try:
+        with engine.begin() as conn:
+            for statement in statements:
+                rows = conn.execute(text(statement))
+            return rows.fetchall() if rows.returns_rows else None
+    finally:
+        engine.dispose()
+
+
+def _tables(url):
+    engine, _ = open_engine(url)
+    try:
+        return set(inspect(engine).get_table_names())
+    finally:
+        engine.dispose()
 
 
 def _request(db, pv, run_id, n, requestor="T"):
@@ -16,94 +49,84 @@ def _request(db, pv, run_id, n, requestor="T"):
     return ids
 
 
-def _stamp(path, version):
-    con = sqlite3.connect(path)
-    con.execute("update tunerlib_meta set value=? where key='schema_version'", (str(version),))
-    con.commit()
-    con.close()
+def _stamp(url, version):
+    _sql(url, f"UPDATE tunerlib_meta SET value='{version}' WHERE key='schema_version'")
 
 
-def _version0_database(path):
+#: what schema 2 added (tuning_run.host and .pid), removed again
+DROP_RUN_OWNER = ("ALTER TABLE tuning_run DROP COLUMN host", "ALTER TABLE tuning_run DROP COLUMN pid")
+
+
+def _version0_database(url):
     """A database as an imaginary schema 0 left it: no technique_state table, version 0 stamped."""
-    database = ResultsDB(str(path))
+    database = ResultsDB(url)
     pv = database.program_version_id("proj", "prog", "v1", "{}")
     run_id, _ = database.create_run(pv, None, {}, None, None, "o")
     [dr] = _request(database, pv, run_id, 1)
     database.complete(dr, ResultRecord("OK", 3.0))
     database.close()
-    with sqlite3.connect(path) as conn:
-        conn.execute("DROP TABLE technique_state")
-        _drop_run_owner(conn)
-        conn.execute("UPDATE tunerlib_meta SET value='0' WHERE key='schema_version'")
+    _sql(url, "DROP TABLE technique_state", *DROP_RUN_OWNER,
+         "UPDATE tunerlib_meta SET value='0' WHERE key='schema_version'")
     return run_id
-
-
-def _drop_run_owner(conn):
-    """What schema 2 added (tuning_run.host and .pid), removed again."""
-    conn.execute("ALTER TABLE tuning_run DROP COLUMN host")
-    conn.execute("ALTER TABLE tuning_run DROP COLUMN pid")
 
 
 def _add_technique_state(conn):
     TechniqueState.__table__.create(conn)
 
 
-def test_migrate_applies_registered_migration(tmp_path, monkeypatch):
-    path = tmp_path / "old.db"
-    run_id = _version0_database(path)
+def test_migrate_applies_registered_migration(url, monkeypatch):
+    run_id = _version0_database(url)
     with pytest.raises(SchemaVersionError):
-        ResultsDB(str(path))
+        ResultsDB(url)
     monkeypatch.setitem(MIGRATIONS, 0, _add_technique_state)
-    assert migrate(str(path)) == (0, SCHEMA_VERSION)
-    with ResultsDB(str(path)) as database:
+    assert migrate(url) == (0, SCHEMA_VERSION)
+    with ResultsDB(url) as database:
         assert [r.time for r in database.run_results(run_id)] == [3.0]  # old data kept
         database.save_technique_state(run_id, "A", {"k": 1})
         assert database.load_technique_state(run_id, "A") == {"k": 1}
-    assert migrate(str(path)) == (SCHEMA_VERSION, SCHEMA_VERSION)  # already current: no-op
+    assert migrate(url) == (SCHEMA_VERSION, SCHEMA_VERSION)  # already current: no-op
 
 
-def test_schema_1_database_gets_the_run_owner_columns(tmp_path):
+def test_schema_1_database_gets_the_run_owner_columns(url):
     """The real step 1 -> 2: a database written by schema 1 keeps its runs and gains host/pid."""
-    path = tmp_path / "v1.db"
-    database = ResultsDB(str(path))
+    database = ResultsDB(url)
     pv = database.program_version_id("proj", "prog", "v1", "{}")
     run_id, run_uuid = database.create_run(pv, None, {}, 7, None, "o")
     database.close()
-    with sqlite3.connect(path) as conn:
-        _drop_run_owner(conn)
-        conn.execute("UPDATE tunerlib_meta SET value='1' WHERE key='schema_version'")
+    _sql(url, *DROP_RUN_OWNER, "UPDATE tunerlib_meta SET value='1' WHERE key='schema_version'")
     with pytest.raises(SchemaVersionError, match="migrate"):
-        ResultsDB(str(path))
-    assert migrate(str(path)) == (1, 2)
-    with ResultsDB(str(path)) as database:
+        ResultsDB(url)
+    assert migrate(url) == (1, 2)
+    with ResultsDB(url) as database:
         [info] = database.runs_of(pv)
         assert (info["uuid"], info["seed"], info["host"], info["pid"]) == (run_uuid, 7, None, None)
-        database.take_run(run_id, "h", 42)
-        assert database.runs_of(pv)[0]["pid"] == 42
+        database.take_run(run_id, "h" * 300, 42)
+        assert (database.runs_of(pv)[0]["pid"], database.runs_of(pv)[0]["host"]) == (42, "h" * 300)
 
+
+# the order of steps and the refusals are tunerlib's logic, not the backend's: SQLite files only
 
 def test_migrate_runs_steps_in_order(tmp_path, monkeypatch):
-    path = tmp_path / "old.db"
-    _version0_database(path)
-    _stamp(path, -1)
+    url = str(tmp_path / "old.db")
+    _version0_database(url)
+    _stamp(url, -1)
     applied = []
     monkeypatch.setitem(MIGRATIONS, 0, lambda conn: (applied.append(0), _add_technique_state(conn)))
     monkeypatch.setitem(MIGRATIONS, -1, lambda conn: applied.append(-1))
-    assert migrate(str(path)) == (-1, SCHEMA_VERSION)
+    assert migrate(url) == (-1, SCHEMA_VERSION)
     assert applied == [-1, 0]
 
 
 def test_migrate_without_registered_step_refuses(tmp_path):
-    path = tmp_path / "old.db"
-    _version0_database(path)
+    url = str(tmp_path / "old.db")
+    _version0_database(url)
     assert 0 not in MIGRATIONS
     with pytest.raises(DatabaseError, match="no migration from schema version 0 to 1"):
-        migrate(str(path))
+        migrate(url)
 
 
-def test_failing_migration_changes_nothing(tmp_path, monkeypatch):
-    path = tmp_path / "old.db"
-    _version0_database(path)
+def test_failing_migration_changes_nothing(url, monkeypatch):
+    _version0_database(url)
 
     def broken(conn):
         _add_technique_state(conn)
@@ -111,19 +134,49 @@ def test_failing_migration_changes_nothing(tmp_path, monkeypatch):
 
     monkeypatch.setitem(MIGRATIONS, 0, broken)
     with pytest.raises(RuntimeError, match="step failed"):
-        migrate(str(path))
-    with sqlite3.connect(path) as conn:
-        assert conn.execute("SELECT value FROM tunerlib_meta").fetchall() == [("0",)]
-        names = {n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert "technique_state" not in names
+        migrate(url)
+    assert _sql(url, "SELECT value FROM tunerlib_meta") == [("0",)]
+    assert "technique_state" not in _tables(url)
 
 
 def test_migrate_refuses_newer_and_missing_databases(tmp_path):
-    path = tmp_path / "new.db"
-    ResultsDB(str(path)).close()
-    _stamp(path, SCHEMA_VERSION + 1)
+    url = str(tmp_path / "new.db")
+    ResultsDB(url).close()
+    _stamp(url, SCHEMA_VERSION + 1)
     with pytest.raises(SchemaVersionError, match="newer than"):
-        migrate(str(path))
+        migrate(url)
     with pytest.raises(DatabaseError, match="no database file"):
         migrate(str(tmp_path / "absent.db"))
     assert not (tmp_path / "absent.db").exists()
+
+
+def test_concurrent_migrations_on_postgresql_wait_for_each_other(postgres_url, monkeypatch):
+    """Two processes migrating one PostgreSQL database at once: the second waits for the first (schema
+    lock) and finds it current, instead of running the steps again and failing half-way."""
+    _version0_database(postgres_url)
+    entered, proceed, outcomes = threading.Semaphore(0), threading.Event(), {}
+
+    def step(conn):  # the first migrator holds here until the second one is waiting or in the step too
+        entered.release()
+        assert proceed.wait(30)
+        _add_technique_state(conn)
+
+    def migrator(name):
+        try:
+            outcomes[name] = migrate(postgres_url)
+        except Exception as exc:  # noqa: BLE001  (reported below)
+            outcomes[name] = exc
+
+    monkeypatch.setitem(MIGRATIONS, 0, step)
+    first = threading.Thread(target=migrator, args=("first",))
+    first.start()
+    assert entered.acquire(timeout=30)
+    second = threading.Thread(target=migrator, args=("second",))
+    second.start()
+    waiting = ("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+               "AND application_name = current_setting('application_name')")
+    assert wait_until(lambda: entered.acquire(blocking=False) or _sql(postgres_url, waiting) == [(1,)], 30)
+    proceed.set()
+    first.join(30)
+    second.join(30)
+    assert outcomes == {"first": (0, SCHEMA_VERSION), "second": (SCHEMA_VERSION, SCHEMA_VERSION)}

@@ -1,6 +1,8 @@
 """The ResultsStore contract, run against every backend: the SQLAlchemy store on SQLite (its fast path
-and its SQLAlchemy-Connection path) and the in-memory store. A backend added later (PostgreSQL) joins
-the ``store`` fixture."""
+and its SQLAlchemy-Connection path), on a real PostgreSQL server (tests/helpers/pg.py; skipped where
+PostgreSQL or psycopg is missing) and the in-memory store."""
+import math
+
 import pytest
 
 from tunerlib.db import (DatabaseError, MemoryStore, NotFoundError, ResultRecord, ResultsDB, ResultsStore,
@@ -9,10 +11,12 @@ from tunerlib.db import (DatabaseError, MemoryStore, NotFoundError, ResultRecord
 from kit import core_path
 
 
-@pytest.fixture(params=["sqlite-fast", "sqlite-core", "memory"])
+@pytest.fixture(params=["sqlite-fast", "sqlite-core", "postgresql", "memory"])
 def store(request, tmp_path):
     if request.param == "memory":
         backend = MemoryStore()
+    elif request.param == "postgresql":
+        backend = ResultsDB(request.getfixturevalue("postgres_url"))
     else:
         backend = ResultsDB(str(tmp_path / "c.db"))
         if request.param == "sqlite-core":
@@ -149,6 +153,18 @@ def test_limits_of_waiting_requests_tighten(store):
     assert [store.claim_next(run_id, "w").limit for _ in drs[1:]] == [1.5, 1.5]
 
 
+def test_floats_keep_double_precision(store):
+    pv, run_id, _ = _run(store)
+    dr = store.request(run_id, store.configuration_id(pv, "f" * 64, {"x": 0.1 + 0.2}), "T", 0, limit=1 / 3)
+    store.tighten_limits(run_id, 2 / 7)
+    claim = store.claim_next(run_id, "w")
+    assert (claim.limit, claim.config_data) == (2 / 7, {"x": 0.1 + 0.2})
+    store.complete(dr, ResultRecord("OK", 0.1 + 0.2, 1e-300, math.inf, -1.5e300, {"v": 1 / 3}, 1 / 9))
+    [row] = store.run_results(run_id)
+    assert (row.time, row.accuracy, row.energy, row.size, row.extra, row.collection_cost) == \
+        (0.1 + 0.2, 1e-300, math.inf, -1.5e300, {"v": 1 / 3}, 1 / 9)
+
+
 def test_technique_state_round_trip(store):
     _, run_id, _ = _run(store)
     assert store.load_technique_state(run_id, "A") is None
@@ -157,12 +173,35 @@ def test_technique_state_round_trip(store):
     assert store.load_technique_state(run_id, "A") == {"k": [2]}
 
 
+def test_long_names_and_labels_are_stored_whole(store):
+    """Generated technique names run to hundreds of characters (a bandit's requestor is its path), and
+    labels, workers and program names are the user's text: no backend may cut or refuse them."""
+    name = "GreedyComposableTechnique;crossover_rate,0.5|" + "|".join(f"k{i};op3_swarm;[[]]" for i in range(40))
+    long = "é" * 300
+    pv = store.program_version_id(long, long, long, "{}")
+    run_id, _ = store.create_run(pv, long, {}, None, store.machine_id(long, long), "o", long)
+    dr = store.request(run_id, store.configuration_id(pv, "c" * 64, {}), f"AUCBanditMetaTechnique/{name}", 0)
+    claim = store.claim_next(run_id, long)
+    assert (claim.dr_id, claim.requestor) == (dr, f"AUCBanditMetaTechnique/{name}")
+    assert store.running_claims(run_id, long) == [dr]
+    store.save_technique_state(run_id, name, {"k": 1})
+    assert store.load_technique_state(run_id, name) == {"k": 1}
+    [info] = store.runs_of(pv, long)
+    assert (info["label"], info["host"]) == (long, long) and len(name) > 600
+    assert store.input_id(pv, long, long) == store.input_id(pv, long, long)
+
+
 def test_worker_url(store):
     if isinstance(store, MemoryStore):
         with pytest.raises(DatabaseError, match="need a database"):
             store.worker_url()
-    else:
-        assert store.worker_url().startswith("sqlite:///")
+    else:  # a worker process opening the URL sees (and claims from) the same database
+        pv, run_id, run_uuid = _run(store)
+        [dr] = _requests(store, pv, run_id, 1)
+        with ResultsDB(store.worker_url()) as worker:
+            assert [r["uuid"] for r in worker.runs_of(pv)] == [run_uuid]
+            assert worker.claim_next(run_id, "w").dr_id == dr
+        assert store.running_claims(run_id, "w") == [dr]
 
 
 def test_runs_of_version_and_label_newest_first(store):

@@ -3,6 +3,8 @@
 * :func:`resolve_url` / :func:`open_engine`: ``--database`` value -> SQLAlchemy engine (SQLite files get
   their directory created and WAL, ``synchronous=NORMAL``, ``busy_timeout=30000``, ``foreign_keys=ON``).
 * :func:`ensure_schema`: create and stamp a new database, or check the stamped version of an existing one.
+  Creating and migrating hold the schema lock (:func:`begin_exclusive`), so processes opening or
+  migrating one database at once wait for each other instead of creating the tables twice.
 * Upgrades: ``MIGRATIONS`` maps a schema version N to ``upgrade(connection)`` that turns a version-N
   database into a version-(N+1) one using the given SQLAlchemy :class:`~sqlalchemy.Connection` (DDL and
   data statements; no commit). :func:`migrate` applies every step from the stamped version up to
@@ -21,8 +23,8 @@ import re
 import time
 from typing import Any, Callable, Optional
 
-from sqlalchemy import (URL, Connection, Engine, create_engine, event, inspect as sa_inspect, make_url,
-                        select, update)
+from sqlalchemy import (URL, Connection, Engine, create_engine, event, func, inspect as sa_inspect,
+                        make_url, select, update)
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 
 from .models import SCHEMA_VERSION, Base, DatabaseError, Meta, SchemaVersionError
@@ -31,6 +33,8 @@ DEFAULT_URL = "sqlite:///tunerlib.db"
 URL_EXAMPLE = "sqlite:///path/tunerlib.db or postgresql+psycopg://user@host/db"
 _EXTRAS = {"postgresql": "pip install 'tunerlib[postgres]'"}
 _SCHEME_ONLY = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:")  # "sqlite:/x" (a one-letter drive is a path)
+SCHEMA_LOCK = 0x74756E65
+"""PostgreSQL advisory lock key ("tune") held while a database's schema is created or migrated."""
 
 
 # ----------------------------------------------------------------------------------------- URL, engine
@@ -162,9 +166,13 @@ def stamp_schema_version(conn: Connection, version: int) -> None:
 
 
 def begin_exclusive(conn: Connection) -> None:
-    """Start a write transaction now (SQLite: BEGIN IMMEDIATE) so that check-then-create is atomic."""
+    """Start a transaction that holds the schema lock until it ends, so that check-then-create and
+    migrations are atomic: SQLite takes its write lock (BEGIN IMMEDIATE), PostgreSQL the database's
+    advisory lock :data:`SCHEMA_LOCK` (other creators and migrators wait, then see the result)."""
     if conn.dialect.name == "sqlite":
         conn.exec_driver_sql("BEGIN IMMEDIATE")
+    elif conn.dialect.name == "postgresql":
+        conn.execute(select(func.pg_advisory_xact_lock(SCHEMA_LOCK)))
 
 
 def check_version(version: int, display: str) -> None:
@@ -228,7 +236,7 @@ Migration = Callable[[Connection], None]
 
 def _add_run_owner(conn: Connection) -> None:
     """Schema 1 -> 2: ``tuning_run.host`` and ``tuning_run.pid`` (who drives a RUNNING run)."""
-    conn.exec_driver_sql("ALTER TABLE tuning_run ADD COLUMN host VARCHAR(255)")
+    conn.exec_driver_sql("ALTER TABLE tuning_run ADD COLUMN host TEXT")
     conn.exec_driver_sql("ALTER TABLE tuning_run ADD COLUMN pid INTEGER")
 
 

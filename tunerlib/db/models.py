@@ -7,7 +7,10 @@ from ``Model.__table__`` on its hot paths. Conventions:
 * every ``*_date`` column (and ``technique_state.updated``) is a REAL holding Unix epoch seconds
   (``time.time()``): cheap to write, trivially subtracted into "seconds into the run";
 * JSON columns hold plain dicts/lists (configurations, run args, ``Result.extra``): never pickles or BLOBs;
-* state columns are short strings; the allowed values are the ``*_STATES`` tuples below.
+* state columns are short strings; the allowed values are the ``*_STATES`` tuples below;
+* names, labels, requestors and workers are TEXT, without a length limit: generated technique names
+  (and a bandit's requestor path) run to hundreds of characters, and PostgreSQL enforces the VARCHAR
+  lengths that SQLite ignores. Only values of a known length (hashes, UUIDs, states) are VARCHAR(n).
 
 Bump :data:`SCHEMA_VERSION` whenever a table changes, and register the upgrade in
 :mod:`tunerlib.db.migrations`.
@@ -69,8 +72,8 @@ class Program(Base):
     __tablename__ = "program"
     __table_args__ = (UniqueConstraint("project", "name"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project: Mapped[str] = mapped_column(String(255))
-    name: Mapped[str] = mapped_column(String(255))
+    project: Mapped[str] = mapped_column(Text)
+    name: Mapped[str] = mapped_column(Text)
 
 
 class ProgramVersion(Base):
@@ -84,7 +87,7 @@ class ProgramVersion(Base):
     __table_args__ = (UniqueConstraint("program_id", "version", "parameter_info_hash"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     program_id: Mapped[int] = mapped_column(ForeignKey("program.id"))
-    version: Mapped[str] = mapped_column(String(255))
+    version: Mapped[str] = mapped_column(Text)
     parameter_info: Mapped[str] = mapped_column(Text)
     parameter_info_hash: Mapped[str] = mapped_column(String(64))
 
@@ -105,7 +108,7 @@ class MachineClass(Base):
 
     __tablename__ = "machine_class"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(255), unique=True)
+    name: Mapped[str] = mapped_column(Text, unique=True)
 
 
 class Machine(Base):
@@ -113,7 +116,7 @@ class Machine(Base):
 
     __tablename__ = "machine"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(255), unique=True)
+    name: Mapped[str] = mapped_column(Text, unique=True)
     machine_class_id: Mapped[Optional[int]] = mapped_column(ForeignKey("machine_class.id"))
     cpu_count: Mapped[Optional[int]] = mapped_column(Integer)
     extra: Mapped[Optional[Any]] = mapped_column(JsonColumn)
@@ -125,7 +128,7 @@ class InputClass(Base):
     __tablename__ = "input_class"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     program_id: Mapped[int] = mapped_column(ForeignKey("program.id"))
-    name: Mapped[str] = mapped_column(String(255))
+    name: Mapped[str] = mapped_column(Text)
     size: Mapped[Optional[int]] = mapped_column(Integer)
     extra: Mapped[Optional[Any]] = mapped_column(JsonColumn)
 
@@ -156,7 +159,7 @@ class TuningRun(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     uuid: Mapped[str] = mapped_column(String(36), unique=True)
     program_version_id: Mapped[int] = mapped_column(ForeignKey("program_version.id"))
-    label: Mapped[Optional[str]] = mapped_column(String(255))
+    label: Mapped[Optional[str]] = mapped_column(Text)
     args: Mapped[Optional[Any]] = mapped_column(JsonColumn)
     seed: Mapped[Optional[int]] = mapped_column(Integer)
     state: Mapped[str] = mapped_column(String(16))
@@ -165,7 +168,7 @@ class TuningRun(Base):
     machine_id: Mapped[Optional[int]] = mapped_column(ForeignKey("machine.id"))
     #: host name and process id of the process driving the run (schema 2): a RUNNING run whose process
     #: is gone was killed
-    host: Mapped[Optional[str]] = mapped_column(String(255))
+    host: Mapped[Optional[str]] = mapped_column(Text)
     pid: Mapped[Optional[int]] = mapped_column(Integer)
     objective: Mapped[str] = mapped_column(Text)
 
@@ -181,12 +184,12 @@ class DesiredResult(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     tuning_run_id: Mapped[int] = mapped_column(ForeignKey("tuning_run.id"))
     configuration_id: Mapped[int] = mapped_column(ForeignKey("configuration.id"))
-    requestor: Mapped[str] = mapped_column(String(255))
+    requestor: Mapped[str] = mapped_column(Text)
     generation: Mapped[int] = mapped_column(Integer)
     priority: Mapped[int] = mapped_column(Integer, default=0)
     limit: Mapped[Optional[float]] = mapped_column(Float)
     state: Mapped[str] = mapped_column(String(16))
-    worker: Mapped[Optional[str]] = mapped_column(String(255))
+    worker: Mapped[Optional[str]] = mapped_column(Text)
     request_date: Mapped[float] = mapped_column(Float)
     start_date: Mapped[Optional[float]] = mapped_column(Float)
     result_id: Mapped[Optional[int]] = mapped_column(ForeignKey("result.id", use_alter=True))
@@ -228,7 +231,7 @@ class TechniqueState(Base):
     __table_args__ = (UniqueConstraint("tuning_run_id", "name"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     tuning_run_id: Mapped[int] = mapped_column(ForeignKey("tuning_run.id"))
-    name: Mapped[str] = mapped_column(String(255))
+    name: Mapped[str] = mapped_column(Text)
     data: Mapped[Any] = mapped_column(JsonColumn)
     updated: Mapped[float] = mapped_column(Float)
 

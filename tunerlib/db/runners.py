@@ -122,8 +122,12 @@ class _CoreRunner:
         return self.conn.execute(stmt, params).rowcount
 
     def insert(self, stmt: Any, params: dict, cache: bool = True) -> Optional[int]:
+        """Insert one row; its id, or None when nothing was inserted (ON CONFLICT DO NOTHING)."""
         result = self.conn.execute(stmt, params)
-        return int(result.inserted_primary_key[0]) if result.rowcount != 0 else None
+        if result.rowcount == 0:  # SQLite: inserted_primary_key would be the previous row's id
+            return None
+        key = result.inserted_primary_key  # PostgreSQL: None when RETURNING gave no row (rowcount is -1)
+        return int(key[0]) if key is not None else None
 
     def many(self, stmt: Any, params: list) -> None:
         self.conn.execute(stmt, params)

@@ -162,10 +162,13 @@ class ResultsDB(RunLifecycle):
             runner.end_read()
 
     def _failure(self, exc: Exception) -> DatabaseError:
-        """One-line DatabaseError for a driver failure (locked for 30 s, read-only file, disk error)."""
+        """One-line DatabaseError for a driver failure (SQLite: locked for 30 s, read-only file, disk error;
+        a server: connection lost). The next call reconnects."""
         text = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+        fix = ("check that it is writable and not held by another program" if self.engine.dialect.name == "sqlite"
+               else "check that the database server is running and reachable")
         return DatabaseError(f"database {self.display_url} failed: {text[0] if text else type(exc).__name__}"
-                             "; check that it is writable and not held by another program")
+                             f"; {fix}")
 
     def _get_or_create(self, table: Table, key: dict, values: Optional[dict] = None) -> int:
         """Id of the row of ``table`` matching ``key`` (None matches NULL), inserted if missing."""
