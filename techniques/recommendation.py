@@ -28,7 +28,8 @@ from .meta import MetaTechnique
 
 #: C of the ``rec`` variants: exploration dominates every AUC, so uses are spread evenly
 EVEN_C = 1.0e6
-AFFINITY_METRICS = ("new-bests", "improvement")
+#: how stored techniques are scored (the live affinity is "improvement" for improvement, else new-bests)
+AFFINITY_METRICS = ("new-bests", "improvement", "run-rank")
 #: feedback kept for replay into a technique swapped in mid-run (the most recent ones)
 REPLAY_LIMIT = 10000
 
@@ -52,7 +53,7 @@ class _Affinity:
         self.requests, self.new_bests, self.improvement = 0, 0, 0.0
 
     def value(self, metric: str) -> float:
-        gained = self.new_bests if metric == "new-bests" else self.improvement
+        gained = self.improvement if metric == "improvement" else self.new_bests
         return gained / self.requests if self.requests else 0.0
 
 

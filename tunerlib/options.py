@@ -78,9 +78,11 @@ class TuningOptions:
                                                "(otherwise no configuration value leaves this machine)")
     warm_start: bool = _opt(False, "measure first the best stored configurations of earlier runs of "
                                    "this exact search space (uploaded with --include-configurations)")
-    affinity_metric: Optional[str] = _opt(None, "search affinity of recommendation bandits: new-bests "
-                                                "(new bests per request) or improvement (relative "
-                                                "improvement per request)", choices=["new-bests", "improvement"])
+    affinity_metric: Optional[str] = _opt(None, "how recommendation bandits score stored techniques: "
+                                                "new-bests (new bests per request), improvement (relative "
+                                                "improvement per request) or run-rank (rank of the runs "
+                                                "they took part in)",
+                                          choices=["new-bests", "improvement", "run-rank"])
     store_exclude: List[str] = field(default_factory=list, metadata={
         "nargs": "+", "help": "programs whose stored runs recommendations ignore (leave-one-out studies)"})
 

@@ -4,6 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tunerlib.db import ResultsDB
 from tunerlib.store import CrossSessionStore
 
@@ -58,8 +60,11 @@ def test_store_queries_through_the_cli(tmp_path, cli):
                    "--store", store).returncode == 0
     done = cli("store", "techniques", "--store", store, "--program", "toy", "--json")
     rows = json.loads(done.stdout)
-    assert rows and {"technique", "affinity", "requests", "root"} == set(rows[0])
-    assert [r["affinity"] for r in rows] == sorted((r["affinity"] for r in rows), reverse=True)
+    assert rows and {"technique", "score", "weight", "root"} == set(rows[0])
+    assert [r["score"] for r in rows] == sorted((r["score"] for r in rows), reverse=True)
+    ranks = json.loads(cli("store", "techniques", "--store", store, "--metric", "run-rank", "--json").stdout)
+    assert ranks and all(0 <= r["score"] <= 1 for r in ranks)
+    assert sum(r["weight"] for r in ranks) == pytest.approx(2.0)  # two runs, shares summing to 1 each
     by_base = json.loads(cli("store", "techniques", "--store", store, "--by", "base", "--json").stdout)
     assert {"GeneticAlgorithm", "PSO"} <= {r["base"] for r in by_base}
     text = cli("store", "representations", "--store", store).stdout

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from sqlalchemy import and_, func, select
 
@@ -27,6 +27,9 @@ MIN_SHARED = 2
 #: requests' worth of prior belief (the mean affinity) added to every technique's pooled record when
 #: techniques are ranked: a technique seen for 10 requests moves a tenth of the way from the mean
 PRIOR_REQUESTS = 100
+#: the same for run-rank scores, in runs (a technique's share of a run's requests is its weight)
+RUN_RANK_PRIOR = 1.0
+RANKINGS = AFFINITY_METRICS + ("run-rank",)
 
 
 @dataclass
@@ -44,11 +47,15 @@ class RepInfo:
 
 @dataclass
 class AffinityTable:
-    """{representation id: {technique name: (affinity, requests)}} plus what each technique is."""
+    """{representation id: {technique name: (score, weight)}} for ranking techniques (``affinity``) and
+    for the similarity of representations (``similarity``: affinities, weight = requests), plus what
+    each technique is. With an affinity metric both are the same table."""
 
     metric: str
     reps: Dict[int, RepInfo] = field(default_factory=dict)
-    affinity: Dict[int, Dict[str, Tuple[float, int]]] = field(default_factory=dict)
+    affinity: Dict[int, Dict[str, Tuple[float, float]]] = field(default_factory=dict)
+    similarity: Dict[int, Dict[str, Tuple[float, float]]] = field(default_factory=dict)
+    prior: float = PRIOR_REQUESTS
     roots: Dict[str, str] = field(default_factory=dict)
     full_names: Dict[str, Optional[str]] = field(default_factory=dict)
 
@@ -61,46 +68,85 @@ def _final_snapshots():
     tp = S.TechniquePerformance
     last = (select(tp.tuning_run_id, tp.technique_id, func.max(tp.tests).label("tests"))
             .group_by(tp.tuning_run_id, tp.technique_id).subquery())
-    return (select(S.TuningRun.representation_id, tp.technique_id, tp.requests, tp.new_bests, tp.improvement)
+    return (select(S.TuningRun.representation_id, tp.tuning_run_id, S.TuningRun.best_value, tp.technique_id,
+                   tp.requests, tp.new_bests, tp.improvement)
             .join(last, and_(tp.tuning_run_id == last.c.tuning_run_id, tp.technique_id == last.c.technique_id,
                              tp.tests == last.c.tests))
             .join(S.TuningRun, S.TuningRun.id == tp.tuning_run_id))
 
 
+def _load_reps(conn: Any, table: AffinityTable, excluded: set) -> None:
+    for row in conn.execute(select(S.Representation.id, S.Representation.name, S.Program.project,
+                                   S.Program.name, S.Representation.parameter_info)
+                            .join(S.Program, S.Program.id == S.Representation.program_id)):
+        if row[3] not in excluded and f"{row[2]}/{row[3]}" not in excluded:
+            table.reps[row[0]] = RepInfo(row[0], row[1], row[2], row[3], row[4], type_counts(decode(row[4])))
+    for rep, runs in conn.execute(select(S.TuningRun.representation_id, func.count())
+                                  .group_by(S.TuningRun.representation_id)):
+        if rep in table.reps:
+            table.reps[rep].runs = runs
+
+
 def load_affinities(store: CrossSessionStore, metric: str = "new-bests",
                     exclude_programs: Iterable[str] = ()) -> AffinityTable:
-    """The pooled affinity table of the whole store, leaving out representations of the programs
-    named in ``exclude_programs`` (``project/program`` or ``program``: leave-one-out benchmarks)."""
-    if metric not in AFFINITY_METRICS:
-        raise ValueError(f"affinity metric {metric!r} is not one of {', '.join(AFFINITY_METRICS)}")
-    excluded = set(exclude_programs)
+    """The pooled table of the whole store, leaving out representations of the programs named in
+    ``exclude_programs`` (``project/program`` or ``program``: leave-one-out benchmarks).
+
+    ``metric`` is an affinity (``new-bests``, ``improvement``) or ``run-rank``: techniques ranked by
+    how well the runs they took part in did among the runs of their representation (1 for the best
+    run, 0 for the worst), weighted by their share of each run's requests; the similarity between
+    representations then uses ``new-bests`` affinities."""
+    if metric not in RANKINGS:
+        raise ValueError(f"metric {metric!r} is not one of {', '.join(RANKINGS)}")
     table = AffinityTable(metric)
     with store.engine.connect() as conn:
-        for row in conn.execute(select(S.Representation.id, S.Representation.name, S.Program.project,
-                                       S.Program.name, S.Representation.parameter_info)
-                                .join(S.Program, S.Program.id == S.Representation.program_id)):
-            if row[3] in excluded or f"{row[2]}/{row[3]}" in excluded:
-                continue
-            table.reps[row[0]] = RepInfo(row[0], row[1], row[2], row[3], row[4], type_counts(decode(row[4])))
-        for rep, runs in conn.execute(select(S.TuningRun.representation_id, func.count())
-                                      .group_by(S.TuningRun.representation_id)):
-            if rep in table.reps:
-                table.reps[rep].runs = runs
+        _load_reps(conn, table, set(exclude_programs))
         names = {r.id: (r.name, r.root, r.full_name) for r in conn.execute(
             select(S.Technique.id, S.Technique.name, S.Technique.root, S.Technique.full_name))}
-        sums: Dict[Tuple[int, str], List[float]] = {}
-        for rep, tech, requests, new_bests, gained in conn.execute(_final_snapshots()):
-            if rep not in table.reps:
-                continue
-            acc = sums.setdefault((rep, names[tech][0]), [0.0, 0.0])
-            acc[0] += new_bests if metric == "new-bests" else gained
-            acc[1] += requests
-    for (rep, name), (gained, requests) in sums.items():
-        if requests > 0:
-            table.affinity.setdefault(rep, {})[name] = (gained / requests, int(requests))
+        rows = [(rep, run, best, names[tech][0], requests, new_bests, gained)
+                for rep, run, best, tech, requests, new_bests, gained in conn.execute(_final_snapshots())
+                if rep in table.reps]
+    similarity = metric if metric in AFFINITY_METRICS else "new-bests"
+    table.similarity = _pooled(rows, lambda r: r[5] if similarity == "new-bests" else r[6], lambda r: r[4])
+    if metric == "run-rank":
+        table.affinity, table.prior = _run_rank(rows), RUN_RANK_PRIOR
+    else:
+        table.affinity = table.similarity
     for name, root, full in names.values():
         table.roots[name], table.full_names[name] = root, full
     return table
+
+
+def _pooled(rows: Sequence[tuple], gained: Any, weight: Any) -> Dict[int, Dict[str, Tuple[float, float]]]:
+    """{rep: {technique: (sum gained / sum weight, sum weight)}} over ``rows``."""
+    sums: Dict[Tuple[int, str], List[float]] = {}
+    for row in rows:
+        acc = sums.setdefault((row[0], row[3]), [0.0, 0.0])
+        acc[0] += gained(row)
+        acc[1] += weight(row)
+    out: Dict[int, Dict[str, Tuple[float, float]]] = {}
+    for (rep, name), (g, w) in sums.items():
+        if w > 0:
+            out.setdefault(rep, {})[name] = (g / w, w)
+    return out
+
+
+def _run_rank(rows: Sequence[tuple]) -> Dict[int, Dict[str, Tuple[float, float]]]:
+    """Run-rank scores (see :func:`load_affinities`); representations with one ranked run give none."""
+    best: Dict[int, Dict[int, float]] = {}
+    total: Dict[int, float] = {}
+    for rep, run, value, _, requests, _, _ in rows:
+        if value is not None:
+            best.setdefault(rep, {})[run] = value
+            total[run] = total.get(run, 0) + requests
+    score: Dict[int, float] = {}
+    for runs in best.values():
+        order = sorted(runs, key=lambda r: (runs[r], r))
+        for i, run in enumerate(order):
+            if len(order) > 1:
+                score[run] = 1.0 - i / (len(order) - 1)
+    kept = [r for r in rows if r[1] in score and total[r[1]] > 0]
+    return _pooled(kept, lambda r: score[r[1]] * r[4] / total[r[1]], lambda r: r[4] / total[r[1]])
 
 
 def pearson(xs: Sequence[float], ys: Sequence[float]) -> Optional[float]:
@@ -131,7 +177,7 @@ def correlated(table: AffinityTable, current: Mapping[str, float],
     with constant affinities on them) are left out."""
     skipped = set(skip)
     out = []
-    for rep, known in table.affinity.items():
+    for rep, known in table.similarity.items():
         if rep in skipped:
             continue
         shared = sorted(n for n in current if n in known)
@@ -141,13 +187,13 @@ def correlated(table: AffinityTable, current: Mapping[str, float],
     return sorted(out, key=lambda cr: (-cr[0], -table.reps[cr[1]].runs, cr[1]))
 
 
-def ranked(table: AffinityTable, reps: Iterable[int]) -> List[Tuple[str, float, int, float]]:
-    """(technique, shrunk affinity, requests, pooled affinity) over the representations ``reps``, best
-    first by shrunk affinity (ties: more requests first, then name).
+def ranked(table: AffinityTable, reps: Iterable[int]) -> List[Tuple[str, float, float, float]]:
+    """(technique, shrunk score, weight, pooled score) over the representations ``reps``, best first by
+    shrunk score (ties: more weight first, then name).
 
-    The pooled affinity gained / requests of a technique seen for few requests is mostly luck, so it
-    is shrunk toward the mean affinity of all techniques there, as if :data:`PRIOR_REQUESTS` more
-    requests had earned that mean: ``(gained + PRIOR_REQUESTS * mean) / (requests + PRIOR_REQUESTS)``."""
+    The pooled score gained / weight of a technique seen little is mostly luck, so it is shrunk toward
+    the mean of all techniques there, as if ``table.prior`` more weight (:data:`PRIOR_REQUESTS`
+    requests, or :data:`RUN_RANK_PRIOR` runs) had earned that mean."""
     pooled: Dict[str, List[float]] = {}
     for rep in reps:
         for name, (aff, requests) in table.affinity.get(rep, {}).items():
@@ -156,6 +202,7 @@ def ranked(table: AffinityTable, reps: Iterable[int]) -> List[Tuple[str, float, 
             acc[1] += requests
     total = sum(r for _, r in pooled.values())
     mean = sum(g for g, _ in pooled.values()) / total if total else 0.0
-    rows = [(name, (gained + PRIOR_REQUESTS * mean) / (requests + PRIOR_REQUESTS), int(requests), gained / requests)
+    k = table.prior
+    rows = [(name, (gained + k * mean) / (requests + k), requests, gained / requests)
             for name, (gained, requests) in pooled.items() if requests]
     return sorted(rows, key=lambda r: (-r[1], -r[2], r[0]))

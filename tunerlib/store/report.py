@@ -40,11 +40,12 @@ def _operators(name: str, full: Optional[str]) -> List[str]:
 
 
 def technique_rows(table: AffinityTable, reps: Sequence[int], by: str = "technique") -> List[Dict]:
-    """Rows (name, affinity, requests, members) ranked best first, grouped by ``by``; affinities are
-    shrunk toward the mean as in :func:`~.queries.ranked`."""
+    """Rows (name, score, weight, members) ranked best first, grouped by ``by``: the score is the
+    shrunk affinity or run-rank of :func:`~.queries.ranked`, the weight its requests (or runs)."""
     rows = ranked(table, reps)
     if by == "technique":
-        return [{"technique": n, "affinity": a, "requests": q, "root": table.roots.get(n, n)} for n, a, q, _ in rows]
+        return [{"technique": n, "score": a, "weight": _weight(q), "root": table.roots.get(n, n)}
+                for n, a, q, _ in rows]
     groups: Dict[str, List[float]] = {}
     for name, aff, requests, _ in rows:
         keys = ([table.roots.get(name, name)] if by == "base"
@@ -54,8 +55,13 @@ def technique_rows(table: AffinityTable, reps: Sequence[int], by: str = "techniq
             acc[0] += aff * requests
             acc[1] += requests
             acc[2] += 1
-    out = [{by: k, "affinity": g / q, "requests": int(q), "techniques": n} for k, (g, q, n) in groups.items() if q]
-    return sorted(out, key=lambda r: (-r["affinity"], -r["requests"], r[by]))
+    out = [{by: k, "score": g / q, "weight": _weight(q), "techniques": n} for k, (g, q, n) in groups.items() if q]
+    return sorted(out, key=lambda r: (-r["score"], -r["weight"], r[by]))
+
+
+def _weight(w: float) -> float:
+    """Requests are whole numbers; run-rank weights (shares of runs) are rounded for display."""
+    return int(w) if float(w).is_integer() else round(w, 3)
 
 
 def similar_rows(table: AffinityTable, rep: int, by: str = "parameters") -> List[Dict]:
@@ -64,7 +70,7 @@ def similar_rows(table: AffinityTable, rep: int, by: str = "parameters") -> List
         pairs = nearest_by_parameters(table, table.reps[rep].counts)
         key = "distance"
     else:
-        mine = {n: a for n, (a, _) in table.affinity.get(rep, {}).items()}
+        mine = {n: a for n, (a, _) in table.similarity.get(rep, {}).items()}
         pairs = correlated(table, mine)
         key = "correlation"
     return [{"representation": other, "name": table.reps[other].name, key: value,
