@@ -4,7 +4,8 @@ A :class:`RecommendationBandit` is an AUC bandit that, every ``interval`` of its
 the search affinity of the techniques it holds, asks a :class:`Recommender` (the cross-session store,
 attached by the run before :meth:`bind`) for the techniques that did best on the stored representation
 whose affinities correlate best with these, and swaps its worst technique (among those with at least
-``min_requests`` requests) for the best recommended one it does not hold. The DBI variant
+``min_requests`` requests) for the best recommended one it does not hold (the recommender offers only
+techniques that scored better there than every held one). The DBI variant
 (``initial_from_store``) first builds its set of ``size`` techniques from the representation nearest by
 parameter structure. ``rec`` variants set C so high that uses are spread evenly (no bandit).
 
@@ -14,7 +15,9 @@ and the bandit builds them with the ``build`` function given alongside it.
 
 Search affinity of a held technique: ``new-bests`` = new bests / requests (thesis); ``improvement``
 = summed relative improvement of its new bests / requests (thesis §8.2); requests count its proposals
-that were measured (duplicates excluded).
+that were measured (duplicates excluded). ``metric`` also says how the store scores techniques:
+``run-rank`` (the default, chosen by tools/compare.py, see README) ranks stored techniques by the rank
+of the runs they took part in, and uses new-bests affinities for the live side.
 """
 from __future__ import annotations
 
@@ -73,7 +76,7 @@ class RecommendationBandit(AUCBanditMetaTechnique):
 
     def __init__(self, techniques: Sequence[Technique], name: Optional[str] = None, C: float = 0.05,
                  window: int = 500, interval: int = 50, swap: bool = True, initial_from_store: bool = False,
-                 size: int = 5, metric: str = "new-bests", min_requests: int = 5) -> None:
+                 size: int = 5, metric: str = "run-rank", min_requests: int = 50) -> None:
         super().__init__(techniques, name, C, window)
         if interval < 1 or size < 1 or min_requests < 0:
             raise TechniqueError(f"{self.name}: interval and size must be >= 1, min_requests >= 0")

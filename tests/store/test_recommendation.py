@@ -9,7 +9,7 @@ import pytest
 from tunerlib import TuningRunManager, tune_function
 from tunerlib.parameters import ConfigurationManipulator, PermutationParameter
 from tunerlib.store import CrossSessionStore
-from tunerlib.store.queries import correlated, load_affinities, nearest_by_parameters, pearson
+from tunerlib.store.queries import correlated, load_affinities, nearest_by_parameters, pearson, ranked
 from tunerlib.store.recommender import StoreRecommender
 from tunerlib.techniques import Feedback, PureRandom
 from tunerlib.techniques.recommendation import RecommendationBandit, approach_names
@@ -134,7 +134,7 @@ def populated_store(tmp_path_factory):
     for space, make in sorted(SPACES.items()):
         for seed in (1, 2, 3):
             m, fn = make()
-            manager = TuningRunManager.for_space(m, program_name=f"{space}-{seed}", test_limit=150, seed=seed,
+            manager = TuningRunManager.for_space(m, program_name=space, test_limit=150, seed=seed,
                                                  database="memory://", generate_bandit_technique=True,
                                                  upload=True, store=path, quiet=True)
             while (desired := manager.get_next_desired_result()) is not None:
@@ -171,3 +171,21 @@ def test_recommendation_bandits_swap_on_a_populated_store(populated_store):
     swaps = {space: _run("rec-bndt-A", SPACES[space], 5, populated_store)[2].swaps for space in SPACES}
     assert any(swaps.values()), swaps
     assert not any(_run("bndt-A", SPACES[space], 5, populated_store)[2].swaps for space in SPACES)
+
+
+def test_run_rank_scores_techniques_by_the_runs_they_took_part_in(tmp_path):
+    with CrossSessionStore(str(tmp_path / "s.db")) as store:
+        for best, techniques in ((1.0, {"good": (1, 90), "both": (1, 10)}), (2.0, {"both": (1, 50), "bad": (1, 50)}),
+                                 (3.0, {"bad": (5, 100)})):
+            run = hand_run("p", techniques)
+            run.best_value = best
+            store.write_run(run)
+        store.write_run(hand_run("alone", {"lonely": (9, 10)}))  # one run: nothing to rank it against
+        table = load_affinities(store, "run-rank")
+    [rep] = [r for r in table.reps.values() if r.program == "p"]
+    scores = table.affinity[rep.id]
+    assert scores["good"] == (1.0, 0.9) and scores["bad"] == (pytest.approx(0.5 * 0.5 / 1.5), 1.5)
+    assert scores["both"] == (pytest.approx((1.0 * 0.1 + 0.5 * 0.5) / 0.6), pytest.approx(0.6))
+    assert not any("lonely" in s for s in table.affinity.values())
+    assert any("lonely" in s for s in table.similarity.values())  # similarity keeps the affinities
+    assert [n for n, *_ in ranked(table, [rep.id])] == ["good", "both", "bad"]
