@@ -44,6 +44,16 @@ def invert_section(perm: Sequence[Item], start: int, length: int) -> List[Item]:
     return out
 
 
+def move_section(perm: Sequence[Item], start: int, length: int, to: int) -> List[Item]:
+    """Return a copy of ``perm`` with ``perm[start:start+length]`` taken out and put back, in the same
+    orientation, so that it starts at position ``to`` of the remaining list (an or-opt move)."""
+    out = list(perm)
+    section = out[start:start + length]
+    del out[start:start + length]
+    out[to:to] = section
+    return out
+
+
 def cross_px(p1: Sequence[Item], p2: Sequence[Item], cut: int) -> List[Item]:
     """Partition crossover (after Whitley): reorder ``p1[:cut]`` by the items' order in ``p2``.
 
@@ -286,6 +296,21 @@ class PermutationParameter(ComplexParameter):
         d = _section_length(n, strength, minimum=2)
         start = rng.randint(0, n - d)
         self._store(child, invert_section(value, start, d))
+
+    @operator(2)
+    def op2_or_opt(self, child: Config, parent: Config, *, rng: random.Random, max_length: int = 3) -> None:
+        """Set the child to ``parent``'s permutation with a section of 1 to ``max_length`` elements moved,
+        in the same orientation, to another position (an or-opt move: unlike an inversion it keeps
+        the direction of every edge, which is what asymmetric tours and orders need)."""
+        value = self.get_value(parent)
+        n = len(value)
+        if n < 2:
+            self._store(child, list(value))
+            return
+        length = rng.randint(1, max(1, min(int(max_length), n - 1)))
+        start = rng.randint(0, n - length)
+        to = rng.randint(0, n - length - 1)
+        self._store(child, move_section(value, start, length, to if to < start else to + 1))
 
     @operator(3)
     def op3_cross(self, child: Config, p1: Config, p2: Config, *, rng: random.Random,

@@ -37,6 +37,9 @@ def register_builtin(registry: TechniqueRegistry) -> None:
                           f"mutate the best configuration, each parameter re-drawn with p={rate}")
         registry.register(f"NormalGreedyMutation{suffix}", lambda r=rate: _greedy(r, True),
                           f"mutate the best configuration with Gaussian steps (sigma 0.1), p={rate}")
+    registry.register("OrOptGreedyMutation", lambda: GreedyMutation(mutation_rate=0.1, permutation_move="or-opt"),
+                      "mutate the best configuration; permutations by moving a section of 1-3 elements "
+                      "(or-opt: asymmetric tours, orders)")
     for module in (composable_presets, differential_evolution, pso, genetic, binary_ga, nelder_mead, torczon,
                    pattern_search, annealing, mutation_bandit, bo):
         module.register(registry)

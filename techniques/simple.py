@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import List, Optional
 
 from ..parameters import Parameter
-from .base import Config, Feedback, Technique
+from .base import Config, Feedback, Technique, TechniqueError
 
 
 class PureRandom(Technique):
@@ -23,15 +23,21 @@ class GreedyMutation(Technique):
     Each parameter is mutated with probability ``mutation_rate`` (at least
     ``must_mutate`` of them).  Numeric parameters get a uniform re-draw, or a
     Gaussian step of ``sigma`` in unit space when ``normal`` is set; permutations get
-    a random segment inversion (a 2-opt move); everything else is re-drawn.  When its
+    a random segment inversion (a 2-opt move), or with ``permutation_move="or-opt"`` a section of 1-3
+    elements moved elsewhere (which keeps edge directions: asymmetric tours); everything else is
+    re-drawn.  When its
     proposals keep landing on known configurations, it mutates more parameters, and each of them
     several times (a kick out of a local optimum).
     """
 
     def __init__(self, name: Optional[str] = None, mutation_rate: float = 0.1,
                  must_mutate: int = 1, normal: bool = False, sigma: float = 0.1,
-                 max_tries: int = 50) -> None:
+                 max_tries: int = 50, permutation_move: str = "invert") -> None:
         super().__init__(name)
+        if permutation_move not in ("invert", "or-opt"):
+            raise TechniqueError(f"GreedyMutation: permutation_move {permutation_move!r} is not 'invert' "
+                                 "or 'or-opt'")
+        self.permutation_move = permutation_move
         self.mutation_rate = mutation_rate
         self.must_mutate = must_mutate
         self.normal = normal
@@ -70,7 +76,9 @@ class GreedyMutation(Technique):
         """Apply one mutation operator suited to ``param``'s type to ``child``."""
         ops = param.operators()
         rng = self.rng
-        if "op2_random_invert" in ops:
+        if "op2_or_opt" in ops and self.permutation_move == "or-opt" and not self._escalate:
+            param.op2_or_opt(child, {param.name: param.copy_value(param.get_value(child))}, rng=rng)
+        elif "op2_random_invert" in ops:
             # a random segment inversion (2-opt move); measured on att48 it beats mixes with swaps
             # or segment moves (tools/compare.py), so swaps only come in kicks (see _choose)
             parent = {param.name: param.copy_value(param.get_value(child))}

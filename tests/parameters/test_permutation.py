@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 from tunerlib.parameters import (ARITY_N, ParameterError, PermutationParameter, ScheduleParameter,
                                  parameter_from_json)
 from tunerlib.parameters.permutation import (cross_cx, cross_ox1, cross_ox3, cross_pmx, cross_px,
-                                             difference_swaps, invert_section, swap_positions)
+                                             difference_swaps, invert_section, move_section, swap_positions)
 
 SETTINGS = settings(max_examples=60, deadline=None)
 
 PERM_OPERATORS = {
     "op1_nop": 1, "op1_randomize": 1, "op1_small_random_change": 1, "op2_random_swap": 2,
-    "op2_random_invert": 2, "op3_cross": 3, "op3_cross_PX": 3, "op3_cross_PMX": 3, "op3_cross_CX": 3,
+    "op2_random_invert": 2, "op2_or_opt": 2, "op3_cross": 3, "op3_cross_PX": 3, "op3_cross_PMX": 3, "op3_cross_CX": 3,
     "op3_cross_OX1": 3, "op3_cross_OX3": 3, "op3_swarm": 3, "op4_set_linear": 4,
     "opn_stochastic_mix": ARITY_N,
 }
@@ -184,6 +184,26 @@ def test_random_swap_and_invert_shapes():
         p.op2_random_invert(child, parent, rng=rng, strength=0.3)
         assert child["p"] != parent["p"] and is_reversed_section(parent["p"], child["p"])
         assert sum(x != y for x, y in zip(child["p"], parent["p"])) <= 6
+
+
+def test_or_opt_moves_one_short_section_and_keeps_its_orientation():
+    assert move_section(list("abcdef"), 1, 2, 3) == list("adebcf")
+    p = PermutationParameter("p", list(range(12)))
+    parent = {"p": list(range(12))}
+    rng = random.Random(3)
+    moves = {(s, n, t) for s in range(12) for n in (1, 2, 3) for t in range(13 - n) if s + n <= 12}
+    reachable = {tuple(move_section(parent["p"], s, n, t)) for s, n, t in moves} - {tuple(parent["p"])}
+    seen = set()
+    for _ in range(400):
+        child = {"p": p.seed_value()}
+        p.op2_or_opt(child, parent, rng=rng)
+        assert tuple(child["p"]) in reachable  # never a no-op, never a reversal
+        seen.add(tuple(child["p"]))
+    assert len(seen) > 100
+    tiny = PermutationParameter("t", [1, 2])
+    child = {"t": [1, 2]}
+    tiny.op2_or_opt(child, {"t": [1, 2]}, rng=rng, max_length=5)
+    assert child["t"] == [2, 1]
 
 
 def test_swarm_weights():
