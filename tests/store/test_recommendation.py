@@ -72,7 +72,7 @@ def _observe(bandit, name, requests, bests, start):
 
 
 def test_thesis_example_recommends_pso_ox3_and_replaces_ga_inv(thesis_store):
-    bandit = _bandit_on_tsp(["GA-inv", "PSO-inv", "DE"], interval=1)
+    bandit = _bandit_on_tsp(["GA-inv", "PSO-inv", "DE"], interval=1, swap_below=1.0, min_age=0)  # the thesis' rule
     bandit.attach_recommender(StoreRecommender(thesis_store, {"PermutationParameter": 1}), _named)
     _bind(bandit)
     for name, start in (("GA-inv", 3000.0), ("DE", 2000.0), ("PSO-inv", 1000.0)):
@@ -83,6 +83,13 @@ def test_thesis_example_recommends_pso_ox3_and_replaces_ga_inv(thesis_store):
     assert [t.name for t in bandit.techniques] == ["PSO-OX3", "PSO-inv", "DE"]
     assert bandit.techniques[0].best_value == 1000.0 - 29  # the newcomer saw the run's results
     assert bandit.recommender.log[-1]["representations"] == ["tests/dg42"]
+    cautious = _bandit_on_tsp(["GA-inv", "PSO-inv", "DE"], interval=1, min_age=0)  # only a clear laggard goes
+    cautious.attach_recommender(StoreRecommender(thesis_store, {"PermutationParameter": 1}), _named)
+    _bind(cautious)
+    for name, start in (("GA-inv", 3000.0), ("DE", 2000.0), ("PSO-inv", 1000.0)):
+        _observe(cautious, name, 100, round(ATT48[name] * 100 / 2 if name == "GA-inv" else ATT48[name] * 100), start)
+    cautious.propose()
+    assert cautious.swaps == [["GA-inv", "PSO-OX3"]]  # 0.04 <= half the mean (0.073)
 
 
 def test_dbi_initial_set_comes_from_the_nearest_representation(tmp_path):

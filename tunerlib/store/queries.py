@@ -22,8 +22,8 @@ from .performance import AFFINITY_METRICS
 from .representation import decode, distance, type_counts
 from .store import CrossSessionStore
 
-#: fewest mutually known techniques for a Pearson correlation to count
-MIN_SHARED = 2
+#: fewest mutually known techniques for a Pearson correlation to count (with two it is always +-1)
+MIN_SHARED = 3
 #: requests' worth of prior belief (the mean affinity) added to every technique's pooled record when
 #: techniques are ranked: a technique seen for 10 requests moves a tenth of the way from the mean
 PRIOR_REQUESTS = 100
@@ -187,22 +187,25 @@ def correlated(table: AffinityTable, current: Mapping[str, float],
     return sorted(out, key=lambda cr: (-cr[0], -table.reps[cr[1]].runs, cr[1]))
 
 
-def ranked(table: AffinityTable, reps: Iterable[int]) -> List[Tuple[str, float, float, float]]:
+def ranked(table: AffinityTable, reps: Iterable[int], by_affinity: bool = False
+           ) -> List[Tuple[str, float, float, float]]:
     """(technique, shrunk score, weight, pooled score) over the representations ``reps``, best first by
-    shrunk score (ties: more weight first, then name).
+    shrunk score (ties: more weight first, then name); scores from ``table.affinity`` (the table's
+    metric), or with ``by_affinity`` from ``table.similarity`` (search affinities).
 
     The pooled score gained / weight of a technique seen little is mostly luck, so it is shrunk toward
-    the mean of all techniques there, as if ``table.prior`` more weight (:data:`PRIOR_REQUESTS`
-    requests, or :data:`RUN_RANK_PRIOR` runs) had earned that mean."""
+    the mean of all techniques there, as if more weight (:data:`PRIOR_REQUESTS` requests, or for
+    run-rank :data:`RUN_RANK_PRIOR` runs) had earned that mean."""
+    source = table.similarity if by_affinity else table.affinity
     pooled: Dict[str, List[float]] = {}
     for rep in reps:
-        for name, (aff, requests) in table.affinity.get(rep, {}).items():
+        for name, (aff, requests) in source.get(rep, {}).items():
             acc = pooled.setdefault(name, [0.0, 0.0])
             acc[0] += aff * requests
             acc[1] += requests
     total = sum(r for _, r in pooled.values())
     mean = sum(g for g, _ in pooled.values()) / total if total else 0.0
-    k = table.prior
+    k = PRIOR_REQUESTS if by_affinity else table.prior
     rows = [(name, (gained + k * mean) / (requests + k), requests, gained / requests)
             for name, (gained, requests) in pooled.items() if requests]
     return sorted(rows, key=lambda r: (-r[1], -r[2], r[0]))

@@ -5,7 +5,9 @@ from an :class:`~.queries.AffinityTable` loaded once when the run starts.
   the smallest distance, pooled by requests), their techniques ranked by affinity.
 * Recommendation (Step 5-6): the representation whose affinities correlate best (Pearson, > 0) with
   the run's current ones; where none does (fewer than two shared techniques), the nearest by
-  parameters. Its techniques ranked by score (shrunk, see :func:`~.queries.ranked`), keeping only
+  parameters. Its techniques ranked by search affinity (shrunk, see :func:`~.queries.ranked`; one
+  representation's runs are too few to rank techniques by run-rank, while its thousands of
+  requests rank them by affinity well), keeping only
   those that scored better there than every technique the bandit holds (a held technique unknown
   there counts as that representation's mean) and never one that never found a new best: a swap
   only ever brings in a technique that should be an upgrade. (Measured: swapping for anything better
@@ -42,7 +44,7 @@ class StoreRecommender:
         reps = [similar[0][1]] if similar else self._nearest()
         if not reps:
             return []
-        rows = ranked(self.table, reps)
+        rows = ranked(self.table, reps, by_affinity=True)
         known = {name: score for name, score, _, _ in rows}
         mean = sum(known.values()) / len(known) if known else 0.0
         floor = max((known.get(name, mean) for name in affinities), default=0.0)
