@@ -1,11 +1,20 @@
+import contextlib
 import importlib.util
-import subprocess
-import sys
+import io
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from tunerlib.cli import main
+
 TOY = Path(__file__).parents[1] / "core" / "scripts" / "toy_tuner.py"
+
+
+@pytest.fixture(scope="session")
+def toy_module(toy):
+    """The ToyTuner module (for test files that also define a ``toy`` helper)."""
+    return toy
 
 
 @pytest.fixture(scope="session")
@@ -19,10 +28,14 @@ def toy():
 
 @pytest.fixture
 def cli():
-    """Run ``tunerlib ARGS`` as a real subprocess (``python -m tunerlib.cli``)."""
-    def run(*args, timeout=120, **kw):
-        return subprocess.run([sys.executable, "-m", "tunerlib.cli", *map(str, args)], capture_output=True,
-                              text=True, timeout=timeout, **kw)
+    """Run ``tunerlib ARGS`` in this process (the console script's ``main``); returns an object with
+    returncode, stdout and stderr like subprocess.run (the subprocess path is covered by
+    tests/store/test_upload.py's kill test and tests/tools/test_history.py)."""
+    def run(*args):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main([str(a) for a in args])
+        return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
     return run
 
 

@@ -53,11 +53,12 @@ def test_warm_start_and_recommendations_say_once_when_the_store_cannot_help(tmp_
     assert "holds no configurations of this search space" in done.stderr
 
 
-def test_store_queries_through_the_cli(tmp_path, cli):
+def test_store_queries_through_the_cli(tmp_path, cli, toy_module):
     store = tmp_path / "s.db"
     for seed, technique in ((1, "PSO_GA_DE"), (2, "AUCBanditMetaTechniqueA")):
-        assert toy("--database", tmp_path / "r.db", "--seed", seed, "--technique", technique, "--upload",
-                   "--store", store).returncode == 0
+        assert toy_module.ToyTuner.main(["--test-limit", "40", "--database", str(tmp_path / "r.db"), "--seed",
+                                         str(seed), "--technique", technique, "--upload", "--store", str(store),
+                                         "--quiet"]) == 0
     done = cli("store", "techniques", "--store", store, "--program", "toy", "--json")
     rows = json.loads(done.stdout)
     assert rows and {"technique", "score", "weight", "root"} == set(rows[0])

@@ -48,8 +48,10 @@ def _store_option(parser: argparse.ArgumentParser) -> None:
                                                         "(default $TUNERLIB_STORE or the user data directory)")
 
 
-def run_command(ns: argparse.Namespace, out: TextIO = sys.stdout) -> int:
-    """Run ``upload`` or ``store``; errors are one line on stderr with exit code 2."""
+def run_command(ns: argparse.Namespace, out: Optional[TextIO] = None) -> int:
+    """Run ``upload`` or ``store`` (output to ``out``, default the current sys.stdout); errors are one
+    line on stderr with exit code 2."""
+    out = out if out is not None else sys.stdout
     try:
         if ns.command == "upload":
             return _upload(ns, out)
