@@ -83,8 +83,10 @@ def _measure(problem: Problem, index: int, base_seed: int, evaluations: int, dat
 
 
 def generate(problems: Sequence[str], runs: int, evaluations: int, store: str, work_dir: str, jobs: int,
-             seed: int, include_configurations: bool = False, out: Any = sys.stderr) -> Dict[str, int]:
-    """Generate (or finish generating) the history; returns {outcome: runs}."""
+             seed: int, include_configurations: bool = False, out: Any = None) -> Dict[str, int]:
+    """Generate (or finish generating) the history, with a progress line on ``out`` (default the
+    current sys.stderr); returns {outcome: runs}."""
+    out = out if out is not None else sys.stderr
     _PROBLEMS.update(default_problems(list(problems)))
     Path(work_dir).mkdir(parents=True, exist_ok=True)
     CrossSessionStore(store).close()  # create the schema once, before the workers race for it
