@@ -134,3 +134,28 @@ def test_store_errors_are_one_line(tmp_path):
         CrossSessionStore(str(tmp_path / "none.db"), create=False)
     with pytest.raises(StoreError, match="unknown database dialect"):
         CrossSessionStore("nosuchdialect://x")
+
+
+def test_store_schema_version_upgrades_and_refusals(tmp_path, monkeypatch):
+    from tunerlib.store import schema
+    path = str(tmp_path / "v.db")
+    CrossSessionStore(path).close()
+    con = sqlite3.connect(path)
+    assert con.execute("SELECT value FROM store_meta").fetchall() == [(str(schema.STORE_SCHEMA_VERSION),)]
+    con.close()
+    steps = []
+
+    def add_note(conn):
+        steps.append(1)
+        conn.exec_driver_sql("ALTER TABLE tuning_run ADD COLUMN note TEXT")
+    monkeypatch.setattr(schema, "STORE_SCHEMA_VERSION", schema.STORE_SCHEMA_VERSION + 1)
+    monkeypatch.setitem(schema.MIGRATIONS, schema.STORE_SCHEMA_VERSION - 1, add_note)
+    CrossSessionStore(path).close()
+    CrossSessionStore(path).close()  # upgraded once only
+    con = sqlite3.connect(path)
+    assert steps == [1] and "note" in [c[1] for c in con.execute("PRAGMA table_info(tuning_run)")]
+    con.execute("UPDATE store_meta SET value='99'")
+    con.commit()
+    con.close()
+    with pytest.raises(StoreError, match="newer than"):
+        CrossSessionStore(path)

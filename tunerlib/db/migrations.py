@@ -157,9 +157,10 @@ def read_schema_version(conn: Connection, display: str) -> Optional[int]:
                             f"({value!r}): use a new --database") from None
 
 
-def stamp_schema_version(conn: Connection, version: int) -> None:
-    """Write ``schema_version`` into tunerlib_meta (insert or update) inside the caller's transaction."""
-    meta = Meta.__table__
+def stamp_schema_version(conn: Connection, version: int, meta: Any = None) -> None:
+    """Write ``schema_version`` into tunerlib_meta (or the key/value table ``meta``, e.g. the store's)
+    inside the caller's transaction (insert or update)."""
+    meta = Meta.__table__ if meta is None else meta
     done = conn.execute(update(meta).where(meta.c.key == "schema_version").values(value=str(version)))
     if done.rowcount == 0:
         conn.execute(meta.insert().values(key="schema_version", value=str(version)))

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Optional
 
-from sqlalchemy import JSON, Connection, Float, ForeignKey, Integer, String, Text, UniqueConstraint, select, update
+from sqlalchemy import JSON, Connection, Float, ForeignKey, Integer, String, Text, UniqueConstraint, select
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from ..db.migrations import stamp_schema_version
 
 STORE_SCHEMA_VERSION = 1
 """Version of the tables below, stamped in ``store_meta['schema_version']``."""
@@ -202,10 +204,8 @@ def read_version(conn: Connection, display: str) -> Optional[int]:
 
 
 def stamp_version(conn: Connection, version: int) -> None:
-    """Write ``schema_version`` inside the caller's transaction."""
-    meta = StoreMeta.__table__
-    if conn.execute(update(meta).where(meta.c.key == "schema_version").values(value=str(version))).rowcount == 0:
-        conn.execute(meta.insert().values(key="schema_version", value=str(version)))
+    """Write ``schema_version`` into store_meta inside the caller's transaction."""
+    stamp_schema_version(conn, version, StoreMeta.__table__)
 
 
 def upgrade(conn: Connection, version: int, display: str) -> int:
