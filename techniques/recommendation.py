@@ -23,6 +23,7 @@ of the runs they took part in, and uses new-bests affinities for the live side.
 """
 from __future__ import annotations
 
+import math
 import random
 from typing import Any, Callable, Dict, List, Mapping, Optional, Protocol, Sequence
 
@@ -68,8 +69,9 @@ class _Affinity:
 
 
 def relative_gain(previous: float, new: float) -> float:
-    """Relative improvement of a new best over the previous best, in [0, 1] (0 for the first)."""
-    if previous == float("inf") or previous == new:
+    """Relative improvement of a new best over the previous best, in [0, 1] (0 for the first, whose
+    previous best is inf)."""
+    if not math.isfinite(previous) or previous == new:
         return 0.0
     if previous == 0:
         return 1.0

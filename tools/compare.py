@@ -30,6 +30,7 @@ import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from tunerlib import tune_function
+from tunerlib.techniques.recommendation import AFFINITY_METRICS
 from tunerlib.tools.problems import Problem, default_problems
 from tunerlib.tools.references import reference_lines
 
@@ -200,7 +201,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--store", help="cross-session store the recommendation bandits read (a path or URL)")
     ap.add_argument("--leave-one-out", action="store_true",
                     help="recommendations ignore the stored runs of the problem being tuned")
-    ap.add_argument("--affinity-metric", choices=["new-bests", "improvement", "run-rank"],
+    ap.add_argument("--affinity-metric", choices=AFFINITY_METRICS,
                     help="search affinity of the recommendation bandits (default: theirs)")
     ap.add_argument("--json", help="also write all raw value sequences to this JSON file")
     ap.add_argument("--from-json", nargs="+", metavar="FILE",

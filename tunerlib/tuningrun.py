@@ -134,7 +134,7 @@ class TuningRun:
         technique = (generate_bandit(registry(), self.manipulator, random.Random(f"{self.seed}:generate"),
                                      C=c, window=window)
                      if generate else create_technique(names, C=c, window=window))
-        self.recommender = attach_recommender(technique, self.options, self.manipulator, self.say)
+        attach_recommender(technique, self.options, self.manipulator, self.say)
         technique.bind(self.manipulator, random.Random(f"{self.seed}{salt}"), technique.name)
         return technique
 

@@ -60,6 +60,14 @@ def resolve_url(url: Optional[str]) -> URL:
         raise malformed from None
 
 
+def missing_sqlite_file(url: Optional[str]) -> Optional[str]:
+    """The path of the SQLite file ``url`` names when that file does not exist (or is empty), else None
+    (an existing file, an in-memory database or another dialect); called by commands that must not
+    create a database they were asked to read."""
+    path = _sqlite_path(resolve_url(url))
+    return path if path is not None and not (os.path.isfile(path) and os.path.getsize(path) > 0) else None
+
+
 def _sqlite_path(url: URL) -> Optional[str]:
     """The file path of a SQLite URL, or None for in-memory and ``file:`` URI databases."""
     db = url.database
@@ -262,7 +270,7 @@ def migrate(url: Optional[str]) -> tuple[int, int]:
     Back the database up first. Refuses (SchemaVersionError) a database newer than this tunerlib, and
     (DatabaseError) an empty or non-tunerlib database or a version with no registered path.
     """
-    path = _sqlite_path(resolve_url(url))
+    path = missing_sqlite_file(url)
     if path is not None and not os.path.isfile(path):
         raise DatabaseError(f"no database file {path}: pass the path of an existing tunerlib database")
     engine, display = open_engine(url)

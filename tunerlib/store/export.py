@@ -70,24 +70,22 @@ def oriented_value(objective: str, row: Any) -> Optional[float]:
 
 
 @lru_cache(maxsize=4096)
-def describe_technique(name: str) -> Tuple[str, Optional[str]]:
-    """(root name, full generated name or None) of a technique name; (name, None) when this process
-    cannot build it (a technique registered by another tuner script)."""
+def _describe(name: str) -> Tuple[str, Optional[str], bool]:
+    """(root name, full generated name or None, is a meta-technique) of a technique name, from one
+    instance built here; (name, None, False) when this process cannot build it (a technique
+    registered by another tuner script)."""
     try:
         tech = create_technique([name])
     except TechniqueError:
-        return name.split(";", 1)[0], None
+        return name.split(";", 1)[0], None, False
     full = technique_name(tech)
     root = getattr(type(tech), "root_name", lambda: type(tech).__name__)()
-    return root, (full if full != name else None)
+    return root, (full if full != name else None), isinstance(tech, MetaTechnique)
 
 
-@lru_cache(maxsize=256)
-def _is_meta(name: str) -> bool:
-    try:
-        return isinstance(create_technique([name]), MetaTechnique)
-    except TechniqueError:
-        return False
+def describe_technique(name: str) -> Tuple[str, Optional[str]]:
+    """(root name, full generated name or None) of a technique name (see :func:`_describe`)."""
+    return _describe(name)[:2]
 
 
 def root_technique(args: Dict[str, Any]) -> Tuple[str, str, bool]:
@@ -98,7 +96,7 @@ def root_technique(args: Dict[str, Any]) -> Tuple[str, str, bool]:
     if args.get("generate_bandit_technique") or len(names) > 1:
         root = "GeneratedBandit" if args.get("generate_bandit_technique") else "AUCBandit"
         return root, f"{root};C,{args.get('bandit_c', 0.05)!r};window,{args.get('bandit_window', 500)!r}", True
-    return names[0], names[0], _is_meta(names[0])
+    return names[0], names[0], _describe(names[0])[2]
 
 
 def _meta_root(root: str, stored_name: str) -> str:

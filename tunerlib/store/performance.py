@@ -21,6 +21,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from ..techniques.recommendation import relative_gain
+
+#: the affinities measurable in a run (the store can also rank by run-rank, see .queries.RANKINGS)
 AFFINITY_METRICS = ("new-bests", "improvement")
 
 
@@ -89,12 +92,9 @@ def technique_of(requestor: Optional[str], bandit_root: bool) -> Optional[str]:
 
 
 def improvement(previous: Optional[float], new: float) -> float:
-    """Relative improvement of a new best over the previous one, in [0, 1]."""
-    if previous is None or not math.isfinite(previous) or previous == new:
-        return 0.0
-    if previous == 0:
-        return 1.0
-    return min(1.0, max(0.0, (previous - new) / abs(previous)))
+    """Relative improvement of a new best over the previous one, in [0, 1] (the same credit a
+    recommendation bandit gives live: :func:`~tunerlib.techniques.recommendation.relative_gain`)."""
+    return relative_gain(math.inf if previous is None else previous, new)
 
 
 @dataclass

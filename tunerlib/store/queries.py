@@ -18,6 +18,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from sqlalchemy import and_, func, select
 
 from . import schema as S
+from ..techniques.recommendation import AFFINITY_METRICS as METRICS
 from .performance import AFFINITY_METRICS
 from .representation import decode, distance, type_counts
 from .store import CrossSessionStore
@@ -29,7 +30,8 @@ MIN_SHARED = 3
 PRIOR_REQUESTS = 100
 #: the same for run-rank scores, in runs (a technique's share of a run's requests is its weight)
 RUN_RANK_PRIOR = 1.0
-RANKINGS = AFFINITY_METRICS + ("run-rank",)
+#: how the store can score techniques: an affinity, or run-rank (the recommendation bandits' choices)
+RANKINGS = METRICS
 
 
 @dataclass

@@ -21,7 +21,7 @@ from sqlalchemy import Connection, delete, func, select
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from ..db import DatabaseError
-from ..db.migrations import begin_exclusive, open_engine, resolve_url
+from ..db.migrations import begin_exclusive, missing_sqlite_file, open_engine
 from . import schema as S
 from .export import StoredRun
 from .representation import structure_hash
@@ -47,9 +47,8 @@ def default_store_url() -> str:
 
 
 def _must_exist(url: str) -> None:
-    sa_url = resolve_url(url)
-    path = sa_url.database if sa_url.get_backend_name() == "sqlite" else None
-    if path and path != ":memory:" and not os.path.isfile(path):
+    path = missing_sqlite_file(url)
+    if path is not None:
         raise StoreError(f"store {path} does not exist yet: upload runs first (tunerlib upload "
                          "RESULTS_DB, or --upload on a tuner)")
 
@@ -96,11 +95,6 @@ class CrossSessionStore:
                              "writable path or URL") from None
 
     # ------------------------------------------------------------------------------------ writing
-    def stored_digest(self, uuid: str) -> Optional[str]:
-        """The digest of the stored run with this UUID, or None."""
-        with self.engine.connect() as conn:
-            return conn.execute(select(S.TuningRun.digest).where(S.TuningRun.uuid == uuid)).scalar()
-
     def write_run(self, run: StoredRun, before_commit: Any = None) -> str:
         """Store ``run`` in one transaction: ``added``, ``replaced`` (an earlier upload of the same run
         had other contents, e.g. it was still running) or ``unchanged``. ``before_commit`` (tests)

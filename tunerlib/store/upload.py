@@ -7,14 +7,13 @@ or have no results are skipped.
 """
 from __future__ import annotations
 
-import os
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterable, List, Optional, TextIO
+from typing import Callable, Iterable, List, Optional, TextIO
 
 from ..db import DatabaseError, ResultsDB
-from ..db.migrations import resolve_url
+from ..db.migrations import missing_sqlite_file
 from .export import StoredRun, export_run
 from .schema import StoreError
 from .store import CrossSessionStore
@@ -35,9 +34,8 @@ class UploadReport:
 def open_results(url: str) -> ResultsDB:
     """Open an existing results database for reading; StoreError (one line) when it is missing,
     not a tunerlib results database, or of another schema version."""
-    sa_url = resolve_url(url)
-    path = sa_url.database if sa_url.get_backend_name() == "sqlite" else None
-    if path is not None and path != ":memory:" and not (os.path.isfile(path) and os.path.getsize(path) > 0):
+    path = missing_sqlite_file(url)
+    if path is not None:
         raise StoreError(f"no results database at {path}: pass the path of a tunerlib results database")
     try:
         return ResultsDB(url)
@@ -103,6 +101,3 @@ def upload(source: str, store: CrossSessionStore, include_configurations: bool =
     return report
 
 
-def upload_counts(report: UploadReport) -> Dict[str, int]:
-    """The report's outcome counts as a plain dict (``--json``)."""
-    return dict(report.outcomes)
