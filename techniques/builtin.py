@@ -7,7 +7,7 @@ from .bandit import AUCBanditMetaTechnique
 from .base import Technique
 from .registry import TechniqueRegistry
 from . import (annealing, binary_ga, bo, bundles, composable_presets, differential_evolution, genetic,
-               mutation_bandit, nelder_mead, pattern_search, pso, recommendation, torczon)
+               mutation_bandit, nelder_mead, pattern_search, pso, recommendation, structural, torczon)
 from .simple import GreedyMutation, PureRandom
 
 #: the technique used when --technique is not given
@@ -41,7 +41,7 @@ def register_builtin(registry: TechniqueRegistry) -> None:
                       "mutate the best configuration; permutations by moving a section of 1-3 elements "
                       "(or-opt: asymmetric tours, orders)")
     for module in (composable_presets, differential_evolution, pso, genetic, binary_ga, nelder_mead, torczon,
-                   pattern_search, annealing, mutation_bandit, bo):
+                   pattern_search, annealing, mutation_bandit, bo, structural):
         module.register(registry)
     registry.register("GreedyMutationBandit", _greedy_bandit,
                       "AUC bandit over uniform/normal greedy mutation and random search")

@@ -1,0 +1,209 @@
+"""Structural feature maps: a configuration as a sparse vector of features a linear model can weigh.
+
+Many objectives are close to additive over structural features of a configuration: a tour's length is
+the sum over its adjacent pairs, a loop order's cost depends on which loop precedes which, a categorical
+choice adds its own effect.  A :class:`FeatureMap` turns one parameter's value into the indices and
+values of its active features; a :class:`FeatureLayout` places the maps of a whole space side by side
+and groups the features (one group per kind and parameter) so that a model can give each group its own
+prior scale.
+
+Feature kinds per parameter type:
+
+* permutations (and schedules): ``adjacency`` (the unordered pair of neighbours, the last element next to
+  the first, so a closed tour's length is exactly additive over them), ``direction`` (the ordered pair:
+  ``a`` directly before ``b``, for asymmetric costs) and ``precedence`` (``a`` anywhere before ``b``, for
+  orders; by default only for permutations of at most :data:`PRECEDENCE_MAX_ITEMS` items);
+* enums, switches and booleans: one-hot;
+* numbers with a unit-cube mapping: the unit value ``u`` and ``u**2`` (a quadratic per parameter);
+* arrays: their elements' features (booleans one per element, numbers ``u`` and ``u**2``);
+* anything else (selectors): no features; a model then ignores the parameter.
+
+Called by model-based techniques (``StructuralSurrogate``) once per observed or candidate configuration.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .arrays import BooleanArray, _BoundedArray
+from .base import Parameter, PrimitiveParameter
+from .categorical import BooleanParameter, _IndexedChoice
+from .permutation import PermutationParameter
+
+#: precedence features by default only up to this many items (their count grows as n**2 / 2)
+PRECEDENCE_MAX_ITEMS = 32
+
+Active = Tuple[np.ndarray, np.ndarray]  # (feature indices, feature values), both 1-D
+
+
+@dataclass(frozen=True)
+class FeatureGroup:
+    """A contiguous block ``[start, stop)`` of features of one kind of one parameter."""
+
+    parameter: str
+    kind: str
+    start: int
+    stop: int
+    active: int  # features active in a typical configuration (scales the group's prior)
+
+    @property
+    def size(self) -> int:
+        return self.stop - self.start
+
+
+class FeatureMap:
+    """Features of one parameter.  ``kinds`` lists ``(kind, size, active)`` blocks in order."""
+
+    def __init__(self, parameter: Parameter, kinds: Sequence[Tuple[str, int, int]]) -> None:
+        self.parameter = parameter
+        self.kinds = list(kinds)
+        self.size = sum(size for _, size, _ in self.kinds)
+
+    def active(self, value: Any) -> Active:
+        """Indices (relative to this map) and values of the features of ``value``."""
+        raise NotImplementedError
+
+
+def pair_index(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
+    """Index of the unordered pair ``{a, b}`` (``a != b``) among the ``n*(n-1)/2`` pairs of ``n`` items."""
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    return lo * n - lo * (lo + 1) // 2 + (hi - lo - 1)
+
+
+class PermutationFeatures(FeatureMap):
+    """Adjacency, direction and (optionally) precedence indicators of a permutation."""
+
+    def __init__(self, parameter: PermutationParameter, precedence: Optional[bool] = None) -> None:
+        n = parameter.size
+        pairs = n * (n - 1) // 2
+        if precedence is None:
+            precedence = n <= PRECEDENCE_MAX_ITEMS
+        kinds = [("adjacency", pairs, n), ("direction", n * n, n)]
+        if precedence:
+            kinds.append(("precedence", pairs, pairs // 2 or 1))
+        super().__init__(parameter, kinds)
+        self.n = n
+        self.pairs = pairs
+        self.precedence = precedence
+        self._index = {v: i for i, v in enumerate(parameter.items)}
+        self._ones = np.ones(2 * n + (pairs if precedence else 0))
+        if precedence:
+            self._upper = np.triu_indices(n, 1)
+
+    def positions(self, value: Sequence[Any]) -> np.ndarray:
+        """The items of ``value`` as item indices (``0 .. n-1``)."""
+        index = self._index
+        return np.fromiter((index[v] for v in value), dtype=np.int64, count=self.n)
+
+    def active(self, value: Any) -> Active:
+        t = self.positions(value)
+        nxt = np.roll(t, -1)
+        parts = [pair_index(t, nxt, self.n), self.pairs + t * self.n + nxt]
+        if self.precedence:
+            i, j = self._upper  # positions i < j: item t[i] precedes t[j]
+            a, b = t[i], t[j]
+            before = a < b  # feature of pair {a, b} (a < b) is "a before b"
+            parts.append(self.pairs + self.n * self.n + pair_index(a[before], b[before], self.n))
+        idx = np.concatenate(parts)
+        return idx, self._ones[:idx.size]
+
+
+class OneHotFeatures(FeatureMap):
+    """One indicator per option of an enum, switch or boolean."""
+
+    def __init__(self, parameter: Parameter) -> None:
+        self.count = 2 if isinstance(parameter, BooleanParameter) else parameter._count()
+        super().__init__(parameter, [("one-hot", self.count, 1)])
+
+    def option_index(self, value: Any) -> int:
+        if isinstance(self.parameter, BooleanParameter):
+            return int(bool(value))
+        i = self.parameter._find(value, strict=False)
+        return 0 if i is None else i
+
+    def active(self, value: Any) -> Active:
+        return np.array([self.option_index(value)]), np.ones(1)
+
+
+class UnitFeatures(FeatureMap):
+    """``u`` and ``u**2`` of a number's unit-cube value."""
+
+    def __init__(self, parameter: PrimitiveParameter) -> None:
+        super().__init__(parameter, [("unit", 2, 2)])
+
+    def active(self, value: Any) -> Active:
+        u = self.parameter.get_unit_value({self.parameter.name: value})
+        return np.array([0, 1]), np.array([u, u * u])
+
+
+class ArrayFeatures(FeatureMap):
+    """Per element: a boolean indicator, or ``u`` and ``u**2`` of a bounded number."""
+
+    def __init__(self, parameter: Any) -> None:
+        self.width = 1 if isinstance(parameter, BooleanArray) else 2
+        super().__init__(parameter, [("elements", parameter.count * self.width, parameter.count)])
+
+    def active(self, value: Any) -> Active:
+        p = self.parameter
+        if self.width == 1:
+            on = np.flatnonzero(np.asarray(value, dtype=bool))
+            return on, np.ones(on.size)
+        span = float(p.max_value) - float(p.min_value)
+        u = (np.asarray(value, dtype=float) - float(p.min_value)) / (span or 1.0)
+        idx = np.arange(2 * p.count)
+        return idx, np.column_stack([u, u * u]).ravel()
+
+
+def feature_map(parameter: Parameter, precedence: Optional[bool] = None) -> Optional[FeatureMap]:
+    """The feature map of ``parameter``'s type, or None for types without structural features."""
+    if isinstance(parameter, PermutationParameter):
+        return PermutationFeatures(parameter, precedence)
+    if isinstance(parameter, (BooleanParameter, _IndexedChoice)):
+        return OneHotFeatures(parameter)
+    if isinstance(parameter, PrimitiveParameter):
+        return UnitFeatures(parameter)
+    if isinstance(parameter, (BooleanArray, _BoundedArray)):
+        return ArrayFeatures(parameter)
+    return None
+
+
+class FeatureLayout:
+    """The feature maps of a space, side by side: ``encode(config)`` gives the whole sparse vector."""
+
+    def __init__(self, parameters: Sequence[Parameter], precedence: Optional[bool] = None) -> None:
+        self.maps: List[FeatureMap] = []
+        self.offsets: List[int] = []
+        self.groups: List[FeatureGroup] = []
+        self.unmodelled: List[str] = []
+        size = 0
+        for param in parameters:
+            fmap = feature_map(param, precedence)
+            if fmap is None:
+                self.unmodelled.append(param.name)
+                continue
+            self.maps.append(fmap)
+            self.offsets.append(size)
+            for kind, width, active in fmap.kinds:
+                self.groups.append(FeatureGroup(param.name, kind, size, size + width, active))
+                size += width
+        self.size = size
+
+    def encode(self, config: Mapping[str, Any]) -> Active:
+        """Indices and values of the active features of ``config`` (indices ascending per map)."""
+        if not self.maps:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        idx, val = [], []
+        for fmap, offset in zip(self.maps, self.offsets):
+            i, v = fmap.active(config[fmap.parameter.name])
+            idx.append(np.asarray(i, dtype=np.int64) + offset)
+            val.append(np.asarray(v, dtype=float))
+        return np.concatenate(idx), np.concatenate(val)
+
+    def dense(self, config: Mapping[str, Any]) -> np.ndarray:
+        """The full feature vector of ``config`` (for tests and small spaces)."""
+        out = np.zeros(self.size)
+        idx, val = self.encode(config)
+        np.add.at(out, idx, val)
+        return out

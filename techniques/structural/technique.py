@@ -1,0 +1,211 @@
+"""StructuralSurrogate: learn an additive model over structural features, search the model, measure.
+
+Each suggestion (after a few random configurations) either
+
+* asks the **model**: draw a Thompson sample of the feature weights of
+  :class:`~.model.SparseBayesLinear` (fitted to every finite result of the run, whoever requested it),
+  then minimise the sampled model from the incumbent — permutations by 2-opt / or-opt on the learned
+  neighbour costs (insertion and swap moves when precedence features are on), categorical and numeric
+  parameters by their best option / unit value under the sample — within a trust region of a few moves
+  that grows while model proposals improve on the incumbent and shrinks while they do not; or
+* takes a plain **mutation** of the incumbent (:class:`~..simple.GreedyMutation`).
+
+A small bandit inside the technique shares the suggestions between the two by how often each recently
+found a new best (each keeps at least a tenth), so on objectives that are not additive the technique
+degrades to the (1+1)-EA instead of following a wrong model.  Evaluated configurations are never
+proposed again by the model side.
+"""
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Deque, Dict, List, Optional, Set
+
+import numpy as np
+
+from ...parameters import ConfigurationManipulator
+from ...parameters.features import (ArrayFeatures, FeatureLayout, OneHotFeatures, PermutationFeatures,
+                                    UnitFeatures)
+from ..base import Config, Feedback, Technique, TechniqueError
+from ..simple import GreedyMutation
+from .model import SparseBayesLinear
+from .tours import local_search, order_search
+
+#: unit values tried for a number under the sampled model (plus the incumbent's)
+UNIT_GRID = np.linspace(0.0, 1.0, 33)
+
+
+class StructuralSurrogate(Technique):
+    """Model-based search over structural features (see the module docstring)."""
+
+    description = ("learns an additive model over structural features (tour edges, orders, one-hot, "
+                   "unit values) and searches it: Thompson sampling + 2-opt/or-opt on the model")
+
+    def __init__(self, name: Optional[str] = None, initial: int = 10, window: int = 50,
+                 min_share: float = 0.1, temperature: float = 1.0, cg_steps: int = 3,
+                 precedence: Optional[bool] = None) -> None:
+        super().__init__(name)
+        if initial < 1 or window < 1 or not 0.0 < min_share <= 0.5 or temperature < 0 or cg_steps < 1:
+            raise TechniqueError("StructuralSurrogate: needs initial >= 1, window >= 1, 0 < min_share <= 0.5, "
+                                 "temperature >= 0 and cg_steps >= 1")
+        self.initial = initial
+        self.window = window
+        self.min_share = min_share
+        self.temperature = temperature
+        self.cg_steps = cg_steps
+        self.precedence = precedence
+
+    # ---- protocol -----------------------------------------------------------------------------------
+    def bind(self, manipulator: ConfigurationManipulator, rng: Any, path: Optional[str] = None) -> None:
+        super().bind(manipulator, rng, path)
+        self.layout = FeatureLayout(manipulator.parameters, self.precedence)
+        self.model = SparseBayesLinear(self.layout.size, self.layout.groups, self.cg_steps)
+        self.mutator = GreedyMutation(self.name)
+        self.mutator.bind(manipulator, rng, self.path)
+        self.np_rng = np.random.default_rng(rng.getrandbits(63))
+        self.seen: Set[str] = set()
+        self.results = 0
+        self.radius = 2
+        self.failures = 0
+        self.credit: Dict[str, Deque[int]] = {"model": deque(maxlen=self.window),
+                                              "mutation": deque(maxlen=self.window)}
+        self.pending: Dict[str, str] = {}  # configuration key -> arm that proposed it
+
+    def check_space(self, manipulator: ConfigurationManipulator) -> None:
+        if not manipulator.parameters:
+            raise TechniqueError("StructuralSurrogate: the space has no parameters")
+
+    def observe(self, feedback: Feedback) -> None:
+        improved = feedback.ok and feedback.value < self.best_value
+        super().observe(feedback)
+        self.mutator.observe(feedback)
+        self.seen.add(feedback.key)
+        self.results += 1
+        if feedback.ok and np.isfinite(feedback.value):
+            self.model.add(self.layout.encode(feedback.config), feedback.value)
+        arm = self.pending.pop(feedback.key, None) if self.is_own(feedback) else None
+        if arm is not None:
+            self.credit[arm].append(int(improved))
+            if arm == "model":
+                self._adapt_radius(improved)
+
+    def desired_configuration(self) -> Optional[Config]:
+        m = self.manipulator
+        assert m is not None
+        if self.best_config is None or self.results < self.initial or not self.layout.maps:
+            return self._propose(m.random(self.rng), "mutation") if self.best_config is None \
+                or self.results < self.initial else self._mutation()
+        if self.rng.random() < self._model_share():
+            cfg = self._from_model()
+            if cfg is not None:
+                return self._propose(cfg, "model")
+        return self._mutation()
+
+    # ---- arms ---------------------------------------------------------------------------------------
+    def _propose(self, cfg: Config, arm: str) -> Config:
+        assert self.manipulator is not None
+        self.pending[self.manipulator.hash_config(cfg)] = arm
+        return cfg
+
+    def _mutation(self) -> Optional[Config]:
+        cfg = self.mutator.desired_configuration()
+        return None if cfg is None else self._propose(cfg, "mutation")
+
+    def _model_share(self) -> float:
+        rates = {arm: (sum(c) + 1.0) / (len(c) + 2.0) for arm, c in self.credit.items()}
+        share = rates["model"] / (rates["model"] + rates["mutation"])
+        return min(max(share, self.min_share), 1.0 - self.min_share)
+
+    def _adapt_radius(self, improved: bool) -> None:
+        if improved:
+            self.radius, self.failures = min(self.radius * 2, 1 << 12), 0
+        else:
+            self.failures += 1
+            if self.failures >= 3:
+                self.radius, self.failures = max(1, self.radius // 2), 0
+
+    def _from_model(self) -> Optional[Config]:
+        """The sampled model's minimum near the incumbent that was not measured yet (None if none)."""
+        assert self.manipulator is not None and self.best_config is not None
+        self.model.refresh()
+        for attempt in range(3):
+            weights = self.model.sample(self.np_rng, self.temperature * (1 + attempt))
+            cfg = self.manipulator.copy(self.best_config)
+            for fmap, offset in zip(self.layout.maps, self.layout.offsets):
+                block = weights[offset:offset + fmap.size]
+                value = fmap.parameter.get_value(cfg)
+                fmap.parameter.set_value(cfg, self._minimise(fmap, block, value))
+            if self.manipulator.is_feasible(cfg) and self.manipulator.hash_config(cfg) not in self.seen:
+                return cfg
+        return None
+
+    # ---- minimising the sampled model, per feature map ---------------------------------------------
+    def _minimise(self, fmap: Any, w: np.ndarray, value: Any) -> Any:
+        if isinstance(fmap, PermutationFeatures):
+            return self._minimise_permutation(fmap, w, value)
+        if isinstance(fmap, OneHotFeatures):
+            if self.rng.random() >= min(1.0, self.radius / 4):
+                return value
+            best = int(np.argmin(w))
+            return bool(best) if fmap.count == 2 and isinstance(value, bool) else \
+                fmap.parameter._option(best)
+        if isinstance(fmap, UnitFeatures):
+            return self._minimise_unit(fmap, w, value)
+        if isinstance(fmap, ArrayFeatures):
+            return self._minimise_array(fmap, w, value)
+        return value
+
+    def _minimise_permutation(self, fmap: PermutationFeatures, w: np.ndarray, value: List[Any]) -> List[Any]:
+        n, pairs = fmap.n, fmap.pairs
+        iu = np.triu_indices(n, 1)
+        U = np.zeros((n, n))
+        U[iu] = w[:pairs]
+        C = U + U.T + w[pairs:pairs + n * n].reshape(n, n)
+        t = fmap.positions(value)
+        if fmap.precedence:
+            P = np.zeros((n, n))
+            P[iu] = w[pairs + n * n:]
+            t = order_search(t, C, P, max_moves=self.radius)
+        else:
+            t = local_search(t, C, max_moves=self.radius)
+        items = fmap.parameter.items
+        return fmap.parameter._repair([items[i] for i in t])
+
+    def _minimise_unit(self, fmap: UnitFeatures, w: np.ndarray, value: Any) -> Any:
+        param = fmap.parameter
+        u0 = param.get_unit_value({param.name: value})
+        step = min(1.0, 0.05 * self.radius)
+        grid = np.clip(np.concatenate((UNIT_GRID * 2 * step + u0 - step, [u0])), 0.0, 1.0)
+        best = float(grid[int(np.argmin(w[0] * grid + w[1] * grid * grid))])
+        cfg: Config = {param.name: value}
+        param.set_unit_value(cfg, best)
+        return cfg[param.name]
+
+    def _minimise_array(self, fmap: ArrayFeatures, w: np.ndarray, value: List[Any]) -> List[Any]:
+        p = fmap.parameter
+        if fmap.width == 1:
+            return [bool(wi < 0) for wi in w]
+        lo, hi = float(p.min_value), float(p.max_value)
+        out = []
+        for k, x in enumerate(value):
+            u = np.clip(UNIT_GRID, 0.0, 1.0)
+            best = float(u[int(np.argmin(w[2 * k] * u + w[2 * k + 1] * u * u))])
+            x_new = lo + best * (hi - lo)
+            out.append(p._elem_normalize(int(round(x_new)) if isinstance(p.min_value, int) else x_new))
+        return [x if y is None else y for x, y in zip(value, out)]
+
+    # ---- persistence ----------------------------------------------------------------------------------
+    def state_dict(self) -> Dict[str, Any]:
+        return {"radius": self.radius, "failures": self.failures,
+                "credit": {arm: list(c) for arm, c in self.credit.items()}}
+
+    def load_state_dict(self, state: Dict[str, Any]) -> None:
+        self.radius = int(state.get("radius", self.radius))
+        self.failures = int(state.get("failures", 0))
+        for arm, values in (state.get("credit") or {}).items():
+            if arm in self.credit:
+                self.credit[arm].extend(int(v) for v in values)
+
+
+def register(registry: Any) -> None:
+    """Add ``StructuralSurrogate`` to ``registry``."""
+    registry.register("StructuralSurrogate", StructuralSurrogate, StructuralSurrogate.description)

@@ -1,0 +1,164 @@
+"""Local search for a permutation under a learned additive cost: 2-opt and or-opt on a cost matrix.
+
+The model of :mod:`.model` gives each ordered neighbour pair ``a → b`` a cost ``C[a, b]`` (its
+adjacency weight plus its direction weight; the last item is followed by the first) and, for small
+permutations, each pair a precedence weight ``P[a, b]`` (paid when ``a`` comes anywhere before ``b``).
+These functions minimise ``value(t) = Σ C[t_k, t_k+1] + Σ_{i<j} P[t_i, t_j]`` from a start permutation by
+best-improvement moves.  Without precedence weights every move is scored in O(1) from prefix sums, all
+of them at once with numpy (O(n²) per pass); with them, the whole neighbourhood is scored in a batch.
+
+Called by ``StructuralSurrogate`` once per suggestion; pure functions of arrays of item indices.
+"""
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+import numpy as np
+
+#: improvements smaller than this (relative to the mean edge cost) end the search
+EPS = 1e-9
+
+
+def tour_value(t: np.ndarray, C: np.ndarray, P: Optional[np.ndarray] = None) -> float:
+    """``value(t)`` for one permutation ``t`` of item indices."""
+    value = float(C[t, np.roll(t, -1)].sum())
+    if P is not None:
+        value += float(np.triu(P[np.ix_(t, t)], 1).sum())
+    return value
+
+
+def two_opt_deltas(t: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """``D[i, j]``: change of value when ``t[i+1..j]`` is reversed (``i < j``; ``inf`` elsewhere)."""
+    n = t.size
+    tn = np.roll(t, -1)
+    e = C[t, tn]
+    r = C[tn, t]
+    S = np.concatenate(([0.0], np.cumsum(r - e)))
+    idx = np.arange(n)
+    I, J = idx[:, None], idx[None, :]
+    D = C[t[:, None], t[None, :]] + C[tn[:, None], tn[None, :]] - e[:, None] - e[None, :]
+    D += S[None, :n] - S[1:n + 1][:, None]
+    D[J <= I + 1] = np.inf
+    return D
+
+
+def apply_two_opt(t: np.ndarray, i: int, j: int) -> np.ndarray:
+    out = t.copy()
+    out[i + 1:j + 1] = t[i + 1:j + 1][::-1]
+    return out
+
+
+def or_opt_deltas(t: np.ndarray, C: np.ndarray, s: int) -> Tuple[np.ndarray, np.ndarray]:
+    """For sections of ``s`` items starting at ``i`` moved into the gap after position ``k``:
+    the value change kept in orientation (``[0]``) and reversed (``[1]``), as ``(n, n)`` arrays."""
+    n = t.size
+    tn = np.roll(t, -1)
+    e = C[t, tn]
+    S = np.concatenate(([0.0], np.cumsum(C[tn, t] - e)))
+    i = np.arange(n)
+    a, b = t[i], t[(i + s - 1) % n]
+    prev, nxt = t[(i - 1) % n], t[(i + s) % n]
+    gain = C[prev, a] + C[b, nxt] - C[prev, nxt]
+    ends_inside = i + s <= n  # sections that do not wrap (reversal cost from prefix sums)
+    inner = np.where(ends_inside, S[np.minimum(i + s - 1, n)] - S[i], np.inf)
+    tk, tk1 = t[None, :], tn[None, :]
+    ek = e[None, :]
+    fwd = C[tk, a[:, None]] + C[b[:, None], tk1] - ek - gain[:, None]
+    rev = C[tk, b[:, None]] + C[a[:, None], tk1] - ek - gain[:, None] + inner[:, None]
+    k = np.arange(n)[None, :]
+    bad = ((k - (i[:, None] - 1)) % n) <= s  # gaps k = i-1 .. i+s-1 touch the section
+    fwd[bad] = np.inf
+    rev[bad] = np.inf
+    if s == 1:
+        rev[:] = np.inf  # a single item reversed is the same move
+    return fwd, rev
+
+
+def apply_or_opt(t: np.ndarray, i: int, s: int, k: int, reverse: bool) -> np.ndarray:
+    """Move the ``s`` items from position ``i`` (cyclically) into the gap after position ``k``."""
+    n = t.size
+    pos = (i + np.arange(s)) % n
+    section = t[pos][::-1] if reverse else t[pos]
+    after = t[k]
+    rest = np.delete(t, pos)
+    at = int(np.flatnonzero(rest == after)[0]) + 1
+    return np.concatenate((rest[:at], section, rest[at:]))
+
+
+def _best_move(t: np.ndarray, C: np.ndarray) -> Tuple[float, Optional[np.ndarray]]:
+    D = two_opt_deltas(t, C)
+    flat = int(np.argmin(D))
+    best, move = float(D.flat[flat]), ("2opt", flat)
+    if t.size >= 5:
+        for s in (1, 2, 3):
+            if s > t.size - 3:
+                break
+            for rev, M in enumerate(or_opt_deltas(t, C, s)):
+                flat = int(np.argmin(M))
+                if M.flat[flat] < best:
+                    best, move = float(M.flat[flat]), ("or", (flat, s, bool(rev)))
+    if not np.isfinite(best):
+        return 0.0, None
+    n = t.size
+    if move[0] == "2opt":
+        i, j = divmod(move[1], n)
+        return best, apply_two_opt(t, i, j)
+    flat, s, rev = move[1]
+    i, k = divmod(flat, n)
+    return best, apply_or_opt(t, i, s, k, rev)
+
+
+def local_search(t: np.ndarray, C: np.ndarray, max_moves: Optional[int] = None) -> np.ndarray:
+    """Best-improvement 2-opt + or-opt (sections of 1-3, either orientation) on cost matrix ``C``."""
+    n = t.size
+    if n < 4:
+        return t
+    tol = EPS * (float(np.abs(C).mean()) + 1e-12)
+    for _ in range(max_moves or 4 * n):
+        delta, moved = _best_move(t, C)
+        if moved is None or delta >= -tol:
+            break
+        t = moved
+    return t
+
+
+def _neighbourhood(t: np.ndarray) -> np.ndarray:
+    """Every insertion move and every swap of ``t``, as rows (for the batch search)."""
+    n = t.size
+    rows = []
+    for i in range(n):
+        rest = np.delete(t, i)
+        for j in range(n):
+            if j != i:
+                rows.append(np.insert(rest, j, t[i]))
+    for i in range(n):
+        for j in range(i + 1, n):
+            s = t.copy()
+            s[i], s[j] = s[j], s[i]
+            rows.append(s)
+    return np.array(rows)
+
+
+def batch_values(T: np.ndarray, C: np.ndarray, P: np.ndarray) -> np.ndarray:
+    """``value`` of each row of ``T`` (permutations as rows)."""
+    adj = C[T, np.roll(T, -1, axis=1)].sum(axis=1)
+    n = T.shape[1]
+    iu = np.triu_indices(n, 1)
+    prec = P[T[:, iu[0]], T[:, iu[1]]].sum(axis=1)
+    return adj + prec
+
+
+def order_search(t: np.ndarray, C: np.ndarray, P: np.ndarray, max_moves: Optional[int] = None) -> np.ndarray:
+    """Best-improvement insertion/swap search on adjacency and precedence weights (small permutations)."""
+    if t.size < 2:
+        return t
+    value = float(batch_values(t[None, :], C, P)[0])
+    tol = EPS * (float(np.abs(C).mean() + np.abs(P).mean()) + 1e-12)
+    for _ in range(max_moves or 2 * t.size):
+        T = _neighbourhood(t)
+        vals = batch_values(T, C, P)
+        k = int(np.argmin(vals))
+        if vals[k] >= value - tol:
+            break
+        t, value = T[k], float(vals[k])
+    return t
