@@ -62,6 +62,50 @@ def tsp_problem(instance_path: Path) -> Problem:
     return Problem(inst.name, space, evaluate, optimum, data={"matrix": matrix.tolist(), "n": n})
 
 
+def random_tsp_problem(n: int, seed: int = 0) -> Problem:
+    """``random{n}``: a random EUC_2D instance (``examples/tsp/tsplib.random_instance(n, seed)``).
+
+    Its optimum is unknown; the reference is the best tour of an iterated local search (2-opt and or-opt
+    on the true distances, :data:`REFERENCE_KICKS` double-bridge kicks), so ratios are to that."""
+    tsplib = _load_example_module("examples/tsp/tsplib.py", "tunerlib_bench_tsplib")
+    inst = tsplib.random_instance(n, seed)
+    matrix = np.asarray(inst.matrix, dtype=float)
+
+    def space() -> ConfigurationManipulator:
+        return ConfigurationManipulator([PermutationParameter("tour", list(range(n)))])
+
+    def evaluate(cfg: Dict[str, Any]) -> float:
+        tour = np.asarray(cfg["tour"])
+        return float(matrix[tour, np.roll(tour, -1)].sum())
+
+    return Problem(f"random{n}", space, evaluate, reference_tour_length(matrix, seed),
+                   budgets=[1000, 3000, 10000], data={"matrix": matrix.tolist(), "n": n, "seed": seed})
+
+
+#: double-bridge kicks of the iterated local search that gives random instances their reference
+REFERENCE_KICKS = 400
+
+
+def reference_tour_length(matrix: np.ndarray, seed: int = 0) -> float:
+    """Best tour length found by an iterated 2-opt + or-opt local search from 4 random starts."""
+    from tunerlib.techniques.structural.tours import local_search, tour_value
+    rng = np.random.default_rng(seed)
+    n = matrix.shape[0]
+    best = np.inf
+    for _ in range(4):
+        tour = local_search(rng.permutation(n), matrix, max_moves=50 * n)
+        value = tour_value(tour, matrix)
+        for _ in range(REFERENCE_KICKS // 4):
+            cuts = np.sort(rng.choice(np.arange(1, n), 3, replace=False))
+            kicked = np.concatenate((tour[:cuts[0]], tour[cuts[1]:cuts[2]], tour[cuts[0]:cuts[1]], tour[cuts[2]:]))
+            kicked = local_search(kicked, matrix, max_moves=50 * n)
+            kicked_value = tour_value(kicked, matrix)
+            if kicked_value < value:
+                tour, value = kicked, kicked_value
+        best = min(best, value)
+    return float(best)
+
+
 def function_problem(name: str, dims: int, domain: float) -> Problem:
     """A continuous test function (rosenbrock, sphere, rastrigin, ackley) on [-domain, domain]^dims."""
     functions = _load_example_module("examples/rosenbrock/functions.py", "tunerlib_bench_functions")
@@ -92,6 +136,8 @@ def default_problems(names: Optional[List[str]] = None) -> Dict[str, Problem]:
     problems["rosenbrock8d"] = function_problem("rosenbrock", 8, 5.0)
     problems.update(_replay(names))
     for name in names or ():
+        if name not in problems and name.startswith("random") and name[6:].isdigit():
+            problems[name] = random_tsp_problem(int(name[6:]))
         if name not in problems:
             for ext in (".tsp", ".atsp"):
                 if (tsp_dir / f"{name}{ext}").exists():

@@ -1,9 +1,11 @@
 """A sparse Bayesian linear model over structural features, updated incrementally.
 
 ``y ≈ mean + x · w`` with a Gaussian prior ``w_j ~ N(0, s_g)`` whose variance ``s_g`` is shared by the
-features of one group (one feature kind of one parameter) and learned by type-II maximum likelihood
-(an EM step on the group scales and the noise, automatic relevance at group level: a symmetric tour's
-``direction`` group shrinks towards zero, an asymmetric one's grows).  The posterior mean is found by
+features of one group (one feature kind of one parameter): ``1 / active`` (the objective's standardized
+variance spread over the features a configuration holds), a quarter of that for the ``direction`` group
+(asymmetry is a correction to the undirected cost).  The noise variance follows the fit's residual with
+a small floor.  (Learning the group scales by EM under the diagonal posterior was tried and shrank
+them far too much: berlin52 ended at 1.09x instead of 1.00x the optimum at 3,000 evaluations.)  The posterior mean is found by
 preconditioned conjugate gradients on the normal equations, warm-started from the previous solution,
 so each new observation costs a few sparse products instead of a refit; the posterior variances are
 the diagonal approximation ``noise / (x_j·x_j + noise / s_g)``, which is what Thompson sampling here
@@ -21,8 +23,8 @@ import scipy.sparse as sp
 
 from ...parameters.features import Active, FeatureGroup
 
-#: a group's prior variance never falls below this fraction of its initial value (no collapse)
-SCALE_FLOOR = 1e-4
+#: the smallest noise variance (standardized units): the ridge that keeps an exact fit well-posed
+NOISE_FLOOR = 1e-4
 
 
 class _Rows:
@@ -53,7 +55,7 @@ class _Rows:
 class SparseBayesLinear:
     """Bayesian linear regression over ``size`` features in ``groups`` (see the module docstring)."""
 
-    def __init__(self, size: int, groups: Sequence[FeatureGroup], cg_steps: int = 3) -> None:
+    def __init__(self, size: int, groups: Sequence[FeatureGroup], cg_steps: int = 10) -> None:
         self.size = size
         self.groups = list(groups)
         self.cg_steps = cg_steps
@@ -61,15 +63,15 @@ class SparseBayesLinear:
         self.y: List[float] = []
         self.counts = np.zeros(size)            # x_j · x_j over the observations
         self.prior = np.ones(size)              # s_g per feature
-        self.initial_prior = np.ones(size)
         for g in self.groups:
             scale = 0.25 if g.kind == "direction" else 1.0
             self.prior[g.start:g.stop] = scale / max(g.active, 1)
-            self.initial_prior[g.start:g.stop] = self.prior[g.start:g.stop]
-        self.noise = 0.1
+        self.noise = NOISE_FLOOR
         self.mean = np.zeros(size)               # posterior mean of w (standardized y)
         self.offset, self.scale = 0.0, 1.0        # y standardization
         self.intercept = 0.0
+        self.anchor = np.zeros(size)             # the mean at the last full solve
+        self._anchor_n = 0
         self._fitted_n = 0
         self._em_n = 0
 
@@ -86,23 +88,44 @@ class SparseBayesLinear:
 
     # ---- fitting --------------------------------------------------------------------------------
     def refresh(self) -> None:
-        """Bring the posterior up to date: a few warm-started CG steps; EM and re-standardization when
-        the data grew by a quarter since the last time."""
+        """Bring the posterior up to date.
+
+        Observations since the last solve are folded in exactly by a Woodbury update under the
+        diagonal posterior (cost independent of the data size); when they reach a twentieth of the data,
+        warm-started CG steps re-solve the whole system; when the data grew by a quarter, the groups'
+        noise variance is re-estimated first."""
         if self.n == 0 or self.n == self._fitted_n:
             return
-        X = self.rows.matrix()
         if self.n >= max(8, int(1.25 * self._em_n)):
+            X = self.rows.matrix()
             self._restandardize()
             self._solve(X, steps=max(self.cg_steps, 30))
-            self._em(X)
+            self._update_noise(X)
             self._em_n = self.n
-        self._solve(X, steps=self.cg_steps)
+            self._solve(X, steps=self.cg_steps)
+        elif self.n - self._anchor_n >= max(8, self.n // 20):
+            self._solve(self.rows.matrix(), steps=self.cg_steps)
+        else:
+            self._correct()
         self._fitted_n = self.n
+
+    def _correct(self) -> None:
+        """``mean = anchor + V X_new' (X_new V X_new' + noise I)^-1 (y_new - X_new anchor)``, V diagonal."""
+        lo, hi = self.rows.indptr[self._anchor_n], self.rows.indptr[-1]
+        ptr = np.asarray(self.rows.indptr[self._anchor_n:]) - lo
+        X = sp.csr_matrix((self.rows.data[lo:hi], self.rows.indices[lo:hi], ptr),
+                          shape=(ptr.size - 1, self.size))
+        y = (np.asarray(self.y[self._anchor_n:]) - self.offset) / self.scale
+        v = self.variance()
+        resid = y - (X @ self.anchor + self.intercept)
+        XV = X.multiply(v[None, :]).tocsr()
+        S = (XV @ X.T).toarray() + self.noise * np.eye(X.shape[0])
+        self.mean = self.anchor + XV.T @ np.linalg.solve(S, resid)
 
     def _restandardize(self) -> None:
         y = np.asarray(self.y)
         offset, scale = float(np.median(y)), float(np.std(y)) or 1.0
-        self.mean *= self.scale / scale
+        self.mean = self.mean * (self.scale / scale)
         self.offset, self.scale = offset, scale
 
     def _target(self) -> np.ndarray:
@@ -142,19 +165,17 @@ class SparseBayesLinear:
             rz_new = float(r @ z)
             p = z + (rz_new / rz) * p
             rz = rz_new
-        self.mean = w
+        self.mean = self.anchor = w
         self.intercept = float(y.mean() - colmean @ w)
+        self._anchor_n = self.n
 
-    def _em(self, X: sp.csr_matrix) -> None:
-        """One EM step on the noise and the group prior variances (diagonal posterior approximation)."""
-        var = self.variance()
+    def _update_noise(self, X: sp.csr_matrix) -> None:
+        """The noise variance: the mean squared residual of the fit, at least :data:`NOISE_FLOOR`.
+
+        While features outnumber observations the fit interpolates and the noise stays at the floor
+        (a deterministic objective is fitted exactly); with more data it follows the misfit."""
         resid = self._target() - (X @ self.mean + self.intercept)
-        n = max(self.n, 1)
-        self.noise = float(np.clip((resid @ resid + self.counts @ var) / n, 1e-6, 10.0))
-        for g in self.groups:
-            second = self.mean[g.start:g.stop] ** 2 + var[g.start:g.stop]
-            floor = SCALE_FLOOR * self.initial_prior[g.start]
-            self.prior[g.start:g.stop] = max(float(second.mean()), floor)
+        self.noise = float(np.clip(resid @ resid / max(self.n, 1), NOISE_FLOOR, 1.0))
 
     # ---- queries ------------------------------------------------------------------------------------
     def variance(self) -> np.ndarray:

@@ -28,7 +28,11 @@ from ...parameters.features import (ArrayFeatures, FeatureLayout, OneHotFeatures
 from ..base import Config, Feedback, Technique, TechniqueError
 from ..simple import GreedyMutation
 from .model import SparseBayesLinear
-from .tours import local_search, order_search
+from .tours import double_bridge, local_search, order_search, tour_value
+
+#: when the sampled model's minimum near the incumbent was measured already: further tries, each an
+#: iterated local search on the model from the incumbent, before falling back to a mutation
+KICKS = 1
 
 #: unit values tried for a number under the sampled model (plus the incumbent's)
 UNIT_GRID = np.linspace(0.0, 1.0, 33)
@@ -41,8 +45,8 @@ class StructuralSurrogate(Technique):
                    "unit values) and searches it: Thompson sampling + 2-opt/or-opt on the model")
 
     def __init__(self, name: Optional[str] = None, initial: int = 10, window: int = 50,
-                 min_share: float = 0.1, temperature: float = 1.0, cg_steps: int = 3,
-                 precedence: Optional[bool] = None) -> None:
+                 min_share: float = 0.1, temperature: float = 1.0, cg_steps: int = 10,
+                 precedence: Optional[bool] = None, model_kicks: int = 4) -> None:
         super().__init__(name)
         if initial < 1 or window < 1 or not 0.0 < min_share <= 0.5 or temperature < 0 or cg_steps < 1:
             raise TechniqueError("StructuralSurrogate: needs initial >= 1, window >= 1, 0 < min_share <= 0.5, "
@@ -53,6 +57,7 @@ class StructuralSurrogate(Technique):
         self.temperature = temperature
         self.cg_steps = cg_steps
         self.precedence = precedence
+        self.model_kicks = model_kicks
 
     # ---- protocol -----------------------------------------------------------------------------------
     def bind(self, manipulator: ConfigurationManipulator, rng: Any, path: Optional[str] = None) -> None:
@@ -127,21 +132,23 @@ class StructuralSurrogate(Technique):
         """The sampled model's minimum near the incumbent that was not measured yet (None if none)."""
         assert self.manipulator is not None and self.best_config is not None
         self.model.refresh()
-        for attempt in range(3):
-            weights = self.model.sample(self.np_rng, self.temperature * (1 + attempt))
+        for attempt in range(KICKS + 1):
+            weights = self.model.sample(self.np_rng, self.temperature)
             cfg = self.manipulator.copy(self.best_config)
             for fmap, offset in zip(self.layout.maps, self.layout.offsets):
                 block = weights[offset:offset + fmap.size]
                 value = fmap.parameter.get_value(cfg)
-                fmap.parameter.set_value(cfg, self._minimise(fmap, block, value))
+                fmap.parameter.set_value(cfg, self._minimise(fmap, block, value, kick=attempt > 0))
             if self.manipulator.is_feasible(cfg) and self.manipulator.hash_config(cfg) not in self.seen:
                 return cfg
         return None
 
     # ---- minimising the sampled model, per feature map ---------------------------------------------
-    def _minimise(self, fmap: Any, w: np.ndarray, value: Any) -> Any:
+    def _minimise(self, fmap: Any, w: np.ndarray, value: Any, kick: bool = False) -> Any:
+        """The value of one parameter that minimises the sampled weights ``w`` of its features, searched
+        from ``value`` (after a random kick out of its neighbourhood when ``kick``)."""
         if isinstance(fmap, PermutationFeatures):
-            return self._minimise_permutation(fmap, w, value)
+            return self._minimise_permutation(fmap, w, value, kick)
         if isinstance(fmap, OneHotFeatures):
             if self.rng.random() >= min(1.0, self.radius / 4):
                 return value
@@ -154,21 +161,43 @@ class StructuralSurrogate(Technique):
             return self._minimise_array(fmap, w, value)
         return value
 
-    def _minimise_permutation(self, fmap: PermutationFeatures, w: np.ndarray, value: List[Any]) -> List[Any]:
+    def _minimise_permutation(self, fmap: PermutationFeatures, w: np.ndarray, value: List[Any],
+                              kick: bool) -> List[Any]:
         n, pairs = fmap.n, fmap.pairs
         iu = np.triu_indices(n, 1)
         U = np.zeros((n, n))
         U[iu] = w[:pairs]
         C = U + U.T + w[pairs:pairs + n * n].reshape(n, n)
         t = fmap.positions(value)
+        P = None
         if fmap.precedence:
             P = np.zeros((n, n))
             P[iu] = w[pairs + n * n:]
-            t = order_search(t, C, P, max_moves=self.radius)
+        if kick and n >= 8:
+            t = self._iterated_search(t, C, P)
         else:
-            t = local_search(t, C, max_moves=self.radius)
+            t = self._descend(t, C, P, self.radius)
         items = fmap.parameter.items
         return fmap.parameter._repair([items[i] for i in t])
+
+    @staticmethod
+    def _descend(t: np.ndarray, C: np.ndarray, P: Optional[np.ndarray], moves: int) -> np.ndarray:
+        return local_search(t, C, max_moves=moves) if P is None else order_search(t, C, P, max_moves=moves)
+
+    def _iterated_search(self, t: np.ndarray, C: np.ndarray, P: Optional[np.ndarray]) -> np.ndarray:
+        """Iterated local search on the sampled model alone (no measurements): ``self.model_kicks``
+        double-bridge kicks from the model's local optimum at ``t``, each kept when the model prefers it.
+        Returns the best tour found, or the last kicked one when no kick improved (something new)."""
+        n = t.size
+        current = self._descend(t, C, P, 4 * n)
+        value = tour_value(current, C, P)
+        start, last = current, current
+        for _ in range(self.model_kicks):
+            last = self._descend(double_bridge(current, self.np_rng), C, P, 4 * n)
+            last_value = tour_value(last, C, P)
+            if last_value < value:
+                current, value = last, last_value
+        return last if current is start else current
 
     def _minimise_unit(self, fmap: UnitFeatures, w: np.ndarray, value: Any) -> Any:
         param = fmap.parameter

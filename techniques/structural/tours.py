@@ -11,6 +11,7 @@ Called by ``StructuralSurrogate`` once per suggestion; pure functions of arrays 
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Optional, Tuple
 
 import numpy as np
@@ -122,30 +123,54 @@ def local_search(t: np.ndarray, C: np.ndarray, max_moves: Optional[int] = None) 
     return t
 
 
-def _neighbourhood(t: np.ndarray) -> np.ndarray:
-    """Every insertion move and every swap of ``t``, as rows (for the batch search)."""
-    n = t.size
+def double_bridge(t: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The classic kick out of a 2-opt/or-opt optimum: cut into four parts A B C D, reconnect as A C B D."""
+    cuts = np.sort(rng.choice(np.arange(1, t.size), 3, replace=False))
+    a, b, c = (int(x) for x in cuts)
+    return np.concatenate((t[:a], t[b:c], t[a:b], t[c:]))
+
+
+@lru_cache(maxsize=32)
+def _neighbour_sources(n: int) -> np.ndarray:
+    """Rows of source positions: ``t[rows]`` is every insertion move (item at ``i`` put at ``j``) and
+    every swap of a permutation ``t`` of ``n`` items (built once per ``n``)."""
+    k = np.arange(n)
     rows = []
     for i in range(n):
-        rest = np.delete(t, i)
         for j in range(n):
-            if j != i:
-                rows.append(np.insert(rest, j, t[i]))
+            if i == j:
+                continue
+            src = k.copy()
+            if i < j:
+                src[i:j] = k[i + 1:j + 1]
+            else:
+                src[j + 1:i + 1] = k[j:i]
+            src[j] = i
+            rows.append(src)
     for i in range(n):
-        for j in range(i + 1, n):
-            s = t.copy()
-            s[i], s[j] = s[j], s[i]
-            rows.append(s)
+        for j in range(i + 2, n):  # adjacent swaps are insertions already
+            src = k.copy()
+            src[i], src[j] = j, i
+            rows.append(src)
     return np.array(rows)
+
+
+def _neighbourhood(t: np.ndarray) -> np.ndarray:
+    """Every insertion move and every swap of ``t``, as rows (for the batch search)."""
+    return t[_neighbour_sources(t.size)]
+
+
+@lru_cache(maxsize=32)
+def _pair_positions(n: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(next position of each position, cyclic), and the position pairs ``i < j``, for ``n`` items."""
+    iu = np.triu_indices(n, 1)
+    return np.roll(np.arange(n), -1), iu[0], iu[1]
 
 
 def batch_values(T: np.ndarray, C: np.ndarray, P: np.ndarray) -> np.ndarray:
     """``value`` of each row of ``T`` (permutations as rows)."""
-    adj = C[T, np.roll(T, -1, axis=1)].sum(axis=1)
-    n = T.shape[1]
-    iu = np.triu_indices(n, 1)
-    prec = P[T[:, iu[0]], T[:, iu[1]]].sum(axis=1)
-    return adj + prec
+    nxt, first, second = _pair_positions(T.shape[1])
+    return C[T, T[:, nxt]].sum(axis=1) + P[T[:, first], T[:, second]].sum(axis=1)
 
 
 def order_search(t: np.ndarray, C: np.ndarray, P: np.ndarray, max_moves: Optional[int] = None) -> np.ndarray:

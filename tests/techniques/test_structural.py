@@ -1,0 +1,150 @@
+"""StructuralSurrogate: the model recovers additive costs, the tour search is exact, the technique finds
+optima of additive problems and stays no worse than plain mutation where the objective is not additive."""
+import itertools
+import random
+import statistics
+
+import numpy as np
+import pytest
+
+from tunerlib import tune_function
+from tunerlib.parameters import ConfigurationManipulator, EnumParameter, IntegerParameter, PermutationParameter
+from tunerlib.parameters.features import FeatureLayout
+from tunerlib.techniques import registry
+from tunerlib.techniques.base import Feedback
+from tunerlib.techniques.structural import StructuralSurrogate
+from tunerlib.techniques.structural.model import SparseBayesLinear
+from tunerlib.techniques.structural.tours import (apply_or_opt, apply_two_opt, local_search, or_opt_deltas,
+                                                  order_search, tour_value, two_opt_deltas)
+
+
+def _matrix(n, seed, symmetric=True):
+    rng = np.random.default_rng(seed)
+    pts = rng.random((n, 2)) * 100
+    M = np.sqrt(((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1)).round()
+    if not symmetric:
+        M = M + rng.integers(0, 30, (n, n)) * (1 - np.eye(n))
+    if symmetric is None:  # no symmetric part at all
+        M = rng.integers(1, 100, (n, n)) * (1 - np.eye(n))
+    return M
+
+
+def _held_karp(M):
+    """Exact shortest closed tour (dynamic programming; small n only)."""
+    n = len(M)
+    best = {(1, 0): 0.0}
+    for size in range(2, n + 1):
+        for subset in itertools.combinations(range(1, n), size - 1):
+            mask = 1 | sum(1 << k for k in subset)
+            for last in subset:
+                prev = mask ^ (1 << last)
+                best[(mask, last)] = min(best[(prev, j)] + M[j][last] for j in [0, *subset]
+                                         if j != last and (prev, j) in best)
+    full = (1 << n) - 1
+    return min(best[(full, j)] + M[j][0] for j in range(1, n))
+
+
+@pytest.mark.parametrize("n", [5, 8, 13])
+@pytest.mark.parametrize("symmetric", [True, False])
+def test_move_deltas_equal_the_change_in_tour_value(n, symmetric):
+    M = _matrix(n, n, symmetric)
+    t = np.random.default_rng(0).permutation(n)
+    base = tour_value(t, M)
+    D = two_opt_deltas(t, M)
+    for i, j in zip(*np.nonzero(np.isfinite(D))):
+        assert tour_value(apply_two_opt(t, i, j), M) - base == pytest.approx(D[i, j])
+    for s in (1, 2, 3):
+        for reverse, deltas in enumerate(or_opt_deltas(t, M, s)):
+            for i, k in zip(*np.nonzero(np.isfinite(deltas))):
+                moved = apply_or_opt(t, i, s, k, bool(reverse))
+                assert sorted(moved) == list(range(n))
+                assert tour_value(moved, M) - base == pytest.approx(deltas[i, k])
+
+
+def test_local_searches_never_worsen_and_end_in_a_local_optimum():
+    M = _matrix(12, 3, symmetric=False)
+    t = np.random.default_rng(1).permutation(12)
+    out = local_search(t, M)
+    assert tour_value(out, M) <= tour_value(t, M)
+    assert np.nanmin(np.where(np.isfinite(two_opt_deltas(out, M)), two_opt_deltas(out, M), 0)) >= -1e-9
+    P = np.triu(np.random.default_rng(2).random((12, 12)), 1)
+    ordered = order_search(t, M, P)
+    assert tour_value(ordered, M, P) <= tour_value(t, M, P)
+
+
+def _random_tours(param, count, seed):
+    rnd = random.Random(seed)
+    return [param.random_value(rnd) for _ in range(count)]
+
+
+@pytest.mark.parametrize("symmetric", [True, False])
+def test_the_model_recovers_known_additive_costs_from_data(symmetric):
+    n = 12
+    M = _matrix(n, 7, True if symmetric else None)
+    param = PermutationParameter("tour", list(range(n)))
+    layout = FeatureLayout([param], precedence=False)
+    model = SparseBayesLinear(layout.size, layout.groups, cg_steps=50)
+    length = lambda tour: tour_value(np.asarray(tour), M)  # noqa: E731
+    for tour in _random_tours(param, 400, 1):
+        model.add(layout.encode({"tour": tour}), length(tour))
+    for _ in range(4):
+        model.n_changed = True
+        model._fitted_n = 0
+        model.refresh()
+    errors = [abs(model.predict(layout.encode({"tour": t}), model.mean) - length(t)) / length(t)
+              for t in _random_tours(param, 50, 2)]
+    assert max(errors) < 0.01
+
+
+def test_it_finds_the_exact_optimum_of_a_small_tour_well_within_the_budget():
+    M = _matrix(11, 5)
+    optimum = _held_karp(M)
+    space = lambda: ConfigurationManipulator([PermutationParameter("tour", list(range(11)))])  # noqa: E731
+    best = [tune_function(space(), lambda c: tour_value(np.asarray(c["tour"]), M), test_limit=400,
+                          technique=["StructuralSurrogate"], seed=s).summary.best_value for s in (1, 2, 3)]
+    assert best == [optimum] * 3
+
+
+def _inversions_squared(cfg):
+    p = cfg["order"]
+    inv = sum(1 for i in range(len(p)) for j in range(i + 1, len(p)) if p[i] > p[j])
+    return float(inv * inv)
+
+
+def test_on_a_non_additive_objective_it_is_no_worse_than_plain_greedy_mutation():
+    space = lambda: ConfigurationManipulator([PermutationParameter("order", list(range(14)))])  # noqa: E731
+
+    def median(technique):
+        return statistics.median(
+            tune_function(space(), _inversions_squared, test_limit=300, technique=[technique],
+                          seed=s).summary.best_value for s in range(5))
+
+    assert median("StructuralSurrogate") <= median("UniformGreedyMutation")
+
+
+def test_the_model_side_never_proposes_a_measured_configuration():
+    m = ConfigurationManipulator([PermutationParameter("p", list(range(5))), EnumParameter("e", ["a", "b"])])
+    tech = StructuralSurrogate(initial=3)
+    tech.bind(m, random.Random(0), "S")
+    rnd = random.Random(1)
+    for k in range(120):  # half of the 240 configurations
+        cfg = m.random(rnd)
+        tech.observe(Feedback(cfg, m.hash_config(cfg), float(sum(cfg["p"][:2])), "ok", "other", False))
+    for _ in range(30):
+        cfg = tech._from_model()
+        assert cfg is None or m.hash_config(cfg) not in tech.seen
+
+
+def test_mixed_spaces_are_searched_and_state_round_trips():
+    m = ConfigurationManipulator([IntegerParameter("i", 0, 50), EnumParameter("e", ["a", "b", "c"]),
+                                  PermutationParameter("p", list(range(6)))])
+
+    def f(c):
+        return (c["i"] - 17) ** 2 + {"a": 5, "b": 0, "c": 9}[c["e"]] + c["p"].index(0)
+
+    run = tune_function(m, f, test_limit=150, technique=["StructuralSurrogate"], seed=4)
+    assert run.summary.best_value <= 2
+    tech = registry().create("StructuralSurrogate")
+    tech.bind(m, random.Random(0), "S")
+    tech.load_state_dict({"radius": 8, "failures": 1, "credit": {"model": [1, 0], "mutation": [0]}})
+    assert tech.state_dict() == {"radius": 8, "failures": 1, "credit": {"model": [1, 0], "mutation": [0]}}
