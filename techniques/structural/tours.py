@@ -86,27 +86,67 @@ def apply_or_opt(t: np.ndarray, i: int, s: int, k: int, reverse: bool) -> np.nda
     return np.concatenate((rest[:at], section, rest[at:]))
 
 
+@lru_cache(maxsize=64)
+def _masks(n: int) -> Tuple[np.ndarray, ...]:
+    """Illegal entries of the move tables for ``n`` items: 2-opt ``j <= i + 1``, then per section length
+    ``s`` = 1, 2, 3 the gaps touching the section (and, for reversal, sections that wrap)."""
+    i, k = np.arange(n)[:, None], np.arange(n)[None, :]
+    masks = [k <= i + 1]
+    for s in (1, 2, 3):
+        touching = ((k - (i - 1)) % n) <= s
+        masks.append(touching)
+        masks.append(touching | (i + s > n) | (s == 1))
+    return tuple(masks)
+
+
+def move_table(t: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """Every 2-opt and or-opt move of ``t`` scored at once: ``(7, n, n)`` value changes (``inf`` where
+    illegal): ``[0]`` reverses ``t[i+1..j]``; ``[2s-1]`` / ``[2s]`` move the ``s`` items from ``i``
+    into the gap after ``k`` kept / reversed (``s`` = 1, 2, 3).  Equal to :func:`two_opt_deltas`
+    and :func:`or_opt_deltas`, computed from one gather of ``C`` in tour order."""
+    n = t.size
+    A = C[np.ix_(t, t)]
+    AA = np.tile(A, (2, 2))  # AA[p:p+n, q:q+n] is A rolled by (-p, -q)
+
+    def rolled(p: int, q: int, M: np.ndarray = AA) -> np.ndarray:
+        return M[p % n:p % n + n, q % n:q % n + n]
+
+    e = np.diagonal(rolled(0, 1)).copy()         # e_i = A[i, i+1]
+    S = np.concatenate(([0.0], np.cumsum(np.diagonal(rolled(1, 0)) - e)))  # reversed minus forward
+    masks = _masks(n)
+    out = np.empty((7, n, n))
+    out[0] = A + rolled(1, 1) - e[:, None] - e[None, :] + S[None, :n] - S[1:n + 1][:, None]
+    AAT = np.tile(A.T, (2, 2))
+    idx = np.arange(n)
+    for s in (1, 2, 3):
+        last = (idx + s - 1) % n
+        gain = A[(idx - 1) % n, idx] + A[last, (idx + s) % n] - A[(idx - 1) % n, (idx + s) % n]
+        base = -e[None, :] - gain[:, None]
+        out[2 * s - 1] = rolled(0, 0, AAT) + rolled(s - 1, 1) + base
+        inner = S[np.minimum(idx + s - 1, n)] - S[idx]
+        out[2 * s] = rolled(s - 1, 0, AAT) + rolled(0, 1) + base + inner[:, None]
+    for m, mask in enumerate(masks):
+        out[m][mask] = np.inf
+    return out
+
+
 def _best_move(t: np.ndarray, C: np.ndarray) -> Tuple[float, Optional[np.ndarray]]:
-    D = two_opt_deltas(t, C)
-    flat = int(np.argmin(D))
-    best, move = float(D.flat[flat]), ("2opt", flat)
-    if t.size >= 5:
-        for s in (1, 2, 3):
-            if s > t.size - 3:
-                break
-            for rev, M in enumerate(or_opt_deltas(t, C, s)):
-                flat = int(np.argmin(M))
-                if M.flat[flat] < best:
-                    best, move = float(M.flat[flat]), ("or", (flat, s, bool(rev)))
+    n = t.size
+    table = move_table(t, C)
+    if n < 6:
+        table[5:] = np.inf  # sections of 2-3 items need at least 3 others
+    if n < 5:
+        table[1:] = np.inf
+    flat = int(np.argmin(table))
+    best = float(table.flat[flat])
     if not np.isfinite(best):
         return 0.0, None
-    n = t.size
-    if move[0] == "2opt":
-        i, j = divmod(move[1], n)
-        return best, apply_two_opt(t, i, j)
-    flat, s, rev = move[1]
-    i, k = divmod(flat, n)
-    return best, apply_or_opt(t, i, s, k, rev)
+    m, rest = divmod(flat, n * n)
+    i, k = divmod(rest, n)
+    if m == 0:
+        return best, apply_two_opt(t, i, k)
+    s, reverse = (m + 1) // 2, m % 2 == 0
+    return best, apply_or_opt(t, i, s, k, reverse)
 
 
 def local_search(t: np.ndarray, C: np.ndarray, max_moves: Optional[int] = None) -> np.ndarray:
