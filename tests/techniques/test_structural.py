@@ -148,3 +148,19 @@ def test_mixed_spaces_are_searched_and_state_round_trips():
     tech.bind(m, random.Random(0), "S")
     tech.load_state_dict({"radius": 8, "failures": 1, "credit": {"model": [1, 0], "mutation": [0]}})
     assert tech.state_dict() == {"radius": 8, "failures": 1, "credit": {"model": [1, 0], "mutation": [0]}}
+
+
+def test_through_the_real_cli_runs_are_identical_across_processes_under_a_seed(tmp_path):
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+    tuner = Path(__file__).resolve().parents[2] / "examples" / "tsp" / "tsp_tuner.py"
+    lengths = []
+    for k in range(2):
+        out = subprocess.run([sys.executable, str(tuner), "--random", "16", "--technique", "StructuralSurrogate",
+                              "--test-limit", "250", "--seed", "5", "--database", str(tmp_path / f"{k}.db")],
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        lengths.append(re.search(r"length: (\d+)", out.stdout).group(1))
+    assert lengths[0] == lengths[1]
