@@ -16,12 +16,18 @@ little changed), then :meth:`sample` or :attr:`mean` and :meth:`predict`.
 """
 from __future__ import annotations
 
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 import scipy.sparse as sp
 
 from ...parameters.features import Active, FeatureGroup
+
+#: feature kinds with the same number of active features in every configuration
+CONSTANT_KINDS = ("adjacency", "direction", "one-hot")
+
+#: without an intercept, the offset is the mean of this many first values (the random start)
+REFERENCE = 10
 
 #: the smallest noise variance (standardized units): the ridge that keeps an exact fit well-posed
 NOISE_FLOOR = 1e-4
@@ -55,7 +61,8 @@ class _Rows:
 class SparseBayesLinear:
     """Bayesian linear regression over ``size`` features in ``groups`` (see the module docstring)."""
 
-    def __init__(self, size: int, groups: Sequence[FeatureGroup], cg_steps: int = 10) -> None:
+    def __init__(self, size: int, groups: Sequence[FeatureGroup], cg_steps: int = 10,
+                 fit_intercept: Optional[bool] = None) -> None:
         self.size = size
         self.groups = list(groups)
         self.cg_steps = cg_steps
@@ -67,6 +74,11 @@ class SparseBayesLinear:
             scale = 0.25 if g.kind == "direction" else 1.0
             self.prior[g.start:g.stop] = scale / max(g.active, 1)
         self.noise = NOISE_FLOOR
+        #: permutations and one-hot groups hold a fixed number of active features in every
+        #: configuration, so their weights carry any constant; an intercept is fitted only without them
+        if fit_intercept is None:
+            fit_intercept = not any(g.kind in CONSTANT_KINDS for g in self.groups)
+        self.fit_intercept = fit_intercept
         self.mean = np.zeros(size)               # posterior mean of w (standardized y)
         self.offset, self.scale = 0.0, 1.0        # y standardization
         self.intercept = 0.0
@@ -123,8 +135,12 @@ class SparseBayesLinear:
         self.mean = self.anchor + XV.T @ np.linalg.solve(S, resid)
 
     def _restandardize(self) -> None:
+        """Scale by the standard deviation of all values.  The offset is the mean of the first
+        :data:`REFERENCE` values (the random start of a run) when there is no intercept: a feature
+        never seen then weighs 0, the level of a random configuration, not that of the incumbent's."""
         y = np.asarray(self.y)
-        offset, scale = float(np.median(y)), float(np.std(y)) or 1.0
+        scale = float(np.std(y)) or 1.0
+        offset = float(np.median(y)) if self.fit_intercept else float(np.mean(y[:REFERENCE]))
         self.mean = self.mean * (self.scale / scale)
         self.offset, self.scale = offset, scale
 
@@ -137,15 +153,17 @@ class SparseBayesLinear:
     def _solve(self, X: sp.csr_matrix, steps: int) -> None:
         """Preconditioned CG on ``(X'X + noise/prior) w = X'(y - intercept)``, from the current mean.
 
-        The intercept is the mean residual (it is not penalised), eliminated by centring."""
+        With an intercept (only when no feature group carries a constant), it is the mean residual
+        (not penalised), eliminated by centring."""
         y = self._target()
-        colmean = np.asarray(X.mean(axis=0)).ravel()
-        yc = y - y.mean()
+        centre = 1.0 if self.fit_intercept else 0.0
+        colmean = centre * np.asarray(X.mean(axis=0)).ravel()
+        yc = y - centre * y.mean()
         ridge = self._ridge()
 
         def matvec(w: np.ndarray) -> np.ndarray:
             xw = X @ w
-            return X.T @ (xw - xw.mean()) + ridge * w
+            return X.T @ (xw - centre * xw.mean()) + ridge * w
 
         b = X.T @ yc
         diag = np.maximum(self.counts - self.n * colmean * colmean, 0.0) + ridge
@@ -166,7 +184,7 @@ class SparseBayesLinear:
             p = z + (rz_new / rz) * p
             rz = rz_new
         self.mean = self.anchor = w
-        self.intercept = float(y.mean() - colmean @ w)
+        self.intercept = float(y.mean() - colmean @ w) if self.fit_intercept else 0.0
         self._anchor_n = self.n
 
     def _update_noise(self, X: sp.csr_matrix) -> None:

@@ -39,14 +39,24 @@ UNIT_GRID = np.linspace(0.0, 1.0, 33)
 
 
 class StructuralSurrogate(Technique):
-    """Model-based search over structural features (see the module docstring)."""
+    """Model-based search over structural features (see the module docstring).
+
+    Options: ``initial`` random configurations before the model is used; ``window`` recent
+    suggestions per arm that the inner bandit credits; ``min_share`` the least share of either arm;
+    ``temperature`` scales the Thompson sample's spread; ``cg_steps`` per full re-solve; ``precedence``
+    forces precedence features on or off (default: on up to 32 items); ``model_kicks`` iterated-search
+    kicks on the model when its minimum near the incumbent was measured; ``intercept`` fits an
+    intercept (default: only when no permutation or one-hot group carries the constant, so that a
+    feature never seen weighs what it weighs in a random configuration).
+    """
 
     description = ("learns an additive model over structural features (tour edges, orders, one-hot, "
                    "unit values) and searches it: Thompson sampling + 2-opt/or-opt on the model")
 
     def __init__(self, name: Optional[str] = None, initial: int = 10, window: int = 50,
                  min_share: float = 0.1, temperature: float = 1.0, cg_steps: int = 10,
-                 precedence: Optional[bool] = None, model_kicks: int = 4) -> None:
+                 precedence: Optional[bool] = None, model_kicks: int = 4,
+                 intercept: Optional[bool] = None) -> None:
         super().__init__(name)
         if initial < 1 or window < 1 or not 0.0 < min_share <= 0.5 or temperature < 0 or cg_steps < 1:
             raise TechniqueError("StructuralSurrogate: needs initial >= 1, window >= 1, 0 < min_share <= 0.5, "
@@ -58,12 +68,13 @@ class StructuralSurrogate(Technique):
         self.cg_steps = cg_steps
         self.precedence = precedence
         self.model_kicks = model_kicks
+        self.intercept = intercept
 
     # ---- protocol -----------------------------------------------------------------------------------
     def bind(self, manipulator: ConfigurationManipulator, rng: Any, path: Optional[str] = None) -> None:
         super().bind(manipulator, rng, path)
         self.layout = FeatureLayout(manipulator.parameters, self.precedence)
-        self.model = SparseBayesLinear(self.layout.size, self.layout.groups, self.cg_steps)
+        self.model = SparseBayesLinear(self.layout.size, self.layout.groups, self.cg_steps, self.intercept)
         self.mutator = GreedyMutation(self.name)
         self.mutator.bind(manipulator, rng, self.path)
         self.np_rng = np.random.default_rng(rng.getrandbits(63))
