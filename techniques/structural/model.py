@@ -29,6 +29,10 @@ CONSTANT_KINDS = ("adjacency", "direction", "one-hot")
 #: without an intercept, the offset is the mean of this many first values (the random start)
 REFERENCE = 10
 
+#: at most this many observations are folded in by Woodbury updates before a full re-solve (the
+#: update costs the cube of their number)
+MAX_PENDING = 50
+
 #: the smallest noise variance (standardized units): the ridge that keeps an exact fit well-posed
 NOISE_FLOOR = 1e-4
 
@@ -103,7 +107,8 @@ class SparseBayesLinear:
         """Bring the posterior up to date.
 
         Observations since the last solve are folded in exactly by a Woodbury update under the
-        diagonal posterior (cost independent of the data size); when they reach a twentieth of the data,
+        diagonal posterior (cost independent of the data size); when they reach a twentieth of the data
+        (at most :data:`MAX_PENDING`),
         warm-started CG steps re-solve the whole system; when the data grew by a quarter, the groups'
         noise variance is re-estimated first."""
         if self.n == 0 or self.n == self._fitted_n:
@@ -115,7 +120,7 @@ class SparseBayesLinear:
             self._update_noise(X)
             self._em_n = self.n
             self._solve(X, steps=self.cg_steps)
-        elif self.n - self._anchor_n >= max(8, self.n // 20):
+        elif self.n - self._anchor_n >= min(max(8, self.n // 20), MAX_PENDING):
             self._solve(self.rows.matrix(), steps=self.cg_steps)
         else:
             self._correct()
