@@ -28,51 +28,10 @@ def tour_value(t: np.ndarray, C: np.ndarray, P: Optional[np.ndarray] = None) -> 
     return value
 
 
-def two_opt_deltas(t: np.ndarray, C: np.ndarray) -> np.ndarray:
-    """``D[i, j]``: change of value when ``t[i+1..j]`` is reversed (``i < j``; ``inf`` elsewhere)."""
-    n = t.size
-    tn = np.roll(t, -1)
-    e = C[t, tn]
-    r = C[tn, t]
-    S = np.concatenate(([0.0], np.cumsum(r - e)))
-    idx = np.arange(n)
-    I, J = idx[:, None], idx[None, :]
-    D = C[t[:, None], t[None, :]] + C[tn[:, None], tn[None, :]] - e[:, None] - e[None, :]
-    D += S[None, :n] - S[1:n + 1][:, None]
-    D[J <= I + 1] = np.inf
-    return D
-
-
 def apply_two_opt(t: np.ndarray, i: int, j: int) -> np.ndarray:
     out = t.copy()
     out[i + 1:j + 1] = t[i + 1:j + 1][::-1]
     return out
-
-
-def or_opt_deltas(t: np.ndarray, C: np.ndarray, s: int) -> Tuple[np.ndarray, np.ndarray]:
-    """For sections of ``s`` items starting at ``i`` moved into the gap after position ``k``:
-    the value change kept in orientation (``[0]``) and reversed (``[1]``), as ``(n, n)`` arrays."""
-    n = t.size
-    tn = np.roll(t, -1)
-    e = C[t, tn]
-    S = np.concatenate(([0.0], np.cumsum(C[tn, t] - e)))
-    i = np.arange(n)
-    a, b = t[i], t[(i + s - 1) % n]
-    prev, nxt = t[(i - 1) % n], t[(i + s) % n]
-    gain = C[prev, a] + C[b, nxt] - C[prev, nxt]
-    ends_inside = i + s <= n  # sections that do not wrap (reversal cost from prefix sums)
-    inner = np.where(ends_inside, S[np.minimum(i + s - 1, n)] - S[i], np.inf)
-    tk, tk1 = t[None, :], tn[None, :]
-    ek = e[None, :]
-    fwd = C[tk, a[:, None]] + C[b[:, None], tk1] - ek - gain[:, None]
-    rev = C[tk, b[:, None]] + C[a[:, None], tk1] - ek - gain[:, None] + inner[:, None]
-    k = np.arange(n)[None, :]
-    bad = ((k - (i[:, None] - 1)) % n) <= s  # gaps k = i-1 .. i+s-1 touch the section
-    fwd[bad] = np.inf
-    rev[bad] = np.inf
-    if s == 1:
-        rev[:] = np.inf  # a single item reversed is the same move
-    return fwd, rev
 
 
 def apply_or_opt(t: np.ndarray, i: int, s: int, k: int, reverse: bool) -> np.ndarray:
@@ -102,8 +61,8 @@ def _masks(n: int) -> Tuple[np.ndarray, ...]:
 def move_table(t: np.ndarray, C: np.ndarray) -> np.ndarray:
     """Every 2-opt and or-opt move of ``t`` scored at once: ``(7, n, n)`` value changes (``inf`` where
     illegal): ``[0]`` reverses ``t[i+1..j]``; ``[2s-1]`` / ``[2s]`` move the ``s`` items from ``i``
-    into the gap after ``k`` kept / reversed (``s`` = 1, 2, 3).  Equal to :func:`two_opt_deltas`
-    and :func:`or_opt_deltas`, computed from one gather of ``C`` in tour order."""
+    into the gap after ``k`` kept / reversed (``s`` = 1, 2, 3; sections reversed only when they do not
+    wrap), computed from one gather of ``C`` in tour order."""
     n = t.size
     A = C[np.ix_(t, t)]
     AA = np.tile(A, (2, 2))  # AA[p:p+n, q:q+n] is A rolled by (-p, -q)

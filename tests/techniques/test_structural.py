@@ -14,8 +14,8 @@ from tunerlib.techniques import registry
 from tunerlib.techniques.base import Feedback
 from tunerlib.techniques.structural import StructuralSurrogate
 from tunerlib.techniques.structural.model import SparseBayesLinear
-from tunerlib.techniques.structural.tours import (apply_or_opt, apply_two_opt, local_search, or_opt_deltas,
-                                                  order_search, tour_value, two_opt_deltas)
+from tunerlib.techniques.structural.tours import (apply_or_opt, apply_two_opt, local_search, move_table,
+                                                  order_search, tour_value)
 
 
 def _matrix(n, seed, symmetric=True):
@@ -44,21 +44,28 @@ def _held_karp(M):
     return min(best[(full, j)] + M[j][0] for j in range(1, n))
 
 
-@pytest.mark.parametrize("n", [5, 8, 13])
+@pytest.mark.parametrize("n", [5, 6, 8, 13])
 @pytest.mark.parametrize("symmetric", [True, False])
-def test_move_deltas_equal_the_change_in_tour_value(n, symmetric):
+def test_every_scored_move_equals_the_change_in_tour_value(n, symmetric):
     M = _matrix(n, n, symmetric)
     t = np.random.default_rng(0).permutation(n)
     base = tour_value(t, M)
-    D = two_opt_deltas(t, M)
-    for i, j in zip(*np.nonzero(np.isfinite(D))):
-        assert tour_value(apply_two_opt(t, i, j), M) - base == pytest.approx(D[i, j])
+    table = move_table(t, M)
+    two_opt = {(i, j) for i in range(n) for j in range(i + 2, n)}
+    assert {tuple(x) for x in np.argwhere(np.isfinite(table[0]))} == two_opt
+    for i, j in two_opt:
+        assert tour_value(apply_two_opt(t, i, j), M) - base == pytest.approx(table[0, i, j])
     for s in (1, 2, 3):
-        for reverse, deltas in enumerate(or_opt_deltas(t, M, s)):
+        for reverse in (False, True):
+            deltas = table[2 * s - 1 + reverse]
             for i, k in zip(*np.nonzero(np.isfinite(deltas))):
-                moved = apply_or_opt(t, i, s, k, bool(reverse))
+                moved = apply_or_opt(t, i, s, k, reverse)
                 assert sorted(moved) == list(range(n))
                 assert tour_value(moved, M) - base == pytest.approx(deltas[i, k])
+            legal = ((np.arange(n)[None, :] - np.arange(n)[:, None] + 1) % n) > s
+            if reverse:
+                legal &= (np.arange(n)[:, None] + s <= n) & (s > 1)
+            assert (np.isfinite(deltas) == legal).all()
 
 
 def test_local_searches_never_worsen_and_end_in_a_local_optimum():
@@ -66,7 +73,7 @@ def test_local_searches_never_worsen_and_end_in_a_local_optimum():
     t = np.random.default_rng(1).permutation(12)
     out = local_search(t, M)
     assert tour_value(out, M) <= tour_value(t, M)
-    assert np.nanmin(np.where(np.isfinite(two_opt_deltas(out, M)), two_opt_deltas(out, M), 0)) >= -1e-9
+    assert np.min(move_table(out, M)) >= -1e-9
     P = np.triu(np.random.default_rng(2).random((12, 12)), 1)
     ordered = order_search(t, M, P)
     assert tour_value(ordered, M, P) <= tour_value(t, M, P)
