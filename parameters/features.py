@@ -123,6 +123,12 @@ class OneHotFeatures(FeatureMap):
         i = self.parameter._find(value, strict=False)
         return 0 if i is None else i
 
+    def option(self, index: int) -> Any:
+        """The value whose indicator is ``index`` (the inverse of :meth:`option_index`)."""
+        if isinstance(self.parameter, BooleanParameter):
+            return bool(index)
+        return self.parameter._option(index)
+
     def active(self, value: Any) -> Active:
         return np.array([self.option_index(value)]), np.ones(1)
 

@@ -44,12 +44,9 @@ def _load_example_module(rel: str, name: str):
     return module
 
 
-def tsp_problem(instance_path: Path) -> Problem:
-    """A TSPLIB instance as a permutation problem (closed tour length)."""
-    tsplib = _load_example_module("examples/tsp/tsplib.py", "tunerlib_bench_tsplib")
-    inst = tsplib.read_instance(str(instance_path))
-    matrix = np.asarray(inst.matrix)
-    n = inst.dimension
+def _tour_problem(name: str, matrix: np.ndarray, optimum: Optional[float], **extra: Any) -> Problem:
+    """A closed-tour problem over the cities of ``matrix`` (a permutation of ``0 .. n-1``)."""
+    n = matrix.shape[0]
 
     def space() -> ConfigurationManipulator:
         return ConfigurationManipulator([PermutationParameter("tour", list(range(n)))])
@@ -58,8 +55,14 @@ def tsp_problem(instance_path: Path) -> Problem:
         tour = np.asarray(cfg["tour"])
         return float(matrix[tour, np.roll(tour, -1)].sum())
 
-    optimum = tsplib.lookup_optimum(str(instance_path), inst.name)
-    return Problem(inst.name, space, evaluate, optimum, data={"matrix": matrix.tolist(), "n": n})
+    return Problem(name, space, evaluate, optimum, data={"matrix": matrix.tolist(), "n": n}, **extra)
+
+
+def tsp_problem(instance_path: Path) -> Problem:
+    """A TSPLIB instance as a permutation problem (closed tour length)."""
+    tsplib = _load_example_module("examples/tsp/tsplib.py", "tunerlib_bench_tsplib")
+    inst = tsplib.read_instance(str(instance_path))
+    return _tour_problem(inst.name, np.asarray(inst.matrix), tsplib.lookup_optimum(str(instance_path), inst.name))
 
 
 def random_tsp_problem(n: int, seed: int = 0) -> Problem:
@@ -68,18 +71,11 @@ def random_tsp_problem(n: int, seed: int = 0) -> Problem:
     Its optimum is unknown; the reference is the best tour of an iterated local search (2-opt and or-opt
     on the true distances, :data:`REFERENCE_KICKS` double-bridge kicks), so ratios are to that."""
     tsplib = _load_example_module("examples/tsp/tsplib.py", "tunerlib_bench_tsplib")
-    inst = tsplib.random_instance(n, seed)
-    matrix = np.asarray(inst.matrix, dtype=float)
-
-    def space() -> ConfigurationManipulator:
-        return ConfigurationManipulator([PermutationParameter("tour", list(range(n)))])
-
-    def evaluate(cfg: Dict[str, Any]) -> float:
-        tour = np.asarray(cfg["tour"])
-        return float(matrix[tour, np.roll(tour, -1)].sum())
-
-    return Problem(f"random{n}", space, evaluate, reference_tour_length(matrix, seed),
-                   budgets=[1000, 3000, 10000], data={"matrix": matrix.tolist(), "n": n, "seed": seed})
+    matrix = np.asarray(tsplib.random_instance(n, seed).matrix, dtype=float)
+    problem = _tour_problem(f"random{n}", matrix, reference_tour_length(matrix, seed),
+                            budgets=[1000, 3000, 10000])
+    problem.data["seed"] = seed
+    return problem
 
 
 #: double-bridge kicks of the iterated local search that gives random instances their reference
@@ -88,21 +84,13 @@ REFERENCE_KICKS = 400
 
 def reference_tour_length(matrix: np.ndarray, seed: int = 0) -> float:
     """Best tour length found by an iterated 2-opt + or-opt local search from 4 random starts."""
-    from tunerlib.techniques.structural.tours import local_search, tour_value
+    from tunerlib.techniques.structural.tours import iterated_search, tour_value
     rng = np.random.default_rng(seed)
     n = matrix.shape[0]
     best = np.inf
     for _ in range(4):
-        tour = local_search(rng.permutation(n), matrix, max_moves=50 * n)
-        value = tour_value(tour, matrix)
-        for _ in range(REFERENCE_KICKS // 4):
-            cuts = np.sort(rng.choice(np.arange(1, n), 3, replace=False))
-            kicked = np.concatenate((tour[:cuts[0]], tour[cuts[1]:cuts[2]], tour[cuts[0]:cuts[1]], tour[cuts[2]:]))
-            kicked = local_search(kicked, matrix, max_moves=50 * n)
-            kicked_value = tour_value(kicked, matrix)
-            if kicked_value < value:
-                tour, value = kicked, kicked_value
-        best = min(best, value)
+        tour, _, _ = iterated_search(rng.permutation(n), matrix, rng, REFERENCE_KICKS // 4, max_moves=50 * n)
+        best = min(best, tour_value(tour, matrix))
     return float(best)
 
 

@@ -16,7 +16,7 @@ little changed), then :meth:`sample` or :attr:`mean` and :meth:`predict`.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -56,10 +56,11 @@ class _Rows:
         self.data[start:stop] = val
         self.indptr.append(stop)
 
-    def matrix(self) -> sp.csr_matrix:
-        nnz = self.indptr[-1]
-        return sp.csr_matrix((self.data[:nnz], self.indices[:nnz], np.asarray(self.indptr)),
-                             shape=(len(self.indptr) - 1, self.width))
+    def matrix(self, first: int = 0) -> sp.csr_matrix:
+        """The rows from ``first`` on, as a CSR matrix (views of the buffers, no copy)."""
+        lo, hi = self.indptr[first], self.indptr[-1]
+        ptr = np.asarray(self.indptr[first:]) - lo
+        return sp.csr_matrix((self.data[lo:hi], self.indices[lo:hi], ptr), shape=(ptr.size - 1, self.width))
 
 
 class SparseBayesLinear:
@@ -89,7 +90,7 @@ class SparseBayesLinear:
         self.anchor = np.zeros(size)             # the mean at the last full solve
         self._anchor_n = 0
         self._fitted_n = 0
-        self._em_n = 0
+        self._noise_n = 0
 
     @property
     def n(self) -> int:
@@ -108,17 +109,16 @@ class SparseBayesLinear:
 
         Observations since the last solve are folded in exactly by a Woodbury update under the
         diagonal posterior (cost independent of the data size); when they reach a twentieth of the data
-        (at most :data:`MAX_PENDING`),
-        warm-started CG steps re-solve the whole system; when the data grew by a quarter, the groups'
-        noise variance is re-estimated first."""
+        (at most :data:`MAX_PENDING`), warm-started CG steps re-solve the whole system; when the data
+        grew by a quarter, the standardization and the noise variance are renewed around the solve."""
         if self.n == 0 or self.n == self._fitted_n:
             return
-        if self.n >= max(8, int(1.25 * self._em_n)):
+        if self.n >= max(8, int(1.25 * self._noise_n)):
             X = self.rows.matrix()
             self._restandardize()
             self._solve(X, steps=max(self.cg_steps, 30))
             self._update_noise(X)
-            self._em_n = self.n
+            self._noise_n = self.n
             self._solve(X, steps=self.cg_steps)
         elif self.n - self._anchor_n >= min(max(8, self.n // 20), MAX_PENDING):
             self._solve(self.rows.matrix(), steps=self.cg_steps)
@@ -128,10 +128,7 @@ class SparseBayesLinear:
 
     def _correct(self) -> None:
         """``mean = anchor + V X_new' (X_new V X_new' + noise I)^-1 (y_new - X_new anchor)``, V diagonal."""
-        lo, hi = self.rows.indptr[self._anchor_n], self.rows.indptr[-1]
-        ptr = np.asarray(self.rows.indptr[self._anchor_n:]) - lo
-        X = sp.csr_matrix((self.rows.data[lo:hi], self.rows.indices[lo:hi], ptr),
-                          shape=(ptr.size - 1, self.size))
+        X = self.rows.matrix(self._anchor_n)
         y = (np.asarray(self.y[self._anchor_n:]) - self.offset) / self.scale
         v = self.variance()
         resid = y - (X @ self.anchor + self.intercept)
@@ -214,12 +211,3 @@ class SparseBayesLinear:
         """The model's value of one configuration, in the objective's units."""
         idx, val = active
         return self.offset + self.scale * (self.intercept + float(weights[idx] @ val))
-
-    def residual_rms(self) -> Tuple[float, float]:
-        """(rms residual of the posterior mean, rms of y), both in the objective's units."""
-        if self.n == 0:
-            return 0.0, 0.0
-        X = self.rows.matrix()
-        fit = self.offset + self.scale * (X @ self.mean + self.intercept)
-        y = np.asarray(self.y)
-        return float(np.sqrt(np.mean((y - fit) ** 2))), float(np.std(y))

@@ -28,7 +28,7 @@ from ...parameters.features import (ArrayFeatures, FeatureLayout, OneHotFeatures
 from ..base import Config, Feedback, Technique, TechniqueError
 from ..simple import GreedyMutation
 from .model import SparseBayesLinear
-from .tours import double_bridge, local_search, order_search, tour_value
+from .tours import descend, iterated_search
 
 #: when the sampled model's minimum near the incumbent was measured already: further tries, each an
 #: iterated local search on the model from the incumbent, before falling back to a mutation
@@ -107,10 +107,9 @@ class StructuralSurrogate(Technique):
     def desired_configuration(self) -> Optional[Config]:
         m = self.manipulator
         assert m is not None
-        if self.best_config is None or self.results < self.initial or not self.layout.maps:
-            return self._propose(m.random(self.rng), "mutation") if self.best_config is None \
-                or self.results < self.initial else self._mutation()
-        if self.rng.random() < self._model_share():
+        if self.best_config is None or self.results < self.initial:
+            return self._propose(m.random(self.rng), "mutation")
+        if self.layout.maps and self.rng.random() < self._model_share():
             cfg = self._from_model()
             if cfg is not None:
                 return self._propose(cfg, "model")
@@ -163,9 +162,7 @@ class StructuralSurrogate(Technique):
         if isinstance(fmap, OneHotFeatures):
             if self.rng.random() >= min(1.0, self.radius / 4):
                 return value
-            best = int(np.argmin(w))
-            return bool(best) if fmap.count == 2 and isinstance(value, bool) else \
-                fmap.parameter._option(best)
+            return fmap.option(int(np.argmin(w)))
         if isinstance(fmap, UnitFeatures):
             return self._minimise_unit(fmap, w, value)
         if isinstance(fmap, ArrayFeatures):
@@ -185,30 +182,14 @@ class StructuralSurrogate(Technique):
             P = np.zeros((n, n))
             P[iu] = w[pairs + n * n:]
         if kick and n >= 8:
-            t = self._iterated_search(t, C, P)
+            # an iterated search on the model alone; when no kick improved, the last kicked tour
+            # (something not measured yet) rather than the incumbent's descent again
+            best, last, improved = iterated_search(t, C, self.np_rng, self.model_kicks, P, 4 * n)
+            t = best if improved else last
         else:
-            t = self._descend(t, C, P, self.radius)
+            t = descend(t, C, P, self.radius)
         items = fmap.parameter.items
         return fmap.parameter._repair([items[i] for i in t])
-
-    @staticmethod
-    def _descend(t: np.ndarray, C: np.ndarray, P: Optional[np.ndarray], moves: int) -> np.ndarray:
-        return local_search(t, C, max_moves=moves) if P is None else order_search(t, C, P, max_moves=moves)
-
-    def _iterated_search(self, t: np.ndarray, C: np.ndarray, P: Optional[np.ndarray]) -> np.ndarray:
-        """Iterated local search on the sampled model alone (no measurements): ``self.model_kicks``
-        double-bridge kicks from the model's local optimum at ``t``, each kept when the model prefers it.
-        Returns the best tour found, or the last kicked one when no kick improved (something new)."""
-        n = t.size
-        current = self._descend(t, C, P, 4 * n)
-        value = tour_value(current, C, P)
-        start, last = current, current
-        for _ in range(self.model_kicks):
-            last = self._descend(double_bridge(current, self.np_rng), C, P, 4 * n)
-            last_value = tour_value(last, C, P)
-            if last_value < value:
-                current, value = last, last_value
-        return last if current is start else current
 
     def _minimise_unit(self, fmap: UnitFeatures, w: np.ndarray, value: Any) -> Any:
         param = fmap.parameter
@@ -227,7 +208,7 @@ class StructuralSurrogate(Technique):
         lo, hi = float(p.min_value), float(p.max_value)
         out = []
         for k, x in enumerate(value):
-            u = np.clip(UNIT_GRID, 0.0, 1.0)
+            u = UNIT_GRID
             best = float(u[int(np.argmin(w[2 * k] * u + w[2 * k + 1] * u * u))])
             x_new = lo + best * (hi - lo)
             out.append(p._elem_normalize(int(round(x_new)) if isinstance(p.min_value, int) else x_new))

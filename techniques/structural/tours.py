@@ -22,10 +22,7 @@ EPS = 1e-9
 
 def tour_value(t: np.ndarray, C: np.ndarray, P: Optional[np.ndarray] = None) -> float:
     """``value(t)`` for one permutation ``t`` of item indices."""
-    value = float(C[t, np.roll(t, -1)].sum())
-    if P is not None:
-        value += float(np.triu(P[np.ix_(t, t)], 1).sum())
-    return value
+    return float(batch_values(t[None, :], C, P)[0])
 
 
 def apply_two_opt(t: np.ndarray, i: int, j: int) -> np.ndarray:
@@ -129,6 +126,28 @@ def double_bridge(t: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.concatenate((t[:a], t[b:c], t[a:b], t[c:]))
 
 
+def descend(t: np.ndarray, C: np.ndarray, P: Optional[np.ndarray] = None,
+            max_moves: Optional[int] = None) -> np.ndarray:
+    """:func:`local_search` on neighbour costs alone, :func:`order_search` with precedence weights."""
+    return local_search(t, C, max_moves) if P is None else order_search(t, C, P, max_moves)
+
+
+def iterated_search(t: np.ndarray, C: np.ndarray, rng: np.random.Generator, kicks: int,
+                    P: Optional[np.ndarray] = None,
+                    max_moves: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray, bool]:
+    """Iterated local search: descend from ``t``, then ``kicks`` double-bridge kicks each followed by a
+    descent, a kicked tour kept when its value is lower.  Returns (best tour, last kicked tour, whether
+    any kick improved on the first descent)."""
+    best = last = descend(t, C, P, max_moves)
+    value, improved = tour_value(best, C, P), False
+    for _ in range(kicks):
+        last = descend(double_bridge(best, rng), C, P, max_moves)
+        last_value = tour_value(last, C, P)
+        if last_value < value:
+            best, value, improved = last, last_value, True
+    return best, last, improved
+
+
 @lru_cache(maxsize=32)
 def _neighbour_sources(n: int) -> np.ndarray:
     """Rows of source positions: ``t[rows]`` is every insertion move (item at ``i`` put at ``j``) and
@@ -166,17 +185,18 @@ def _pair_positions(n: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.roll(np.arange(n), -1), iu[0], iu[1]
 
 
-def batch_values(T: np.ndarray, C: np.ndarray, P: np.ndarray) -> np.ndarray:
+def batch_values(T: np.ndarray, C: np.ndarray, P: Optional[np.ndarray] = None) -> np.ndarray:
     """``value`` of each row of ``T`` (permutations as rows)."""
     nxt, first, second = _pair_positions(T.shape[1])
-    return C[T, T[:, nxt]].sum(axis=1) + P[T[:, first], T[:, second]].sum(axis=1)
+    values = C[T, T[:, nxt]].sum(axis=1)
+    return values if P is None else values + P[T[:, first], T[:, second]].sum(axis=1)
 
 
 def order_search(t: np.ndarray, C: np.ndarray, P: np.ndarray, max_moves: Optional[int] = None) -> np.ndarray:
     """Best-improvement insertion/swap search on adjacency and precedence weights (small permutations)."""
     if t.size < 2:
         return t
-    value = float(batch_values(t[None, :], C, P)[0])
+    value = tour_value(t, C, P)
     tol = EPS * (float(np.abs(C).mean() + np.abs(P).mean()) + 1e-12)
     for _ in range(max_moves or 2 * t.size):
         T = _neighbourhood(t)
