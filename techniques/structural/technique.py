@@ -8,15 +8,19 @@ Each suggestion (after a few random configurations) either
   neighbour costs (insertion and swap moves when precedence features are on), categorical and numeric
   parameters by their best option / unit value under the sample — within a trust region of a few moves
   that grows while model proposals improve on the incumbent and shrinks while they do not; or
-* takes a plain **mutation** of the incumbent (:class:`~..simple.GreedyMutation`).
+* hands the suggestion to its **fallback** technique, a sub-technique bound under
+  ``<path>/<fallback name>`` that sees every result (registered ``StructuralSurrogate``: the default
+  bandit, ``AUCBanditMetaTechniqueA``; constructed without one: :class:`~..simple.GreedyMutation`).
 
-A small bandit inside the technique shares the suggestions between the two by how often each recently
-found a new best (each keeps at least a tenth), so on objectives that are not additive the technique
-degrades to the (1+1)-EA instead of following a wrong model.  Evaluated configurations are never
-proposed again by the model side.
+The fallback also makes the first ``initial`` suggestions.  A small bandit inside the technique shares
+the suggestions between the model and the fallback by how often each recently found a new best (each
+keeps at least ``min_share``), so on objectives that are not additive the technique degrades to its
+fallback instead of following a wrong model.  The model side never proposes a configuration that was
+measured or is being measured.
 """
 from __future__ import annotations
 
+import random
 from collections import deque
 from typing import Any, Deque, Dict, List, Optional, Set
 
@@ -25,7 +29,7 @@ import numpy as np
 from ...parameters import ConfigurationManipulator
 from ...parameters.features import (ArrayFeatures, FeatureLayout, OneHotFeatures, PermutationFeatures,
                                     UnitFeatures)
-from ..base import Config, Feedback, Technique, TechniqueError
+from ..base import Config, Feedback, Proposal, Technique, TechniqueError
 from ..simple import GreedyMutation
 from .model import SparseBayesLinear
 from .tours import descend, iterated_search
@@ -47,7 +51,8 @@ class StructuralSurrogate(Technique):
     forces precedence features on or off (default: on up to 32 items); ``model_kicks`` iterated-search
     kicks on the model when its minimum near the incumbent was measured; ``intercept`` fits an
     intercept (default: only when no permutation or one-hot group carries the constant, so that a
-    feature never seen weighs what it weighs in a random configuration).
+    feature never seen weighs what it weighs in a random configuration); ``fallback`` the technique
+    that takes the suggestions the model does not (default: a :class:`GreedyMutation`).
     """
 
     description = ("learns an additive model over structural features (tour edges, orders, one-hot, "
@@ -56,7 +61,7 @@ class StructuralSurrogate(Technique):
     def __init__(self, name: Optional[str] = None, initial: int = 10, window: int = 50,
                  min_share: float = 0.1, temperature: float = 1.0, cg_steps: int = 10,
                  precedence: Optional[bool] = None, model_kicks: int = 4,
-                 intercept: Optional[bool] = None) -> None:
+                 intercept: Optional[bool] = None, fallback: Optional[Technique] = None) -> None:
         super().__init__(name)
         if initial < 1 or window < 1 or not 0.0 < min_share <= 0.5 or temperature < 0 or cg_steps < 1:
             raise TechniqueError("StructuralSurrogate: needs initial >= 1, window >= 1, 0 < min_share <= 0.5, "
@@ -69,22 +74,22 @@ class StructuralSurrogate(Technique):
         self.precedence = precedence
         self.model_kicks = model_kicks
         self.intercept = intercept
+        self.fallback = fallback if fallback is not None else GreedyMutation("GreedyMutation")
 
     # ---- protocol -----------------------------------------------------------------------------------
     def bind(self, manipulator: ConfigurationManipulator, rng: Any, path: Optional[str] = None) -> None:
         super().bind(manipulator, rng, path)
         self.layout = FeatureLayout(manipulator.parameters, self.precedence)
         self.model = SparseBayesLinear(self.layout.size, self.layout.groups, self.cg_steps, self.intercept)
-        self.mutator = GreedyMutation(self.name)
-        self.mutator.bind(manipulator, rng, self.path)
         self.np_rng = np.random.default_rng(rng.getrandbits(63))
+        self.fallback.bind(manipulator, random.Random(rng.getrandbits(64)), f"{self.path}/{self.fallback.name}")
         self.seen: Set[str] = set()
         self.results = 0
         self.radius = 2
         self.failures = 0
         self.credit: Dict[str, Deque[int]] = {"model": deque(maxlen=self.window),
-                                              "mutation": deque(maxlen=self.window)}
-        self.pending: Dict[str, str] = {}  # configuration key -> arm that proposed it
+                                              "fallback": deque(maxlen=self.window)}
+        self.pending: Set[str] = set()  # model proposals not measured yet
 
     def check_space(self, manipulator: ConfigurationManipulator) -> None:
         if not manipulator.parameters:
@@ -93,41 +98,38 @@ class StructuralSurrogate(Technique):
     def observe(self, feedback: Feedback) -> None:
         improved = feedback.ok and feedback.value < self.best_value
         super().observe(feedback)
-        self.mutator.observe(feedback)
+        self.fallback.observe(feedback)
         self.seen.add(feedback.key)
+        self.pending.discard(feedback.key)
         self.results += 1
         if feedback.ok and np.isfinite(feedback.value):
             self.model.add(self.layout.encode(feedback.config), feedback.value)
-        arm = self.pending.pop(feedback.key, None) if self.is_own(feedback) else None
-        if arm is not None:
-            self.credit[arm].append(int(improved))
-            if arm == "model":
-                self._adapt_radius(improved)
+        if self.is_own(feedback):
+            self.credit["model"].append(int(improved))
+            self._adapt_radius(improved)
+        elif feedback.requestor.startswith(self.fallback.path):
+            self.credit["fallback"].append(int(improved))
 
-    def desired_configuration(self) -> Optional[Config]:
-        m = self.manipulator
-        assert m is not None
-        if self.best_config is None or self.results < self.initial:
-            return self._propose(m.random(self.rng), "mutation")
-        if self.layout.maps and self.rng.random() < self._model_share():
+    def propose(self) -> Optional[Proposal]:
+        """A configuration from the sampled model (requested under this technique's path) or the
+        fallback's proposal (under the fallback's path); None when neither has one right now."""
+        if self.best_config is not None and self.results >= self.initial and self.layout.maps \
+                and self.rng.random() < self._model_share():
             cfg = self._from_model()
             if cfg is not None:
-                return self._propose(cfg, "model")
-        return self._mutation()
+                assert self.manipulator is not None
+                self.pending.add(self.manipulator.hash_config(cfg))
+                return Proposal(cfg, self.path)
+        return self.fallback.propose()
+
+    def desired_configuration(self) -> Optional[Config]:  # pragma: no cover - propose() overrides
+        proposal = self.propose()
+        return None if proposal is None else proposal.config
 
     # ---- arms ---------------------------------------------------------------------------------------
-    def _propose(self, cfg: Config, arm: str) -> Config:
-        assert self.manipulator is not None
-        self.pending[self.manipulator.hash_config(cfg)] = arm
-        return cfg
-
-    def _mutation(self) -> Optional[Config]:
-        cfg = self.mutator.desired_configuration()
-        return None if cfg is None else self._propose(cfg, "mutation")
-
     def _model_share(self) -> float:
         rates = {arm: (sum(c) + 1.0) / (len(c) + 2.0) for arm, c in self.credit.items()}
-        share = rates["model"] / (rates["model"] + rates["mutation"])
+        share = rates["model"] / (rates["model"] + rates["fallback"])
         return min(max(share, self.min_share), 1.0 - self.min_share)
 
     def _adapt_radius(self, improved: bool) -> None:
@@ -149,7 +151,8 @@ class StructuralSurrogate(Technique):
                 block = weights[offset:offset + fmap.size]
                 value = fmap.parameter.get_value(cfg)
                 fmap.parameter.set_value(cfg, self._minimise(fmap, block, value, kick=attempt > 0))
-            if self.manipulator.is_feasible(cfg) and self.manipulator.hash_config(cfg) not in self.seen:
+            key = self.manipulator.hash_config(cfg)
+            if self.manipulator.is_feasible(cfg) and key not in self.seen and key not in self.pending:
                 return cfg
         return None
 
@@ -217,7 +220,8 @@ class StructuralSurrogate(Technique):
     # ---- persistence ----------------------------------------------------------------------------------
     def state_dict(self) -> Dict[str, Any]:
         return {"radius": self.radius, "failures": self.failures,
-                "credit": {arm: list(c) for arm, c in self.credit.items()}}
+                "credit": {arm: list(c) for arm, c in self.credit.items()},
+                "fallback": self.fallback.state_dict()}
 
     def load_state_dict(self, state: Dict[str, Any]) -> None:
         self.radius = int(state.get("radius", self.radius))
@@ -225,8 +229,16 @@ class StructuralSurrogate(Technique):
         for arm, values in (state.get("credit") or {}).items():
             if arm in self.credit:
                 self.credit[arm].extend(int(v) for v in values)
+        if "fallback" in state:
+            self.fallback.load_state_dict(state["fallback"])
+
+
+#: the registered technique's fallback: the default bandit
+FALLBACK = "AUCBanditMetaTechniqueA"
 
 
 def register(registry: Any) -> None:
-    """Add ``StructuralSurrogate`` to ``registry``."""
-    registry.register("StructuralSurrogate", StructuralSurrogate, StructuralSurrogate.description)
+    """Add ``StructuralSurrogate`` to ``registry`` (its fallback is created from the registry when a
+    run creates the technique, so the bundle may be registered after it)."""
+    registry.register("StructuralSurrogate", lambda: StructuralSurrogate(fallback=registry.create(FALLBACK)),
+                      StructuralSurrogate.description + "; the default bandit takes the other suggestions")

@@ -1,6 +1,7 @@
 """StructuralSurrogate: the model recovers additive costs, the tour search is exact, the technique finds
 optima of additive problems and stays no worse than plain mutation where the objective is not additive."""
 import itertools
+import json
 import random
 import statistics
 
@@ -153,8 +154,16 @@ def test_mixed_spaces_are_searched_and_state_round_trips():
     assert run.summary.best_value <= 2
     tech = registry().create("StructuralSurrogate")
     tech.bind(m, random.Random(0), "S")
-    tech.load_state_dict({"radius": 8, "failures": 1, "credit": {"model": [1, 0], "mutation": [0]}})
-    assert tech.state_dict() == {"radius": 8, "failures": 1, "credit": {"model": [1, 0], "mutation": [0]}}
+    for _ in range(60):
+        proposal = tech.propose()
+        cfg = proposal.config
+        tech.observe(Feedback(cfg, m.hash_config(cfg), float(f(cfg)), "ok", proposal.requestor, False))
+    state = json.loads(json.dumps(tech.state_dict()))
+    assert state["credit"]["fallback"] and state["fallback"]["bandit"]
+    fresh = registry().create("StructuralSurrogate")
+    fresh.bind(m, random.Random(1), "S")
+    fresh.load_state_dict(state)
+    assert fresh.state_dict() == state
 
 
 def test_through_the_real_cli_runs_are_identical_across_processes_under_a_seed(tmp_path):
