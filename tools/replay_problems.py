@@ -13,7 +13,11 @@ caches), ``rise_kmeans``, ``rise_stencil`` (near-exhaustive), and the sparse sam
 ``taco_ttv``, ``taco_mttkrp`` (``Problem.sparse`` is True: most configurations are not measured).
 Any name with the suffix ``@table`` (e.g. ``taco_spmm@table``) is the same table searched only over
 its recorded configurations (a ``TableConstraint``, Kernel Tuner's simulation mode); it is returned
-only when named.  Only problems whose table exists under ``shared_dir`` are returned.
+only when named.  Only problems whose table exists under ``shared_dir`` are returned.  A name may
+also be a table file (recorded on any machine, any file name: it is replayed in its kernel's space,
+:func:`tunerlib.replay.benchmark_from_file`) or ``BENCHMARK=FILE`` (that file in BENCHMARK's space)::
+
+    python -m tunerlib.tools.replay_problems rise_kmeans=/tmp/kmeans_othergpu.csv.gz other_spmm.csv.gz
 """
 from __future__ import annotations
 
@@ -24,7 +28,8 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from tunerlib.parameters import ConfigurationManipulator
-from tunerlib.replay import ReplayBenchmark, available_benchmarks, default_shared_dir, load_benchmark
+from tunerlib.replay import (ReplayBenchmark, available_benchmarks, benchmark_from_file, default_shared_dir,
+                             load_benchmark)
 
 
 #: problem-name suffix of a replay problem searched only over its recorded configurations
@@ -89,14 +94,24 @@ def replay_problems(shared_dir: Union[str, Path, None] = None, names: Optional[S
                     include_sparse: bool = True) -> Dict[str, Problem]:
     """The replay problems whose tables exist under ``shared_dir`` (default: the shared folder
     beside the repository), keyed by name; ``names`` restricts the set (unknown names raise
-    KeyError, missing tables FileNotFoundError).  Each table is read once per process."""
+    KeyError, missing tables FileNotFoundError, files that fit no benchmark ValueError).  A name
+    may be a table file or ``BENCHMARK=FILE`` (see the module docstring).  Each table is read
+    once per process."""
     root = Path(shared_dir) if shared_dir is not None else default_shared_dir()
     chosen = list(names) if names is not None else available_benchmarks(root, include_sparse)
     out: Dict[str, Problem] = {}
     for n in chosen:
         base, table = (n[: -len(TABLE_SUFFIX)], True) if n.endswith(TABLE_SUFFIX) else (n, False)
-        out[n] = make_problem(load_benchmark(base, root), table)
+        out[n] = make_problem(_benchmark(base, root), table)
     return out
+
+
+def _benchmark(name: str, root: Path) -> ReplayBenchmark:
+    """A known benchmark by name, a table file, or ``BENCHMARK=FILE``."""
+    like, _, path = name.rpartition("=")
+    if like or Path(path).is_file():
+        return benchmark_from_file(path, like or None)
+    return load_benchmark(name, root)
 
 
 def problem_stats(problem: Problem, max_nodes: int = 3_000_000) -> Dict[str, Any]:
@@ -125,16 +140,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Print the statistics table of every available replay problem."""
     ap = argparse.ArgumentParser(description="statistics of the recorded replay tables")
     ap.add_argument("--shared", default=None, help="shared data folder (default: beside the repository)")
-    ap.add_argument("names", nargs="*", help="problem names (default: all available)")
+    ap.add_argument("names", nargs="*", help="problem names, table files or BENCHMARK=FILE (default: all "
+                                             "available)")
     args = ap.parse_args(argv)
-    try:
-        problems = replay_problems(args.shared, args.names or None)
-    except (KeyError, FileNotFoundError) as exc:
-        print(f"replay_problems: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
-        return 2
     rows = [("problem", "rows", "configs", "failed", "rows in space", "feasible space", "optimum ms",
              "expert ms", "kind")]
-    rows += [_row(problem_stats(p)) for p in problems.values()]
+    try:
+        problems = replay_problems(args.shared, args.names or None)
+        rows += [_row(problem_stats(p)) for p in problems.values()]
+    except (KeyError, FileNotFoundError, ValueError) as exc:
+        print(f"replay_problems: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
         print("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))))

@@ -7,7 +7,10 @@ A thin layer over :mod:`tunerlib.replay` (the oracle lives there; nothing is dup
   space and known constraints of :data:`tunerlib.replay.BENCHMARKS`;
 * ``--benchmark NAME`` replays any recorded benchmark, e.g. the exhaustive Kernel Tuner caches
   ``gemm_rtxtitan``, ``conv_a100``, ``dedisp_a100``, ``pnpoly_rtxtitan`` (with their constraints);
-* ``--data FILE`` replays a table file (known files get their space and constraints).
+* ``--data FILE`` replays a table file recorded on any GPU, under any name, columns in any order:
+  with ``--kernel K`` (or ``--benchmark NAME``) in K's space (known constraints, expert and
+  default); without, in the space of the kernel whose parameters the file holds
+  (:func:`tunerlib.replay.benchmark_from_file`).
 
 Outcomes (:func:`tunerlib.replay.replay_result`): OK with the recorded time (ms), failed ->
 INFEASIBLE (``extra["reason"]``), absent -> INFEASIBLE with ``extra["not_measured"] = True``,
@@ -25,14 +28,16 @@ from tunerlib.replay import (BENCHMARKS, ReplayBenchmark, ReplayStats, benchmark
                              default_shared_dir, load_benchmark, replay_result)
 
 
-def load(kernel: str, data: Optional[str], benchmark: Optional[str],
+def load(kernel: Optional[str], data: Optional[str], benchmark: Optional[str],
          shared_dir: Optional[str]) -> ReplayBenchmark:
-    """The table to replay (``--data`` over ``--benchmark`` over ``rise_<kernel>``); raises
-    :class:`~tunerlib.UsageError` with one line when it is unknown or missing."""
+    """The table to replay: ``--data`` in the space of ``--benchmark`` or ``rise_<kernel>`` (found
+    from the file's columns when neither is given), else the table of ``--benchmark`` or
+    ``rise_<kernel>`` (``kernel`` None: mm).  Raises :class:`~tunerlib.UsageError` with one line
+    when it is unknown, missing or does not fit the kernel."""
     try:
         if data:
-            return benchmark_from_file(data)
-        name = benchmark or f"rise_{kernel}"
+            return benchmark_from_file(data, benchmark or (f"rise_{kernel}" if kernel else None))
+        name = benchmark or f"rise_{kernel or 'mm'}"
         if name not in BENCHMARKS:
             raise UsageError(f"--benchmark {name!r} is unknown; use one of {', '.join(BENCHMARKS)}")
         root = Path(shared_dir) if shared_dir else default_shared_dir()

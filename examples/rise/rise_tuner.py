@@ -46,6 +46,8 @@ from tunerlib.parameters import ConfigurationManipulator  # noqa: E402
 from tunerlib.replay.interface import TABLE_SPACE_HELP  # noqa: E402
 
 BACKENDS = ("opencl", "replay")
+#: the kernel tuned when --kernel is not given
+DEFAULT_KERNEL = "mm"
 #: row name of tunerlib's best configuration in the comparison table
 BEST = "tunerlib best"
 NO_BEST = "no successful measurement"
@@ -56,10 +58,12 @@ Row = Tuple[str, Optional[float], Optional[str], Optional[Dict[str, Any]]]
 class RiseOptions(TuningOptions):
     """Tune a RISE/ELEVATE GPU kernel (OpenCL on any device, or recorded RTX Titan measurements)."""
 
-    kernel: str = field(default="mm", metadata={
+    kernel: Optional[str] = field(default=None, metadata={
         "choices": spaces.kernel_names(),
         "help": "kernel to tune: mm (matrix multiply), asum (sum of |x|), scal (y = a x), kmeans "
-                "(nearest centroid), harris (corner response), stencil (5-point Jacobi); default mm"})
+                "(nearest centroid), harris (corner response), stencil (5-point Jacobi); default mm. "
+                "With --data FILE it names the table's kernel (its space, constraints, expert and "
+                "default); without it the kernel is found from the table's columns"})
     backend: str = field(default="opencl", metadata={
         "choices": list(BACKENDS),
         "help": "opencl: build and time real OpenCL kernels (needs pip install -e '.[opencl]'); "
@@ -98,7 +102,9 @@ class RiseOptions(TuningOptions):
     data: Optional[str] = field(default=None, metadata={
         "metavar": "FILE",
         "help": "replay: recorded table to replay (RISE/BaCO .csv[.gz] or Kernel Tuner cache "
-                ".json[.gz]); default: <shared>/data/gpu_cache/rise_baco/<kernel>_rtxtitan.csv.gz"})
+                ".json[.gz], from any GPU and under any name; columns in any order), replayed in the "
+                "space of --kernel or --benchmark when given; default: "
+                "<shared>/data/gpu_cache/rise_baco/<kernel>_rtxtitan.csv.gz"})
     benchmark: Optional[str] = field(default=None, metadata={
         "metavar": "NAME",
         "help": "replay: a recorded benchmark by name instead of the kernel's RISE table, e.g. "
@@ -125,8 +131,8 @@ class RiseTuner(MeasurementInterface):
         self.measured = 0
         self.confirmed: Optional[Dict[str, Any]] = None   # set when re-timing found a faster one
         self._ok: Dict[str, Tuple[float, Dict[str, Any]]] = {}   # configuration hash -> (seconds, config)
-        self.kernel = options.kernel
-        self.spec = spaces.KERNELS[options.kernel]
+        self.kernel = options.kernel or DEFAULT_KERNEL
+        self.spec = spaces.KERNELS[self.kernel]
         self.replay: Optional[replay_backend.ReplayBackend] = None
         self.runner = None
         if options.backend == "replay":
@@ -134,11 +140,11 @@ class RiseTuner(MeasurementInterface):
                 options.kernel, options.data, options.benchmark, options.shared_dir), options.table_space)
             return
         try:
-            self.size = spaces.resolve_size(options.kernel, options.size)
+            self.size = spaces.resolve_size(self.kernel, options.size)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         self.policy = opencl_backend.TimingPolicy(options.repeats, options.timing_budget)
-        self.runner = rise_worker.IsolatedRunner(options.device, options.kernel, self.size,
+        self.runner = rise_worker.IsolatedRunner(options.device, self.kernel, self.size,
                                                  options.eval_timeout)
 
     @staticmethod

@@ -2,7 +2,9 @@
 
 Nothing is compiled: the search space is CATBench's variant of the kernel's space
 (``tunerlib.replay.spaces``: ``taco_<kernel>``, with its known constraints) and every
-configuration is looked up in ``<kernel>_7742.csv.gz`` (a 128-thread CPU).  A configuration that
+configuration is looked up in ``<kernel>_7742.csv.gz`` (a 128-thread CPU) or in the table given
+with ``--data`` (recorded on any machine, under any file name: its columns are read by name, the
+thread counts are the recorded ones, the space and constraints stay the kernel's).  A configuration that
 was never recorded is INFEASIBLE with ``extra["not_measured"] = True`` and counted separately from
 failed runs (:class:`tunerlib.replay.ReplayStats`).  The paper's default and expert schedules are
 mapped into CATBench's parameters where their values are legal there (static scheduling, no
@@ -16,8 +18,8 @@ from typing import Any, Dict, List, Mapping, Optional
 import taco_spaces
 from tunerlib import Configuration, DesiredResult, Result
 from tunerlib.parameters import ConfigurationManipulator
-from tunerlib.replay.interface import ReplayBenchmark, ReplayInterface
-from tunerlib.replay.spaces import BENCHMARKS, default_shared_dir, load_table
+from tunerlib.replay.interface import ReplayInterface, benchmark_from_file
+from tunerlib.replay.spaces import BENCHMARKS, default_shared_dir
 
 TABLE_DIR = Path("data") / "taco_cache"
 
@@ -44,10 +46,8 @@ class ReplayBackend:
     """Replays one kernel's table; :meth:`run` answers a configuration, :meth:`report` summarises."""
 
     def __init__(self, kernel: str, data: Optional[str], options: Any) -> None:
-        spec = BENCHMARKS[f"taco_{kernel}"]
-        path = table_path(kernel, data)
         self.kernel = kernel
-        self.benchmark = ReplayBenchmark(spec, load_table(spec, path))
+        self.benchmark = benchmark_from_file(table_path(kernel, data), like=f"taco_{kernel}")
         self.interface = ReplayInterface(options, benchmark=self.benchmark)
         self.table_space = bool(getattr(options, "table_space", False))
 

@@ -6,8 +6,11 @@
 * :mod:`.taco`        -- CATBench TACO CSV reader (permutation strings -> tuples);
 * :mod:`.spaces`      -- search spaces with known constraints of every recorded benchmark
   (:data:`BENCHMARKS`), feasible counting;
-* :mod:`.interface`   -- :class:`ReplayBenchmark` / :func:`load_benchmark` (space + table: lookups,
-  optimum) and :class:`ReplayInterface`, a MeasurementInterface answering from a table.
+* :mod:`.columns`     -- which CSV column is a parameter and which is metadata (by name);
+* :mod:`.benchmark`   -- :class:`ReplayBenchmark` / :func:`load_benchmark` (space + table: lookups,
+  optimum);
+* :mod:`.files`       -- :func:`benchmark_from_file`: a table file from any machine in its kernel's space;
+* :mod:`.interface`   -- :class:`ReplayInterface`, a MeasurementInterface answering from a table.
 
 The names of :mod:`.interface` are imported on first use (so ``python -m tunerlib.replay.interface``
 runs cleanly).  Outcomes: OK (recorded time, ms), failed (INFEASIBLE with ``extra["reason"]``) and not measured
@@ -36,6 +39,6 @@ _LAZY = ("ReplayBenchmark", "ReplayInterface", "ReplayOptions", "ReplayStats", "
 def __getattr__(name: str) -> Any:
     if name not in _LAZY:
         raise AttributeError(f"module 'tunerlib.replay' has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.interface"), name)
+    value = getattr(import_module(f"{__name__}.interface"), name)   # it re-exports .benchmark and .files
     globals()[name] = value
     return value

@@ -1,8 +1,10 @@
 """RISE/ELEVATE GPU kernel measurements from the BaCO / CATBench data (``<bench>_<gpu>.csv[.gz]``).
 
-CSV header: the tuning parameters (``tuned_*``), then ``compute_time`` (ms, minimise), ``energy``
-(J), ``iterations`` and ``wait_after_run`` (fidelity columns).  Every column before
-``compute_time`` is a tuning parameter and a lookup matches on all of them.
+CSV columns, in any order (read by name, :mod:`.columns`): the tuning parameters (``tuned_*``),
+``compute_time`` (ms, minimise), ``energy`` (J), ``iterations`` and ``wait_after_run`` (fidelity
+columns).  Given the kernel's parameter names, those are the parameters and every other column is
+metadata; otherwise every column but the known metadata ones is a parameter.  A lookup matches on
+all the parameters.
 
 * ``compute_time == 0.0`` is a failed run (timeout or invalid kernel) -> failed record, reason
   ``"compute_time == 0 (failed run)"``;
@@ -16,11 +18,11 @@ from __future__ import annotations
 import csv
 import math
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Union
+from typing import Any, Callable, Dict, Optional, Sequence, Union
 
+from .columns import OBJECTIVE_COLUMN, column_index, read_header, split_columns
 from .table import Record, RecordedTable, TableBuilder, open_text
 
-OBJECTIVE_COLUMN = "compute_time"
 FAILED_REASON = "compute_time == 0 (failed run)"
 
 
@@ -50,44 +52,32 @@ def cached_parser(convert: Callable[[str, str], Any], where: str) -> Callable[[s
     return parse
 
 
-def split_header(header: List[str], path: Path) -> int:
-    """Index of the objective column (every column before it is a tuning parameter)."""
-    if OBJECTIVE_COLUMN not in header:
-        raise ValueError(f"{path}: no {OBJECTIVE_COLUMN!r} column in header {header}; "
-                         "give a BaCO/CATBench measurement CSV")
-    idx = header.index(OBJECTIVE_COLUMN)
-    if idx == 0:
-        raise ValueError(f"{path}: no tuning-parameter columns before {OBJECTIVE_COLUMN!r}")
-    return idx
-
-
-def read_rise_csv(path: Union[str, Path], name: Optional[str] = None,
-                  duplicates: str = "median") -> RecordedTable:
+def read_rise_csv(path: Union[str, Path], name: Optional[str] = None, duplicates: str = "median",
+                  params: Optional[Sequence[str]] = None) -> RecordedTable:
     """Read a RISE/BaCO measurement CSV into a :class:`RecordedTable` (called once per benchmark).
 
-    Metadata: ``columns`` (the extra columns) and ``gpu`` (the file-name suffix).
+    ``params``: the kernel's parameter names (the table's key order); None reads an unknown table
+    (see :mod:`.columns`).  Metadata: ``columns`` (the other columns) and ``gpu`` (the file-name
+    suffix).  Raises ValueError (one line) for missing columns and malformed rows.
     """
     path = Path(path)
     stem = path.name.split(".")[0]
+    header = read_header(path, "BaCO/CATBench measurement CSV")
+    names, extras = split_columns(header, path, params, name or stem)
+    builder = TableBuilder(name or stem, names, duplicates)
+    cols = [header.index(c) for c in names]
+    parsers = [cached_parser(parse_number, f"{path} column {c!r}") for c in names]
+    ci = header.index(OBJECTIVE_COLUMN)
+    iter_col, energy_col = column_index(header, "iterations"), column_index(header, "energy")
     with open_text(path) as fh:
         reader = csv.reader(fh)
-        try:
-            header = [h.strip() for h in next(reader)]
-        except StopIteration:
-            raise ValueError(f"{path}: empty file; give a BaCO/CATBench measurement CSV") from None
-        ci = split_header(header, path)
-        params = header[:ci]
-        extras = header[ci + 1:]
-        builder = TableBuilder(name or stem, params, duplicates)
-        parsers = [cached_parser(parse_number, f"{path} column {c!r}") for c in params]
-        iter_col = header.index("iterations") if "iterations" in header else None
-        energy_col = header.index("energy") if "energy" in header else None
+        next(reader)
         for lineno, row in enumerate(reader, start=2):
             if not row:
                 continue
             if len(row) != len(header):
                 raise ValueError(f"{path}:{lineno}: {len(row)} fields, header has {len(header)}")
-            key = tuple(p(v) for p, v in zip(parsers, row))
+            key = tuple(p(row[i]) for p, i in zip(parsers, cols))
             where = f"{path}:{lineno}"
             iterations = 1 if iter_col is None else parse_number(row[iter_col], where)
             extra = {} if energy_col is None or not row[energy_col].strip() else \

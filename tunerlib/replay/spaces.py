@@ -22,9 +22,11 @@ Where the definitions come from:
   ``s0 % (s1*vec) == 0`` (its other terms follow from it for positive powers of two); 8854 of the
   13436 recorded scal rows violate it and their times are bogus (down to 0.0026 ms), so the
   in-space optimum (1.061 ms) is what a replay run can reach.
-* TACO: CATBench's definitions with the thread counts of the recorded 128-thread machine (even
-  numbers 2..128, which also encodes CATBench's ``omp_num_threads % 2 == 0``).  CATBench's
-  ``permutation[k]`` (position of loop k) is written ``index(permutation, k)``.
+* TACO: CATBench's definitions.  The thread count is the machine's: its values are the recorded
+  ones that satisfy CATBench's rule (an integer >= 2, and even for SpMM and SDDMM, which encodes
+  their ``omp_num_threads % 2 == 0``), so the shipped 128-thread tables give the even numbers
+  2..128 and a table from another machine gives its own counts (:meth:`ParamDef.for_table`).
+  CATBench's ``permutation[k]`` (position of loop k) is written ``index(permutation, k)``.
 """
 from __future__ import annotations
 
@@ -35,7 +37,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..parameters import (BooleanParameter, ConfigurationManipulator, EnumParameter, OrdinalParameter,
-                          Parameter, PermutationParameter)
+                          Parameter, PermutationParameter, parse_expression)
 from .kerneltuner import read_kerneltuner_cache
 from .rise import read_rise_csv
 from .table import RecordedTable, canonical_value
@@ -62,14 +64,22 @@ def _is_pow2_set(values: Sequence[Any]) -> bool:
 
 @dataclass(frozen=True)
 class ParamDef:
-    """One search parameter: ordered legal values and a kind (ordinal, enum or permutation)."""
+    """One search parameter: ordered legal values and a kind (ordinal, enum or permutation).
+
+    A machine-dependent parameter (TACO's thread count) has no fixed values: ``recorded`` is the
+    kernel's rule for it (an expression over the parameter, e.g. ``"omp_num_threads >= 2"``) and
+    its values are those of the replayed table that satisfy the rule (:meth:`for_table`).
+    """
 
     name: str
     values: Tuple[Any, ...]
     kind: str = "ordinal"
+    recorded: Optional[str] = None
 
     def build(self) -> Parameter:
         """The tunerlib parameter (ordinals are log-scaled when every value is a power of two)."""
+        if self.recorded is not None and not self.values:
+            raise ValueError(f"parameter {self.name!r} takes its values from a table; call for_table first")
         if self.kind == "enum":
             return EnumParameter(self.name, list(self.values))
         if self.kind == "permutation":
@@ -77,14 +87,29 @@ class ParamDef:
         vals = sorted(self.values)
         return OrdinalParameter(self.name, vals, log=_is_pow2_set(vals))
 
+    def for_table(self, table: RecordedTable) -> "ParamDef":
+        """This definition with the values of ``table`` that satisfy :attr:`recorded` (itself when
+        the values are fixed).  Raises ValueError (one line) when no recorded value satisfies it."""
+        if self.recorded is None:
+            return self
+        rule = parse_expression(self.recorded)
+        seen = table.value_sets().get(self.name, [])
+        values = tuple(v for v in seen if isinstance(v, int) and rule.evaluate({self.name: v}))
+        if not values:
+            raise ValueError(f"{table.source or table.name}: no recorded {self.name} satisfies "
+                             f"{self.recorded!r} (recorded: {seen[:8]}); give a table of this kernel")
+        return ParamDef(self.name, values, self.kind)
+
 
 @dataclass(frozen=True)
 class BenchmarkSpec:
     """Static definition of a replay benchmark.
 
     ``path`` is relative to the shared folder; ``family`` picks the reader (``kerneltuner``,
-    ``rise``, ``taco``).  ``params`` None means "from the Kernel Tuner cache's tune_params" (with
-    ``categorical`` naming enum parameters).  ``constraints`` may name constants; they are
+    ``rise``, ``taco``); ``kernel`` names the kernel (benchmarks of one kernel on several devices
+    share it and their space); ``columns`` lists a Kernel Tuner cache's parameters.  ``params``
+    None means "from the Kernel Tuner cache's tune_params" (with ``categorical`` naming enum
+    parameters).  ``constraints`` may name constants; they are
     substituted when the manipulator is built.  ``exhaustive`` tables record every feasible
     configuration (up to failures); ``sparse`` ones are samples.
     """
@@ -101,11 +126,21 @@ class BenchmarkSpec:
     default: Optional[Mapping[str, Any]] = None
     description: str = ""
     t1_spec: Optional[str] = None
+    kernel: str = ""
+    columns: Tuple[str, ...] = ()
 
     @property
     def sparse(self) -> bool:
         """True when the table is a sample of the space (most configurations are not measured)."""
         return not self.exhaustive
+
+    @property
+    def param_names(self) -> Optional[Tuple[str, ...]]:
+        """The tuning-parameter columns a table of this benchmark holds (``params`` or, for Kernel
+        Tuner caches, ``columns``); None for a generic table."""
+        if self.params is not None:
+            return tuple(p.name for p in self.params)
+        return self.columns or None
 
 
 # --------------------------------------------------------------------------- definitions
@@ -128,29 +163,41 @@ _DEDISP_CONSTRAINTS = (  # t1_specs/dedispersion_milo.json Conditions
     "tile_size_x > 1 or tile_stride_x == 0",
     "tile_size_y > 1 or tile_stride_y == 0")
 _GPUS = {"a100": "A100", "a4000": "A4000", "mi250x": "MI250X"}
+#: parameters (``tune_params_keys``) of the Kernel Tuner caches, per kernel
+_KT_COLUMNS = {
+    "gemm": tuple("MWG NWG KWG MDIMC NDIMC MDIMA NDIMB KWI VWM VWN STRM STRN SA SB PRECISION".split()),
+    "conv": tuple("block_size_x block_size_y tile_size_x tile_size_y read_only use_padding use_shmem "
+                  "use_cmem filter_height filter_width".split()),
+    "dedisp": tuple("block_size_x block_size_y block_size_z tile_size_x tile_size_y tile_stride_x "
+                    "tile_stride_y loop_unroll_factor_channel".split()),
+    "pnpoly": ("between_method", "block_size_x", "tile_size", "use_method"),
+}
 
 
 def _kt_specs() -> List[BenchmarkSpec]:
     specs = [BenchmarkSpec(
         f"gemm_{gpu.lower().replace('_', '')}", "kerneltuner", f"{_KT}/gemm_clblast/{fname}",
-        _GEMM_CONSTRAINTS, categorical=("SA", "SB"), exhaustive=True,
+        _GEMM_CONSTRAINTS, categorical=("SA", "SB"), exhaustive=True, kernel="gemm", columns=_KT_COLUMNS["gemm"],
         description=f"CLBlast Xgemm 4096^2 fp32 on {gpu.replace('_', ' ')} (Kernel Tuner cache, exhaustive)")
         for gpu, fname in (("RTX_Titan", "RTX_Titan.json.gz"), ("RTX_3090", "RTX_3090.trimmed.json.gz"))]
     for short, gpu in _GPUS.items():
         conv_file = "A100.json.gz" if gpu == "A100" else f"{gpu}.trimmed.json.gz"
         specs.append(BenchmarkSpec(
             f"conv_{short}", "kerneltuner", f"{_KT}/convolution_milo/{conv_file}", _CONV_CONSTRAINTS,
-            categorical=("read_only", "use_padding", "use_shmem"), exhaustive=True,
+            categorical=("read_only", "use_padding", "use_shmem"), exhaustive=True, kernel="conv",
+            columns=_KT_COLUMNS["conv"],
             description=f"2D convolution 4096^2, 15x15 filter on {gpu} (Kernel Tuner cache, exhaustive)",
             t1_spec=f"{_KT}/t1_specs/convolution_milo.json"))
         specs.append(BenchmarkSpec(
             f"dedisp_{short}", "kerneltuner", f"{_KT}/dedispersion_milo/{gpu}.trimmed.json.gz",
             _DEDISP_CONSTRAINTS, categorical=("tile_stride_x", "tile_stride_y"), exhaustive=True,
+            kernel="dedisp", columns=_KT_COLUMNS["dedisp"],
             description=f"dedispersion 25000x2048 on {gpu} (Kernel Tuner cache, exhaustive)",
             t1_spec=f"{_KT}/t1_specs/dedispersion_milo.json"))
     specs.append(BenchmarkSpec(
         "pnpoly_rtxtitan", "kerneltuner", f"{_KT}/pnpoly/RTX_Titan.trimmed.json.gz", (),
-        categorical=("between_method", "use_method"), exhaustive=True,
+        categorical=("between_method", "use_method"), exhaustive=True, kernel="pnpoly",
+        columns=_KT_COLUMNS["pnpoly"],
         description="point-in-polygon 20M points on RTX Titan (Kernel Tuner cache, exhaustive)"))
     return specs
 
@@ -172,7 +219,7 @@ def _rise_specs() -> List[BenchmarkSpec]:
              default, what: str, exhaustive: bool = False) -> BenchmarkSpec:
         return BenchmarkSpec(f"rise_{name}", "rise", f"{_RISE}/{name}_rtxtitan.csv.gz", constraints,
                              params, exhaustive=exhaustive, budgets=budgets, expert=_tuned(expert),
-                             default=_tuned(default) if default else None,
+                             default=_tuned(default) if default else None, kernel=name,
                              description=f"RISE {what} on RTX Titan (BaCO/CATBench table, "
                                          f"{'near-exhaustive' if exhaustive else 'sparse sample'})")
     grid = _p2("gs0 gs1 ls0 ls1", 1, 1024)
@@ -213,8 +260,14 @@ def _perm_pos(k: int) -> str:
     return f"index(permutation, {k})"
 
 
-def _taco_common() -> Tuple[ParamDef, ...]:
-    return (ParamDef("omp_num_threads", tuple(range(2, 129, 2))),
+#: CATBench's thread rule: an integer from 2 up to the machine's thread count; SpMM and SDDMM
+#: also require an even count (their constraint ``omp_num_threads % 2 == 0``)
+_THREADS = "omp_num_threads >= 2"
+_EVEN_THREADS = _THREADS + " and omp_num_threads % 2 == 0"
+
+
+def _taco_common(threads: str) -> Tuple[ParamDef, ...]:
+    return (ParamDef("omp_num_threads", (), recorded=threads),
             ParamDef("omp_scheduling_type", (0, 1, 2), "enum"), ParamDef("omp_monotonic", (0, 1), "enum"),
             ParamDef("omp_dynamic", (0, 1), "enum"), ParamDef("permutation", (0, 1, 2, 3, 4), "permutation"))
 
@@ -240,9 +293,10 @@ def _taco_specs() -> List[BenchmarkSpec]:
     }
     out = []
     for op, (pows, cons) in defs.items():
-        params = tuple(ParamDef(n, pow2(lo, hi)) for n, lo, hi in pows) + _taco_common()
+        threads = _EVEN_THREADS if op in ("spmm", "sddmm") else _THREADS
+        params = tuple(ParamDef(n, pow2(lo, hi)) for n, lo, hi in pows) + _taco_common(threads)
         out.append(BenchmarkSpec(f"taco_{op}", "taco", f"{_TACO}/{op}_7742.csv.gz", cons, params,
-                                 budgets=(20, 60),
+                                 budgets=(20, 60), kernel=op,
                                  description=f"TACO {op.upper()} on a 128-thread CPU (CATBench table, "
                                              "sparse sample)"))
     return out
@@ -270,15 +324,35 @@ def available_benchmarks(shared_dir: Union[str, Path, None] = None,
             if (root / s.path).is_file() and (include_sparse or not s.sparse)]
 
 
-_TABLES: Dict[Tuple[str, float], RecordedTable] = {}
+_TABLES: Dict[Tuple[Any, ...], RecordedTable] = {}
 
 
 def load_table(spec: BenchmarkSpec, path: Path) -> RecordedTable:
-    """Read ``path`` with the spec's reader, once per file (cached by path and mtime)."""
-    key = (str(path.resolve()), path.stat().st_mtime)
+    """Read ``path`` with the spec's reader, taking the spec's parameter columns by name (once per
+    file and spec: cached by path, mtime and spec).  Raises ValueError (one line) when the file
+    lacks a parameter of the spec, or (Kernel Tuner caches) has parameters the spec lacks."""
+    names = spec.param_names
+    key = (str(path.resolve()), path.stat().st_mtime, spec.name, spec.family, names)
     if key not in _TABLES:
-        _TABLES[key] = _READERS[spec.family](path, name=spec.name)
+        if spec.family == "kerneltuner":
+            table = read_kerneltuner_cache(path, name=spec.name)
+            if names is not None:
+                check_columns(table.params, names, path, spec.kernel or spec.name)
+        else:
+            table = _READERS[spec.family](path, name=spec.name, params=names)
+        _TABLES[key] = table
     return _TABLES[key]
+
+
+def check_columns(found: Sequence[str], expected: Sequence[str], path: Path, kernel: str) -> None:
+    """ValueError (one line) naming the missing and unexpected parameters unless ``found`` and
+    ``expected`` hold the same names."""
+    missing = [n for n in expected if n not in found]
+    unexpected = [n for n in found if n not in expected]
+    if missing or unexpected:
+        parts = ([f"missing {missing}"] if missing else []) + ([f"unexpected {unexpected}"] if unexpected else [])
+        raise ValueError(f"{path}: not a {kernel} table: parameters {', '.join(parts)}; "
+                         f"give a table with the parameters {list(expected)}")
 
 
 # --------------------------------------------------------------------------- feasible counting

@@ -1,8 +1,9 @@
 """TACO schedule measurements from the CATBench data (``<op>_7742.csv[.gz]``).
 
-Columns: tuning parameters, ``compute_time`` (ms, minimise), then fidelity columns (``iterations,
-repeats, wait_between_repeats, wait_after_run``).  ``permutation`` is a string tuple such as
-``"(4, 3, 2, 0, 1)"``: the loop index placed at each position.  It is read as a tuple of ints, so it
+Columns, in any order (read by name, :mod:`.columns`): tuning parameters, ``compute_time`` (ms,
+minimise) and fidelity columns (``iterations, repeats, wait_between_repeats, wait_after_run``).
+``permutation`` is a string tuple such as ``"(4, 3, 2, 0, 1)"``: the loop index placed at each
+position.  It is read as a tuple of ints, so it
 matches a tunerlib :class:`~tunerlib.parameters.PermutationParameter` value ``[4, 3, 2, 0, 1]``.
 
 Rows are samples (not exhaustive): duplicates are merged (median), a configuration absent from
@@ -14,9 +15,10 @@ from __future__ import annotations
 import csv
 import math
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from .rise import FAILED_REASON, cached_parser, parse_number, split_header
+from .columns import OBJECTIVE_COLUMN, read_header, split_columns
+from .rise import FAILED_REASON, cached_parser, parse_number
 from .table import Record, RecordedTable, TableBuilder, open_text
 
 
@@ -41,32 +43,33 @@ def _value(text: str, where: str) -> Any:
     return parse_number(text, where)
 
 
-def read_taco_csv(path: Union[str, Path], name: Optional[str] = None,
-                  duplicates: str = "median") -> RecordedTable:
+def read_taco_csv(path: Union[str, Path], name: Optional[str] = None, duplicates: str = "median",
+                  params: Optional[Sequence[str]] = None) -> RecordedTable:
     """Read a CATBench TACO CSV into a :class:`RecordedTable` (called once per benchmark).
 
-    Metadata: ``columns`` (the fidelity columns) and ``machine`` (the file-name suffix).
+    ``params``: the kernel's parameter names (the table's key order); None reads an unknown table
+    (see :mod:`.columns`).  Metadata: ``columns`` (the other columns) and ``machine`` (the
+    file-name suffix).  Raises ValueError (one line) for missing columns and malformed rows.
     """
     path = Path(path)
     stem = path.name.split(".")[0]
+    header = read_header(path, "CATBench TACO CSV")
+    names, extras = split_columns(header, path, params, name or stem)
+    builder = TableBuilder(name or stem, names, duplicates)
+    cols = [header.index(c) for c in names]
+    parsers = [cached_parser(_value, f"{path} column {c!r}") for c in names]
+    ci = header.index(OBJECTIVE_COLUMN)
+    runs = [header.index(c) for c in ("iterations", "repeats") if c in header]
     with open_text(path) as fh:
         reader = csv.reader(fh)
-        try:
-            header = [h.strip() for h in next(reader)]
-        except StopIteration:
-            raise ValueError(f"{path}: empty file; give a CATBench TACO CSV") from None
-        ci = split_header(header, path)
-        params, extras = header[:ci], header[ci + 1:]
-        builder = TableBuilder(name or stem, params, duplicates)
-        parsers = [cached_parser(_value, f"{path} column {c!r}") for c in params]
-        runs = [header.index(c) for c in ("iterations", "repeats") if c in header]
+        next(reader)
         for lineno, row in enumerate(reader, start=2):
             if not row:
                 continue
             where = f"{path}:{lineno}"
             if len(row) != len(header):
                 raise ValueError(f"{where}: {len(row)} fields, header has {len(header)}")
-            key = tuple(p(v) for p, v in zip(parsers, row))
+            key = tuple(p(row[i]) for p, i in zip(parsers, cols))
             builder.add(key, _record(row[ci], [parse_number(row[i], where) for i in runs], where))
     meta: Dict[str, Any] = {"columns": extras, "machine": stem.rsplit("_", 1)[-1]}
     return builder.build({}, str(path), meta)

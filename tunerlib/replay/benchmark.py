@@ -1,0 +1,174 @@
+"""A replay benchmark: a benchmark's search space joined with its recorded table.
+
+:class:`ReplayBenchmark` answers lookups (OK, failed or not measured), knows the optimum in the
+space and builds the search space (optionally restricted to the recorded configurations);
+:func:`load_benchmark` loads a known benchmark from the shared data folder.  The space is the
+kernel's (:mod:`.spaces`); only machine-dependent values (TACO thread counts) come from the table.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
+
+from ..errors import UsageError
+from ..parameters import ConfigurationManipulator, TableConstraint, parse_expression
+from .kerneltuner import substitute_constants
+from .spaces import (BENCHMARKS, SHARED_ENV, BenchmarkSpec, ParamDef, count_feasible, default_shared_dir,
+                     load_table, rows_in_space)
+from .table import Record, RecordedTable, canonical_value
+
+
+def load_benchmark(name: str, shared_dir: Union[str, Path, None] = None) -> "ReplayBenchmark":
+    """The :class:`ReplayBenchmark` called ``name`` (table read once per process).
+
+    Raises KeyError for an unknown name and FileNotFoundError when its table is missing.
+    """
+    if name not in BENCHMARKS:
+        raise KeyError(f"unknown replay benchmark {name!r}; known: {', '.join(BENCHMARKS)}")
+    spec = BENCHMARKS[name]
+    root = Path(shared_dir) if shared_dir is not None else default_shared_dir()
+    path = root / spec.path
+    if not path.is_file():
+        raise FileNotFoundError(f"replay table {path} not found; pass the shared data folder "
+                                f"(shared_dir= or ${SHARED_ENV})")
+    return ReplayBenchmark(spec, load_table(spec, path))
+
+
+class ReplayBenchmark:
+    """A benchmark spec joined with its recorded table: what replay tuners and benchmarks use.
+
+    :meth:`manipulator` builds a fresh search space; :meth:`lookup` / :meth:`status` /
+    :meth:`evaluate` answer one configuration each (dict lookups).
+    """
+
+    def __init__(self, spec: BenchmarkSpec, table: RecordedTable) -> None:
+        self.spec, self.table = spec, table
+        self.name = spec.name
+        self._params = (tuple(p.for_table(table) for p in spec.params) if spec.params is not None
+                        else self._kt_params())
+        self._constraints = self._resolve_constraints()
+        self._best: Optional[Tuple[float, Dict[str, Any]]] = None
+
+    def _kt_params(self) -> Tuple[ParamDef, ...]:
+        tune = self.table.metadata.get("tune_params", {})
+        return tuple(ParamDef(n, tuple(canonical_value(v) for v in tune[n]),
+                              "enum" if n in self.spec.categorical else "ordinal")
+                     for n in self.table.params if n not in self.table.constants)
+
+    def _resolve_constraints(self) -> List[str]:
+        out = []
+        for text in self.spec.constraints:
+            expr_text = substitute_constants(text, self.table.constants)
+            expr = parse_expression(expr_text)
+            if not expr.names:
+                if not expr.evaluate({}):
+                    raise ValueError(f"benchmark {self.name!r}: constraint {text!r} is false for the "
+                                     f"constants {self.table.constants}")
+                continue
+            out.append(expr_text)
+        return out
+
+    # ---- space ----------------------------------------------------------------
+    @property
+    def constraints(self) -> List[str]:
+        """Known constraints over the search parameters (constants substituted)."""
+        return list(self._constraints)
+
+    @property
+    def param_defs(self) -> Tuple[ParamDef, ...]:
+        """The search parameters' definitions."""
+        return self._params
+
+    def manipulator(self, table_space: bool = False) -> ConfigurationManipulator:
+        """A new search space (parameters + known constraints); called once per tuning run.
+
+        ``table_space=True`` restricts it to the recorded configurations (OK and failed, those
+        with legal values) by a :class:`~tunerlib.parameters.TableConstraint`, as Kernel Tuner's
+        simulation mode does: on a sparsely measured table every proposal then has an outcome.
+        Raises :class:`~tunerlib.UsageError` (a ValueError) when no recorded row fits the space.
+        """
+        m = ConfigurationManipulator([p.build() for p in self._params], self._constraints)
+        if table_space:
+            names = m.names
+            rows = [[cfg[n] for n in names] for cfg in self.recorded_configs()
+                    if all(n in cfg and m.parameter(n).is_valid(cfg[n]) for n in names)]
+            if not rows:
+                raise UsageError(f"benchmark {self.name!r}: no recorded configuration has legal values "
+                                 "for the search space, so a table space would be empty")
+            m.add_constraint(TableConstraint(names, rows, name=f"recorded in {self.name}"))
+        return m
+
+    # ---- lookups ----------------------------------------------------------------
+    def lookup(self, config: Mapping[str, Any]) -> Optional[Record]:
+        """The record of ``config`` or None when it was not measured."""
+        return self.table.lookup(config)
+
+    def status(self, config: Mapping[str, Any]) -> str:
+        """``"ok"``, ``"failed"`` or ``"not_measured"``."""
+        rec = self.table.lookup(config)
+        return "not_measured" if rec is None else ("ok" if rec.ok else "failed")
+
+    def evaluate(self, config: Mapping[str, Any]) -> Optional[float]:
+        """Recorded objective (ms) of ``config``; None when failed or not measured."""
+        rec = self.table.lookup(config)
+        return None if rec is None else rec.value
+
+    def _in_space_best(self) -> Tuple[float, Dict[str, Any]]:
+        if self._best is None:
+            m = self.manipulator()
+            ranked = sorted(((rec.value, i, key) for i, (key, rec) in enumerate(self.table.items())
+                             if rec.value is not None), key=lambda t: (t[0], t[1]))
+            for value, _, key in ranked:
+                cfg = self.table.config_of(key)
+                if m.is_valid(cfg) and m.is_feasible(cfg):
+                    self._best = (float(value), cfg)
+                    break
+            else:
+                raise ValueError(f"benchmark {self.name!r}: no successful recorded configuration lies in "
+                                 "the search space; check the space definition")
+        return self._best
+
+    @property
+    def optimum(self) -> float:
+        """Minimum recorded objective among OK records that lie in the search space (legal values,
+        known constraints satisfied).  Equals :attr:`table_optimum` except for rise_scal, whose
+        table holds constraint-violating rows with bogus near-zero times."""
+        return self._in_space_best()[0]
+
+    @property
+    def table_optimum(self) -> float:
+        """Minimum recorded objective among all OK records, in the space or not."""
+        return self.table.optimum
+
+    @property
+    def best_config(self) -> Dict[str, Any]:
+        """A configuration achieving :attr:`optimum` (search parameters only; first in file order)."""
+        return dict(self._in_space_best()[1])
+
+    @property
+    def expert(self) -> Optional[Dict[str, Any]]:
+        """The expert configuration of ``benchmark-spaces.md`` (None when none is given)."""
+        return dict(self.spec.expert) if self.spec.expert else None
+
+    @property
+    def default(self) -> Optional[Dict[str, Any]]:
+        """The default configuration of ``benchmark-spaces.md`` (None when none is given)."""
+        return dict(self.spec.default) if self.spec.default else None
+
+    def recorded_configs(self, ok_only: bool = False) -> Iterable[Dict[str, Any]]:
+        """Configurations (search parameters only) of the table's records, in file order."""
+        for key, rec in self.table.items():
+            if rec.ok or not ok_only:
+                yield self.table.config_of(key)
+
+    def rows_in_space(self, ok_only: bool = False) -> Tuple[int, int]:
+        """(records whose values are legal, of those the ones satisfying the known constraints)."""
+        return rows_in_space(self.manipulator(), self.recorded_configs(ok_only))
+
+    def feasible_count(self, max_nodes: int = 3_000_000) -> Optional[int]:
+        """Number of configurations of the space satisfying the known constraints (exact, by
+        enumeration per constraint group); None when enumeration would exceed ``max_nodes``."""
+        return count_feasible(self.manipulator(), max_nodes)
+
+    def __repr__(self) -> str:
+        return f"ReplayBenchmark({self.name!r}, {self.table!r})"
