@@ -10,6 +10,12 @@ row ``opentuner-0.8.8``.
     python tools/compare.py --problems att48 --techniques AUCBanditMetaTechniqueA PureRandom \\
         --budgets 300 1000 3000 --seeds 20
 
+``--score`` adds, for every exhaustively recorded replay problem (the Kernel Tuner caches, the RISE
+kmeans/stencil tables, any ``@table`` problem), the autotuning methodology's score of each technique
+(tools/score.py: 0 random search, 1 the optimum, averaged over the budget range up to the largest
+budget), the mean over problems in a closing table with Kernel Tuner's figures, and the runs within
+5 % of the optimum.
+
 The recommendation bandits (``rec-bndt-dbi`` ...) read the store given by ``--store`` (made by
 ``tunerlib history generate``); ``--leave-one-out`` hides each problem's own runs from them, so the
 history comes from the other problems only (the thesis' protocol, Table 7.3).
@@ -31,8 +37,10 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from tunerlib import tune_function
 from tunerlib.techniques.recommendation import AFFINITY_METRICS
-from tunerlib.tools.problems import Problem, default_problems
-from tunerlib.tools.references import reference_lines
+from tunerlib.tools.problems import SHARED, Problem, default_problems
+from tunerlib.tools.references import KERNEL_TUNER_SCORE_SPACES, reference_lines, score_reference_lines
+from tunerlib.tools.score import (CUTOFF_PERCENTILE, Population, SpaceScore, aggregate, cutoff_evaluations,
+                                  replay_population, score_table, space_score, within)
 
 _PROBLEMS: Dict[str, Problem] = {}
 DEFAULT_TECHNIQUES = ["AUCBanditMetaTechniqueA", "PureRandom"]
@@ -40,17 +48,35 @@ DEFAULT_TECHNIQUES = ["AUCBanditMetaTechniqueA", "PureRandom"]
 _STORE: Dict[str, Any] = {}
 
 
-def _run_one(job: Tuple[str, str, int, int]) -> Tuple[str, str, int, List[float]]:
+RunOut = Tuple[str, str, int, List[float], List[float]]
+
+
+def _run_one(job: Tuple[str, str, int, int]) -> RunOut:
     """One run (in a worker process): returns the value of every evaluation (inf when failed),
     followed by the run's CPU seconds (the technique's and framework's time: replayed and test
-    functions cost next to nothing)."""
+    functions cost next to nothing), and the simulated seconds of every evaluation (replay problems;
+    [] otherwise)."""
     problem_name, technique, seed, budget = job
     problem = _PROBLEMS[problem_name]
+    costs: List[float] = []
     start = time.process_time()
-    run = tune_function(problem.make_space(), problem.evaluate, test_limit=budget,
+    run = tune_function(problem.make_space(), _costed(problem, costs), test_limit=budget,
                         technique=[technique], seed=seed, program_name=problem_name,
                         seed_configurations=problem.data.get("seeds", ()), **_store_options(problem_name))
-    return problem_name, technique, seed, list(run.values) + [-(time.process_time() - start)]
+    return problem_name, technique, seed, list(run.values) + [-(time.process_time() - start)], costs
+
+
+def _costed(problem: Problem, costs: List[float]):
+    """``problem.evaluate``, noting the recorded simulated seconds of each evaluation in ``costs``
+    (problems whose data give ``simulated_s``: the replays)."""
+    cost = problem.data.get("simulated_s")
+    if cost is None:
+        return problem.evaluate
+
+    def evaluate(config: Dict[str, Any]) -> Optional[float]:
+        costs.append(cost(config))
+        return problem.evaluate(config)
+    return evaluate
 
 
 def _store_options(problem_name: str) -> Dict[str, Any]:
@@ -97,7 +123,7 @@ _OT_TSP = textwrap.dedent("""
 """)
 
 
-def _run_opentuner(job: Tuple[str, str, int, int, str]) -> Tuple[str, str, int, List[float]]:
+def _run_opentuner(job: Tuple[str, str, int, int, str]) -> RunOut:
     problem_name, python, seed, budget, matrix_file = job
     with tempfile.TemporaryDirectory() as tmp:
         script, out = os.path.join(tmp, "ot.py"), os.path.join(tmp, "values.json")
@@ -106,7 +132,7 @@ def _run_opentuner(job: Tuple[str, str, int, int, str]) -> Tuple[str, str, int, 
         subprocess.run([python, script, matrix_file, out, f"--test-limit={budget}", f"--seed={seed}",
                         f"--database=sqlite:///{tmp}/ot.db"], cwd=tmp, capture_output=True, text=True)
         values = json.load(open(out)) if os.path.exists(out) else []
-    return problem_name, "opentuner-0.8.8", seed, values
+    return problem_name, "opentuner-0.8.8", seed, values, []
 
 
 def _best_at(values: Sequence[float], budget: int) -> float:
@@ -119,9 +145,14 @@ def _pct(xs: List[float], q: float) -> float:
 
 
 def report(results: Dict[Tuple[str, str], List[List[float]]], problems: Dict[str, Problem],
-           budgets: List[int], out=sys.stdout) -> None:
+           budgets: List[int], out: Any = None, score: bool = False,
+           costs: Optional[Dict[Tuple[str, str], List[List[float]]]] = None) -> None:
     """Print one block per problem: technique × budget → median [p20, p80] (median and worst
-    run as ratios to the optimum, when known)."""
+    run as ratios to the optimum, when known).  With ``score``, also the runs within 5 % of the
+    optimum, the autotuning-methodology score per problem (``costs``: simulated seconds per
+    evaluation, for the time-based score) and a closing table of the scores and their mean."""
+    out = out or sys.stdout
+    per_space: Dict[str, Dict[str, SpaceScore]] = {}
     for pname, problem in problems.items():
         opt = problem.optimum
         out.write(f"\n== {pname}" + (f" (optimum {opt:g})" if opt else "") + "\n")
@@ -136,9 +167,10 @@ def report(results: Dict[Tuple[str, str], List[List[float]]], problems: Dict[str
             per_eval = f"{statistics.mean(cpu):>12.4f}" if cpu else ""
             out.write(f"{tech + f' (n={len(runs)})':<32}" + "".join(f"{c:>46}" for c in cells) + per_eval + "\n")
             if opt:
-                within = ", ".join(f"@{b} {sum(_best_at(v, b) <= opt * 1.01 for v in runs)}/{len(runs)}"
-                                   for b in budgets)
+                within = _within_text(runs, budgets, opt, .01)
                 out.write(f"{'':<4}runs within 1% of the optimum: {within}\n")
+                if score:
+                    out.write(f"{'':<4}runs within 5% of the optimum: {_within_text(runs, budgets, opt, .05)}\n")
         expert = problem.data.get("expert_value")
         if expert is None and problem.data.get("expert_value_fn"):
             expert = problem.data["expert_value"] = problem.data["expert_value_fn"]()
@@ -156,6 +188,72 @@ def report(results: Dict[Tuple[str, str], List[List[float]]], problems: Dict[str
         kt = problem.data.get("family") == "kerneltuner" and not problem.data.get("sparse")
         for line in reference_lines(pname, kt):
             out.write(line + "\n")
+        if score:
+            per_space[pname] = _score_block(out, pname, problem, results, costs or {}, max(budgets))
+    if score:
+        _score_summary(out, {p: s for p, s in per_space.items() if s})
+
+
+def _within_text(runs: List[List[float]], budgets: Sequence[int], opt: float, tolerance: float) -> str:
+    return ", ".join(f"@{b} {within(runs, b, opt, tolerance)}/{len(runs)}" for b in budgets)
+
+
+def _population(problem: Problem) -> Optional[Population]:
+    """The score's population of a replay problem (cached in its data); None for other problems and
+    for sparse tables (random search over their space is not known from the table)."""
+    if "population" not in problem.data:
+        bench = problem.data.get("benchmark")
+        usable = bench is not None and not problem.data.get("sparse")
+        problem.data["population"] = (replay_population(bench, problem.data.get("table_space", False))
+                                      if usable else None)
+    return problem.data["population"]
+
+
+def _score_block(out: Any, pname: str, problem: Problem, results: Dict[Tuple[str, str], List[List[float]]],
+                 costs: Dict[Tuple[str, str], List[List[float]]], top: int) -> Dict[str, SpaceScore]:
+    """Print and return each technique's score on one problem (nothing without a population)."""
+    pop = _population(problem)
+    if pop is None:
+        out.write("  score: needs an exhaustively recorded space (a non-sparse replay table)\n")
+        return {}
+    scores = {tech: space_score([_split_cpu(v)[0] for v in raw], pop, top, costs.get((p, tech)))
+              for (p, tech), raw in sorted(results.items()) if p == pname}
+    if not scores:
+        return {}
+    first, last = next(iter(scores.values())).budgets
+    out.write(f"  score (autotuning methodology: 0 random search, 1 the optimum; mean over evaluations "
+              f"{first}..{last}; the methodology's cutoff here: {cutoff_evaluations(pop, CUTOFF_PERCENTILE)} evaluations):\n")
+    for tech, s in scores.items():
+        timed = f"   time-based {s.time_mean:.3f}" if s.time_mean is not None else ""
+        out.write(f"{'':<4}{tech:<32} {s.mean:6.3f} (sd over runs {s.std:.3f}, n={s.runs}){timed}"
+                  f"   median-rank {s.rank:.3f}\n")
+    return scores
+
+
+def _score_summary(out: Any, per_space: Dict[str, Dict[str, SpaceScore]]) -> None:
+    """The closing table: score per space, the mean over spaces (evaluation- and time-based), the
+    mean over Kernel Tuner's anchor spaces when all were run, and the Kernel Tuner reference lines."""
+    if not per_space:
+        return
+    techniques = sorted({t for scores in per_space.values() for t in scores})
+    spaces = sorted(per_space)
+    anchor = all(s in per_space for s in KERNEL_TUNER_SCORE_SPACES)
+    widths = [max(7, len(s)) + 1 for s in spaces]
+    out.write("\n== autotuning-methodology score per space; mean over spaces (evaluation-based; time-based "
+              "from the recorded simulated seconds)\n")
+    out.write(f"{'technique':<32}" + "".join(f"{s:>{w}}" for s, w in zip(spaces, widths))
+              + f"{'mean':>8}{'time':>8}{'rank':>8}" + (f"{'conv+dedisp':>13}" if anchor else "") + "\n")
+    for row in score_table(per_space, techniques):
+        cells = row.per_space
+        text = "".join(f"{cells[s]:>{w}.3f}" if s in cells else f"{'-':>{w}}" for s, w in zip(spaces, widths))
+        sub = aggregate({s: cells[s] for s in KERNEL_TUNER_SCORE_SPACES if s in cells})
+        text += "".join(f"{x:>8.3f}" if x is not None else f"{'-':>8}" for x in (row.mean, row.time_mean, row.rank_mean))
+        out.write(f"{row.technique:<32}{text}" + (f"{sub:>13.3f}" if anchor else "") + "\n")
+    out.write("  mean: of the evaluation-based scores; time: of the time-based ones; rank: of the methodology's "
+              "median-rank estimator" + ("; conv+dedisp: the mean over Kernel Tuner's anchor spaces" if anchor else "")
+              + "\n")
+    for line in score_reference_lines(SHARED / "data" / "gpu_cache" / "published_scores"):
+        out.write(line + "\n")
 
 
 def _baseline_lines(out: Any, pname: str, problem: Any, results: Dict[Tuple[str, str], List[Any]],
@@ -187,7 +285,12 @@ def _cell(runs: List[List[float]], budget: int, opt: Optional[float]) -> str:
     return f"{med:>10.5g} [{_pct(bests, .2):.5g}, {_pct(bests, .8):.5g}]{ratio}{worst}"
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+Runs = Dict[Tuple[str, str], List[List[float]]]
+#: suffix of the --json keys holding the simulated seconds of each evaluation ("problem|technique|simulated_s")
+_COST_KEY = "simulated_s"
+
+
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--problems", nargs="+", help="problem names (default: all available)")
     ap.add_argument("--techniques", nargs="+",
@@ -203,21 +306,45 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     help="recommendations ignore the stored runs of the problem being tuned")
     ap.add_argument("--affinity-metric", choices=AFFINITY_METRICS,
                     help="search affinity of the recommendation bandits (default: theirs)")
+    ap.add_argument("--score", action="store_true",
+                    help="also report the autotuning-methodology score (0 random search, 1 the optimum; "
+                         "tools/score.py) of every exhaustively recorded problem, up to the largest budget, "
+                         "its mean over problems, and the runs within 5%% of the optimum")
     ap.add_argument("--json", help="also write all raw value sequences to this JSON file")
     ap.add_argument("--from-json", nargs="+", metavar="FILE",
                     help="do not run: report the runs saved by --json (several files are merged)")
-    ns = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    ns = _parser().parse_args(argv)
     _STORE.update(store=ns.store, leave_one_out=ns.leave_one_out, metric=ns.affinity_metric)
     _PROBLEMS.update(default_problems(ns.problems))
     budgets = ns.budgets or sorted({b for p in _PROBLEMS.values() for b in p.budgets})
     if ns.from_json:
-        report(_load_saved(ns.from_json, ns.techniques), _PROBLEMS, budgets)
+        results, costs = _load_saved(ns.from_json, ns.techniques)
+        report(results, _PROBLEMS, budgets, score=ns.score, costs=costs)
         return 0
-    top = max(budgets)
+    results, costs = _run_all(ns, max(budgets))
+    if ns.json:
+        with open(ns.json, "w") as fh:
+            json.dump({**{f"{p}|{t}": v for (p, t), v in results.items()},
+                       **{f"{p}|{t}|{_COST_KEY}": c for (p, t), c in costs.items()}}, fh)
+    report(results, _PROBLEMS, budgets, score=ns.score, costs=costs)
+    if ns.store:
+        print(f"store used: {ns.store}" + (" (leave-one-out: each problem's own runs ignored)"
+                                            if ns.leave_one_out else ""))
+    return 0
+
+
+def _run_all(ns: argparse.Namespace, top: int) -> Tuple[Runs, Runs]:
+    """Every (problem, technique, seed) run up to ``top`` evaluations in ``ns.jobs`` worker processes:
+    (values per run, simulated seconds per evaluation per run where recorded)."""
     techniques = ns.techniques or DEFAULT_TECHNIQUES
     jobs = [(p, t, s, top) for p in _PROBLEMS for t in techniques for s in range(ns.seeds)]
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    results: Dict[Tuple[str, str], List[List[float]]] = {}
+    results: Runs = {}
+    costs: Runs = {}
     with tempfile.TemporaryDirectory() as tmp, ctx.Pool(ns.jobs) as pool:
         ot_jobs = []
         if ns.opentuner_python:
@@ -228,32 +355,32 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         json.dump(prob.data["matrix"], fh)
                     ot_jobs += [(pname, ns.opentuner_python, s, top, path) for s in range(ns.opentuner_seeds)]
         ot_async = pool.map_async(_run_opentuner, ot_jobs) if ot_jobs else None
-        for pname, tech, _seed, values in pool.imap_unordered(_run_one, jobs):
+        for pname, tech, _seed, values, cost in pool.imap_unordered(_run_one, jobs):
             results.setdefault((pname, tech), []).append(values)
-        for pname, tech, _seed, values in (ot_async.get() if ot_async else []):
+            if cost:
+                costs.setdefault((pname, tech), []).append(cost)
+        for pname, tech, _seed, values, _cost in (ot_async.get() if ot_async else []):
             if values:
                 results.setdefault((pname, tech), []).append(values)
-    report(results, _PROBLEMS, budgets)
-    if ns.store:
-        print(f"store used: {ns.store}" + (" (leave-one-out: each problem's own runs ignored)"
-                                            if ns.leave_one_out else ""))
-    if ns.json:
-        with open(ns.json, "w") as fh:
-            json.dump({f"{p}|{t}": v for (p, t), v in results.items()}, fh)
-    return 0
+    return results, costs
 
 
-def _load_saved(paths: Sequence[str], techniques: Optional[List[str]]) -> Dict[Tuple[str, str], List[List[float]]]:
-    """Runs saved by ``--json`` (merged), restricted to the chosen problems and techniques."""
-    results: Dict[Tuple[str, str], List[List[float]]] = {}
+def _load_saved(paths: Sequence[str], techniques: Optional[List[str]]) -> Tuple[Runs, Runs]:
+    """Runs saved by ``--json`` (merged), restricted to the chosen problems and techniques: (values
+    per run, simulated seconds per evaluation per run where saved)."""
+    results: Runs = {}
+    costs: Runs = {}
     for path in paths:
         with open(path) as fh:
             saved = json.load(fh)
         for key, runs in saved.items():
             pname, tech = key.split("|", 1)
+            target = results
+            if tech.endswith("|" + _COST_KEY):
+                tech, target = tech[: -len(_COST_KEY) - 1], costs
             if pname in _PROBLEMS and (techniques is None or tech in techniques):
-                results.setdefault((pname, tech), []).extend(runs)
-    return results
+                target.setdefault((pname, tech), []).extend(runs)
+    return results, costs
 
 
 if __name__ == "__main__":

@@ -152,7 +152,8 @@ def _replay(names: Optional[List[str]]) -> Dict[str, Problem]:
     wanted += [n for n in names or () if n.endswith(TABLE_SUFFIX) and n[: -len(TABLE_SUFFIX)] in available]
     return {name: Problem(name, rp.manipulator, rp.evaluate, rp.optimum, list(rp.budgets),
                           data={"replay": True, "sparse": rp.sparse, "expert_value": rp.expert_value,
-                                "family": rp.benchmark.spec.family})
+                                "family": rp.benchmark.spec.family, "benchmark": rp.benchmark,
+                                "simulated_s": rp.simulated_s, "table_space": name.endswith(TABLE_SUFFIX)})
             for name, rp in replay_problems(SHARED, wanted).items()}
 
 
