@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 from .db import open_store
 from .errors import UsageError
 from .callbacks import Callback, ResultEvent, ResultsLog, TechniqueSnapshots, close_callbacks
+from .finalform import FINAL_FORM, MAX_CHARS, call_captured
 from .interrupts import Interrupts, RunInterrupted, signal_name
 from .measurement import MeasurementDriver, desired_result
 from .objectives import MinimizeTime
@@ -375,7 +376,9 @@ class TuningRun:
         upload_finished_run(self.options, self.db, self.run_id, self.say)
         close_callbacks(self.callbacks)
         if self.search.best is not None:
-            self.interface.save_final_config(self.search.best.config)
+            text = call_captured(self.interface.save_final_config, self.search.best.config)
+            if text.strip():
+                self.db.save_technique_state(self.run_id, FINAL_FORM, {"text": text[-MAX_CHARS:]})
         else:
             self.interface.finish_without_best()
 
