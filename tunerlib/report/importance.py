@@ -26,8 +26,6 @@ __all__ = ["MIN_RESULTS", "Importance", "importance"]
 MIN_RESULTS = 10
 _GRID = 50
 _BACKGROUND = 256
-#: rows of the product distribution on which the total variance is estimated
-_TOTAL = 4096
 
 
 @dataclass
@@ -57,16 +55,20 @@ def _background(X: np.ndarray, rng: np.random.Generator, size: int) -> np.ndarra
     return np.column_stack([rng.choice(X[:, j], size=size) for j in range(X.shape[1])])
 
 
-def _main_effect_variance(forest, background: np.ndarray, j: int, grid: tuple) -> float:
-    """Variance of the forest's prediction averaged over ``background`` with column ``j`` set to each
-    grid value (weighted by the grid's weights)."""
+def _variances(forest, background: np.ndarray, j: int, grid: tuple) -> tuple[float, float]:
+    """(variance of parameter ``j``'s main effect, variance of all the predictions made to get it).
+
+    The forest predicts every (grid value of ``j``, background row) pair: a sample of the product
+    distribution. The main effect is the mean over the rows at each grid value; by the law of total
+    variance its variance never exceeds that of the whole sample."""
     values, weights = grid
     stacked = np.repeat(background[None, :, :], values.size, axis=0)
     stacked[:, :, j] = values[:, None]
-    predicted = forest.predict(stacked.reshape(-1, background.shape[1]))
-    effect = predicted.reshape(values.size, background.shape[0]).mean(axis=1)
+    predicted = forest.predict(stacked.reshape(-1, background.shape[1])).reshape(values.size, -1)
+    effect = predicted.mean(axis=1)
     mean = float(np.dot(weights, effect))
-    return float(np.dot(weights, (effect - mean) ** 2))
+    total = float(np.dot(weights, ((predicted - mean) ** 2).mean(axis=1)))
+    return float(np.dot(weights, (effect - mean) ** 2)), total
 
 
 def importance(encoded: Encoded, seed: int = 0, trees: int = 100) -> Importance:
@@ -86,11 +88,11 @@ def importance(encoded: Encoded, seed: int = 0, trees: int = 100) -> Importance:
     from sklearn.ensemble import RandomForestRegressor
     forest = RandomForestRegressor(n_estimators=trees, min_samples_leaf=2, oob_score=True,
                                    random_state=seed).fit(X, y)
-    rng = np.random.default_rng(seed)
-    background = _background(X, rng, _BACKGROUND)
-    total = float(np.var(forest.predict(_background(X, rng, _TOTAL))))
-    fractions = [min(1.0, _main_effect_variance(forest, background, j, _grid(X[:, j], name in encoded.categories))
-                     / total) if total > 0 else 0.0 for j, name in enumerate(encoded.names)]
+    background = _background(X, np.random.default_rng(seed), _BACKGROUND)
+    parts = [_variances(forest, background, j, _grid(X[:, j], name in encoded.categories))
+             for j, name in enumerate(encoded.names)]
+    total = float(np.mean([t for _, t in parts]))      # each is an estimate of the same variance
+    fractions = [min(1.0, effect / total) if total > 0 else 0.0 for effect, _ in parts]
     order = sorted(range(len(fractions)), key=lambda i: (-fractions[i], encoded.names[i]))
     return Importance([encoded.names[i] for i in order], [fractions[i] for i in order], len(y),
                       float(forest.oob_score_), list(encoded.skipped))
