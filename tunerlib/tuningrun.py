@@ -229,7 +229,8 @@ class TuningRun:
     def run(self) -> Summary:
         """Tune until a limit, the end of the space, a signal or an error; always closes the run."""
         opts = self.options
-        status = StatusLine(opts.display_frequency, opts.quiet)
+        status = StatusLine(opts.display_frequency, opts.quiet, total=self._test_cap(),
+                            stop_after=opts.stop_after)
         self.callbacks.append(status)
         deadline = None if opts.stop_after is None else time.monotonic() + opts.stop_after
         interrupts = self.interrupts = Interrupts(deadline).install()
@@ -237,6 +238,7 @@ class TuningRun:
         try:
             try:
                 self.prepare()
+                status.begin(self.search.tests)
                 loop = self._loop_parallel if opts.parallelism > 1 else self._loop_serial
                 reason = loop(status, interrupts)
             except RunInterrupted as exc:
