@@ -32,7 +32,7 @@ def _check(records, path, parse=lambda v: v):
         assert rec["label"] == label and int(rec["evaluation"]) == index and rec["state"] == row.state
         assert rec["machine"] == socket.gethostname()
         assert float(rec["collection_date"]) == pytest.approx(row.collection_date)
-        technique = row.requestor.split("/")[1] if "/" in row.requestor else row.requestor
+        technique = row.requestor.split("/")[-1]
         assert rec["technique"] == technique and rec["requestor"] == row.requestor
         for name, value in row.config_data.items():
             assert parse(rec[name]) == (value if not isinstance(value, float) else pytest.approx(value))

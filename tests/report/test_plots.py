@@ -108,8 +108,7 @@ def test_new_bests_are_the_databases_new_bests_with_their_technique(results_db):
             for run_id in ids:
                 for index, row in enumerate(db.run_results(run_id), 1):
                     if row.was_new_best:
-                        parts = row.requestor.split("/")
-                        technique = parts[1] if len(parts) > 1 else parts[0]
+                        technique = row.requestor.split("/")[-1]
                         expected[(technique, index, round(row.extra["value"], 9))] += 1
             drawn = Counter()
             for artist in fig.findobj():
@@ -126,8 +125,7 @@ def test_allocation_shares_follow_the_requests(results_db):
     fig = draw("techniques", runs)
     with ResultsDB(results_db) as db:
         for label, ids in _runs_by_label(results_db).items():
-            requested = {r.requestor.split("/")[-1] if "/" in r.requestor else r.requestor
-                         for i in ids for r in db.desired_results(i)}
+            requested = {r.requestor.split("/")[-1] for i in ids for r in db.desired_results(i)}
             polys = {a.get_gid().split(":", 2)[2]: a for a in fig.findobj()
                      if (a.get_gid() or "").startswith(f"alloc:{label}:")}
             assert set(polys) == requested
@@ -211,3 +209,12 @@ def test_importing_tunerlib_and_help_do_not_import_matplotlib():
             "import json; print(json.dumps(sorted(m for m in sys.modules if m.startswith(('matplotlib', 'sklearn.ensemble')))))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == []
+
+
+def test_the_technique_credited_is_the_one_that_proposed():
+    from tunerlib.report.data import credited_technique
+    assert credited_technique("AUCBanditMetaTechniqueA/RandomNelderMead") == "RandomNelderMead"
+    assert credited_technique("StructuralSurrogate/AUCBanditMetaTechniqueA/NormalGreedyMutation30") == \
+        "NormalGreedyMutation30"
+    assert credited_technique("StructuralSurrogate") == "StructuralSurrogate"
+    assert (credited_technique("seed"), credited_technique(None)) == ("seed", "unknown")

@@ -101,12 +101,13 @@ class RunData:
 
 
 def credited_technique(requestor: Optional[str]) -> str:
-    """The technique credited for a request: below a meta-technique the sub-technique (second path
-    segment), else the technique itself; ``seed`` for seed configurations, ``api`` for ask/tell callers."""
+    """The technique that proposed a request: the last segment of its requestor path (a bandit's
+    ``AUCBanditMetaTechniqueA/RandomNelderMead`` is RandomNelderMead, a technique nested in another's
+    bandit is itself, a technique alone is itself); ``seed`` for seed configurations, ``api`` for
+    ask/tell callers."""
     if not requestor:
         return "unknown"
-    parts = requestor.split("/")
-    return parts[1] if len(parts) > 1 else parts[0]
+    return requestor.rsplit("/", 1)[-1]
 
 
 def objective_parts(objective: str) -> tuple[float, str]:

@@ -28,9 +28,12 @@ class Encoded:
     result_ids: List[int]
     categories: Dict[str, List[Any]] = field(default_factory=dict)   #: name -> values of codes 0..k-1
     skipped: List[str] = field(default_factory=list)
+    #: numeric parameters the space declares log-scaled (their axes are logarithmic)
+    log_scaled: List[str] = field(default_factory=list)
 
     def unit(self) -> np.ndarray:
-        """X scaled to [0, 1] per column (observed min..max; categories spread over 0..1)."""
+        """X scaled to [0, 1] per column (observed min..max, on log values for log-scaled parameters;
+        categories spread over 0..1)."""
         out = np.zeros_like(self.X, dtype=float)
         for j, name in enumerate(self.names):
             column = self.X[:, j]
@@ -38,25 +41,38 @@ class Encoded:
                 k = len(self.categories[name])
                 out[:, j] = column / (k - 1) if k > 1 else 0.5
             else:
+                if name in self.log_scaled and column.min() > 0:
+                    column = np.log(column)
                 lo, hi = float(column.min()), float(column.max())
                 out[:, j] = (column - lo) / (hi - lo) if hi > lo else 0.5
         return out
 
 
+_LOG_KINDS = ("pow2", "log_int", "log_float")
+
+
 def space_order(parameter_info: str) -> Dict[str, Optional[List[Any]]]:
-    """{parameter name: declared options (enums), [False, True] (booleans) or None} in declared order;
+    """{parameter name: declared options (enums, ordinals), [False, True] (booleans) or None} in
+    declared order; {} when the stored space cannot be read."""
+    return {name: info["options"] for name, info in space_info(parameter_info).items()}
+
+
+def space_info(parameter_info: str) -> Dict[str, Dict[str, Any]]:
+    """{parameter name: {"options": declared values or None, "log": log-scaled}} in declared order;
     {} when the stored space cannot be read."""
     try:
         params = json.loads(parameter_info)["parameters"]
     except (ValueError, KeyError, TypeError):
         return {}
-    order: Dict[str, Optional[List[Any]]] = {}
+    found: Dict[str, Dict[str, Any]] = {}
     for p in params:
         if isinstance(p, dict) and "name" in p:
             options = {"enum": p.get("options"), "ordinal": p.get("values"),
                        "bool": [False, True]}.get(p.get("kind"))
-            order[p["name"]] = list(options) if isinstance(options, list) else None
-    return order
+            found[p["name"]] = {"options": list(options) if isinstance(options, list) else None,
+                                "log": p.get("kind") in _LOG_KINDS or (p.get("kind") == "ordinal"
+                                                                       and bool(p.get("log")))}
+    return found
 
 
 def _kind(values: Sequence[Any]) -> str:
@@ -81,7 +97,8 @@ def _column(values: List[Any], declared: Optional[List[Any]]) -> tuple[np.ndarra
 def encode(runs: Sequence[RunData]) -> Encoded:
     """The OK results of ``runs`` (which share one search space) as an :class:`Encoded` matrix."""
     points = [p for r in runs for p in r.points if p.value is not None and isinstance(p.config, dict)]
-    order = space_order(runs[0].parameter_info) if runs else {}
+    info = space_info(runs[0].parameter_info) if runs else {}
+    order = {name: i["options"] for name, i in info.items()}
     keys = list(order) + sorted({k for p in points for k in p.config} - set(order))
     names, columns, categories, skipped = [], [], {}, []
     for key in keys:
@@ -96,5 +113,6 @@ def encode(runs: Sequence[RunData]) -> Encoded:
             categories[key] = cats
     X = np.column_stack(columns) if columns else np.zeros((len(points), 0))
     sign = runs[0].sign if runs else 1.0
+    logs = [n for n in names if info.get(n, {}).get("log") and n not in categories]
     return Encoded(names, X, np.array([p.value for p in points], dtype=float), sign,
-                   [p.result_id for p in points], categories, skipped)
+                   [p.result_id for p in points], categories, skipped, logs)

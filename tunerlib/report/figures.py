@@ -195,6 +195,8 @@ def _axes_labels(ax: Any, enc: Any, names: Sequence[str], xs: np.ndarray) -> Non
         ax.axvline(j, color="grey", linewidth=0.8)
         cats = enc.categories.get(name)
         lo, hi = (cats[0], cats[-1]) if cats else (f"{enc.X[:, j].min():.4g}", f"{enc.X[:, j].max():.4g}")
+        if name in enc.log_scaled:
+            hi = f"{hi} (log)"
         ax.text(j, -0.04, str(lo), ha="center", va="top", fontsize="x-small")
         ax.text(j, 1.04, str(hi), ha="center", va="bottom", fontsize="x-small")
     ax.axvline(xs[-1], color="black", linewidth=1)
@@ -215,8 +217,9 @@ def importance_figure(runs: Sequence[RunData], log: bool = False) -> Any:
     ax.set_xlim(0, 1.08)
     ax.set_xlabel("share of variance explained by the parameter alone")
     note = f"; not modelled: {', '.join(result.skipped)}" if result.skipped else ""
-    ax.set_title(f"{chosen[0].program}: parameter importance (random forest on {result.results} results, "
-                 f"out-of-bag R² {result.r2:.2f}{note})", fontsize="small")
+    caution = "\nthe forest explains little of the results: read with care" if result.r2 < 0.5 else ""
+    ax.set_title(f"{chosen[0].program}: parameter importance\n(random forest on {result.results} results, "
+                 f"out-of-bag R² {result.r2:.2f}{note}){caution}", fontsize="small")
     return fig
 
 
