@@ -1,7 +1,6 @@
 """Fixture results databases for the reporting tests (tests/report; registered by its conftest): real tuning runs on a small mixed space, made
 with the public ask/tell API (so every result state occurs) and tune_function."""
 import math
-import os
 
 import pytest
 

@@ -218,3 +218,9 @@ def test_the_technique_credited_is_the_one_that_proposed():
         "NormalGreedyMutation30"
     assert credited_technique("StructuralSurrogate") == "StructuralSurrogate"
     assert (credited_technique("seed"), credited_technique(None)) == ("seed", "unknown")
+
+
+def test_without_matplotlib_plot_names_the_extra(results_db, tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    assert main(["plot", results_db, "-o", str(tmp_path / "h.png")]) == 2
+    assert capsys.readouterr().err == "tunerlib plot: error: plots need matplotlib: pip install 'tunerlib[plot]'\n"

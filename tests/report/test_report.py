@@ -177,3 +177,19 @@ def test_html_report_renders_in_a_headless_browser(results_db, report, tmp_path)
     assert len(tables.find("facts")) == len(_infos(results_db))
     png = screenshot(report, tmp_path / "shot.png")
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 50_000
+
+
+def test_a_run_without_results_is_listed_next_to_the_others(tmp_path):
+    from reportkit import tune
+    from tunerlib import TuningRunManager
+    db = str(tmp_path / "mixed.db")
+    tune(db, "ok", ["PureRandom"], 1, evaluations=12)
+    TuningRunManager.for_space(space(), MinimizeAttribute("value"), program_name="toy", database=db,
+                               test_limit=3, quiet=True, label="nothing").finish()
+    out = tmp_path / "r.html"
+    assert main(["report", db, "-o", str(out)]) == 0
+    tables = Tables(out.read_text())
+    assert [row[0] for row in tables.find("compare")[0][1:]] == ["ok"]
+    facts = [dict(rows) for rows in tables.find("facts")]
+    assert len(facts) == 2 and facts[1]["best"] == "none (no successful result)"
+    assert facts[1]["improvement"] == "no successful result"

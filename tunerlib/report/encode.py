@@ -14,7 +14,7 @@ import numpy as np
 
 from .data import RunData
 
-__all__ = ["Encoded", "encode", "space_order"]
+__all__ = ["Encoded", "encode", "space_info"]
 
 
 @dataclass
@@ -49,12 +49,6 @@ class Encoded:
 
 
 _LOG_KINDS = ("pow2", "log_int", "log_float")
-
-
-def space_order(parameter_info: str) -> Dict[str, Optional[List[Any]]]:
-    """{parameter name: declared options (enums, ordinals), [False, True] (booleans) or None} in
-    declared order; {} when the stored space cannot be read."""
-    return {name: info["options"] for name, info in space_info(parameter_info).items()}
 
 
 def space_info(parameter_info: str) -> Dict[str, Dict[str, Any]]:

@@ -27,6 +27,7 @@ MAX_AXES = 16
 def _figure(**kw: Any) -> Any:
     """A new matplotlib Figure; ReportError naming the extra when matplotlib is missing."""
     try:
+        import matplotlib  # noqa: F401  (the package itself: its submodules may be cached)
         from matplotlib.figure import Figure
     except ImportError:
         raise ReportError("plots need matplotlib: pip install 'tunerlib[plot]'") from None
@@ -65,7 +66,7 @@ def _draw_failures(axes: Sequence[Any], members: Sequence[RunData], row: int, la
         for ax, col, axis in ((axes[0], 0, "evals"), (axes[1], 1, "time")):
             xs = [hit[col] for hit in hits]
             ax.scatter(xs, np.full(len(xs), row), marker=MARKERS[state], color=color, s=18, linewidths=1,
-                       gid=f"fail:{state}:{label}:{axis}", label=state if row == 0 else None)
+                       gid=f"fail:{state}:{label}:{axis}")
     return sum(len(h) for h in found.values())
 
 
@@ -97,8 +98,16 @@ def history_figure(runs: Sequence[RunData], log: bool = False) -> Any:
     strip[0].set_title("failures" if failed else "failures: none (ERROR / TIMEOUT / INFEASIBLE)",
                        fontsize="small", loc="left")
     if failed:
-        strip[1].legend(fontsize="x-small", loc="upper right", ncols=len(FAILURE_STATES))
+        _failure_legend(strip[1], failures(runs))
     return fig
+
+
+def _failure_legend(ax: Any, found: Dict[str, Any]) -> None:
+    """A legend of the failure markers of the states that occur."""
+    from matplotlib.lines import Line2D
+    handles = [Line2D([], [], marker=MARKERS[s], color="black", linestyle="", label=s)
+               for s in FAILURE_STATES if s in found]
+    ax.legend(handles=handles, fontsize="x-small", loc="upper right", ncols=len(handles))
 
 
 def techniques_figure(runs: Sequence[RunData], log: bool = False) -> Any:
