@@ -19,6 +19,10 @@ budget), the mean over problems in a closing table with Kernel Tuner's figures, 
 The recommendation bandits (``rec-bndt-dbi`` ...) read the store given by ``--store`` (made by
 ``tunerlib history generate``); ``--leave-one-out`` hides each problem's own runs from them, so the
 history comes from the other problems only (the thesis' protocol, Table 7.3).
+
+``--database-dir DIR`` also records every tunerlib run in a results database per problem,
+``DIR/<problem>.db``, labelled with its technique, so that ``tunerlib plot DIR/att48.db`` and
+``tunerlib report DIR/att48.db`` show the comparison (median and band across seeds per technique).
 """
 from __future__ import annotations
 
@@ -62,7 +66,8 @@ def _run_one(job: Tuple[str, str, int, int]) -> RunOut:
     start = time.process_time()
     run = tune_function(problem.make_space(), _costed(problem, costs), test_limit=budget,
                         technique=[technique], seed=seed, program_name=problem_name,
-                        seed_configurations=problem.data.get("seeds", ()), **_store_options(problem_name))
+                        seed_configurations=problem.data.get("seeds", ()), **_store_options(problem_name),
+                        **_database_options(problem_name, technique))
     return problem_name, technique, seed, list(run.values) + [-(time.process_time() - start)], costs
 
 
@@ -87,6 +92,35 @@ def _store_options(problem_name: str) -> Dict[str, Any]:
     if _STORE.get("leave_one_out"):
         options["store_exclude"] = [problem_name]
     return options
+
+
+#: --database-dir of every run (set before the worker processes fork)
+_RECORD: Dict[str, Optional[str]] = {}
+
+
+def _database_options(problem_name: str, technique: str) -> Dict[str, Any]:
+    """--database-dir: the run goes to DIR/<problem>.db, labelled with its technique."""
+    folder = _RECORD.get("database_dir")
+    if not folder:
+        return {}
+    return {"database": os.path.join(folder, f"{problem_name}.db"), "label": technique}
+
+
+def _record_runs(folder: Optional[str], problems: Sequence[str]) -> None:
+    """--database-dir (None: off): create DIR and each problem's results database once, before the
+    workers write to them."""
+    _RECORD["database_dir"] = folder
+    if not folder:
+        return
+    from tunerlib.db import DatabaseError, ResultsDB
+    try:
+        os.makedirs(folder, exist_ok=True)
+        for name in problems:
+            ResultsDB(os.path.join(folder, f"{name}.db")).close()
+    except (OSError, DatabaseError) as exc:
+        raise SystemExit(f"compare: --database-dir {folder}: {exc}") from None
+    print(f"recording runs in {folder}/<problem>.db: tunerlib plot|report "
+          f"{os.path.join(folder, problems[0] + '.db')}")
 
 
 def _split_cpu(values: List[float]) -> Tuple[List[float], Optional[float]]:
@@ -310,6 +344,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="also report the autotuning-methodology score (0 random search, 1 the optimum; "
                          "tools/score.py) of every exhaustively recorded problem, up to the largest budget, "
                          "its mean over problems, and the runs within 5%% of the optimum")
+    ap.add_argument("--database-dir", metavar="DIR",
+                    help="also record every run in DIR/<problem>.db, labelled with its technique "
+                         "(for `tunerlib plot` and `tunerlib report`)")
     ap.add_argument("--json", help="also write all raw value sequences to this JSON file")
     ap.add_argument("--from-json", nargs="+", metavar="FILE",
                     help="do not run: report the runs saved by --json (several files are merged)")
@@ -319,6 +356,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     ns = _parser().parse_args(argv)
     _STORE.update(store=ns.store, leave_one_out=ns.leave_one_out, metric=ns.affinity_metric)
+    _PROBLEMS.clear()  # main() may run more than once in a process (tests)
     _PROBLEMS.update(default_problems(ns.problems))
     budgets = ns.budgets or sorted({b for p in _PROBLEMS.values() for b in p.budgets})
     if ns.from_json:
@@ -341,6 +379,7 @@ def _run_all(ns: argparse.Namespace, top: int) -> Tuple[Runs, Runs]:
     """Every (problem, technique, seed) run up to ``top`` evaluations in ``ns.jobs`` worker processes:
     (values per run, simulated seconds per evaluation per run where recorded)."""
     techniques = ns.techniques or DEFAULT_TECHNIQUES
+    _record_runs(ns.database_dir, list(_PROBLEMS))
     jobs = [(p, t, s, top) for p in _PROBLEMS for t in techniques for s in range(ns.seeds)]
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     results: Runs = {}

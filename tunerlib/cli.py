@@ -85,7 +85,8 @@ def _add_plugin_commands(sub) -> None:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """The ``tunerlib`` command: ``techniques``, ``runs URL``, ``errors URL``, ``migrate URL``, ``upload
-    RESULTS_DB`` and ``store QUERY`` (:mod:`tunerlib.store.cli`); returns the exit code.
+    RESULTS_DB`` and ``store QUERY`` (:mod:`tunerlib.store.cli`), ``plot``, ``report`` and ``export``
+    (:mod:`tunerlib.report.cli`); returns the exit code.
 
     ``runs`` and ``migrate`` do what ``python -m tunerlib.tools.db`` does (shared code in
     :mod:`tunerlib.db.admin`); database errors are one line on stderr with exit code 2.
@@ -102,6 +103,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     errors.add_argument("--run", metavar="UUID", help="only this run (a unique UUID prefix will do)")
     from .store.cli import add_commands, run_command
     add_commands(sub)
+    from .report.cli import add_commands as add_report_commands
+    add_report_commands(sub)
     _add_plugin_commands(sub)
     ns = parser.parse_args(argv)
     if getattr(ns, "handler", None) is not None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -76,37 +77,103 @@ class Summary:
 
 
 class StatusLine:
-    """Prints a status line every ``frequency`` seconds (in place on a terminal)."""
+    """The live view of a run (``--display-frequency``; nothing with ``--quiet`` or a frequency of 0).
 
-    def __init__(self, frequency: float, quiet: bool, stream: Optional[TextIO] = None) -> None:
+    It shows the tests done (of ``--test-limit``), the time left (``--stop-after``), the best value,
+    evaluations per second, failures (ERROR / TIMEOUT / INFEASIBLE) and measurements in flight. On a
+    terminal it is a progress bar drawn by tqdm (extra ``[progress]``), or a line rewritten in place
+    where tqdm is not installed; elsewhere (a file, a pipe, CI) it is a log line every ``frequency``
+    seconds. The terminal test is made on the stream it writes to (stderr by default), so standard
+    output stays free for the summary.
+    """
+
+    def __init__(self, frequency: float, quiet: bool, stream: Optional[TextIO] = None,
+                 total: Optional[int] = None, stop_after: Optional[float] = None,
+                 bar: Optional[bool] = None) -> None:
         self.stream = stream or sys.stderr
         self.frequency = frequency
         self.enabled = not quiet and frequency > 0
         self.tty = self.enabled and self.stream.isatty()
+        self.total, self.stop_after = total, stop_after
         self.start = time.perf_counter()
         self.next_at = self.start + frequency
+        self.failures = 0
+        self.first_tests = 0
+        #: tqdm bar (None: plain lines); ``bar=False`` forces plain lines
+        self.bar: Any = None
+        self.want_bar = self.tty and bar is not False
+
+    def begin(self, tests: int) -> None:
+        """Called once the run is prepared: ``tests`` results exist already (a resumed run)."""
+        self.first_tests = tests
+        self.start = time.perf_counter()
+        self.next_at = self.start + self.frequency
+        if self.want_bar:
+            self.bar = _tqdm_bar(self.stream, self.total, tests, self.frequency)
+
+    def fields(self, tests: int, best: Optional[float], outstanding: int) -> str:
+        """``tests 12/100  best 3.5  4.2 evals/s  failures 1  in flight 2  time left 7s``."""
+        elapsed = time.perf_counter() - self.start
+        best_txt = "-" if best is None or not math.isfinite(best) else f"{best:.6g}"
+        rate = (tests - self.first_tests) / elapsed if elapsed > 0 else 0.0
+        limit = f"/{self.total}" if self.total is not None else ""
+        text = (f"tests {tests:6d}{limit}  best {best_txt}  {rate:.3g} evals/s  failures {self.failures}"
+                f"  in flight {outstanding}")
+        if self.stop_after is not None:
+            text += f"  time left {max(0.0, self.stop_after - elapsed):.0f}s"
+        return text
 
     def update(self, tests: int, best: Optional[float], outstanding: int, force: bool = False) -> None:
+        """Show the state after a result (or while waiting for one): the bar at once, lines every
+        ``frequency`` seconds."""
         if not self.enabled:
+            return
+        if self.bar is not None:
+            self._update_bar(tests, best, outstanding)
             return
         now = time.perf_counter()
         if not force and now < self.next_at:
             return
         self.next_at = now + self.frequency
-        best_txt = "-" if best is None or not math.isfinite(best) else f"{best:.6g}"
-        line = f"[{now - self.start:7.1f}s] tests {tests:6d}  best {best_txt}  in flight {outstanding}"
-        if self.tty:
-            self.stream.write("\r" + line)
-        else:
-            self.stream.write(line + "\n")
+        line = f"[{now - self.start:7.1f}s] " + self.fields(tests, best, outstanding)
+        self.stream.write(f"\r{line}\033[K" if self.tty else line + "\n")
         self.stream.flush()
+
+    def _update_bar(self, tests: int, best: Optional[float], outstanding: int) -> None:
+        best_txt = "-" if best is None or not math.isfinite(best) else f"{best:.6g}"
+        post = f"best {best_txt}  failures {self.failures}  in flight {outstanding}"
+        if self.stop_after is not None:
+            post += f"  time left {max(0.0, self.stop_after - (time.perf_counter() - self.start)):.0f}s"
+        self.bar.set_postfix_str(post, refresh=False)
+        self.bar.update(tests - self.bar.n)
 
     def __call__(self, run: Any, event: Any) -> None:
         """As a run callback: refresh after each result."""
+        self.failures = sum(n for state, n in run.search.states.items() if state != "OK")
         self.update(event.tests, event.best, run.search.outstanding)
 
     def close(self) -> None:
-        if self.tty:
+        if self.bar is not None:
+            self.bar.close()
+        elif self.tty:
             self.stream.write("\n")
             self.stream.flush()
 
+
+def _tqdm_bar(stream: TextIO, total: Optional[int], initial: int, frequency: float) -> Any:
+    """A tqdm progress bar on ``stream``, or None when tqdm (extra ``[progress]``) is not installed."""
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    sized = _columns(stream) > 0       # a terminal that reports no width (a bare pty) gets 100 columns
+    return tqdm(total=total, initial=initial, file=stream, unit="eval", desc="tuning", dynamic_ncols=sized,
+                ncols=None if sized else 100, nrows=None if sized else 24, mininterval=min(frequency, 0.5), smoothing=0.1, leave=True)
+
+
+def _columns(stream: TextIO) -> int:
+    """The width of the terminal behind ``stream`` (0 when unknown)."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        return 0

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 from .db import open_store
 from .errors import UsageError
 from .callbacks import Callback, ResultEvent, ResultsLog, TechniqueSnapshots, close_callbacks
+from .finalform import FINAL_FORM, MAX_CHARS, call_captured
 from .interrupts import Interrupts, RunInterrupted, signal_name
 from .measurement import MeasurementDriver, desired_result
 from .objectives import MinimizeTime
@@ -228,7 +229,8 @@ class TuningRun:
     def run(self) -> Summary:
         """Tune until a limit, the end of the space, a signal or an error; always closes the run."""
         opts = self.options
-        status = StatusLine(opts.display_frequency, opts.quiet)
+        status = StatusLine(opts.display_frequency, opts.quiet, total=self._test_cap(),
+                            stop_after=opts.stop_after)
         self.callbacks.append(status)
         deadline = None if opts.stop_after is None else time.monotonic() + opts.stop_after
         interrupts = self.interrupts = Interrupts(deadline).install()
@@ -236,6 +238,7 @@ class TuningRun:
         try:
             try:
                 self.prepare()
+                status.begin(self.search.tests)
                 loop = self._loop_parallel if opts.parallelism > 1 else self._loop_serial
                 reason = loop(status, interrupts)
             except RunInterrupted as exc:
@@ -375,7 +378,9 @@ class TuningRun:
         upload_finished_run(self.options, self.db, self.run_id, self.say)
         close_callbacks(self.callbacks)
         if self.search.best is not None:
-            self.interface.save_final_config(self.search.best.config)
+            text = call_captured(self.interface.save_final_config, self.search.best.config)
+            if text.strip():
+                self.db.save_technique_state(self.run_id, FINAL_FORM, {"text": text[-MAX_CHARS:]})
         else:
             self.interface.finish_without_best()
 

@@ -112,6 +112,17 @@ def test_complete_stores_one_result_and_refuses_twice(store):
     assert store.runs_of(pv)[0]["tests"] == 1
 
 
+def test_results_name_the_machine_that_measured_them(store):
+    pv, run_id, _ = _run(store)
+    first, second, third = _requests(store, pv, run_id, 3)
+    m1, m2 = store.machine_id("host-a"), store.machine_id("host-b", "cls")
+    ids = [store.complete(dr, ResultRecord("OK", 1.0, machine_id=m)) for dr, m in
+           ((first, m1), (second, m2), (third, None))]
+    assert store.result_machines(run_id) == {ids[0]: "host-a", ids[1]: "host-b"}
+    _, other, _ = _run(store)
+    assert store.result_machines(other) == {}
+
+
 def test_values_are_not_shared_with_the_caller(store):
     pv, run_id, _ = _run(store)
     data = {"x": [1, 2]}

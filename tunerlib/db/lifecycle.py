@@ -44,6 +44,9 @@ _EXPORT_KEYS = ("uuid", "state", "start_date", "end_date", "seed", "args", "obje
 _ERRORS = (select(_RES.c.id, _RES.c.extra).where(_RES.c.tuning_run_id == bindparam("run"),
                                                   _RES.c.state == "ERROR")
            .order_by(_RES.c.id))
+_RESULT_MACHINES = (select(_RES.c.id, _MACHINE.c.name)
+                    .join_from(_RES, _MACHINE, _RES.c.machine_id == _MACHINE.c.id)
+                    .where(_RES.c.tuning_run_id == bindparam("run")).order_by(_RES.c.id))
 
 
 def process_alive(pid: Optional[int]) -> bool:
@@ -134,3 +137,7 @@ class RunLifecycle:
         """(result id, extra) of the run's ERROR results in id order (at most ``limit``)."""
         query = _ERRORS if limit is None else _ERRORS.limit(limit)
         return [(row[0], row[1]) for row in self._read(query, {"run": run_id}, cache=False)]
+
+    def result_machines(self, run_id: int) -> dict[int, str]:
+        """{result id: name of the machine that measured it} of the run's results that name one."""
+        return {row[0]: row[1] for row in self._read(_RESULT_MACHINES, {"run": run_id})}

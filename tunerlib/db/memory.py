@@ -254,6 +254,11 @@ class MemoryStore:
         found = [(r["id"], _load(r["extra"])) for r in rows if r["record"].state == "ERROR"]
         return found if limit is None else found[:limit]
 
+    def result_machines(self, run_id: int) -> Dict[int, str]:
+        names = {mid: key[0] for (table, key), mid in self._keys.items() if table == "machine"}
+        rows = (self._results[i] for i in self._run_results.get(run_id, ()))
+        return {r["id"]: names[r["record"].machine_id] for r in rows if r["record"].machine_id in names}
+
     # ---- technique state ------------------------------------------------------------------
     def save_technique_state(self, run_id: int, name: str, data: Any) -> None:
         self._states[(run_id, name)] = _dump(data)

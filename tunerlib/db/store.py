@@ -110,6 +110,10 @@ class ResultsStore(Protocol):
     def error_results(self, run_id: int, limit: Optional[int] = None) -> list[tuple[int, Any]]:
         """(result id, extra) of the run's ERROR results in id order (``tunerlib errors``)."""
 
+    def result_machines(self, run_id: int) -> dict[int, str]:
+        """{result id: machine name} of the run's results measured on a known machine (``tunerlib
+        export``)."""
+
     # ---- technique state ------------------------------------------------------------------
     def save_technique_state(self, run_id: int, name: str, data: Any) -> None:
         """Insert or replace the JSON state of technique ``name`` (snapshots, end of run)."""

@@ -1,0 +1,193 @@
+"""Reading tuning runs for plots, reports and exports.
+
+Everything is read through the :class:`~tunerlib.db.ResultsStore` protocol (``list_runs``,
+``run_export``, ``run_results``, ``desired_results``, ``error_results``, ``result_machines``,
+``load_technique_state``), so a SQLite file and a PostgreSQL database read the same way. Nothing here
+writes to the database, and a path that names no existing database is refused instead of created.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence
+
+from ..db import DatabaseError, ResultsDB
+from ..db.migrations import missing_sqlite_file
+from ..errors import UsageError
+from ..finalform import FINAL_FORM, final_form_text
+
+__all__ = ["FAILURE_STATES", "Point", "ReportError", "RunData", "credited_technique", "load_runs",
+           "open_results"]
+
+#: result states that count as failures
+FAILURE_STATES = ("ERROR", "TIMEOUT", "INFEASIBLE")
+_METRICS = ("time", "accuracy", "energy", "size")
+
+
+class ReportError(UsageError):
+    """Bad input to ``tunerlib plot|report|export``: the message is one line naming the fix."""
+
+
+@dataclass(frozen=True)
+class Point:
+    """One result of a run, in result order."""
+
+    result_id: int
+    index: int                 #: 1-based evaluation number within the run
+    state: str                 #: OK / ERROR / TIMEOUT / INFEASIBLE
+    value: Optional[float]     #: the objective's metric as the user sees it (None unless OK)
+    seconds: float             #: seconds from the start of the run to when the result was stored
+    technique: str             #: technique credited with the request ("seed" for seed configurations)
+    requestor: Optional[str]
+    config: Any
+    was_new_best: bool
+    row: Any = field(repr=False, compare=False, default=None)   #: the ResultRow itself
+
+
+@dataclass
+class RunData:
+    """One tuning run with its results (see :func:`load_runs`)."""
+
+    id: int
+    uuid: str
+    label: Optional[str]
+    project: str
+    program: str
+    version: str
+    state: str
+    seed: Optional[int]
+    objective: str
+    args: Dict[str, Any]
+    parameter_info: str
+    start_date: float
+    end_date: Optional[float]
+    machine_class: Optional[str]
+    points: List[Point]
+    requests: List[str]        #: credited technique of every request, in request order
+    #: +1 when lower is better, -1 when higher is better
+    sign: float = 1.0
+    final_form: Optional[str] = None
+    #: result id -> name of the machine that measured it
+    machines: Dict[int, str] = field(default_factory=dict)
+
+    @property
+    def shown_label(self) -> str:
+        """The label, or ``(no label)``."""
+        return self.label if self.label is not None else "(no label)"
+
+    def best_so_far(self) -> List[Optional[float]]:
+        """Best value (the user's metric) after each result; None before the first OK result."""
+        best: Optional[float] = None
+        out: List[Optional[float]] = []
+        for point in self.points:
+            if point.value is not None and (best is None or self.sign * point.value < self.sign * best):
+                best = point.value
+            out.append(best)
+        return out
+
+    def best_point(self) -> Optional[Point]:
+        """The first result with the best value, or None when nothing succeeded."""
+        ok = [p for p in self.points if p.value is not None]
+        return min(ok, key=lambda p: (self.sign * p.value, p.index)) if ok else None
+
+    def new_bests(self) -> List[Point]:
+        """The results that improved on every earlier one (the first OK result included)."""
+        bests, seen = [], None
+        for point in self.points:
+            if point.value is not None and (seen is None or self.sign * point.value < self.sign * seen):
+                seen = point.value
+                bests.append(point)
+        return bests
+
+
+def credited_technique(requestor: Optional[str]) -> str:
+    """The technique that proposed a request: the last segment of its requestor path (a bandit's
+    ``AUCBanditMetaTechniqueA/RandomNelderMead`` is RandomNelderMead, a technique nested in another's
+    bandit is itself, a technique alone is itself); ``seed`` for seed configurations, ``api`` for
+    ask/tell callers."""
+    if not requestor:
+        return "unknown"
+    return requestor.rsplit("/", 1)[-1]
+
+
+def objective_parts(objective: str) -> tuple[float, str]:
+    """(sign, metric) of a stored objective text such as ``minimize time``; ReportError otherwise."""
+    parts = objective.split(" ", 1)
+    if len(parts) != 2 or parts[0] not in ("minimize", "maximize"):
+        raise ReportError(f"objective {objective!r} of this run cannot be read back: only minimize/maximize "
+                          "<metric> objectives can be plotted")
+    return (1.0 if parts[0] == "minimize" else -1.0), parts[1]
+
+
+def metric_value(metric: str, row: Any) -> Optional[float]:
+    """The value of ``metric`` in an OK result row (None for other states or a missing value)."""
+    if row.state != "OK":
+        return None
+    raw = getattr(row, metric) if metric in _METRICS else (row.extra or {}).get(metric)
+    if not isinstance(raw, (int, float)) or isinstance(raw, bool) or not math.isfinite(raw):
+        return None
+    return float(raw)
+
+
+def open_results(url: str) -> ResultsDB:
+    """Open an existing results database for reading; ReportError (one line) when there is none."""
+    path = missing_sqlite_file(url)
+    if path is not None:
+        raise ReportError(f"no results database at {path}: pass the path of a tunerlib results database")
+    try:
+        return ResultsDB(url)
+    except DatabaseError as exc:
+        raise ReportError(f"cannot read {url}: {exc}") from None
+
+
+def _run_data(store: Any, info: dict) -> RunData:
+    export = store.run_export(info["id"])
+    sign, metric = objective_parts(export["objective"] or "")
+    start = float(export["start_date"])
+    points = [Point(row.id, i, row.state, metric_value(metric, row),
+                    max(0.0, (row.collection_date or start) - start), credited_technique(row.requestor),
+                    row.requestor, row.config_data, bool(row.was_new_best), row)
+              for i, row in enumerate(store.run_results(info["id"]), 1)]
+    requests = [credited_technique(d.requestor) for d in store.desired_results(info["id"])]
+    return RunData(info["id"], info["uuid"], info["label"], export["project"], export["program"],
+                   export["version"], info["state"], info["seed"], export["objective"], export["args"] or {},
+                   export["parameter_info"], start, export["end_date"], export["machine_class"], points,
+                   requests, sign, final_form_text(store.load_technique_state(info["id"], FINAL_FORM)),
+                   store.result_machines(info["id"]))
+
+
+def select_runs(infos: Sequence[dict], labels: Sequence[str], where: str) -> List[dict]:
+    """The runs with one of ``labels`` (all runs when none is given); ReportError for an unknown label."""
+    if not infos:
+        raise ReportError(f"{where} has no tuning runs")
+    known = sorted({i["label"] for i in infos if i["label"] is not None})
+    unknown = [label for label in labels if label not in known]
+    if unknown:
+        listed = ", ".join(known) if known else "none (its runs have no label)"
+        raise ReportError(f"no run labelled {unknown[0]!r} in {where}; labels there: {listed}")
+    return [i for i in infos if not labels or i["label"] in labels]
+
+
+def load_runs(url: str, labels: Sequence[str] = (), allow_empty: bool = False) -> List[RunData]:
+    """The runs of the database at ``url`` (those with one of ``labels``), in run order.
+
+    ReportError when the database is missing or foreign, a label is unknown, or no selected run has a
+    result (``allow_empty`` keeps runs without results when at least one run has some)."""
+    with open_results(url) as store:
+        try:
+            chosen = select_runs(store.list_runs(), labels, url)
+            runs = [_run_data(store, info) for info in chosen]
+        except DatabaseError as exc:
+            raise ReportError(f"cannot read {url}: {exc}") from None
+    if not any(run.points for run in runs):
+        which = f"labelled {', '.join(labels)} " if labels else ""
+        raise ReportError(f"the runs {which}in {url} have no results (nothing was measured): nothing to show")
+    return runs if allow_empty else [run for run in runs if run.points]
+
+
+def by_label(runs: Sequence[RunData]) -> Dict[str, List[RunData]]:
+    """Runs grouped by their shown label, in order of first appearance."""
+    groups: Dict[str, List[RunData]] = {}
+    for run in runs:
+        groups.setdefault(run.shown_label, []).append(run)
+    return groups

@@ -1,0 +1,171 @@
+"""``tunerlib report``: the report of a results database as HTML (plots inline as SVG) or Markdown
+(plots written as SVG files next to it)."""
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+from typing import Any, Callable, List, Optional, Sequence
+
+from .data import ReportError, RunData
+from .output import Figures, format_of, html_page, report_figures
+from .summary import RunSummary, compare_rows, iso, summarize
+
+__all__ = ["write_report"]
+
+
+def _num(value: Optional[float]) -> str:
+    return "-" if value is None else f"{value:.6g}"
+
+
+def _band(cell: tuple) -> str:
+    median, low, high = cell
+    return "-" if median is None else f"{median:.5g} [{low:.5g}, {high:.5g}]"
+
+
+def compare_table(runs: Sequence[RunData]) -> tuple[List[str], List[List[str]]]:
+    """(header, rows) of the compare table: per label the median [20th, 80th percentile] of the best
+    value within each budget, the best of all runs, failures and time."""
+    budgets, rows = compare_rows(runs)
+    header = (["label", "runs", "evaluations (median)"] + [f"best @{b} median [p20, p80]" for b in budgets]
+              + ["best of all runs", "failed results", "seconds (median)"])
+    body = [[r.label, str(r.runs), f"{r.evaluations:g}"] + [_band(r.at_budgets[b]) for b in budgets]
+            + [_num(r.best), f"{100 * r.failure_share:.1f} %", f"{r.median_seconds:.3g}"] for r in rows]
+    return header, body
+
+
+def _facts(s: RunSummary) -> List[tuple]:
+    run = s.run
+    size = ("unknown" if s.log10_size is None else "infinitely many (continuous parameters)"
+            if math.isinf(s.log10_size) else f"10^{s.log10_size:.2f}")
+    improvement = ("-" if s.improvement is None else
+                   f"{s.improvement:.4g}x better than the {s.baseline_kind} ({_num(s.baseline.value)})")
+    if s.baseline is None:
+        improvement = "no successful result"
+    elif s.improvement is None:
+        improvement = f"{s.baseline_kind} {_num(s.baseline.value)} -> best {_num(s.best.value if s.best else None)}"
+    best = "none (no successful result)" if s.best is None else \
+        f"{_num(s.best.value)} at evaluation {s.best.index} (proposed by {s.best.technique})"
+    failures = ", ".join(f"{k} {v}" for k, v in sorted(s.failures.items())) or "none"
+    return [("program", f"{run.project}/{run.program} version {run.version}"),
+            ("state", f"{run.state}, seed {run.seed}, started {iso(run.start_date)}, "
+                      f"{len(run.points)} results in {s.duration:.3g} s"),
+            ("objective", run.objective), ("search space", f"{size} configurations; {len(s.parameters)} parameters: "
+                                                           f"{', '.join(s.parameters)}"),
+            ("machine class", run.machine_class or "-"), ("technique", s.technique), ("best", best),
+            ("improvement", improvement), ("failures", failures)]
+
+
+def _allocation_rows(s: RunSummary) -> List[List[str]]:
+    total = max(1, sum(v[0] for v in s.allocation.values()))
+    return [[name, str(req), f"{100 * req / total:.1f} %", str(res), str(bests)]
+            for name, (req, res, bests) in s.allocation.items()]
+
+
+_ALLOCATION_HEADER = ["technique", "requests", "share", "results", "new bests"]
+
+
+# ---------------------------------------------------------------------------------------------- HTML
+def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]], cls: str = "") -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _html_run(s: RunSummary) -> str:
+    run = s.run
+    facts = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in _facts(s))
+    parts = [f'<section class="run" id="run-{run.uuid}"><h3>{html.escape(run.shown_label)} &mdash; run '
+             f"{run.uuid}</h3>", f'<table class="facts">{facts}</table>',
+             "<h4>Techniques and their allocation</h4>",
+             _html_table(_ALLOCATION_HEADER, _allocation_rows(s), "allocation")]
+    if s.best is not None:
+        parts += ["<h4>Best configuration (JSON)</h4>",
+                  f'<pre class="best-json">{html.escape(json.dumps(s.best.config, sort_keys=True, indent=1))}</pre>',
+                  "<h4>Best configuration as the tuner reported it (save_final_config)</h4>",
+                  f'<pre class="final-form">{html.escape(run.final_form)}</pre>' if run.final_form else
+                  '<p class="note">not recorded: the run has no output of save_final_config '
+                  "(tune_function and ask/tell runs, and tuners that print nothing there)</p>"]
+    if s.first_errors:
+        rows = [[state, str(s.failures.get(state, 0)), text] for state, text in sorted(s.first_errors.items())]
+        parts += ["<h4>Failures</h4>", _html_table(["state", "results", "first error"], rows, "failures")]
+    return "\n".join(parts) + "</section>"
+
+
+def _html_figures(figures: Figures) -> str:
+    out = []
+    for title, svg, why in figures:
+        out.append(f"<h3>{html.escape(title)}</h3>")
+        out.append(f'<figure class="plot">{svg}</figure>' if svg else f'<p class="note">{html.escape(why)}</p>')
+    return "\n".join(out)
+
+
+def html_report(runs: Sequence[RunData], figures: Figures, source: str) -> str:
+    """The whole report as one HTML page."""
+    header, rows = compare_table(runs)
+    body = [f'<p class="note">{len(runs)} runs from {html.escape(source)}</p>',
+            "<h2>Compare</h2>", _html_table(header, rows, "compare"),
+            "<h2>Plots</h2>", _html_figures(figures), "<h2>Runs</h2>"]
+    body += [_html_run(summarize(run)) for run in runs]
+    return html_page(f"tunerlib report: {os.path.basename(source)}", "\n".join(body))
+
+
+# ------------------------------------------------------------------------------------------ Markdown
+def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+    lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
+    return "\n".join(lines + ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows])
+
+
+def _md_run(s: RunSummary) -> str:
+    run = s.run
+    parts = [f"### {run.shown_label} — run {run.uuid}", "",
+             "\n".join(f"- **{k}**: {v}" for k, v in _facts(s)), "", "Techniques and their allocation:", "",
+             _md_table(_ALLOCATION_HEADER, _allocation_rows(s)), ""]
+    if s.best is not None:
+        parts += ["Best configuration (JSON):", "", "```json", json.dumps(s.best.config, sort_keys=True), "```", ""]
+        parts += (["As the tuner reported it (save_final_config):", "", "```", run.final_form.rstrip(), "```", ""]
+                  if run.final_form else ["_The tuner's own form was not recorded for this run._", ""])
+    if s.first_errors:
+        rows = [[state, str(s.failures.get(state, 0)), text] for state, text in sorted(s.first_errors.items())]
+        parts += ["Failures:", "", _md_table(["state", "results", "first error"], rows), ""]
+    return "\n".join(parts)
+
+
+def _md_figures(figures: Figures, path: str) -> str:
+    folder = os.path.splitext(path)[0] + "_files"
+    out = []
+    for i, (title, svg, why) in enumerate(figures):
+        if svg is None:
+            out += [f"**{title}**: {why}", ""]
+            continue
+        os.makedirs(folder, exist_ok=True)
+        name = os.path.join(folder, f"figure{i + 1}.svg")
+        with open(name, "w", encoding="utf-8") as fh:
+            fh.write(svg)
+        out += [f"![{title}]({os.path.relpath(name, os.path.dirname(path) or '.')})", ""]
+    return "\n".join(out)
+
+
+def markdown_report(runs: Sequence[RunData], figures: Figures, source: str, path: str) -> str:
+    """The whole report as Markdown; the figures go to SVG files in ``<name>_files/`` next to it."""
+    header, rows = compare_table(runs)
+    parts = [f"# tunerlib report: {os.path.basename(source)}", "", f"{len(runs)} runs from {source}", "",
+             "## Compare", "", _md_table(header, rows), "", "## Plots", "", _md_figures(figures, path),
+             "## Runs", ""]
+    return "\n".join(parts + [_md_run(summarize(run)) for run in runs])
+
+
+def write_report(runs: Sequence[RunData], path: str, source: str, log: bool = False,
+                 figures: Optional[Callable[..., Any]] = None) -> None:
+    """Write the report of ``runs`` to ``path`` (``.html`` or ``.md``)."""
+    kind = format_of(path, ("html", "md"))
+    drawn = (figures or report_figures)(runs, log)
+    try:
+        text = html_report(runs, drawn, source) if kind == "html" else markdown_report(runs, drawn, source, path)
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise ReportError(f"cannot write {path}: {exc.strerror or exc}") from None
