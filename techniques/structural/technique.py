@@ -7,7 +7,9 @@ Each suggestion (after a few random configurations) either
   then minimise the sampled model from the incumbent — permutations by 2-opt / or-opt on the learned
   neighbour costs (insertion and swap moves when precedence features are on), categorical and numeric
   parameters by their best option / unit value under the sample — within a trust region of a few moves
-  that grows while model proposals improve on the incumbent and shrinks while they do not; or
+  that grows while model proposals improve on the incumbent and shrinks while they do not; on spaces
+  with known constraints the minimum is taken over feasible configurations only (every one of them
+  when there are at most 50,000, within a radius of changed parameters; see :mod:`.constrained`); or
 * hands the suggestion to its **fallback** technique, a sub-technique bound under
   ``<path>/<fallback name>`` that sees every result (registered ``StructuralSurrogate``: the default
   bandit, ``AUCBanditMetaTechniqueA``; constructed without one: :class:`~..simple.GreedyMutation`).
@@ -31,6 +33,7 @@ from ...parameters.features import (ArrayFeatures, FeatureLayout, OneHotFeatures
                                     UnitFeatures)
 from ..base import Config, Feedback, Proposal, Technique, TechniqueError
 from ..simple import GreedyMutation
+from .constrained import FeasibleCandidates, has_known_constraints
 from .model import SparseBayesLinear
 from .tours import descend, iterated_search
 
@@ -90,6 +93,8 @@ class StructuralSurrogate(Technique):
         self.credit: Dict[str, Deque[int]] = {"model": deque(maxlen=self.window),
                                               "fallback": deque(maxlen=self.window)}
         self.pending: Set[str] = set()  # model proposals not measured yet
+        self._constrained = has_known_constraints(manipulator)
+        self.candidates: Optional[FeasibleCandidates] = None  # feasible configurations (constrained spaces)
 
     def check_space(self, manipulator: ConfigurationManipulator) -> None:
         if not manipulator.parameters:
@@ -101,6 +106,8 @@ class StructuralSurrogate(Technique):
         self.fallback.observe(feedback)
         self.seen.add(feedback.key)
         self.pending.discard(feedback.key)
+        if self.candidates is not None:
+            self.candidates.mark(feedback.key)
         self.results += 1
         if feedback.ok and np.isfinite(feedback.value):
             self.model.add(self.layout.encode(feedback.config), feedback.value)
@@ -118,7 +125,10 @@ class StructuralSurrogate(Technique):
             cfg = self._from_model()
             if cfg is not None:
                 assert self.manipulator is not None
-                self.pending.add(self.manipulator.hash_config(cfg))
+                key = self.manipulator.hash_config(cfg)
+                self.pending.add(key)
+                if self.candidates is not None:
+                    self.candidates.mark(key)
                 return Proposal(cfg, self.path)
         return self.fallback.propose()
 
@@ -141,7 +151,9 @@ class StructuralSurrogate(Technique):
                 self.radius, self.failures = max(1, self.radius // 2), 0
 
     def _from_model(self) -> Optional[Config]:
-        """The sampled model's minimum near the incumbent that was not measured yet (None if none)."""
+        """The sampled model's minimum near the incumbent that was not measured yet (None if none).
+        On spaces with known constraints the minimum is taken over feasible configurations
+        (:mod:`.constrained`)."""
         assert self.manipulator is not None and self.best_config is not None
         self.model.refresh()
         for attempt in range(KICKS + 1):
@@ -151,10 +163,24 @@ class StructuralSurrogate(Technique):
                 block = weights[offset:offset + fmap.size]
                 value = fmap.parameter.get_value(cfg)
                 fmap.parameter.set_value(cfg, self._minimise(fmap, block, value, kick=attempt > 0))
+            if self._constrained:
+                cfg = self._feasible_minimum(weights, cfg)
+                if cfg is None:
+                    continue
             key = self.manipulator.hash_config(cfg)
             if self.manipulator.is_feasible(cfg) and key not in self.seen and key not in self.pending:
                 return cfg
         return None
+
+    def _feasible_minimum(self, weights: np.ndarray, own: Config) -> Optional[Config]:
+        """The sampled model's minimum over feasible configurations (built on first use)."""
+        assert self.manipulator is not None and self.best_config is not None
+        if self.candidates is None:
+            self.candidates = FeasibleCandidates(self.manipulator, self.layout)
+            for key in self.seen | self.pending:
+                self.candidates.mark(key)
+        return self.candidates.best(weights, self.best_config, self.radius, self.seen | self.pending,
+                                    own, self.rng, self.np_rng)
 
     # ---- minimising the sampled model, per feature map ---------------------------------------------
     def _minimise(self, fmap: Any, w: np.ndarray, value: Any, kick: bool = False) -> Any:

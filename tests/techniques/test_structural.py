@@ -14,6 +14,7 @@ from tunerlib.parameters.features import FeatureLayout
 from tunerlib.techniques import registry
 from tunerlib.techniques.base import Feedback
 from tunerlib.techniques.structural import StructuralSurrogate
+from tunerlib.techniques.structural.constrained import FeasibleCandidates
 from tunerlib.techniques.structural.model import SparseBayesLinear
 from tunerlib.techniques.structural.tours import (apply_or_opt, apply_two_opt, local_search, move_table,
                                                   order_search, tour_value)
@@ -180,3 +181,43 @@ def test_through_the_real_cli_runs_are_identical_across_processes_under_a_seed(t
         assert out.returncode == 0, out.stderr
         lengths.append(re.search(r"length: (\d+)", out.stdout).group(1))
     assert lengths[0] == lengths[1]
+
+
+def _linked_space():
+    """Two linked choices (gs a multiple of ls; one-hot features, so the cost is exactly additive)
+    and an enum; the optimum is (gs 16, ls 16, 'c') -- the per-parameter minimum (gs 8, ls 16) is
+    infeasible."""
+    m = ConfigurationManipulator([EnumParameter("gs", [1, 2, 4, 8, 16, 32]),
+                                  EnumParameter("ls", [1, 2, 4, 8, 16, 32]), EnumParameter("e", ["a", "b", "c"])])
+    m.add_constraint("gs % ls == 0")
+    gs_cost = {1: 9, 2: 7, 4: 5, 8: 0, 16: 1, 32: 6}
+    ls_cost = {1: 8, 2: 6, 4: 5, 8: 4, 16: 0, 32: 9}
+
+    def f(c):
+        return gs_cost[c["gs"]] + ls_cost[c["ls"]] + {"a": 2, "b": 1, "c": 0}[c["e"]]
+    return m, f
+
+
+def test_on_a_constrained_space_the_model_minimum_is_taken_over_feasible_configurations():
+    m, f = _linked_space()
+    feasible = [c for c in (dict(gs=g, ls=l, e=e) for g in [1, 2, 4, 8, 16, 32] for l in [1, 2, 4, 8, 16, 32]
+                            for e in "abc") if c["gs"] % c["ls"] == 0]
+    cands = FeasibleCandidates(m, FeatureLayout(m.parameters))
+    assert cands.enumerated and cands.X.shape[0] == len(feasible)
+    layout = FeatureLayout(m.parameters)
+    model = SparseBayesLinear(layout.size, layout.groups)
+    for cfg in feasible:
+        model.add(layout.encode(cfg), f(cfg))
+    model.refresh()
+    best = cands.best(model.mean, feasible[0], radius=99, excluded=set(), own=None,
+                      rng=random.Random(0), np_rng=np.random.default_rng(0))
+    assert best == {"gs": 16, "ls": 16, "e": "c"}
+    cands.mark(m.hash_config(best))                       # measured: the next best feasible one
+    second = cands.best(model.mean, feasible[0], 99, set(), None, random.Random(0), np.random.default_rng(0))
+    assert second != best and m.is_feasible(second) and f(second) == min(f(c) for c in feasible if c != best)
+
+
+def test_model_proposals_on_constrained_spaces_are_feasible_and_find_the_optimum():
+    m, f = _linked_space()
+    run = tune_function(m, f, test_limit=30, technique=["StructuralSurrogate"], seed=4)
+    assert run.summary.best_value == 1  # gs 16, ls 16, 'c'
