@@ -96,6 +96,10 @@ class BOOptions:
     hp_full_every: int = 10
     #: L-BFGS-B iterations per start
     hp_maxiter: int = 60
+    #: the hyperparameters are searched again (warm or full fit) only once the OK results have grown
+    #: by this fraction since the last search (at least one new result); in between, the GP keeps
+    #: its hyperparameters and only refactorises on the new data (0: search after every result)
+    hp_refit_growth: float = 0.05
     #: log-transform the objective: None = chosen by marginal likelihood when every OK value is
     #: > 0 (identity otherwise); True applies only when every value is > 0
     log_transform: Optional[bool] = None
@@ -138,6 +142,9 @@ class BOOptions:
                   "neighbours_per_parameter", "max_observations"):
             if getattr(self, f) < 1:
                 raise TechniqueError(f"BayesianOptimization: {f} must be >= 1, got {getattr(self, f)}")
+        if not 0.0 <= self.hp_refit_growth <= 10.0:
+            raise TechniqueError(f"BayesianOptimization: hp_refit_growth must be in [0, 10], "
+                                 f"got {self.hp_refit_growth}")
         if self.initial_samples is not None and self.initial_samples < 1:
             raise TechniqueError(f"BayesianOptimization: initial_samples must be >= 1 or None, "
                                  f"got {self.initial_samples}")
@@ -203,6 +210,8 @@ class BayesianOptimization(Technique):
         self._feasible_seen: Set[Hashable] = set()   # keys of evaluated/pending feasible configs
         self.fallbacks = 0
         self._fits = 0
+        self._searched_at = 0                        # OK results at the last hyperparameter search
+        self._n_ok = 0                               # OK results (before the training-set cap)
         self._local_turn = 0                         # cycles trust-region / global steps when stalled
 
     # ---- protocol -----------------------------------------------------------------------------
@@ -313,6 +322,10 @@ class BayesianOptimization(Technique):
         choice between lambda = 1 and 0) and warm fits keep the last choice.
         """
         o = self.options
+        if self._hyper is not None and self._use_log is not None \
+                and self._n_ok - self._searched_at < max(1.0, o.hp_refit_growth * self._searched_at):
+            return self._refactorise(D2, raw)
+        self._searched_at = self._n_ok
         full = self._hyper is None or self._fits % max(o.hp_full_every, 1) == 0
         starts = o.hp_starts if full else min(o.hp_warm_starts, o.hp_starts)
         samples = o.hp_samples if full else max(1, o.hp_samples // 6)
@@ -342,6 +355,14 @@ class BayesianOptimization(Technique):
         self._fits += 1
         return gp, y
 
+    def _refactorise(self, D2: np.ndarray, raw: np.ndarray) -> tuple:
+        """The GP on the current data under the last searched hyperparameters and transform."""
+        t = np.log(raw) if self._use_log else raw
+        y = (t - float(np.mean(t))) / (float(np.std(t)) or 1.0)
+        gp = GaussianProcess(D2, y)
+        gp.set_hyper(self._hyper)  # type: ignore[arg-type]
+        return gp, y
+
     def _fit_feasibility(self) -> Optional[FeasibilityModel]:
         """Train the classifier when any result is infeasible or failed; None otherwise."""
         results = list(self._results.values())
@@ -359,6 +380,7 @@ class BayesianOptimization(Technique):
             worst = max(v for _, v in ok)
             ok += [(c, worst) for c, _, s in self._results.values() if s != "ok"]
         cap = self.options.max_observations
+        self._n_ok = len(ok)
         if len(ok) <= cap:
             return ok
         best = sorted(range(len(ok)), key=lambda i: ok[i][1])[: cap // 2]
