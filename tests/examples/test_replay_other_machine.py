@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from other_machine import KT_HUB, RISE_BACO, TACO_CACHE, perturb_csv, perturb_kt_cache
+from other_machine import (KT_HUB, RISE_BACO, TACO_CACHE, needs_kt, needs_rise, needs_taco, perturb_csv,
+                           perturb_kt_cache)
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "examples" / "taco"))
@@ -16,12 +17,6 @@ import rise_tuner  # noqa: E402
 import taco_tuner  # noqa: E402
 from tunerlib.replay import ReplayInterface  # noqa: E402
 
-needs_taco = pytest.mark.skipif(not (TACO_CACHE / "spmm_7742.csv.gz").is_file(),
-                                reason=f"shared TACO tables not found under {TACO_CACHE}")
-needs_rise = pytest.mark.skipif(not (RISE_BACO / "kmeans_rtxtitan.csv.gz").is_file(),
-                                reason=f"shared RISE tables not found under {RISE_BACO}")
-needs_kt = pytest.mark.skipif(not (KT_HUB / "convolution_milo" / "A4000.trimmed.json.gz").is_file(),
-                              reason=f"shared Kernel Tuner caches not found under {KT_HUB}")
 
 
 def _summary(tmp_path, main, args, name):

@@ -13,11 +13,20 @@ import random
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
+import pytest
+
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 TACO_CACHE = SHARED / "data" / "taco_cache"
 RISE_BACO = SHARED / "data" / "gpu_cache" / "rise_baco"
 KT_HUB = SHARED / "data" / "gpu_cache" / "kerneltuner_hub"
 OBJECTIVE = "compute_time"
+
+needs_taco = pytest.mark.skipif(not (TACO_CACHE / "spmm_7742.csv.gz").is_file(),
+                                reason=f"shared TACO tables not found under {TACO_CACHE}")
+needs_rise = pytest.mark.skipif(not (RISE_BACO / "kmeans_rtxtitan.csv.gz").is_file(),
+                                reason=f"shared RISE tables not found under {RISE_BACO}")
+needs_kt = pytest.mark.skipif(not (KT_HUB / "convolution_milo" / "A4000.trimmed.json.gz").is_file(),
+                              reason=f"shared Kernel Tuner caches not found under {KT_HUB}")
 
 
 def _read_csv(path: Path) -> List[Dict[str, str]]:

@@ -2,17 +2,12 @@
 columns reordered, files renamed, thread counts remapped) get the same space and constraints as
 the shipped ones.  Skipped when ../shared is absent."""
 import pytest
-from other_machine import KT_HUB, RISE_BACO, TACO_CACHE, perturb_csv, perturb_kt_cache
+from other_machine import (KT_HUB, RISE_BACO, TACO_CACHE, needs_kt, needs_rise, needs_taco, perturb_csv,
+                           perturb_kt_cache)
 
 from tunerlib.replay import benchmark_from_file, load_benchmark
 from tunerlib.tools.replay_problems import main as stats_main
 
-needs_taco = pytest.mark.skipif(not (TACO_CACHE / "spmm_7742.csv.gz").is_file(),
-                                reason=f"shared TACO tables not found under {TACO_CACHE}")
-needs_rise = pytest.mark.skipif(not (RISE_BACO / "kmeans_rtxtitan.csv.gz").is_file(),
-                                reason=f"shared RISE tables not found under {RISE_BACO}")
-needs_kt = pytest.mark.skipif(not (KT_HUB / "convolution_milo" / "A4000.trimmed.json.gz").is_file(),
-                              reason=f"shared Kernel Tuner caches not found under {KT_HUB}")
 
 
 def _space(bench):

@@ -139,3 +139,19 @@ def open_store(url: Optional[str]) -> Union["ResultsStore", Any]:
         return MemoryStore()
     from .storage import ResultsDB
     return ResultsDB(url)
+
+
+def open_existing(url: str, verb: str = "read") -> Any:
+    """An existing results database for a command that only reads it (``upload``, ``report``):
+    DatabaseError (one line) when the SQLite file is missing or empty -- it is not created -- or
+    when ``url`` is not a readable tunerlib results database (``cannot <verb> <url>: ...``)."""
+    from .migrations import missing_sqlite_file
+    from .models import DatabaseError
+    from .storage import ResultsDB
+    path = missing_sqlite_file(url)
+    if path is not None:
+        raise DatabaseError(f"no results database at {path}: pass the path of a tunerlib results database")
+    try:
+        return ResultsDB(url)
+    except DatabaseError as exc:
+        raise DatabaseError(f"cannot {verb} {url}: {exc}") from None

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
 
 from .table import open_text
 
@@ -67,3 +67,20 @@ def split_columns(header: Sequence[str], path: Path, params: Optional[Sequence[s
 def column_index(header: Sequence[str], name: str) -> Optional[int]:
     """Position of column ``name`` in ``header`` (None when absent)."""
     return list(header).index(name) if name in header else None
+
+
+def table_rows(path: Path, header: Sequence[str], names: Sequence[str],
+               parsers: Sequence[Callable[[str], Any]]) -> Iterator[Tuple[Tuple[Any, ...], List[str], str]]:
+    """(key, row, ``path:line``) of every non-empty data row: ``key`` holds the parameter columns
+    ``names`` parsed by ``parsers``.  Raises ValueError (one line) for a row of the wrong width."""
+    cols = [list(header).index(c) for c in names]
+    with open_text(path) as fh:
+        reader = csv.reader(fh)
+        next(reader)
+        for lineno, row in enumerate(reader, start=2):
+            if not row:
+                continue
+            where = f"{path}:{lineno}"
+            if len(row) != len(header):
+                raise ValueError(f"{where}: {len(row)} fields, header has {len(header)}")
+            yield tuple(p(row[i]) for p, i in zip(parsers, cols)), row, where

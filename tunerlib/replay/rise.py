@@ -15,13 +15,12 @@ all the parameters.
 """
 from __future__ import annotations
 
-import csv
 import math
 from pathlib import Path
 from typing import Any, Callable, Dict, Optional, Sequence, Union
 
-from .columns import OBJECTIVE_COLUMN, column_index, read_header, split_columns
-from .table import Record, RecordedTable, TableBuilder, open_text
+from .columns import OBJECTIVE_COLUMN, column_index, read_header, split_columns, table_rows
+from .table import Record, RecordedTable, TableBuilder
 
 FAILED_REASON = "compute_time == 0 (failed run)"
 
@@ -65,24 +64,14 @@ def read_rise_csv(path: Union[str, Path], name: Optional[str] = None, duplicates
     header = read_header(path, "BaCO/CATBench measurement CSV")
     names, extras = split_columns(header, path, params, name or stem)
     builder = TableBuilder(name or stem, names, duplicates)
-    cols = [header.index(c) for c in names]
     parsers = [cached_parser(parse_number, f"{path} column {c!r}") for c in names]
     ci = header.index(OBJECTIVE_COLUMN)
     iter_col, energy_col = column_index(header, "iterations"), column_index(header, "energy")
-    with open_text(path) as fh:
-        reader = csv.reader(fh)
-        next(reader)
-        for lineno, row in enumerate(reader, start=2):
-            if not row:
-                continue
-            if len(row) != len(header):
-                raise ValueError(f"{path}:{lineno}: {len(row)} fields, header has {len(header)}")
-            key = tuple(p(row[i]) for p, i in zip(parsers, cols))
-            where = f"{path}:{lineno}"
-            iterations = 1 if iter_col is None else parse_number(row[iter_col], where)
-            extra = {} if energy_col is None or not row[energy_col].strip() else \
-                {"energy": float(parse_number(row[energy_col], where))}
-            builder.add(key, _record(row[ci], iterations, extra, where))
+    for key, row, where in table_rows(path, header, names, parsers):
+        iterations = 1 if iter_col is None else parse_number(row[iter_col], where)
+        extra = {} if energy_col is None or not row[energy_col].strip() else \
+            {"energy": float(parse_number(row[energy_col], where))}
+        builder.add(key, _record(row[ci], iterations, extra, where))
     meta: Dict[str, Any] = {"columns": extras, "gpu": stem.rsplit("_", 1)[-1]}
     return builder.build({}, str(path), meta)
 

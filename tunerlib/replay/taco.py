@@ -12,14 +12,13 @@ files).  ``simulated_s`` estimates the cost as ``compute_time * iterations * rep
 """
 from __future__ import annotations
 
-import csv
 import math
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from .columns import OBJECTIVE_COLUMN, read_header, split_columns
+from .columns import OBJECTIVE_COLUMN, read_header, split_columns, table_rows
 from .rise import FAILED_REASON, cached_parser, parse_number
-from .table import Record, RecordedTable, TableBuilder, open_text
+from .table import Record, RecordedTable, TableBuilder
 
 
 def parse_permutation(text: str, where: str = "permutation") -> Tuple[int, ...]:
@@ -56,21 +55,11 @@ def read_taco_csv(path: Union[str, Path], name: Optional[str] = None, duplicates
     header = read_header(path, "CATBench TACO CSV")
     names, extras = split_columns(header, path, params, name or stem)
     builder = TableBuilder(name or stem, names, duplicates)
-    cols = [header.index(c) for c in names]
     parsers = [cached_parser(_value, f"{path} column {c!r}") for c in names]
     ci = header.index(OBJECTIVE_COLUMN)
     runs = [header.index(c) for c in ("iterations", "repeats") if c in header]
-    with open_text(path) as fh:
-        reader = csv.reader(fh)
-        next(reader)
-        for lineno, row in enumerate(reader, start=2):
-            if not row:
-                continue
-            where = f"{path}:{lineno}"
-            if len(row) != len(header):
-                raise ValueError(f"{where}: {len(row)} fields, header has {len(header)}")
-            key = tuple(p(row[i]) for p, i in zip(parsers, cols))
-            builder.add(key, _record(row[ci], [parse_number(row[i], where) for i in runs], where))
+    for key, row, where in table_rows(path, header, names, parsers):
+        builder.add(key, _record(row[ci], [parse_number(row[i], where) for i in runs], where))
     meta: Dict[str, Any] = {"columns": extras, "machine": stem.rsplit("_", 1)[-1]}
     return builder.build({}, str(path), meta)
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
 
 from ..db import DatabaseError, ResultsDB
-from ..db.migrations import missing_sqlite_file
+from ..db.store import open_existing
 from ..errors import UsageError
 from ..finalform import FINAL_FORM, final_form_text
 
@@ -131,13 +131,10 @@ def metric_value(metric: str, row: Any) -> Optional[float]:
 
 def open_results(url: str) -> ResultsDB:
     """Open an existing results database for reading; ReportError (one line) when there is none."""
-    path = missing_sqlite_file(url)
-    if path is not None:
-        raise ReportError(f"no results database at {path}: pass the path of a tunerlib results database")
     try:
-        return ResultsDB(url)
+        return open_existing(url, "read")
     except DatabaseError as exc:
-        raise ReportError(f"cannot read {url}: {exc}") from None
+        raise ReportError(str(exc)) from None
 
 
 def _run_data(store: Any, info: dict) -> RunData:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, List, Optional, TextIO
 
 from ..db import DatabaseError, ResultsDB
-from ..db.migrations import missing_sqlite_file
+from ..db.store import open_existing
 from .export import StoredRun, export_run
 from .schema import StoreError
 from .store import CrossSessionStore
@@ -32,15 +32,12 @@ class UploadReport:
 
 
 def open_results(url: str) -> ResultsDB:
-    """Open an existing results database for reading; StoreError (one line) when it is missing,
-    not a tunerlib results database, or of another schema version."""
-    path = missing_sqlite_file(url)
-    if path is not None:
-        raise StoreError(f"no results database at {path}: pass the path of a tunerlib results database")
+    """Open an existing results database; StoreError (one line) when it is missing, not a tunerlib
+    results database, or of another schema version."""
     try:
-        return ResultsDB(url)
+        return open_existing(url, "upload")
     except DatabaseError as exc:
-        raise StoreError(f"cannot upload {url}: {exc}") from None
+        raise StoreError(str(exc)) from None
 
 
 def _progress(total: int, out: Optional[TextIO]) -> Callable[[int], None]:
