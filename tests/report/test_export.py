@@ -89,7 +89,7 @@ def test_parquet_without_pyarrow_is_one_line(results_db, tmp_path, capsys, monke
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
     assert main(["export", results_db, "--format", "parquet", "-o", str(tmp_path / "r.parquet")]) == 2
     err = capsys.readouterr().err
-    assert err == ("tunerlib export: error: --format parquet needs pyarrow: pip install pyarrow "
+    assert err == ("tunerlib export: error: --format parquet needs pyarrow: pip install 'tunerlib[parquet]' "
                    "(or use --format csv or json)\n")
     assert not (tmp_path / "r.parquet").exists()
 

@@ -83,7 +83,7 @@ def _parquet(columns: List[str], rows: List[Dict[str, Any]], path: str) -> None:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
-        raise ReportError("--format parquet needs pyarrow: pip install pyarrow "
+        raise ReportError("--format parquet needs pyarrow: pip install 'tunerlib[parquet]' "
                           "(or use --format csv or json)") from None
     data = {c: [_flat(r.get(c)) for r in rows] for c in columns}
     arrays = {}
