@@ -39,15 +39,15 @@ def eval_curves(runs: Sequence[RunData]) -> Tuple[np.ndarray, np.ndarray]:
 
 
 def time_curves(runs: Sequence[RunData], points: int = 200) -> Tuple[np.ndarray, np.ndarray]:
-    """(seconds grid, best so far of each run at each time): NaN before a run's first OK result and
-    after its last result."""
+    """(seconds grid, best so far of each run at each time): NaN before a run's first OK result; a run
+    that ended keeps its final best (so a median across runs never rises when one run stops early)."""
     end = max((p.seconds for r in runs for p in r.points), default=0.0)
     grid = np.linspace(0.0, end, points) if end > 0 else np.zeros(1)
     matrix = np.full((len(runs), grid.size), np.nan)
     for i, run in enumerate(runs):
         seconds, best = _best_by_time(run)
         upto = np.searchsorted(seconds, grid, side="right") - 1
-        inside = (upto >= 0) & (grid <= seconds[-1])
+        inside = upto >= 0
         matrix[i, inside] = best[upto[inside]]
     return grid, matrix
 
