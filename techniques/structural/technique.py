@@ -114,7 +114,7 @@ class StructuralSurrogate(Technique):
         if self.is_own(feedback):
             self.credit["model"].append(int(improved))
             self._adapt_radius(improved)
-        elif feedback.requestor.startswith(self.fallback.path):
+        elif feedback.requestor == self.fallback.path or feedback.requestor.startswith(self.fallback.path + "/"):
             self.credit["fallback"].append(int(improved))
 
     def propose(self) -> Optional[Proposal]:
@@ -179,8 +179,8 @@ class StructuralSurrogate(Technique):
             self.candidates = FeasibleCandidates(self.manipulator, self.layout)
             for key in self.seen | self.pending:
                 self.candidates.mark(key)
-        return self.candidates.best(weights, self.best_config, self.radius, self.seen | self.pending,
-                                    own, self.rng, self.np_rng)
+        excluded = () if self.candidates.enumerated else self.seen | self.pending  # enumerated: marks
+        return self.candidates.best(weights, self.best_config, self.radius, excluded, own, self.rng, self.np_rng)
 
     # ---- minimising the sampled model, per feature map ---------------------------------------------
     def _minimise(self, fmap: Any, w: np.ndarray, value: Any, kick: bool = False) -> Any:
