@@ -60,12 +60,15 @@ class AUCBanditMutationTechnique(Technique):
         for i, param in enumerate(manipulator.parameters):
             for op in arm_operators(param):
                 self.arms[f"{i}:{op}"] = (param, op)
-        self.bandit = AUCBandit(list(self.arms), self.C, self.window)
+        # a space without parameters has no arms: every proposal is then the (empty) random one
+        self.bandit = AUCBandit(list(self.arms), self.C, self.window) if self.arms else None
         self.pending: Dict[str, List[str]] = {}   # key -> arms waiting for its result
         self.seen: Set[str] = set()
 
     def ordered_arms(self) -> List[str]:
         """Arms by decreasing bandit score, ties in random order."""
+        if self.bandit is None:
+            return []
         score = self.bandit.score
         keyed = [(-score(a), self.rng.random(), a) for a in self.bandit.arms]
         keyed.sort()

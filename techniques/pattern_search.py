@@ -201,9 +201,9 @@ class BatchSequentialTechnique(Technique):
         """A feasible mutation of the best configuration (random before any result), new if possible."""
         m = self.manipulator
         assert m is not None
-        if self.best_config is None:
-            return m.random(self.rng)
         params = m.parameters
+        if self.best_config is None or not params:
+            return m.random(self.rng)
         for attempt in range(20):
             child = m.copy(self.best_config)
             for _ in range(1 + attempt // 5):  # one move; more only while retries hit known configs

@@ -12,7 +12,8 @@ seeded-random number of results is recorded, resumes with ``--resume`` and check
 * serial runs continue exactly as an uninterrupted run with the same seed does (same requests in the
   same order), SIGKILL included: every technique here is deterministic given the seed.
 
-``TUNERLIB_FAULT_CASES=N`` runs N cases (default 30); ``TUNERLIB_FAULT_SEED`` picks another draw.
+``TUNERLIB_FAULT_CASES=N`` runs N cases (default 12: each signal x parallelism x fault-mix combination
+once, at a seeded-random moment); ``TUNERLIB_FAULT_SEED`` picks another draw.
 """
 import json
 import os
@@ -36,7 +37,7 @@ FAULT_MIXES = ("", "hang,segv,memory,raise")
 def _cases():
     rng = random.Random(int(os.environ.get("TUNERLIB_FAULT_SEED", "2026")))
     cases = []
-    for i in range(int(os.environ.get("TUNERLIB_FAULT_CASES", "30"))):
+    for i in range(int(os.environ.get("TUNERLIB_FAULT_CASES", "12"))):
         cases.append(dict(signum=SIGNALS[i % 3], parallelism=(1, 4)[(i // 3) % 2],
                           faults=FAULT_MIXES[(i // 6) % 2], after=rng.randint(1, TEST_LIMIT - 4),
                           seed=rng.randrange(4), extra_delay=rng.uniform(0.0, 0.05)))

@@ -178,7 +178,7 @@ def test_bad_arguments_are_one_line_exit_2(results_db, tmp_path, capsys, args, m
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
 
 
-def test_bad_databases_are_one_line_exit_2(tmp_path, empty_db):
+def test_bad_databases_are_one_line_exit_2(tmp_path, empty_db, capsys):
     text = tmp_path / "notes.txt"
     text.write_text("not a database\n" * 50)
     cases = {str(text): "cannot read", str(tmp_path / "missing.db"): "no results database at",
@@ -186,11 +186,14 @@ def test_bad_databases_are_one_line_exit_2(tmp_path, empty_db):
     for path, message in cases.items():
         for command in (["plot", path], ["report", path, "-o", str(tmp_path / "r.html")],
                         ["export", path]):
-            proc = subprocess.run([sys.executable, "-m", "tunerlib.cli", *command], capture_output=True,
-                                  text=True, cwd=tmp_path)
-            assert proc.returncode == 2, (command, proc.stderr)
-            assert message in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+            assert main(command) == 2, command
+            err = capsys.readouterr().err
+            assert message in err and err.count("\n") == 1, err
     assert not (tmp_path / "missing.db").exists()
+    # the same through the installed entry point (a real process: exit status and stderr)
+    proc = subprocess.run([sys.executable, "-m", "tunerlib.cli", "report", str(text)], capture_output=True,
+                          text=True, cwd=tmp_path)
+    assert proc.returncode == 2 and "cannot read" in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
 
 
 def test_a_database_of_another_program_is_refused(tmp_path):

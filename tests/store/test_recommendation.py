@@ -14,7 +14,7 @@ from tunerlib.store.recommender import StoreRecommender
 from tunerlib.techniques import Feedback, PureRandom
 from tunerlib.techniques.recommendation import RecommendationBandit, approach_names
 
-from conformance_spaces import SPACES, mixed_space
+from tunerlib.testing import SPACES, mixed_space
 from stores import PERMUTATION, affinity_pairs, hand_run
 
 TABLE_6_1 = {  # search affinity: dg42, br17, PBsort

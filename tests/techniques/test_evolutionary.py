@@ -1,9 +1,8 @@
-"""Evolutionary techniques (DE, PSO, GA family, GGA, BinaryGA): conformance and behaviour.
+"""Evolutionary techniques (DE, PSO, GA family, GGA, BinaryGA): registration and behaviour.
 
-Conformance: every registered name runs 200 evaluations through ``tune_function`` on a permutation
-(12-city TSP), a numeric (sphere), a mixed and a constrained space, proposing only legal, feasible
-configurations, deterministically under a seed.  An asynchronous harness checks several requests
-in flight, results in any order, other techniques' results, duplicates and infeasible answers.
+Legality, determinism and the asynchronous protocol are checked for every registered technique by
+the conformance kit (tunerlib.testing, tests/techniques/test_conformance.py); the asynchronous
+harness ``drive`` below serves the behaviour tests.
 """
 import math
 import random
@@ -11,13 +10,12 @@ import statistics
 
 import pytest
 
-from tunerlib import tune_function
 from tunerlib.parameters import (BooleanArray, BooleanParameter, ConfigurationManipulator, EnumParameter,
                                  FloatArray, FloatParameter, IntegerArray, IntegerParameter,
                                  LogFloatParameter, LogIntegerParameter, OrdinalParameter,
                                  PermutationParameter, PowerOfTwoParameter, ScheduleParameter,
                                  SelectorParameter, SwitchParameter)
-from tunerlib.techniques import Feedback, TechniqueRegistry, register, registry
+from tunerlib.techniques import Feedback, TechniqueRegistry, registry
 from tunerlib.techniques import binary_ga, differential_evolution, genetic, pso
 from tunerlib.techniques.differential_evolution import DifferentialEvolution
 from tunerlib.techniques.genetic import GeneticAlgorithm, GlobalGA, mutate_param
@@ -38,13 +36,6 @@ def fresh_registry() -> TechniqueRegistry:
 
 REG = fresh_registry()
 NAMES = list(REG)
-
-
-def ensure_global(name: str) -> None:
-    """tune_function uses the process-wide registry: add our name there when it is missing."""
-    if name not in registry():
-        entry = dict(REG.describe())[name]
-        register(name, lambda n=name: REG.create(n), entry)
 
 
 # ---- spaces -------------------------------------------------------------------------------------
@@ -71,14 +62,6 @@ def sphere_fn(cfg):
     return sum(cfg[f"x{i}"] ** 2 for i in range(4))
 
 
-def rosenbrock_space():
-    return ConfigurationManipulator([FloatParameter("x", -2.0, 2.0), FloatParameter("y", -1.0, 3.0)])
-
-
-def rosenbrock_fn(cfg):
-    return (1 - cfg["x"]) ** 2 + 100 * (cfg["y"] - cfg["x"] ** 2) ** 2
-
-
 def mixed_space(constrained=False):
     m = ConfigurationManipulator([
         IntegerParameter("a", 0, 20), FloatParameter("f", -2.0, 3.0), LogFloatParameter("lf", 1e-3, 10.0),
@@ -96,7 +79,6 @@ def mixed_fn(cfg):
             + (cfg["e"] != "y") + cfg["b"] + cfg["o"] / 4
             + sum(abs(v - i) for i, v in enumerate(cfg["perm"])) + sum(cfg["ia"]) + sum(cfg["ba"]))
 
-
 def other_kinds_space():
     """Every remaining kind: schedule, selector, switch, log_int, float_array."""
     return ConfigurationManipulator([
@@ -105,27 +87,6 @@ def other_kinds_space():
         LogIntegerParameter("li", 1, 1000), FloatArray("fa", 3, -1.0, 1.0)])
 
 
-def other_fn(cfg):
-    return (cfg["s"].index("e") + cfg["sw"] + math.log(cfg["li"]) + sum(x * x for x in cfg["fa"])
-            + (cfg["sel"]["order"][0] != "q"))
-
-
-SPACES = {
-    "tsp": (tsp_space, tsp_fn),
-    "sphere": (sphere_space, sphere_fn),
-    "rosenbrock": (rosenbrock_space, rosenbrock_fn),
-    "mixed": (mixed_space, mixed_fn),
-    "constrained": (lambda: mixed_space(True), mixed_fn),
-}
-
-
-def checked(space, fn, problems):
-    """Wrap ``fn`` so every measured configuration is checked for legality and feasibility."""
-    def run(cfg):
-        if not space.is_valid(cfg) or not space.is_feasible(cfg):
-            problems.append(cfg)
-        return fn(cfg)
-    return run
 
 
 # ---- registration ---------------------------------------------------------------------------------
@@ -138,28 +99,6 @@ def test_register_adds_the_expected_names_with_descriptions():
 
 
 # ---- conformance through the real driver ---------------------------------------------------------
-@pytest.mark.parametrize("space_name", list(SPACES))
-@pytest.mark.parametrize("name", NAMES)
-def test_runs_200_evaluations_with_legal_feasible_configs(name, space_name):
-    ensure_global(name)
-    make, fn = SPACES[space_name]
-    space, problems = make(), []
-    run = tune_function(space, checked(space, fn, problems), test_limit=200, technique=[name], seed=3)
-    assert problems == []
-    assert len(run.values) == 200
-    assert all(math.isfinite(v) for v in run.values)
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_deterministic_under_seed(name):
-    ensure_global(name)
-    runs = [tune_function(mixed_space(True), mixed_fn, test_limit=120, technique=[name], seed=11).values
-            for _ in range(2)]
-    assert runs[0] == runs[1]
-    other = tune_function(mixed_space(True), mixed_fn, test_limit=120, technique=[name], seed=12).values
-    assert other != runs[0]
-
-
 # ---- asynchronous harness --------------------------------------------------------------------------
 def drive(tech, space, fn, n, seed, batch=4, foreign=0.2):
     """Several requests in flight, results in random order, other techniques' results mixed in,
@@ -207,42 +146,6 @@ def drive(tech, space, fn, n, seed, batch=4, foreign=0.2):
         else:
             values.append(answer(prop.config, key, prop.requestor))
     return values
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_async_out_of_order_results_and_every_kind(name):
-    for make, fn in ((lambda: mixed_space(True), mixed_fn), (other_kinds_space, other_fn)):
-        values = drive(REG.create(name), make(), fn, 150, seed=5)
-        assert len(values) == 150
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_infeasible_and_error_feedback_is_tolerated(name):
-    space = mixed_space(True)
-    tech = REG.create(name)
-    tech.bind(space, random.Random(2), "T")
-    for i in range(150):
-        prop = tech.propose()
-        assert prop is not None
-        key = space.hash_config(prop.config)
-        state = ("ok", "error", "infeasible")[i % 3]
-        value = mixed_fn(prop.config) if state == "ok" else math.inf
-        tech.observe(Feedback(prop.config, key, value, state, prop.requestor, False))
-
-
-def test_tiny_spaces_never_crash():
-    spaces = [ConfigurationManipulator(), ConfigurationManipulator([BooleanParameter("b")]),
-              ConfigurationManipulator([PermutationParameter("p", [1, 2])]),
-              ConfigurationManipulator([EnumParameter("e", ["u"])])]
-    for space in spaces:
-        for name in NAMES:
-            tech = REG.create(name)
-            tech.bind(space, random.Random(0), "T")
-            for _ in range(40):
-                prop = tech.propose()
-                assert prop is not None
-                space.validate(prop.config)
-                tech.observe(Feedback(prop.config, space.hash_config(prop.config), 1.0, "ok", "T", False))
 
 
 # ---- behaviour: differential evolution -------------------------------------------------------------

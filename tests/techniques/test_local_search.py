@@ -1,6 +1,7 @@
 """Local-search techniques (Nelder–Mead, Torczon, pattern search, pseudo-annealing, mutation bandit):
-registration, and every registered name on permutation, numeric, mixed and constrained spaces --
-legal feasible proposals only, full budgets, determinism under the seed, no stall.
+registration, no stall over 500 requests, and quality against random search.  Legality, full
+budgets, determinism and the asynchronous protocol are checked for every registered technique by the
+conformance kit (tunerlib.testing, tests/techniques/test_conformance.py).
 
 Behavioural tests of the individual methods live in test_local_search_behaviour.py.
 """
@@ -93,15 +94,6 @@ SPACES = {"tsp": tsp, "sphere": sphere, "rosenbrock": rosenbrock, "mixed": mixed
           "constrained": constrained}
 
 
-def checked(m, fn, log):
-    """Wrap ``fn``: record every measured configuration that is illegal or infeasible."""
-    def run(cfg):
-        if not m.is_valid(cfg) or not m.is_feasible(cfg):
-            log.append(cfg)
-        return fn(cfg)
-    return run
-
-
 def drive(tech, m, fn, requests, seed=0):
     """bind/propose/observe with immediate answers; a None proposal (nothing in flight) fails."""
     tech.bind(m, random.Random(seed), tech.name)
@@ -136,27 +128,6 @@ def test_factories_create_fresh_instances(name):
 
 
 # ---- conformance -------------------------------------------------------------------------------
-@pytest.mark.parametrize("space", sorted(SPACES))
-@pytest.mark.parametrize("name", NAMES)
-def test_full_budget_of_legal_feasible_configs(name, space):
-    """Through the real driver (which raises on illegal proposals): the whole budget is measured."""
-    bad = []
-    m, fn = SPACES[space]()
-    run = tune_function(m, checked(m, fn, bad), test_limit=BUDGET, technique=[name], seed=5)
-    assert not bad, f"illegal or infeasible configuration measured: {bad[0]}"
-    assert run.summary.tests == BUDGET, run.summary.stopped_because
-    assert all(math.isfinite(v) for v in run.values)
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_deterministic_under_the_seed_through_the_driver(name):
-    runs = [tune_function(*mixed(), test_limit=120, technique=[name], seed=8) for _ in range(2)]
-    assert runs[0].values == runs[1].values
-    assert runs[0].summary.best_configuration == runs[1].summary.best_configuration
-    other = tune_function(*mixed(), test_limit=120, technique=[name], seed=9)
-    assert other.values != runs[0].values
-
-
 @pytest.mark.parametrize("space", ["tsp", "mixed", "constrained", "rosenbrock"])
 @pytest.mark.parametrize("name", NAMES)
 def test_keeps_proposing_new_configurations_for_500_requests(name, space):
@@ -166,52 +137,6 @@ def test_keeps_proposing_new_configurations_for_500_requests(name, space):
     assert len(set(keys)) >= 400, f"only {len(set(keys))} distinct of 500"
     again, _ = drive(FRESH.create(name), m, fn, 150, seed=3)
     assert again == keys[:150]
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_tiny_space_is_exhausted_without_error(name):
-    m = ConfigurationManipulator([IntegerParameter("a", 0, 2), IntegerParameter("b", 0, 2),
-                                  BooleanParameter("c")])
-    run = tune_function(m, lambda c: c["a"] + 2 * c["b"] + c["c"], test_limit=100, technique=[name], seed=2)
-    assert run.summary.tests == 18 and run.summary.best_value == 0
-    drive(FRESH.create(name), m, lambda c: c["a"] - c["b"], 100)   # only duplicates left: still proposes
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_several_requests_in_flight(name):
-    """propose() may be called again before results arrive; None means 'wait', never an error."""
-    m, fn = mixed()
-    tech = FRESH.create(name)
-    tech.bind(m, random.Random(4), name)
-    best, answered = math.inf, 0
-    for _ in range(60):
-        props = [p for p in (tech.propose() for _ in range(4)) if p is not None]
-        assert props
-        for p in props:
-            m.validate(p.config)
-            value = fn(p.config)
-            tech.observe(Feedback(p.config, m.hash_config(p.config), value, "ok", p.requestor, value < best))
-            best = min(best, value)
-            answered += 1
-    assert answered >= 60
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_errors_and_foreign_results_are_handled(name):
-    """Failed measurements (inf) and other techniques' results never break a technique."""
-    m, fn = constrained()
-    tech = FRESH.create(name)
-    tech.bind(m, random.Random(1), name)
-    rng = random.Random(9)
-    for i in range(300):
-        p = tech.propose()
-        assert p is not None
-        ok = i % 3 != 0
-        value = fn(p.config) if ok else math.inf
-        tech.observe(Feedback(p.config, m.hash_config(p.config), value, "ok" if ok else "error",
-                              p.requestor, False))
-        other = m.random(rng)
-        tech.observe(Feedback(other, m.hash_config(other), fn(other), "ok", "someone-else", False))
 
 
 # ---- quality -----------------------------------------------------------------------------------
