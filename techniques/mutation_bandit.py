@@ -112,11 +112,11 @@ class AUCBanditMutationTechnique(Technique):
                 del self.pending[feedback.key]
 
     def state_dict(self) -> Dict[str, Any]:
-        return {"bandit": self.bandit.state_dict()}
+        return {"bandit": self.bandit.state_dict() if self.bandit is not None else None}
 
     def load_state_dict(self, state: Dict[str, Any]) -> None:
         saved = state.get("bandit")
-        if saved and list(saved.get("arms", [])) == self.bandit.arms:
+        if saved and self.bandit is not None and list(saved.get("arms", [])) == self.bandit.arms:
             self.bandit = AUCBandit.from_state(saved)
 
 
