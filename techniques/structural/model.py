@@ -211,3 +211,19 @@ class SparseBayesLinear:
         """The model's value of one configuration, in the objective's units."""
         idx, val = active
         return self.offset + self.scale * (self.intercept + float(weights[idx] @ val))
+
+
+def _average_ranks(x: np.ndarray) -> np.ndarray:
+    """Ranks 1..n of ``x``, tied values sharing their average rank."""
+    _, inverse, counts = np.unique(x, return_inverse=True, return_counts=True)
+    ends = np.cumsum(counts)
+    return (ends - (counts - 1) / 2.0)[inverse]
+
+
+def rank_correlation(a: Sequence[float], b: Sequence[float]) -> float:
+    """Spearman's rank correlation of ``a`` and ``b`` (average ranks for ties); 0.0 when either is
+    constant."""
+    ra, rb = _average_ranks(np.asarray(a, dtype=float)), _average_ranks(np.asarray(b, dtype=float))
+    ra, rb = ra - ra.mean(), rb - rb.mean()
+    denom = float(np.sqrt((ra @ ra) * (rb @ rb)))
+    return float(ra @ rb) / denom if denom > 0 else 0.0

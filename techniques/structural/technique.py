@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from typing import Any, Deque, Dict, List, Optional, Set
+from typing import Any, Deque, Dict, List, Optional, Set, Tuple
 
 import numpy as np
 
@@ -34,7 +34,7 @@ from ...parameters.features import (ArrayFeatures, FeatureLayout, OneHotFeatures
 from ..base import Config, Feedback, Proposal, Technique, TechniqueError
 from ..simple import GreedyMutation
 from .constrained import FeasibleCandidates, has_known_constraints
-from .model import SparseBayesLinear
+from .model import SparseBayesLinear, rank_correlation
 from .tours import descend, iterated_search
 
 #: when the sampled model's minimum near the incumbent was measured already: further tries, each an
@@ -55,7 +55,12 @@ class StructuralSurrogate(Technique):
     kicks on the model when its minimum near the incumbent was measured; ``intercept`` fits an
     intercept (default: only when no permutation or one-hot group carries the constant, so that a
     feature never seen weighs what it weighs in a random configuration); ``fallback`` the technique
-    that takes the suggestions the model does not (default: a :class:`GreedyMutation`).
+    that takes the suggestions the model does not (default: a :class:`GreedyMutation`); ``gate`` the
+    number of recent results over which the model's predictions are judged (0: no gate): each result is
+    predicted by the posterior mean before it is added, and the model's share is capped at
+    ``min_share + (1 - 2 min_share) * max(0, rho)``, rho the rank correlation of those predictions with
+    the values (from 10 pairs on), so a model that does not predict the objective hands its share to
+    the fallback.
     """
 
     description = ("learns an additive model over structural features (tour edges, orders, one-hot, "
@@ -64,11 +69,14 @@ class StructuralSurrogate(Technique):
     def __init__(self, name: Optional[str] = None, initial: int = 10, window: int = 50,
                  min_share: float = 0.1, temperature: float = 1.0, cg_steps: int = 10,
                  precedence: Optional[bool] = None, model_kicks: int = 4,
-                 intercept: Optional[bool] = None, fallback: Optional[Technique] = None) -> None:
+                 intercept: Optional[bool] = None, fallback: Optional[Technique] = None,
+                 gate: int = 30) -> None:
         super().__init__(name)
-        if initial < 1 or window < 1 or not 0.0 < min_share <= 0.5 or temperature < 0 or cg_steps < 1:
+        if initial < 1 or window < 1 or not 0.0 < min_share <= 0.5 or temperature < 0 or cg_steps < 1 \
+                or gate < 0:
             raise TechniqueError("StructuralSurrogate: needs initial >= 1, window >= 1, 0 < min_share <= 0.5, "
-                                 "temperature >= 0 and cg_steps >= 1")
+                                 "temperature >= 0, cg_steps >= 1 and gate >= 0")
+        self.gate = gate
         self.initial = initial
         self.window = window
         self.min_share = min_share
@@ -95,6 +103,7 @@ class StructuralSurrogate(Technique):
         self.pending: Set[str] = set()  # model proposals not measured yet
         self._constrained = has_known_constraints(manipulator)
         self.candidates: Optional[FeasibleCandidates] = None  # feasible configurations (constrained spaces)
+        self.predictions: Deque[Tuple[float, float]] = deque(maxlen=max(self.gate, 1))  # (predicted, value)
 
     def check_space(self, manipulator: ConfigurationManipulator) -> None:
         if not manipulator.parameters:
@@ -110,7 +119,10 @@ class StructuralSurrogate(Technique):
             self.candidates.mark(feedback.key)
         self.results += 1
         if feedback.ok and np.isfinite(feedback.value):
-            self.model.add(self.layout.encode(feedback.config), feedback.value)
+            active = self.layout.encode(feedback.config)
+            if self.gate and self.model.n >= self.initial:
+                self.predictions.append((self.model.predict(active, self.model.mean), feedback.value))
+            self.model.add(active, feedback.value)
         if self.is_own(feedback):
             self.credit["model"].append(int(improved))
             self._adapt_radius(improved)
@@ -139,8 +151,13 @@ class StructuralSurrogate(Technique):
     # ---- arms ---------------------------------------------------------------------------------------
     def _model_share(self) -> float:
         rates = {arm: (sum(c) + 1.0) / (len(c) + 2.0) for arm, c in self.credit.items()}
-        share = rates["model"] / (rates["model"] + rates["fallback"])
-        return min(max(share, self.min_share), 1.0 - self.min_share)
+        share = min(max(rates["model"] / (rates["model"] + rates["fallback"]), self.min_share),
+                    1.0 - self.min_share)
+        if self.gate and len(self.predictions) >= 10:
+            predicted, values = zip(*self.predictions)
+            rho = rank_correlation(predicted, values)
+            share = min(share, self.min_share + (1.0 - 2.0 * self.min_share) * max(0.0, rho))
+        return share
 
     def _adapt_radius(self, improved: bool) -> None:
         if improved:
@@ -247,7 +264,8 @@ class StructuralSurrogate(Technique):
     def state_dict(self) -> Dict[str, Any]:
         return {"radius": self.radius, "failures": self.failures,
                 "credit": {arm: list(c) for arm, c in self.credit.items()},
-                "fallback": self.fallback.state_dict()}
+                "fallback": self.fallback.state_dict(),
+                "predictions": [list(pair) for pair in self.predictions]}
 
     def load_state_dict(self, state: Dict[str, Any]) -> None:
         self.radius = int(state.get("radius", self.radius))
@@ -255,6 +273,7 @@ class StructuralSurrogate(Technique):
         for arm, values in (state.get("credit") or {}).items():
             if arm in self.credit:
                 self.credit[arm].extend(int(v) for v in values)
+        self.predictions.extend((float(p), float(v)) for p, v in state.get("predictions") or [])
         if "fallback" in state:
             self.fallback.load_state_dict(state["fallback"])
 

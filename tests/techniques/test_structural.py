@@ -221,3 +221,35 @@ def test_model_proposals_on_constrained_spaces_are_feasible_and_find_the_optimum
     m, f = _linked_space()
     run = tune_function(m, f, test_limit=30, technique=["StructuralSurrogate"], seed=4)
     assert run.summary.best_value == 1  # gs 16, ls 16, 'c'
+
+
+def _fed(objective, n=80, seed=0, **options):
+    """A StructuralSurrogate on ten 4-way choices, given ``n`` random configurations valued by
+    ``objective`` (as another technique's results)."""
+    m = ConfigurationManipulator([EnumParameter(f"e{i}", list("abcd")) for i in range(10)])
+    tech = StructuralSurrogate(**options)
+    tech.bind(m, random.Random(seed), "SS")
+    rng = random.Random(seed + 1)
+    for i in range(n):
+        cfg = m.random(rng)
+        tech.observe(Feedback(cfg, m.hash_config(cfg), objective(cfg, rng), "ok", "other", False))
+        if i % 5 == 4:
+            tech.model.refresh()
+    return tech
+
+
+def test_the_gate_gives_the_model_no_more_than_min_share_when_it_does_not_predict():
+    weights = {f"e{i}": {c: (i + 1) * k for k, c in enumerate("abcd")} for i in range(10)}
+    additive = [_fed(lambda cfg, rng: sum(weights[k][v] for k, v in cfg.items()), seed=s) for s in range(8)]
+    noisy = [_fed(lambda cfg, rng: rng.random(), seed=s) for s in range(8)]
+    # predictions track the values: the inner bandit's share (0.5 before any credit) is not capped
+    assert min(t._model_share() for t in additive) == pytest.approx(0.5)
+    # rank correlation near 0: the cap is near min_share (0.1) on average
+    assert statistics.mean(t._model_share() for t in noisy) < 0.25
+    noise = noisy[0]
+    ungated = _fed(lambda cfg, rng: rng.random(), gate=0)
+    assert ungated._model_share() == pytest.approx(0.5)
+    again = StructuralSurrogate()
+    again.bind(noise.manipulator, random.Random(0), "SS")
+    again.load_state_dict(json.loads(json.dumps(noise.state_dict())))
+    assert list(again.predictions) == list(noise.predictions)
