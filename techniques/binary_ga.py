@@ -88,5 +88,5 @@ class BinaryGA(EvolutionaryTechnique):
 
 def register(registry: Any) -> None:
     """Register BinaryGA."""
-    registry.register("BinaryGA", BinaryGA,
-                      "generational GA (population 200, tournament 5, 2 mutations per child)")
+    from .builtin import add_module
+    add_module(registry, "binary_ga")

@@ -211,10 +211,5 @@ class DifferentialEvolution(EvolutionaryTechnique):
 
 def register(registry: Any) -> None:
     """Register DifferentialEvolution, DifferentialEvolutionAlt and DifferentialEvolution_20_100."""
-    registry.register("DifferentialEvolution", DifferentialEvolution,
-                      "differential evolution (population 30, cr 0.9, global best shared)")
-    registry.register("DifferentialEvolutionAlt", lambda: DifferentialEvolution(cr=0.2),
-                      "differential evolution with crossover rate 0.2 (population 30)")
-    registry.register("DifferentialEvolution_20_100",
-                      lambda: DifferentialEvolution(population_size=100, cr=0.2),
-                      "differential evolution with population 100 and crossover rate 0.2")
+    from .builtin import add_module
+    add_module(registry, "differential_evolution")

@@ -488,10 +488,5 @@ class GlobalGA(EvolutionaryTechnique):
 
 def register(registry: Any) -> None:
     """Register ga-OX1, ga-OX3, ga-PX, ga-CX, ga-PMX, ga-base and GGA."""
-    for xc in ("OX1", "OX3", "PX", "CX", "PMX"):
-        registry.register(f"ga-{xc}", lambda xc=xc: GeneticAlgorithm(crossover=xc),
-                          f"steady-state GA (pop 6, crossover 0.8 with {xc} on permutations, mutation 0.1)")
-    registry.register("ga-base", lambda: GeneticAlgorithm(crossover=None),
-                      "steady-state GA with parameter-wise uniform crossover (pop 6, rates 0.8/0.1)")
-    registry.register("GGA", GlobalGA,
-                      "global GA: Gaussian mutation of the best, crossover 0.5 with an elite parent")
+    from .builtin import add_module
+    add_module(registry, "genetic")

@@ -7,7 +7,6 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 from ..parameters import ConfigurationManipulator, Parameter, PrimitiveParameter
 from .bandit import AUCBandit
 from .base import Config, Feedback, Technique
-from .registry import TechniqueRegistry
 
 #: mutation operators used as arms, when a parameter has them (see the class docstring)
 ARM_OPERATORS = ("op1_randomize", "op1_normal_mutation", "op1_flip", "op1_flip_random",
@@ -117,7 +116,7 @@ class AUCBanditMutationTechnique(Technique):
             self.bandit = AUCBandit.from_state(saved)
 
 
-def register(registry: TechniqueRegistry) -> None:
+def register(registry: Any) -> None:
     """Register AUCBanditMutationTechnique."""
-    registry.register("AUCBanditMutationTechnique", AUCBanditMutationTechnique,
-                      "AUC bandit choosing which parameter mutation to apply to the best configuration")
+    from .builtin import add_module
+    add_module(registry, "mutation_bandit")

@@ -195,6 +195,5 @@ class PSO(EvolutionaryTechnique):
 
 def register(registry: Any) -> None:
     """Register pso-OX1, pso-OX3, pso-PMX, pso-PX and pso-CX."""
-    for xc in ("OX1", "OX3", "PMX", "PX", "CX"):
-        registry.register(f"pso-{xc}", lambda xc=xc: PSO(crossover=xc),
-                          f"particle swarm (30 particles; permutations cross toward the bests with {xc})")
+    from .builtin import add_module
+    add_module(registry, "pso")

@@ -266,5 +266,5 @@ FALLBACK = "AUCBanditMetaTechniqueA"
 def register(registry: Any) -> None:
     """Add ``StructuralSurrogate`` to ``registry`` (its fallback is created from the registry when a
     run creates the technique, so the bundle may be registered after it)."""
-    registry.register("StructuralSurrogate", lambda: StructuralSurrogate(fallback=registry.create(FALLBACK)),
-                      StructuralSurrogate.description + "; the default bandit takes the other suggestions")
+    from ..builtin import add_module
+    add_module(registry, "structural")
