@@ -72,7 +72,7 @@ MODULE_ROWS: Dict[str, List[Row]] = {
                 for xc in ("OX1", "OX3", "PX", "CX", "PMX")] + [
         ("ga-base", "genetic:GeneticAlgorithm",
          "steady-state GA with parameter-wise uniform crossover (pop 6, rates 0.8/0.1)", {"crossover": None}),
-        ("GGA", "genetic:GlobalGA", "global GA: Gaussian mutation of the best, crossover 0.5 with an elite parent", {})],
+        ("GGA", "global_ga:GlobalGA", "global GA: Gaussian mutation of the best, crossover 0.5 with an elite parent", {})],
     "binary_ga": [("BinaryGA", "binary_ga:BinaryGA",
                    "generational GA (population 200, tournament 5, 2 mutations per child)", {})],
     "nelder_mead": _simplex_rows("nelder_mead", "NelderMead", "NelderMead"),

@@ -164,8 +164,9 @@ class Catalogue:
         return self.create(root, **options)
 
     def random_name(self, name: str, rng: random.Random) -> str:
-        """``name`` with every option drawn at random (a parseable name)."""
-        return self.option_name(name, random_values(self.options(name), rng))
+        """``name`` with every option it does not preset drawn at random (a parseable name)."""
+        fixed = self.entry(name).kwargs
+        return self.option_name(name, random_values([o for o in self.options(name) if o.name not in fixed], rng))
 
     # ---- listing ----------------------------------------------------------------------------
     def unknown_message(self, name: str) -> str:

@@ -31,10 +31,11 @@ def parse_option_name(text: str, catalogue: "Catalogue") -> Tuple[str, Dict[str,
     options = {}
     for name, value in values.items():
         if name not in schema:
-            raise sc.fail(f"{root} has no option {name!r}", f"use one of {sorted(schema)}", where[name])
+            fix = f"use one of {sorted(schema)}" if schema else f"write just {root}"
+            raise sc.fail(f"{root} has no option {name!r}", fix, where[name])
         try:
             options[name] = schema[name].coerce(value, root, "option")
         except TechniqueError as exc:
             problem, _, fix = str(exc).partition("; ")
-            raise sc.fail(problem, fix or "fix this option", where[name]) from None
+            raise sc.fail(problem, fix or "write a legal value", where[name]) from None
     return root, options

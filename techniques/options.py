@@ -89,20 +89,19 @@ class Option:
 
     def random(self, rng: random.Random) -> Any:
         """A random legal value: a choice, a coin flip, or uniform in ``[random_lo, random_hi]``
-        (floats rounded to 3 decimals); the default for dict options."""
+        (floats rounded to 3 decimals); the default for a dict option or a number without a
+        random range (a setting nobody should vary blindly, such as a retry count)."""
         if self.type is dict:
             return dict(self.default)
         if self.choices:
             return rng.choice(list(self.choices))
         if self.type is bool:
             return rng.random() < 0.5
-        lo = self.random_lo if self.random_lo is not None else self.lo
-        hi = self.random_hi if self.random_hi is not None else self.hi
-        if lo is None or hi is None or self.type is str:
+        if self.random_lo is None or self.random_hi is None or self.type is str:
             return self.default
         if self.type is int:
-            return rng.randint(int(lo), int(hi))
-        return round(rng.uniform(lo, hi), 3)
+            return rng.randint(int(self.random_lo), int(self.random_hi))
+        return round(rng.uniform(self.random_lo, self.random_hi), 3)
 
 
 Schema = Tuple[Option, ...]
