@@ -149,7 +149,8 @@ def schema_from_dataclass(cls: type, limits: Mapping[str, Mapping[str, Any]]) ->
     ``choices``/``doc``.  A new field therefore joins the schema, and names, by itself."""
     out = []
     for f in fields(cls):
-        annotation = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+        annotation = (f.type if isinstance(f.type, str) else f.type.__name__ if isinstance(f.type, type)
+                      else str(f.type).replace("typing.", ""))
         if annotation not in _ANNOTATIONS:
             raise TypeError(f"{cls.__name__}.{f.name}: annotation {annotation!r} has no option type; "
                             f"use one of {sorted(_ANNOTATIONS)}")
