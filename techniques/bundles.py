@@ -72,15 +72,21 @@ _NOT_ARMS = set(BUNDLES) | set(approach_names()) | {"GreedyMutationBandit", "Mul
 
 
 def generate_bandit(registry: TechniqueRegistry, manipulator: ConfigurationManipulator,
-                    rng: random.Random, arms: int = 5, C: float = 0.05, window: int = 500) -> AUCBanditMetaTechnique:
+                    rng: random.Random, arms: int = 5, C: float = 0.05, window: int = 500,
+                    random_options: bool = False) -> AUCBanditMetaTechnique:
     """An AUC bandit (``C``, ``window``) over ``arms`` random techniques: each arm is, with equal chance,
-    a random registered technique or a random composable technique for the kinds in ``manipulator``."""
+    a random registered technique or a random composable technique for the kinds in ``manipulator``.
+    With ``random_options`` a registered arm also gets random values for the options its entry does
+    not preset (:meth:`~.catalogue.Catalogue.random_name`; off by default, so a seed draws the
+    same bandit as before option schemas existed)."""
     pool = [n for n in registry if n not in _NOT_ARMS]
     chosen: List[Technique] = []
     names = set()
     while len(chosen) < arms:
         if rng.random() < 0.5:
-            tech = registry.create(rng.choice(pool))
+            name = rng.choice(pool)
+            tech = (registry.create_named(registry.random_name(name, rng)) if random_options
+                    else registry.create(name))
         else:
             tech = random_composable(rng, manipulator)
             tech.name = technique_name(tech)

@@ -17,7 +17,8 @@ target without one), so every entry can be
 * validated: a bad option is a one-line TechniqueError naming it;
 * generated at random: :meth:`Catalogue.random_name`.
 
-Registering a name twice is an error naming both registrations (Nevergrad's registry).
+Registering a name twice, or a composable technique base's root (:data:`.composable.TECHNIQUE_BASES`,
+the start of generated names), is an error naming both registrations (Nevergrad's registry).
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from importlib import import_module
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .base import Technique, TechniqueError
+from .composable import TECHNIQUE_BASES
 from .options import Option, defaults, option_name, random_values, validate
 
 __all__ = ["Catalogue", "Entry", "Use", "Uses"]
@@ -94,6 +96,10 @@ class Catalogue:
         if not name or any(c.isspace() or c == ";" for c in name):
             raise TechniqueError(f"technique name {name!r} must be non-empty and contain no spaces or ';'")
         entry = Entry(name, target, description, dict(kwargs or {}), listed)
+        if name in TECHNIQUE_BASES:
+            raise TechniqueError(f"technique name {name!r} is the root of generated composable names "
+                                 f"({TECHNIQUE_BASES[name].__module__}); {entry.origin} cannot register it; "
+                                 "pick another name")
         old = self._entries.get(name)
         if old is not None:
             raise TechniqueError(f"technique name {name!r} is already registered (by {old.origin}); "

@@ -180,6 +180,8 @@ def test_duplicate_registration_names_both_entries():
     assert "already registered (by simple:PureRandom)" in text and "test_catalogue" in text and "\n" not in text
     with pytest.raises(TechniqueError, match="no spaces or ';'"):
         cat.add("A;B", "simple:PureRandom")
+    with pytest.raises(TechniqueError, match="root of generated composable names"):
+        cat.add("GreedyComposableTechnique", "simple:PureRandom")
 
 
 def test_entries_are_created_fresh_with_presets_and_member_references():
@@ -240,3 +242,17 @@ def test_cli_help_and_technique_list_import_neither_scipy_nor_sklearn():
 def test_a_module_is_imported_when_its_first_technique_is_created():
     loaded = _imported_after("from tunerlib.techniques import create_technique\ncreate_technique(['pso-OX1'])")
     assert loaded == ["tunerlib.techniques.pso"]
+
+
+def test_generated_bandits_may_draw_random_options_for_their_registered_arms():
+    from tunerlib.parameters import ConfigurationManipulator, FloatParameter, PermutationParameter
+    from tunerlib.techniques import generate_bandit
+    space = ConfigurationManipulator([FloatParameter("f", 0.0, 1.0), PermutationParameter("p", list(range(5)))])
+    plain = [t.name for t in generate_bandit(CAT, space, random.Random(3)).techniques]
+    arms = [[t.name for t in generate_bandit(CAT, space, random.Random(3), random_options=True).techniques]
+            for _ in range(2)]
+    assert arms[0] == arms[1] and arms[0] != plain
+    registered = [n for n in arms[0] if n.split(";", 1)[0] in CAT]
+    assert any(";" in n for n in registered), arms[0]
+    for name in arms[0]:
+        assert create_technique([name]).name == name
