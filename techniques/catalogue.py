@@ -26,7 +26,7 @@ import difflib
 import random
 from dataclasses import dataclass, field
 from importlib import import_module
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 from .base import Technique, TechniqueError
 from .composable import TECHNIQUE_BASES
@@ -196,8 +196,3 @@ class Catalogue:
     def describe(self) -> List[Tuple[str, str]]:
         """(name, one-line description) of the listed entries, sorted by name."""
         return [(n, self._entries[n].description) for n in self]
-
-    def add_all(self, specs: Sequence[Tuple[Any, ...]]) -> None:
-        """Add ``(name, target, description[, kwargs])`` rows."""
-        for row in specs:
-            self.add(*row)

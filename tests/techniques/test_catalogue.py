@@ -197,6 +197,8 @@ def test_entries_are_created_fresh_with_presets_and_member_references():
     assert [t.name.split(".R")[0] for t in cat.create("Cycle").techniques] == ["PR", "G"]
     assert cat.create("Wrap").fallback.name == "G"
     assert list(cat) == ["Cycle", "G", "PR", "Pair", "Wrap"] and cat.presets("G")["mutation_rate"] == 0.3
+    cat.add("Hidden", "simple:PureRandom", "not listed", listed=False)
+    assert "Hidden" in cat and "Hidden" not in list(cat) and cat.create("Hidden").name == "Hidden"
 
 
 def test_listing_and_unknown_names():
