@@ -193,6 +193,15 @@ class Catalogue:
         """Every entry (listed or not), sorted by name."""
         return [self._entries[n] for n in sorted(self._entries)]
 
+    def aliases(self) -> List[Tuple[str, ...]]:
+        """Groups of names (sorted) whose entries have the same target and presets: the same technique."""
+        groups: Dict[str, List[str]] = {}
+        for name in sorted(self._entries):
+            entry = self._entries[name]
+            key = repr((entry.origin, sorted((k, repr(v)) for k, v in entry.kwargs.items() if k != "name")))
+            groups.setdefault(key, []).append(name)
+        return [tuple(g) for g in groups.values() if len(g) > 1]
+
     def describe(self) -> List[Tuple[str, str]]:
         """(name, one-line description) of the listed entries, sorted by name."""
         return [(n, self._entries[n].description) for n in self]

@@ -258,3 +258,9 @@ def test_generated_bandits_may_draw_random_options_for_their_registered_arms():
     assert any(";" in n for n in registered), arms[0]
     for name in arms[0]:
         assert create_technique([name]).name == name
+
+
+def test_the_only_duplicate_aliases_are_the_historical_greedy_mutation_names():
+    # kept because stored runs and seeded generated bandits name them; no new alias may be added
+    assert CAT.aliases() == [("NormalGreedyMutation", "NormalGreedyMutation10"),
+                             ("UniformGreedyMutation", "UniformGreedyMutation10")]
