@@ -1,6 +1,8 @@
-"""tunerlib.techniques: the technique API, the registry, techniques and meta-techniques.
+"""tunerlib.techniques: the technique API, the catalogue, techniques and meta-techniques.
 
-Imports only :mod:`tunerlib.parameters`; techniques never see the database.
+Imports only :mod:`tunerlib.parameters`; techniques never see the database.  Technique modules are
+loaded when a technique of theirs is first created (:mod:`.catalogue`), so importing this package
+imports neither scipy nor scikit-learn.
 """
 from __future__ import annotations
 
@@ -10,28 +12,37 @@ from .bandit import AUCBandit, AUCBanditMetaTechnique
 from .base import Feedback, Proposal, SequentialTechnique, Technique, TechniqueError
 from .builtin import DEFAULT_TECHNIQUE, register_builtin
 from .bundles import generate_bandit
+from .catalogue import Catalogue
 from .naming import is_generated_name, resolve, technique_from_name, technique_name
 from .registry import TechniqueRegistry
 from .simple import GreedyMutation, PureRandom
 
-_REGISTRY = TechniqueRegistry()
-register_builtin(_REGISTRY)
+_CATALOGUE = Catalogue()
+register_builtin(_CATALOGUE)
 
 
-def registry() -> TechniqueRegistry:
-    """The process-wide registry of technique factories (add your own with ``register``)."""
-    return _REGISTRY
+def registry() -> Catalogue:
+    """The process-wide technique catalogue (add your own with ``register``)."""
+    return _CATALOGUE
+
+
+catalogue = registry
 
 
 def register(name: str, factory, description: str = "") -> None:
-    """Register a technique factory under ``name`` (duplicates are rejected)."""
-    _REGISTRY.register(name, factory, description)
+    """Register a technique factory (or ``"module:attr"``) under ``name`` (duplicates are rejected)."""
+    _CATALOGUE.register(name, factory, description)
 
 
 def _create_one(name: str) -> Technique:
-    """A registered name, or a generated composable-technique name (see :mod:`.naming`)."""
-    if name in _REGISTRY or not is_generated_name(name):
-        return _REGISTRY.create(name)
+    """A catalogue name, a catalogue name with options (``Name;option,value``), or a generated
+    composable-technique name (see :mod:`.naming`)."""
+    if name in _CATALOGUE:
+        return _CATALOGUE.create(name)
+    if name.split(";", 1)[0] in _CATALOGUE:
+        return _CATALOGUE.create_named(name)
+    if not is_generated_name(name):
+        return _CATALOGUE.create(name)  # the unknown-name error, with suggestions
     return resolve(name)
 
 
@@ -47,7 +58,7 @@ def create_technique(names: Sequence[str], C: float = 0.05, window: int = 500) -
     return AUCBanditMetaTechnique(techs, name="AUCBandit", C=C, window=window)
 
 
-__all__ = ["AUCBandit", "AUCBanditMetaTechnique", "DEFAULT_TECHNIQUE", "Feedback", "GreedyMutation",
+__all__ = ["AUCBandit", "AUCBanditMetaTechnique", "Catalogue", "DEFAULT_TECHNIQUE", "Feedback", "GreedyMutation",
            "Proposal", "PureRandom", "SequentialTechnique", "Technique", "TechniqueError",
-           "TechniqueRegistry", "create_technique", "generate_bandit", "register", "registry",
+           "TechniqueRegistry", "catalogue", "create_technique", "generate_bandit", "register", "registry",
            "resolve", "technique_from_name", "technique_name"]

@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import math
-from typing import List, Optional, Sequence
+from typing import Any, List, Optional, Sequence
 
 from .base import Config
 from .pattern_search import BatchGen, BatchSequentialTechnique, axis_points, complex_moves
-from .registry import TechniqueRegistry
 
 #: schedule steps between two listed temperatures when no interval is given (OpenTuner's)
 DEFAULT_INTERVAL = 100
@@ -99,7 +98,7 @@ class PseudoAnnealingSearch(BatchSequentialTechnique):
                 counter -= last
 
 
-def register(registry: TechniqueRegistry) -> None:
+def register(registry: Any) -> None:
     """Register PseudoAnnealingSearch."""
-    registry.register("PseudoAnnealingSearch", PseudoAnnealingSearch,
-                      "pseudo simulated annealing: rank neighbours, accept worse ones with exp(-1/T)")
+    from .builtin import add_module
+    add_module(registry, "annealing")

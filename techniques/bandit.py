@@ -13,6 +13,7 @@ from typing import Any, Deque, Dict, List, Optional, Sequence, Tuple
 
 from .base import Feedback, Technique, TechniqueError
 from .meta import MetaTechnique
+from .options import Option
 
 
 class AUCBandit:
@@ -76,6 +77,9 @@ class AUCBanditMetaTechnique(MetaTechnique):
     """Schedules sub-techniques with the AUC bandit; every sub-technique sees every result."""
 
     description = "AUC bandit over sub-techniques (C=0.05, window 500)"
+
+    OPTIONS = (Option("C", float, 0.05, 0.0, 1000.0, 0.01, 0.5, "exploration constant"),
+               Option("window", int, 500, 1, 10000000, 50, 1000, "sliding window of uses"))
 
     def __init__(self, techniques: Sequence[Technique], name: Optional[str] = None,
                  C: float = 0.05, window: int = 500) -> None:

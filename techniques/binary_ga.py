@@ -8,6 +8,7 @@ from typing import Any, List, Optional
 from ..parameters import ArrayParameter, ConfigurationManipulator
 from .base import Config, Feedback
 from .genetic import EvolutionaryTechnique, Member, cross_param, is_permutation, mutate_param, tournament
+from .options import Option
 
 
 class BinaryGA(EvolutionaryTechnique):
@@ -28,6 +29,11 @@ class BinaryGA(EvolutionaryTechnique):
     nothing (``None``) until every one of their results has arrived, then breeds the next
     generation from them.  Works on every parameter kind.
     """
+
+    OPTIONS = (Option("population", int, 200, 2, 1000000, 20, 200, "members per generation"),
+               Option("tournament", int, 5, 1, 100000, 2, 7, "members per tournament"),
+               Option("mutate", int, 2, 0, 10000, 1, 4, "mutations per child"),
+               Option("sharing", int, 1, 0, 1000, doc="copies of the global best among the parents"))
 
     def __init__(self, name: Optional[str] = None, population: int = 200, tournament: int = 5,
                  mutate: int = 2, sharing: int = 1) -> None:
@@ -88,5 +94,5 @@ class BinaryGA(EvolutionaryTechnique):
 
 def register(registry: Any) -> None:
     """Register BinaryGA."""
-    registry.register("BinaryGA", BinaryGA,
-                      "generational GA (population 200, tournament 5, 2 mutations per child)")
+    from .builtin import add_module
+    add_module(registry, "binary_ga")

@@ -6,15 +6,16 @@ through the registry each time a bundle is created, so every run gets fresh inst
 from __future__ import annotations
 
 import random
-from typing import Callable, Dict, List, Sequence, Tuple
+from typing import Dict, List, Tuple
 
 from ..parameters import ConfigurationManipulator
 from .bandit import AUCBanditMetaTechnique
 from .base import Technique
-from .meta import RecyclingMetaTechnique, RoundRobinMetaTechnique
 from .naming import random_composable, technique_name
 from .recommendation import approach_names
+from .catalogue import Uses
 from .registry import TechniqueRegistry
+from .simple import GreedyMutation, PureRandom
 
 #: name -> (members, description); every bundle is an AUC bandit unless listed in _OTHER_META
 BUNDLES: Dict[str, Tuple[List[str], str]] = {
@@ -40,27 +41,29 @@ BUNDLES: Dict[str, Tuple[List[str], str]] = {
         "members of AUCBanditMetaTechniqueA in turn; the worst is restarted every 100 requests"),
 }
 
-_OTHER_META = {"RoundRobinMetaTechniqueA": RoundRobinMetaTechnique,
-               "RecyclingMetaTechniqueA": RecyclingMetaTechnique}
-
-
-def _bundle_factory(registry: TechniqueRegistry, name: str, members: Sequence[str]) -> Callable[[], Technique]:
-    def make() -> Technique:
-        if name == "RecyclingMetaTechniqueA":
-            return RecyclingMetaTechnique([lambda m=m: registry.create(m) for m in members], name=name)
-        techniques = [registry.create(m) for m in members]
-        meta = _OTHER_META.get(name, AUCBanditMetaTechnique)
-        return meta(techniques, name=name)
-    return make
-
-
 def register(registry: TechniqueRegistry) -> None:
-    """Register every bundle; its members must be registered already."""
+    """Register every bundle as a catalogue entry of its meta-technique over fresh members (each
+    created through the catalogue when the bundle is); its members must be registered already."""
     for name, (members, description) in BUNDLES.items():
         missing = [m for m in members if m not in registry]
         if missing:
             raise RuntimeError(f"bundle {name} needs unregistered techniques {missing}")
-        registry.register(name, _bundle_factory(registry, name, members), description)
+        target = {"RoundRobinMetaTechniqueA": "meta:RoundRobinMetaTechnique",
+                  "RecyclingMetaTechniqueA": "meta:RecyclingMetaTechnique"}.get(name, "bandit:AUCBanditMetaTechnique")
+        arg = "factories" if name == "RecyclingMetaTechniqueA" else "techniques"
+        registry.add(name, target, description, {arg: Uses(tuple(members), factories=arg == "factories"),
+                                                 "name": name})
+
+
+def greedy_mutation_bandit() -> Technique:
+    """``GreedyMutationBandit``: an AUC bandit over uniform/normal greedy mutation and random search."""
+    arms: List[Technique] = [
+        GreedyMutation("UniformGreedyMutation", 0.1, normal=False),
+        GreedyMutation("NormalGreedyMutation", 0.1, normal=True),
+        GreedyMutation("NormalGreedyMutation20", 0.2, normal=True),
+        PureRandom("PureRandom"),
+    ]
+    return AUCBanditMetaTechnique(arms)
 
 
 #: techniques a generated bandit never picks (bundles and meta-techniques would nest bandits)
@@ -69,15 +72,21 @@ _NOT_ARMS = set(BUNDLES) | set(approach_names()) | {"GreedyMutationBandit", "Mul
 
 
 def generate_bandit(registry: TechniqueRegistry, manipulator: ConfigurationManipulator,
-                    rng: random.Random, arms: int = 5, C: float = 0.05, window: int = 500) -> AUCBanditMetaTechnique:
+                    rng: random.Random, arms: int = 5, C: float = 0.05, window: int = 500,
+                    random_options: bool = False) -> AUCBanditMetaTechnique:
     """An AUC bandit (``C``, ``window``) over ``arms`` random techniques: each arm is, with equal chance,
-    a random registered technique or a random composable technique for the kinds in ``manipulator``."""
+    a random registered technique or a random composable technique for the kinds in ``manipulator``.
+    With ``random_options`` a registered arm also gets random values for the options its entry does
+    not preset (:meth:`~.catalogue.Catalogue.random_name`; off by default, so a seed draws the
+    same bandit as before option schemas existed)."""
     pool = [n for n in registry if n not in _NOT_ARMS]
     chosen: List[Technique] = []
     names = set()
     while len(chosen) < arms:
         if rng.random() < 0.5:
-            tech = registry.create(rng.choice(pool))
+            name = rng.choice(pool)
+            tech = (registry.create_named(registry.random_name(name, rng)) if random_options
+                    else registry.create(name))
         else:
             tech = random_composable(rng, manipulator)
             tech.name = technique_name(tech)

@@ -37,39 +37,11 @@ from ..parameters import ConfigurationManipulator, Parameter
 from .base import Config, Feedback, Technique, TechniqueError
 from .operator_map import MapInput, OperatorChoice, OperatorMap, kind_of
 from .name_encoding import composable_name
+from .options import Option, validate
 
 
-@dataclass(frozen=True)
-class HyperParameter:
-    """A technique-base hyper-parameter: type, default, legal range and random-generation range."""
-
-    name: str
-    type: type          # int or float
-    default: Any
-    lo: float
-    hi: float
-    random_lo: float
-    random_hi: float
-    doc: str = ""
-
-    def coerce(self, value: Any, owner: str) -> Any:
-        """Return ``value`` as this hyper-parameter's type; one-line TechniqueError when illegal."""
-        ok_type = isinstance(value, int) if self.type is int else isinstance(value, (int, float))
-        if isinstance(value, bool) or not ok_type:
-            raise TechniqueError(f"{owner}: hyper-parameter {self.name!r} must be "
-                                 f"{'an integer' if self.type is int else 'a number'}, got {value!r}")
-        value = self.type(value)
-        if not (self.lo <= value <= self.hi) or (isinstance(value, float) and not math.isfinite(value)):
-            raise TechniqueError(f"{owner}: hyper-parameter {self.name!r}={value!r} is out of range; "
-                                 f"use a value in [{self.lo}, {self.hi}]")
-        return value
-
-    def random(self, rng: random.Random) -> Any:
-        """A random value in ``[random_lo, random_hi]`` (floats rounded to 3 decimals)."""
-        if self.type is int:
-            return rng.randint(int(self.random_lo), int(self.random_hi))
-        return round(rng.uniform(self.random_lo, self.random_hi), 3)
-
+#: a technique-base hyper-parameter is an option of the one technique option schema (:mod:`.options`)
+HyperParameter = Option
 
 POPULATION_SIZE = HyperParameter("population_size", int, 30, 1, 100000, 10, 50, "members in the population")
 
@@ -131,12 +103,9 @@ class ComposableEvolutionaryTechnique(Technique):
     def __init__(self, name: Optional[str] = None, operator_map: MapInput = None, **hparams: Any) -> None:
         super().__init__(name)
         owner = type(self).__name__
-        known = {h.name: h for h in self.HYPER_PARAMETERS}
-        unknown = sorted(set(hparams) - set(known))
-        if unknown:
-            raise TechniqueError(f"{owner} has no hyper-parameter {unknown[0]!r}; its hyper-parameters are "
-                                 f"{sorted(known)}")
-        self.hparams: Dict[str, Any] = {n: h.coerce(hparams.get(n, h.default), owner) for n, h in known.items()}
+        given = validate(self.HYPER_PARAMETERS, hparams, owner, "hyper-parameter")
+        self.hparams: Dict[str, Any] = {h.name: given.get(h.name, h.coerce(h.default, owner))
+                                        for h in self.HYPER_PARAMETERS}
         for n, v in self.hparams.items():
             setattr(self, n, v)
         self.operator_map = operator_map if isinstance(operator_map, OperatorMap) else OperatorMap(operator_map)

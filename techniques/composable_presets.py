@@ -7,7 +7,7 @@ from typing import Any, Dict, Tuple
 from .base import Technique
 from .composable import GreedyComposableTechnique, RandomThreeParentsComposableTechnique
 from .operator_map import OperatorChoice
-from .registry import TechniqueRegistry
+from .builtin import MODULE_ROWS, add_module
 
 __all__ = ["NAMED", "register"]
 
@@ -48,19 +48,11 @@ def composable_diff_evolution_pmx() -> Technique:
                                                  crossover_rate=0.9, best_probability=0.2)
 
 
-NAMED: Dict[str, Tuple[Any, str]] = {
-    "ComposableDiffEvolution": (composable_diff_evolution,
-                                "composable DE base (oldest + 3 random parents), A+F(B-C) on every type"),
-    "ComposableDiffEvolutionCX": (composable_diff_evolution_cx,
-                                  "composable DE base with cycle crossover for permutations"),
-    "ComposableGreedyOX1Swarm": (composable_greedy_ox1_swarm,
-                                 "composable greedy base: OX1 for permutations, PSO steps elsewhere"),
-    "ComposableDiffEvolutionPMX": (composable_diff_evolution_pmx,
-                                   "composable DE base with PMX crossover for permutations"),
-}
+#: name -> (factory, description), from the catalogue rows of :mod:`.builtin`
+NAMED: Dict[str, Tuple[Any, str]] = {name: (globals()[target.split(":")[1]], description)
+                                     for name, target, description, _ in MODULE_ROWS["composable_presets"]}
 
 
-def register(registry: TechniqueRegistry) -> None:
+def register(registry: Any) -> None:
     """Register the named composable techniques (factories; a fresh instance per run)."""
-    for name, (factory, desc) in NAMED.items():
-        registry.register(name, factory, desc)
+    add_module(registry, "composable_presets")

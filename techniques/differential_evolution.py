@@ -14,6 +14,7 @@ from ..parameters import ArrayParameter, ConfigurationManipulator, Parameter
 from ..parameters.permutation import difference_swaps
 from .base import Config, Feedback
 from .genetic import EvolutionaryTechnique, Member, has_unit, is_permutation, mutate_param
+from .options import Option
 
 
 class _DEMember(Member):
@@ -59,6 +60,16 @@ class DifferentialEvolution(EvolutionaryTechnique):
     sharing beyond OpenTuner's (``inject``): another technique's new global best replaces the worst
     member, so DE in a bandit also searches the best region.
     """
+
+    OPTIONS = (Option("population_size", int, 30, 1, 100000, 10, 50, "members in the population"),
+               Option("cr", float, 0.9, 0.0, 1.0, 0.1, 1.0, "crossover rate"),
+               Option("n_cross", int, 1, 1, 1000, 1, 2, "difference pairs per trial"),
+               Option("information_sharing", int, 1, 0, 1000, 0, 3, "copies of the global best among the parents"),
+               Option("duplicate_retries", int, 5, 0, 1000, doc="rebuilds of a trial that duplicates a seen one"),
+               Option("perm_difference", float, 1.0, 0.0, 100.0, 0.2, 2.0, "scale of permutation differences"),
+               Option("perm_strength", float, 1.0 / 3.0, 0.0, 1.0, 0.1, 0.5, "share of a permutation crossed"),
+               Option("inject", bool, True, doc="another technique's new best replaces the worst member"),
+               Option("adopt", bool, True, doc="fill the population from the best results seen"))
 
     def __init__(self, name: Optional[str] = None, population_size: int = 30, cr: float = 0.9,
                  n_cross: int = 1, information_sharing: int = 1, duplicate_retries: int = 5,
@@ -211,10 +222,5 @@ class DifferentialEvolution(EvolutionaryTechnique):
 
 def register(registry: Any) -> None:
     """Register DifferentialEvolution, DifferentialEvolutionAlt and DifferentialEvolution_20_100."""
-    registry.register("DifferentialEvolution", DifferentialEvolution,
-                      "differential evolution (population 30, cr 0.9, global best shared)")
-    registry.register("DifferentialEvolutionAlt", lambda: DifferentialEvolution(cr=0.2),
-                      "differential evolution with crossover rate 0.2 (population 30)")
-    registry.register("DifferentialEvolution_20_100",
-                      lambda: DifferentialEvolution(population_size=100, cr=0.2),
-                      "differential evolution with population 100 and crossover rate 0.2")
+    from .builtin import add_module
+    add_module(registry, "differential_evolution")

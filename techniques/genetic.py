@@ -1,4 +1,4 @@
-"""Genetic algorithms (OpenTuner's ``ga-*`` family and ``GGA``) and the evolutionary helpers shared by
+"""Genetic algorithms (OpenTuner's ``ga-*`` family; ``GGA`` is in :mod:`.global_ga`) and the evolutionary helpers shared by
 the population techniques (:mod:`.differential_evolution`, :mod:`.pso`, :mod:`.binary_ga`).
 
 Shared helpers
@@ -31,6 +31,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set
 
 from ..parameters import ArrayParameter, ConfigurationManipulator, Parameter
 from .base import Config, Feedback, Proposal, Technique
+from .options import Option
 
 PERMUTATION_CROSSOVERS = ("OX1", "OX3", "PX", "CX", "PMX")
 
@@ -313,6 +314,20 @@ class GeneticAlgorithm(EvolutionaryTechnique):
     greedy 0.25 reaches 1.13x the optimum, population 10: 1.16-1.18x, population 30: 1.45x.
     """
 
+    OPTIONS = (Option("crossover", str, "OX1", choices=PERMUTATION_CROSSOVERS, optional=True,
+                      doc="permutation crossover (null: whole order from one parent)"),
+               Option("population_size", int, 6, 2, 100000, 4, 30, "members in the population"),
+               Option("crossover_rate", float, 0.8, 0.0, 1.0, 0.3, 1.0, "probability to cross two parents"),
+               Option("mutation_rate", float, 0.1, 0.0, 1.0, 0.02, 0.3, "probability to mutate a parameter"),
+               Option("must_mutate", int, 1, 0, 10000, 0, 2, "parameters mutated at least"),
+               Option("tournament_size", int, 3, 1, 10000, 2, 5, "members per tournament"),
+               Option("crossover_strength", float, 1.0 / 3.0, 0.0, 1.0, 0.1, 0.5, "share of a permutation crossed"),
+               Option("sharing", int, 1, 0, 1000, doc="copies of the global best in tournaments"),
+               Option("normal", float, 0.5, 0.0, 1.0, 0.0, 1.0, "probability of a Gaussian step for numbers"),
+               Option("sigma", float, 0.1, 0.0, 10.0, 0.02, 0.3, "Gaussian step in unit space"),
+               Option("greedy", float, 0.25, 0.0, 1.0, 0.0, 0.5, "probability to breed from the best"),
+               Option("adopt", bool, True, doc="other techniques' better results replace the worst member"))
+
     def __init__(self, name: Optional[str] = None, crossover: Optional[str] = "OX1",
                  population_size: int = 6, crossover_rate: float = 0.8, mutation_rate: float = 0.1,
                  must_mutate: int = 1, tournament_size: int = 3, crossover_strength: float = 1.0 / 3.0,
@@ -426,72 +441,7 @@ class GeneticAlgorithm(EvolutionaryTechnique):
             self.members[worst] = member
 
 
-class GlobalGA(EvolutionaryTechnique):
-    """OpenTuner's ``GGA``: greedy global-best mutation with occasional crossover.
-
-    Each request starts from the best configuration found by any technique (a random one before
-    that).  With probability ``crossover_rate`` it is crossed with a second parent drawn from an
-    archive of the ``elite`` best distinct configurations seen (OpenTuner crossed the best with
-    itself, a no-op): ``int(crossover_strength * #params)`` random parameters (OpenTuner's count, so
-    none in spaces of fewer than 5 parameters) come from that parent (permutations receive a section
-    of ``crossover_strength*n`` items with OX1 instead of the whole order).  Then at least
-    ``must_mutate`` parameters, each other one with probability ``mutation_rate``, get a mutation
-    (Gaussian ``sigma`` in unit space for numbers when ``normal``, local moves for permutations,
-    see :func:`mutate_param`).  Never waits.  On att48 (3000 evaluations, median of 6 seeds) it
-    reaches 1.08x the optimum, like the best greedy mutations.
-    """
-
-    def __init__(self, name: Optional[str] = None, mutation_rate: float = 0.1,
-                 crossover_rate: float = 0.5, crossover_strength: float = 0.2, must_mutate: int = 1,
-                 normal: bool = True, sigma: float = 0.1, elite: int = 10) -> None:
-        super().__init__(name)
-        self.mutation_rate = mutation_rate
-        self.crossover_rate = crossover_rate
-        self.crossover_strength = crossover_strength
-        self.must_mutate = must_mutate
-        self.normal = normal
-        self.sigma = sigma
-        self.elite_size = max(1, int(elite))
-
-    def desired_configuration(self) -> Optional[Config]:
-        """A mutated (and sometimes crossed) copy of the global best."""
-        return self.finish(self.make_child)
-
-    def make_child(self) -> Config:
-        """The global best, maybe crossed with an elite configuration, then mutated."""
-        m = self.manipulator
-        assert m is not None
-        if self.best_config is None:
-            return self.random_config()
-        child = m.copy(self.best_config)
-        params = m.parameters
-        others = [mem for mem in self.elite if _val(mem) > self.best_value]
-        can_cross = bool(others) and int(self.crossover_strength * len(params)) >= 1
-        if can_cross and self.rng.random() < self.crossover_rate:
-            self.crossover_into(child, self.rng.choice(others).config)
-        self.rng.shuffle(params)
-        for i, param in enumerate(params):
-            if i < self.must_mutate or self.rng.random() < self.mutation_rate:
-                mutate_param(param, child, self.rng, self.rng.random() < float(self.normal), self.sigma)
-        return child
-
-    def crossover_into(self, child: Config, donor: Config) -> None:
-        """Take ``int(crossover_strength * #params)`` random parameters from ``donor``."""
-        assert self.manipulator is not None
-        params = self.manipulator.parameters
-        self.rng.shuffle(params)
-        count = int(self.crossover_strength * len(params))
-        base = self.manipulator.copy(child)
-        for param in params[:count]:
-            cross_param(param, child, base, donor, self.rng, "OX1", self.crossover_strength)
-
-
 def register(registry: Any) -> None:
     """Register ga-OX1, ga-OX3, ga-PX, ga-CX, ga-PMX, ga-base and GGA."""
-    for xc in ("OX1", "OX3", "PX", "CX", "PMX"):
-        registry.register(f"ga-{xc}", lambda xc=xc: GeneticAlgorithm(crossover=xc),
-                          f"steady-state GA (pop 6, crossover 0.8 with {xc} on permutations, mutation 0.1)")
-    registry.register("ga-base", lambda: GeneticAlgorithm(crossover=None),
-                      "steady-state GA with parameter-wise uniform crossover (pop 6, rates 0.8/0.1)")
-    registry.register("GGA", GlobalGA,
-                      "global GA: Gaussian mutation of the best, crossover 0.5 with an elite parent")
+    from .builtin import add_module
+    add_module(registry, "genetic")

@@ -7,7 +7,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 from ..parameters import ConfigurationManipulator, Parameter, PrimitiveParameter
 from .bandit import AUCBandit
 from .base import Config, Feedback, Technique
-from .registry import TechniqueRegistry
+from .options import Option
 
 #: mutation operators used as arms, when a parameter has them (see the class docstring)
 ARM_OPERATORS = ("op1_randomize", "op1_normal_mutation", "op1_flip", "op1_flip_random",
@@ -45,6 +45,10 @@ class AUCBanditMutationTechnique(Technique):
     """
 
     description = "AUC bandit over per-parameter mutation operators applied to the best configuration"
+
+    OPTIONS = (Option("C", float, 0.05, 0.0, 1000.0, 0.01, 0.5, "exploration constant"),
+               Option("window", int, 500, 1, 10000000, 50, 1000, "sliding window of uses"),
+               Option("max_tries", int, 20, 1, 100000, doc="attempts at a new feasible configuration"))
 
     def __init__(self, name: Optional[str] = None, C: float = 0.05, window: int = 500,
                  max_tries: int = 20) -> None:
@@ -120,7 +124,7 @@ class AUCBanditMutationTechnique(Technique):
             self.bandit = AUCBandit.from_state(saved)
 
 
-def register(registry: TechniqueRegistry) -> None:
+def register(registry: Any) -> None:
     """Register AUCBanditMutationTechnique."""
-    registry.register("AUCBanditMutationTechnique", AUCBanditMutationTechnique,
-                      "AUC bandit choosing which parameter mutation to apply to the best configuration")
+    from .builtin import add_module
+    add_module(registry, "mutation_bandit")

@@ -39,12 +39,13 @@ from __future__ import annotations
 import json
 import random
 import re
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Type, Union
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Type, Union
 
 from ..parameters import ConfigurationManipulator, Parameter
 from .base import Technique, TechniqueError
 from .composable import TECHNIQUE_BASES, ComposableEvolutionaryTechnique
-from .name_encoding import SEP, composable_name, dump_value
+from .name_encoding import SEP, composable_name
+from .options import defaults, option_name
 from .operator_map import (OperatorChoice, OperatorMap, check_choice, is_json_value, kinds_of,
                            parameter_class, random_choice)
 
@@ -53,53 +54,13 @@ _IDENT_CHAR = re.compile(r"[A-Za-z0-9_]")
 
 
 
-#: techniques configured by options alone (no operator map), named ``ROOT;option,value;...`` with
-#: the options that differ from their defaults: root -> factory(**options)
-OPTION_TECHNIQUES: Dict[str, Callable[..., Technique]] = {}
-
-
-def register_option_technique(root: str, factory: Callable[..., Technique]) -> None:
-    """Let ``factory``'s techniques (which offer ``hyperparameters()``) round-trip through names."""
-    OPTION_TECHNIQUES[root] = factory
-
-
-def _option_value(value: Any) -> Any:
-    # the grammar has no JSON objects: a dict option is written as sorted [key, value] pairs
-    return [[k, value[k]] for k in sorted(value)] if isinstance(value, dict) else value
-
-
-def _option_name(root: str, tech: Technique) -> str:
-    defaults = OPTION_TECHNIQUES[root]().hyperparameters()  # type: ignore[attr-defined]
-    options = tech.hyperparameters()  # type: ignore[attr-defined]
-    changed = [n for n in sorted(options) if options[n] != defaults.get(n)]
-    return ";".join([root] + [f"{n},{dump_value(_option_value(options[n]))}" for n in changed])
-
-
-def _option_technique(root: str, name: str) -> Technique:
-    sc = _Scanner(name)
-    _root, options, where = _parse_base(sc)
-    if not sc.at_end():
-        raise sc.fail(f"{root} takes options only", "drop the operator-map entries", sc.pos)
-    factory = OPTION_TECHNIQUES[root]
-    defaults = factory().hyperparameters()  # type: ignore[attr-defined]
-    for key, value in options.items():
-        if isinstance(defaults.get(key), dict) and isinstance(value, list):
-            if not all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) for p in value):
-                raise sc.fail(f"option {key!r} must be a list of [name, value] pairs", "write [[\"k\",v]]",
-                              where[key])
-            options[key] = {k: v for k, v in value}
-    try:
-        return factory(**options)
-    except TechniqueError as exc:
-        raise TechniqueError(f"bad technique name {_short(name)}: {exc}") from None
-
-
 def technique_name(tech: Technique) -> str:
-    """The generated name of a composable technique, or of an option technique (registered with
-    :func:`register_option_technique`); other techniques' names are returned as they are."""
-    root = type(tech).__name__
-    if root in OPTION_TECHNIQUES and hasattr(tech, "hyperparameters"):
-        return _option_name(root, tech)
+    """The generated name of a composable technique, or of a technique whose class declares an
+    option schema (``OPTIONS``) and reports its values (``hyperparameters()``); other techniques'
+    names are returned as they are (a technique made from an option name carries that name)."""
+    schema = getattr(type(tech), "OPTIONS", None)
+    if schema is not None and hasattr(tech, "hyperparameters"):
+        return option_name(type(tech).__name__, tech.hyperparameters(), defaults(schema))  # type: ignore[attr-defined]
     if not isinstance(tech, ComposableEvolutionaryTechnique):
         return tech.name
     return composable_name(tech)
@@ -185,19 +146,25 @@ def _split_args(sc: _Scanner, raw: Any, start: int, where: str) -> Tuple[Tuple[A
     return tuple(raw[:-1]), kwargs
 
 
-def _parse_base(sc: _Scanner) -> Tuple[str, Dict[str, Any], Dict[str, int]]:
-    root = sc.ident("a technique base name", "GreedyComposableTechnique")
+def parse_hparams(sc: _Scanner, word: str = "hyper-parameter") -> Tuple[Dict[str, Any], Dict[str, int]]:
+    """``{;name,value}`` from the cursor on: (values, character position of each)."""
     hparams: Dict[str, Any] = {}
     where: Dict[str, int] = {}
     while sc.peek() == ";":
         sc.pos += 1
         start = sc.pos
-        name = sc.ident("a hyper-parameter name", "crossover_rate")
-        sc.expect(",", f"hyper-parameter name {name!r}", f"write {name},value")
+        name = sc.ident(f"a {word} name", "crossover_rate")
+        sc.expect(",", f"{word} name {name!r}", f"write {name},value")
         if name in hparams:
-            raise sc.fail(f"hyper-parameter {name!r} is given twice", "give it once", start)
+            raise sc.fail(f"{word} {name!r} is given twice", "give it once", start)
         hparams[name] = sc.json_value(f"the value of {name!r}", "0.5")
         where[name] = start
+    return hparams, where
+
+
+def _parse_base(sc: _Scanner) -> Tuple[str, Dict[str, Any], Dict[str, int]]:
+    root = sc.ident("a technique base name", "GreedyComposableTechnique")
+    hparams, where = parse_hparams(sc)
     return root, hparams, where
 
 
@@ -278,16 +245,13 @@ def is_generated_name(name: str) -> bool:
         root = sc.ident("", "")
     except TechniqueError:
         return False
-    if root in OPTION_TECHNIQUES:
-        return not sc.at_end() and sc.peek() == ";"
     return root in TECHNIQUE_BASES and (sc.at_end() or sc.peek() in (";", SEP, " "))
 
 
 def resolve(name: str) -> Technique:
-    """A fresh technique for a generated name (``--technique`` support); its name and path are the
-    canonical generated name."""
-    root = name.split(";", 1)[0]
-    tech = _option_technique(root, name) if root in OPTION_TECHNIQUES else technique_from_name(name)
+    """A fresh composable technique for a generated name (``--technique`` support); its name and
+    path are the canonical generated name."""
+    tech = technique_from_name(name)
     tech.name = tech.path = technique_name(tech)
     return tech
 
@@ -328,5 +292,5 @@ def random_composable(rng: random.Random, space: KindsLike,
     return cls(operator_map=op_map, **hparams)
 
 
-__all__ = ["SEP", "is_generated_name", "parse_name", "random_composable", "resolve",
+__all__ = ["SEP", "is_generated_name", "parse_hparams", "parse_name", "random_composable", "resolve",
            "technique_from_name", "technique_name"]

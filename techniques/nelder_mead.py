@@ -15,7 +15,6 @@ from typing import Any, Callable, Generator, List, Optional, Sequence
 from .base import Config, Technique
 from .meta import RecyclingMetaTechnique
 from .pattern_search import BatchGen, BatchSequentialTechnique, Vec, mutate_param
-from .registry import TechniqueRegistry
 
 
 # ---------------------------------------------------------------------------- simplex base
@@ -286,13 +285,7 @@ def multi_nelder_mead() -> RecyclingMetaTechnique:
     return RecyclingMetaTechnique([_nm("right"), _nm("random"), _nm("regular")], name="MultiNelderMead")
 
 
-def register(registry: TechniqueRegistry) -> None:
+def register(registry: Any) -> None:
     """Register RandomNelderMead, RegularNelderMead, RightNelderMead and MultiNelderMead."""
-    registry.register("RandomNelderMead", _nm("random"),
-                      "Nelder-Mead simplex on numeric parameters, random initial simplex")
-    registry.register("RegularNelderMead", _nm("regular"),
-                      "Nelder-Mead simplex on numeric parameters, regular initial simplex (edge 0.1)")
-    registry.register("RightNelderMead", _nm("right"),
-                      "Nelder-Mead simplex on numeric parameters, right-angled initial simplex (edge 0.1)")
-    registry.register("MultiNelderMead", multi_nelder_mead,
-                      "round robin of Right/Random/Regular Nelder-Mead, worst recycled from the best")
+    from .builtin import add_module
+    add_module(registry, "nelder_mead")

@@ -17,11 +17,10 @@ from __future__ import annotations
 import math
 import random
 from collections import deque
-from typing import Deque, Dict, Generator, List, Optional, Sequence, Set, Tuple
+from typing import Any, Deque, Dict, Generator, List, Optional, Sequence, Set, Tuple
 
 from ..parameters import ConfigurationManipulator, Parameter, PrimitiveParameter
 from .base import Config, Feedback, Technique
-from .registry import TechniqueRegistry
 
 Vec = List[float]
 BatchGen = Generator[List[Config], List[float], None]
@@ -310,7 +309,7 @@ class PatternSearch(BatchSequentialTechnique):
                 step, stale, restarted = self.initial_step_size, 0, True
 
 
-def register(registry: TechniqueRegistry) -> None:
+def register(registry: Any) -> None:
     """Register PatternSearch."""
-    registry.register("PatternSearch", PatternSearch,
-                      "compass pattern search (step 0.4 in unit space, halved when no point improves)")
+    from .builtin import add_module
+    add_module(registry, "pattern_search")

@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Optional
 from ..parameters import ConfigurationManipulator, Parameter
 from .base import Config, Feedback
 from .genetic import PERMUTATION_CROSSOVERS, EvolutionaryTechnique, is_permutation, mutate_param
+from .options import Option
 
 #: velocities are clipped to this magnitude (unit space) so particles cannot fly off for ever
 VMAX = 1.0
@@ -64,6 +65,14 @@ class PSO(EvolutionaryTechnique):
     A particle whose move stays infeasible after retries restarts at a random feasible position.
     Several particles may be in flight; results arrive in any order.
     """
+
+    OPTIONS = (Option("crossover", str, "OX1", choices=PERMUTATION_CROSSOVERS, doc="permutation crossover"),
+               Option("n_particles", int, 10, 1, 100000, 5, 40, "particles in the swarm"),
+               Option("omega", float, 0.5, 0.0, 100.0, 0.1, 1.0, "odds to keep the particle's own value"),
+               Option("phi_l", float, 0.5, 0.0, 100.0, 0.1, 1.0, "odds to move toward the personal best"),
+               Option("phi_g", float, 0.5, 0.0, 100.0, 0.1, 1.0, "odds to move toward the global best"),
+               Option("strength", float, 0.1, 0.0, 1.0, 0.05, 0.5, "share of a permutation kept in own order"),
+               Option("turbulence", float, 0.0, 0.0, 1.0, 0.0, 0.3, "probability of extra local moves"))
 
     def __init__(self, name: Optional[str] = None, crossover: str = "OX1", n_particles: int = 10,
                  omega: float = 0.5, phi_l: float = 0.5, phi_g: float = 0.5,
@@ -195,6 +204,5 @@ class PSO(EvolutionaryTechnique):
 
 def register(registry: Any) -> None:
     """Register pso-OX1, pso-OX3, pso-PMX, pso-PX and pso-CX."""
-    for xc in ("OX1", "OX3", "PMX", "PX", "CX"):
-        registry.register(f"pso-{xc}", lambda xc=xc: PSO(crossover=xc),
-                          f"particle swarm (30 particles; permutations cross toward the bests with {xc})")
+    from .builtin import add_module
+    add_module(registry, "pso")

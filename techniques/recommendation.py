@@ -254,17 +254,14 @@ def approach_names() -> List[str]:
 def register(registry: Any, members: Mapping[str, Sequence[str]]) -> None:
     """Register the 12 approaches; ``members`` maps a bundle name to its member technique names
     (every dbi approach starts from set A when the store has nothing)."""
+    from .catalogue import Uses
     texts = {"bndt": "AUC bandit", "rec-bndt": "recommendation bandit (swaps every 50 requests)",
              "rec": "recommendation, even allocation (swaps every 50 requests)"}
     for approach, options in APPROACHES.items():
         for label in [*TECHNIQUE_SETS, "dbi"]:
             bundle = TECHNIQUE_SETS.get(label, TECHNIQUE_SETS["A"])
             name = f"{approach}-{label}"
-
-            def make(name: str = name, names: Sequence[str] = tuple(members[bundle]),
-                     options: Dict[str, Any] = options, dbi: bool = label == "dbi") -> Technique:
-                return RecommendationBandit([registry.create(m) for m in names], name=name,
-                                            initial_from_store=dbi, **options)
-
             start = "initial set of 5 from the store (DBI)" if label == "dbi" else f"set {label}"
-            registry.register(name, make, f"{texts[approach]}; {start}")
+            registry.add(name, "recommendation:RecommendationBandit", f"{texts[approach]}; {start}",
+                         {"techniques": Uses(tuple(members[bundle])), "name": name,
+                          "initial_from_store": label == "dbi", **options})

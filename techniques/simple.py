@@ -5,6 +5,7 @@ from typing import List, Optional
 
 from ..parameters import Parameter
 from .base import Config, Feedback, Technique, TechniqueError
+from .options import Option
 
 
 class PureRandom(Technique):
@@ -29,6 +30,13 @@ class GreedyMutation(Technique):
     proposals keep landing on known configurations, it mutates more parameters, and each of them
     several times (a kick out of a local optimum).
     """
+
+    OPTIONS = (Option("mutation_rate", float, 0.1, 0.0, 1.0, 0.02, 0.3, "probability to mutate a parameter"),
+               Option("must_mutate", int, 1, 0, 10000, 1, 3, "parameters mutated at least"),
+               Option("normal", bool, False, doc="Gaussian steps instead of uniform re-draws for numbers"),
+               Option("sigma", float, 0.1, 0.0, 10.0, 0.02, 0.3, "Gaussian step in unit space"),
+               Option("max_tries", int, 50, 1, 100000, doc="attempts at a feasible child"),
+               Option("permutation_move", str, "invert", choices=("invert", "or-opt"), doc="permutation move"))
 
     def __init__(self, name: Optional[str] = None, mutation_rate: float = 0.1,
                  must_mutate: int = 1, normal: bool = False, sigma: float = 0.1,

@@ -10,7 +10,6 @@ from .base import Config, Technique
 from .meta import RecyclingMetaTechnique
 from .nelder_mead import SimplexTechnique, Vertex
 from .pattern_search import BatchGen
-from .registry import TechniqueRegistry
 
 
 class Torczon(SimplexTechnique):
@@ -83,13 +82,7 @@ def multi_torczon() -> RecyclingMetaTechnique:
                                   name="MultiTorczon")
 
 
-def register(registry: TechniqueRegistry) -> None:
+def register(registry: Any) -> None:
     """Register RandomTorczon, RegularTorczon, RightTorczon and MultiTorczon."""
-    registry.register("RandomTorczon", _torczon("random"),
-                      "Torczon multi-directional search on numeric parameters, random initial simplex")
-    registry.register("RegularTorczon", _torczon("regular"),
-                      "Torczon multi-directional search, regular initial simplex (edge 0.1)")
-    registry.register("RightTorczon", _torczon("right"),
-                      "Torczon multi-directional search, right-angled initial simplex (edge 0.1)")
-    registry.register("MultiTorczon", multi_torczon,
-                      "round robin of Right/Random/Regular Torczon, worst recycled from the best")
+    from .builtin import add_module
+    add_module(registry, "torczon")

@@ -56,6 +56,7 @@ import numpy as np
 
 from ...parameters import ConfigurationError, ConfigurationManipulator
 from ..base import Config, Feedback, Technique, TechniqueError
+from ..options import schema_from_dataclass, validate
 from .acquisition import Acquisition, LocalSearch
 from .cot import ChainOfTrees
 from .distances import PERMUTATION_DISTANCES, ConfigKey, SpaceEncoder
@@ -132,22 +133,23 @@ class BOOptions:
     max_enumeration_seconds: float = 10.0
 
     def check(self) -> None:
-        """Raise TechniqueError naming a bad option value."""
-        kinds = [self.permutation_distance, *self.permutation_distances.values()]
-        bad = [k for k in kinds if k not in PERMUTATION_DISTANCES]
-        if bad:
-            raise TechniqueError(f"BayesianOptimization: permutation distance {bad[0]!r} is unknown; "
-                                 f"use one of {PERMUTATION_DISTANCES}")
-        for f in ("n_random_samples", "n_starts", "hp_samples", "hp_starts", "max_leaves",
-                  "neighbours_per_parameter", "max_observations"):
-            if getattr(self, f) < 1:
-                raise TechniqueError(f"BayesianOptimization: {f} must be >= 1, got {getattr(self, f)}")
-        if not 0.0 <= self.hp_refit_growth <= 10.0:
-            raise TechniqueError(f"BayesianOptimization: hp_refit_growth must be in [0, 10], "
-                                 f"got {self.hp_refit_growth}")
-        if self.initial_samples is not None and self.initial_samples < 1:
-            raise TechniqueError(f"BayesianOptimization: initial_samples must be >= 1 or None, "
-                                 f"got {self.initial_samples}")
+        """Raise TechniqueError naming a bad option value (checked against :data:`BO_OPTIONS`)."""
+        validate(BO_OPTIONS, asdict(self), "BayesianOptimization")
+
+
+#: the options as the one technique option schema (:mod:`..options`): types and defaults from the
+#: fields of :class:`BOOptions`, legal and random ranges here
+BO_OPTIONS = schema_from_dataclass(BOOptions, {
+    "initial_samples": dict(lo=1), "n_random_samples": dict(lo=1, random_lo=200, random_hi=5000),
+    "n_starts": dict(lo=1, random_lo=1, random_hi=20), "max_local_steps": dict(lo=0),
+    "exhaustive_acquisition": dict(lo=0), "neighbours_per_parameter": dict(lo=1), "hp_samples": dict(lo=1),
+    "hp_starts": dict(lo=1), "hp_warm_starts": dict(lo=0), "hp_full_every": dict(lo=1), "hp_maxiter": dict(lo=1),
+    "hp_refit_growth": dict(lo=0.0, hi=10.0, random_lo=0.0, random_hi=0.2), "max_observations": dict(lo=1),
+    "stall_after": dict(lo=0, random_lo=0, random_hi=10), "local_radius": dict(lo=1, random_lo=1, random_hi=4),
+    "global_every": dict(lo=1), "permutation_distance": dict(choices=PERMUTATION_DISTANCES),
+    "permutation_distances": dict(choices=PERMUTATION_DISTANCES),
+    "max_feasibility_threshold": dict(lo=0.0, hi=1.0, random_lo=0.0, random_hi=0.3), "max_leaves": dict(lo=1),
+    "max_enumeration_seconds": dict(lo=0.0)})
 
 
 class BayesianOptimization(Technique):
@@ -158,6 +160,7 @@ class BayesianOptimization(Technique):
     """
 
     description = "Bayesian optimisation: Matérn GP, EI x RF feasibility, chain of trees (BaCO)"
+    OPTIONS = BO_OPTIONS
 
     def __init__(self, name: Optional[str] = None, options: Optional[BOOptions] = None, **overrides: Any) -> None:
         super().__init__(name)

@@ -32,6 +32,7 @@ from ...parameters import ConfigurationManipulator
 from ...parameters.features import (ArrayFeatures, FeatureLayout, OneHotFeatures, PermutationFeatures,
                                     UnitFeatures)
 from ..base import Config, Feedback, Proposal, Technique, TechniqueError
+from ..options import Option
 from ..simple import GreedyMutation
 from .constrained import FeasibleCandidates, has_known_constraints
 from .model import SparseBayesLinear, rank_correlation
@@ -65,6 +66,15 @@ class StructuralSurrogate(Technique):
 
     description = ("learns an additive model over structural features (tour edges, orders, one-hot, "
                    "unit values) and searches it: Thompson sampling + 2-opt/or-opt on the model")
+
+    OPTIONS = (Option("initial", int, 10, 1, 100000, 5, 30, "random configurations before the model"),
+               Option("window", int, 50, 1, 1000000, 20, 100, "recent results the proposal shares look at"),
+               Option("min_share", float, 0.1, 0.001, 0.5, 0.05, 0.3, "least share of proposals left to the fallback"),
+               Option("temperature", float, 1.0, 0.0, 1000.0, 0.5, 2.0, "Thompson-sampling temperature"),
+               Option("cg_steps", int, 10, 1, 10000, 5, 20, "conjugate-gradient steps per model fit"),
+               Option("precedence", bool, None, optional=True, doc="precedence features for permutations (null: auto)"),
+               Option("model_kicks", int, 4, 0, 10000, 0, 8, "perturbation kicks of the model search"),
+               Option("intercept", bool, None, optional=True, doc="fit an intercept (null: auto)"))
 
     def __init__(self, name: Optional[str] = None, initial: int = 10, window: int = 50,
                  min_share: float = 0.1, temperature: float = 1.0, cg_steps: int = 10,
@@ -285,5 +295,5 @@ FALLBACK = "AUCBanditMetaTechniqueA"
 def register(registry: Any) -> None:
     """Add ``StructuralSurrogate`` to ``registry`` (its fallback is created from the registry when a
     run creates the technique, so the bundle may be registered after it)."""
-    registry.register("StructuralSurrogate", lambda: StructuralSurrogate(fallback=registry.create(FALLBACK)),
-                      StructuralSurrogate.description + "; the default bandit takes the other suggestions")
+    from ..builtin import add_module
+    add_module(registry, "structural")

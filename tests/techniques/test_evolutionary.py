@@ -18,7 +18,8 @@ from tunerlib.parameters import (BooleanArray, BooleanParameter, ConfigurationMa
 from tunerlib.techniques import Feedback, TechniqueRegistry, registry
 from tunerlib.techniques import binary_ga, differential_evolution, genetic, pso
 from tunerlib.techniques.differential_evolution import DifferentialEvolution
-from tunerlib.techniques.genetic import GeneticAlgorithm, GlobalGA, mutate_param
+from tunerlib.techniques.genetic import GeneticAlgorithm, mutate_param
+from tunerlib.techniques.global_ga import GlobalGA
 from tunerlib.techniques.pso import PSO, Particle
 
 MODULES = (differential_evolution, pso, genetic, binary_ga)
