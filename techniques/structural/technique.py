@@ -74,7 +74,9 @@ class StructuralSurrogate(Technique):
                Option("cg_steps", int, 10, 1, 10000, 5, 20, "conjugate-gradient steps per model fit"),
                Option("precedence", bool, None, optional=True, doc="precedence features for permutations (null: auto)"),
                Option("model_kicks", int, 4, 0, 10000, 0, 8, "perturbation kicks of the model search"),
-               Option("intercept", bool, None, optional=True, doc="fit an intercept (null: auto)"))
+               Option("intercept", bool, None, optional=True, doc="fit an intercept (null: auto)"),
+               Option("gate", int, 30, 0, 100000, 10, 60,
+                      "recent results over which the model's predictions cap its share (0: no gate)"))
 
     def __init__(self, name: Optional[str] = None, initial: int = 10, window: int = 50,
                  min_share: float = 0.1, temperature: float = 1.0, cg_steps: int = 10,
