@@ -94,10 +94,15 @@ MODULE_ROWS: Dict[str, List[Row]] = {
 }
 
 
+#: duplicate aliases (the same technique as UniformGreedyMutation / NormalGreedyMutation): still
+#: resolved, since stored runs name them, but neither listed nor drawn into generated bandits
+UNLISTED = frozenset({"UniformGreedyMutation10", "NormalGreedyMutation10"})
+
+
 def add_module(catalogue: Catalogue, module: str) -> None:
     """Add the rows of ``module`` (a key of :data:`MODULE_ROWS`) to ``catalogue``."""
     for name, target, description, kwargs in MODULE_ROWS[module]:
-        catalogue.add(name, target, description, kwargs)
+        catalogue.add(name, target, description, kwargs, listed=name not in UNLISTED)
 
 
 def register_builtin(catalogue: Catalogue) -> None:

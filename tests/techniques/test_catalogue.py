@@ -260,7 +260,11 @@ def test_generated_bandits_may_draw_random_options_for_their_registered_arms():
         assert create_technique([name]).name == name
 
 
-def test_the_only_duplicate_aliases_are_the_historical_greedy_mutation_names():
-    # kept because stored runs and seeded generated bandits name them; no new alias may be added
+def test_no_two_listed_names_are_the_same_technique():
+    # the historical duplicates resolve (stored runs name them) but are not listed or drawn
     assert CAT.aliases() == [("NormalGreedyMutation", "NormalGreedyMutation10"),
                              ("UniformGreedyMutation", "UniformGreedyMutation10")]
+    listed = set(CAT)
+    assert not [group for group in CAT.aliases() if len(set(group) & listed) > 1]
+    assert "UniformGreedyMutation10" not in listed and CAT.create("UniformGreedyMutation10").name == \
+        "UniformGreedyMutation10"
