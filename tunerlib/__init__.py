@@ -19,6 +19,7 @@ _EXPORTS = {
     "TuningOptions": "options",
     "Configuration": "result", "DesiredResult": "result", "Input": "result", "Result": "result",
     "TuningRun": "tuningrun",
+    "call_program": "process", "captured_stderr": "process",
     "UsageError": "errors",
 }
 

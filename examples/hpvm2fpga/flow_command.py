@@ -30,8 +30,7 @@ import shutil
 import tempfile
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from tunerlib import Result, UsageError
-from tunerlib.process import call_program
+from tunerlib import Result, UsageError, call_program
 
 PLACEHOLDERS = ("{config}", "{workdir}")
 #: keys of the protocol line that are not copied into Result.extra

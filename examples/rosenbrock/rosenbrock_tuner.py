@@ -22,8 +22,7 @@ from typing import Dict, List
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from functions import FUNCTIONS, TestFunction  # noqa: E402  (sibling module, see above)
 
-from tunerlib import MeasurementInterface, Result, TuningOptions, UsageError  # noqa: E402
-from tunerlib.objectives import MinimizeAttribute  # noqa: E402
+from tunerlib import MeasurementInterface, MinimizeAttribute, Result, TuningOptions, UsageError  # noqa: E402
 from tunerlib.parameters import (ConfigurationManipulator, FloatParameter,  # noqa: E402
                                  IntegerParameter)
 

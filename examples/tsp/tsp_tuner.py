@@ -23,8 +23,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tsplib  # noqa: E402  (sibling module, see above)
 
-from tunerlib import MeasurementInterface, Result, TuningOptions, UsageError  # noqa: E402
-from tunerlib.objectives import MinimizeAttribute  # noqa: E402
+from tunerlib import MeasurementInterface, MinimizeAttribute, Result, TuningOptions, UsageError  # noqa: E402
 from tunerlib.parameters import ConfigurationManipulator, PermutationParameter  # noqa: E402
 
 
