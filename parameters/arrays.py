@@ -9,6 +9,7 @@ Unlike OpenTuner, whose array ``op3_cross`` and ``op3_swarm`` were no-op stubs, 
 """
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -81,6 +82,14 @@ class ArrayParameter(ComplexParameter):
     def _elem_space(self) -> float:
         raise NotImplementedError
 
+    def _elem_values(self) -> Optional[List[Any]]:
+        """Every legal element in order, or None when the elements are continuous."""
+        return None
+
+    def element_unit(self, x: Any) -> float:
+        """One element on ``[0, 1]`` (BO's distances and features)."""
+        raise NotImplementedError
+
     # ---- value methods ------------------------------------------------------
     def seed_value(self) -> List[Any]:
         """``count`` copies of the element seed (False / min)."""
@@ -118,6 +127,12 @@ class ArrayParameter(ComplexParameter):
     def log10_search_space_size(self) -> float:
         """``count * log10(values per element)``; ``inf`` when continuous."""
         return self.count * math.log10(self._elem_space())
+
+    def _domain(self, limit: int) -> Optional[List[List[Any]]]:
+        elems = self._elem_values()
+        if elems is None:
+            return None
+        return [list(t) for t in itertools.product(elems, repeat=self.count)]
 
     def to_json(self) -> Dict[str, Any]:
         return {"kind": self.kind, "name": self.name, "count": self.count}
@@ -194,6 +209,12 @@ class BooleanArray(ArrayParameter):
 
     def _elem_space(self) -> int:
         return 2
+
+    def _elem_values(self) -> List[bool]:
+        return [False, True]
+
+    def element_unit(self, x: Any) -> float:
+        return float(bool(x))
 
     def describe(self) -> str:
         return f"{self.kind} of {self.count} booleans"
@@ -275,6 +296,9 @@ class _BoundedArray(ArrayParameter):
 
     def _to_unit(self, x: Any) -> float:
         raise NotImplementedError
+
+    def element_unit(self, x: Any) -> float:
+        return self._to_unit(x)
 
     def _from_unit(self, u: float) -> Any:
         raise NotImplementedError
@@ -369,6 +393,9 @@ class IntegerArray(_BoundedArray):
 
     def _elem_space(self) -> int:
         return self.max_value - self.min_value + 1
+
+    def _elem_values(self) -> List[int]:
+        return list(range(self.min_value, self.max_value + 1))
 
     def _to_unit(self, x: int) -> float:
         """Integer ``k`` owns the unit interval ``[(k-min)/n, (k-min+1)/n)``; returns its centre."""

@@ -21,6 +21,7 @@ Every operator leaves the child with a legal value for the parameter.
 from __future__ import annotations
 
 import inspect
+import math
 import random
 from types import MappingProxyType
 from dataclasses import dataclass, field
@@ -30,6 +31,9 @@ Config = Dict[str, Any]
 
 #: arity used for ``opn_*`` operators (any number of parents, passed as a list)
 ARITY_N = -1
+
+#: largest domain :meth:`Parameter.domain` lists by default
+DOMAIN_LIMIT = 100_000
 
 
 _PLAIN = (int, float, str)
@@ -137,6 +141,20 @@ class Parameter:
     def to_json(self) -> Dict[str, Any]:
         """JSON-compatible definition; ``parameter_from_json(p.to_json()) == p``."""
         raise NotImplementedError
+
+    # ---- the feasible-space hooks ------------------------------------------------
+    def domain(self, limit: int = DOMAIN_LIMIT) -> Optional[List[Any]]:
+        """Every legal value in the kind's natural order (called by the feasible space, BO and
+        replay), or None when the parameter is infinite, has more than ``limit`` values or its kind
+        cannot list them.  A kind lists its values by overriding :meth:`_domain`."""
+        size = self.search_space_size()
+        if not math.isfinite(size) or size > limit:
+            return None
+        return self._domain(limit)
+
+    def _domain(self, limit: int) -> Optional[List[Any]]:
+        """The values of this finite parameter (at most ``limit`` of them); None: not listable."""
+        return None
 
     # ---- shared behaviour ---------------------------------------------------
     def normalize(self, config: Config) -> None:

@@ -165,6 +165,9 @@ class BooleanParameter(CategoricalParameter):
     def search_space_size(self) -> int:
         return 2
 
+    def _domain(self, limit: int) -> List[bool]:
+        return [False, True]
+
     def to_json(self) -> Dict[str, Any]:
         return {"kind": self.kind, "name": self.name}
 
@@ -223,6 +226,9 @@ class _IndexedChoice(CategoricalParameter):
 
     def search_space_size(self) -> int:
         return self._count()
+
+    def _domain(self, limit: int) -> List[Any]:
+        return [self._option(i) for i in range(self._count())]
 
     def _moved(self, value: Any, rng: random.Random) -> Any:
         """Another option than ``value``, uniformly (the same one when there is only one)."""
@@ -363,6 +369,9 @@ class OrdinalParameter(UnitCubeParameter):
 
     def search_space_size(self) -> int:
         return len(self.values)
+
+    def _domain(self, limit: int) -> List[Any]:
+        return list(self.values)
 
     def to_json(self) -> Dict[str, Any]:
         return {"kind": self.kind, "name": self.name, "values": list(self.values), "log": self.log}

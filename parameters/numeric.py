@@ -198,6 +198,10 @@ class NumericParameter(UnitCubeParameter):
             return self.max - self.min + 1
         return 1 if self.min == self.max else math.inf
 
+    def _domain(self, limit: int) -> List[Any]:
+        """Integers ``min..max``; a constant float range holds its one value."""
+        return list(range(self.min, self.max + 1)) if self._integral else [self.min]
+
     def to_json(self) -> Dict[str, Any]:
         return {"kind": self.kind, "name": self.name, "min": self.min, "max": self.max}
 
@@ -386,6 +390,10 @@ class PowerOfTwoParameter(ScaledNumericParameter, IntegerParameter):
     def search_space_size(self) -> int:
         lo, hi = self._exponents
         return hi - lo + 1
+
+    def _domain(self, limit: int) -> List[int]:
+        lo, hi = self._exponents
+        return [1 << k for k in range(lo, hi + 1)]
 
     def seed_value(self) -> int:
         lo, hi = self._exponents

@@ -13,6 +13,7 @@ topological repair for schedules, so every operator result is legal.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from typing import Any, Dict, Hashable, List, Optional, Sequence, Tuple
@@ -248,6 +249,13 @@ class PermutationParameter(ComplexParameter):
     def log10_search_space_size(self) -> float:
         """``log10(n!)`` computed with ``lgamma`` (finite for any size)."""
         return math.lgamma(len(self.items) + 1) / math.log(10)
+
+    def _domain(self, limit: int) -> Optional[List[List[Item]]]:
+        """The legal orders in lexicographic order of positions (None over ``limit`` orders)."""
+        if math.factorial(len(self.items)) > limit:
+            return None
+        perms = [list(p) for p in itertools.permutations(self.items)]
+        return [p for p in perms if self.is_valid(p)]
 
     def to_json(self) -> Dict[str, Any]:
         return {"kind": self.kind, "name": self.name, "items": list(self.items)}

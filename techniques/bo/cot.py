@@ -32,10 +32,7 @@ from typing import Any, Dict, Hashable, List, Optional, Sequence, Set
 
 import numpy as np
 
-from ...parameters import (BooleanArray, BooleanParameter, ConfigurationError, ConfigurationManipulator,
-                           Constraint, EnumParameter, FloatParameter, IntegerArray, IntegerParameter,
-                           OrdinalParameter, Parameter, PermutationParameter, PowerOfTwoParameter,
-                           SwitchParameter)
+from ...parameters import ConfigurationError, ConfigurationManipulator, Constraint, Parameter
 from .distances import vkey
 
 log = logging.getLogger(__name__)
@@ -43,41 +40,6 @@ log = logging.getLogger(__name__)
 #: default bounds of one group's enumeration
 MAX_LEAVES = 1_000_000
 MAX_SECONDS = 10.0
-#: largest domain enumerated for one parameter
-MAX_DOMAIN = 100_000
-
-
-def enumerate_domain(param: Parameter, limit: int = MAX_DOMAIN) -> Optional[List[Any]]:
-    """Every legal value of ``param`` in its natural order, or None when infinite or over ``limit``."""
-    size = param.search_space_size()
-    if not math.isfinite(size) or size > limit:
-        return None
-    if isinstance(param, PowerOfTwoParameter):
-        lo, hi = param.min.bit_length() - 1, param.max.bit_length() - 1
-        return [1 << k for k in range(lo, hi + 1)]
-    if isinstance(param, IntegerParameter):
-        return list(range(param.min, param.max + 1))
-    if isinstance(param, FloatParameter):
-        return [param.min]
-    if isinstance(param, BooleanParameter):
-        return [False, True]
-    if isinstance(param, SwitchParameter):
-        return list(range(param.n))
-    if isinstance(param, EnumParameter):
-        return list(param.options)
-    if isinstance(param, OrdinalParameter):
-        return list(param.values)
-    if isinstance(param, PermutationParameter):
-        if math.factorial(len(param.items)) > limit:
-            return None
-        perms = [list(p) for p in itertools.permutations(param.items)]
-        return [p for p in perms if param.is_valid(p)]
-    if isinstance(param, BooleanArray):
-        return [list(t) for t in itertools.product([False, True], repeat=param.count)]
-    if isinstance(param, IntegerArray):
-        return [list(t) for t in itertools.product(range(param.min_value, param.max_value + 1),
-                                                    repeat=param.count)]
-    return None
 
 
 def sample_column(param: Parameter, rng: random.Random, np_rng: np.random.Generator, count: int) -> List[Any]:
@@ -302,7 +264,7 @@ class ChainOfTrees:
 
     def _build(self, params: List[Parameter], cons: List[Constraint], max_leaves: int,
                max_seconds: float) -> Any:
-        domains = [enumerate_domain(p) for p in params]
+        domains = [p.domain() for p in params]
         why = None
         if any(d is None for d in domains):
             why = "a parameter has an infinite or very large domain"
@@ -365,7 +327,7 @@ class ChainOfTrees:
         or there would be more than ``limit`` configurations."""
         if self.rejection or self.size() > limit:
             return None
-        free_domains = [enumerate_domain(p, limit) for p in self.free]
+        free_domains = [p.domain(limit) for p in self.free]
         if any(d is None for d in free_domains):
             return None
         parts: List[List[Dict[str, Any]]] = []

@@ -25,7 +25,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from ...parameters import (ArrayParameter, BooleanArray, BooleanParameter, ConfigurationManipulator,
                            EnumParameter, FloatArray, OrdinalParameter, Parameter, PermutationParameter,
                            PrimitiveParameter, SwitchParameter)
-from .cot import ChainOfTrees, TreeGroup, enumerate_domain
+from .cot import ChainOfTrees, TreeGroup
 from .distances import vkey
 
 Config = Dict[str, Any]
@@ -63,7 +63,7 @@ class NeighbourGenerator:
         for p in self.params:
             dom = None
             if isinstance(p, (PrimitiveParameter,)) and not isinstance(p, OrdinalParameter):
-                dom = enumerate_domain(p, ORDERED_LIMIT)
+                dom = p.domain(ORDERED_LIMIT)
             elif isinstance(p, OrdinalParameter):
                 dom = list(p.values)
             self._ordered[p.name] = dom

@@ -30,14 +30,13 @@ Where the definitions come from:
 """
 from __future__ import annotations
 
-import itertools
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ..parameters import (BooleanParameter, ConfigurationManipulator, EnumParameter, OrdinalParameter,
-                          Parameter, PermutationParameter, parse_expression)
+from ..parameters import (ConfigurationManipulator, EnumParameter, OrdinalParameter, Parameter,
+                          PermutationParameter, parse_expression)
 from .kerneltuner import read_kerneltuner_cache
 from .rise import read_rise_csv
 from .table import RecordedTable, canonical_value
@@ -356,19 +355,6 @@ def check_columns(found: Sequence[str], expected: Sequence[str], path: Path, ker
 
 
 # --------------------------------------------------------------------------- feasible counting
-def enumerate_values(param: Parameter) -> Optional[List[Any]]:
-    """Every legal value of ``param`` (ordinal, enum, boolean, permutation), or None."""
-    if isinstance(param, OrdinalParameter):
-        return list(param.values)
-    if isinstance(param, EnumParameter):
-        return list(param.options)
-    if isinstance(param, BooleanParameter):
-        return [False, True]
-    if isinstance(param, PermutationParameter) and len(param.items) <= 8:
-        return [list(p) for p in itertools.permutations(param.items)]
-    return None
-
-
 def rows_in_space(manipulator: ConfigurationManipulator, configs: Iterable[Mapping[str, Any]]) -> Tuple[int, int]:
     """(configurations with legal values, of those the ones satisfying every known constraint).
 
@@ -413,7 +399,7 @@ def count_feasible(manipulator: ConfigurationManipulator, max_nodes: int = 3_000
     total, visited = 1, [0]
     for group in manipulator.groups():
         names = sorted(group, key=order.__getitem__)
-        domains = [enumerate_values(manipulator.parameter(n)) for n in names]
+        domains = [manipulator.parameter(n).domain() for n in names]
         if any(d is None for d in domains):
             return None
         checks = [[c for c in manipulator.group_constraints(group)

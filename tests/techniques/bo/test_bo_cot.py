@@ -12,7 +12,7 @@ from tunerlib.parameters import (BooleanParameter, ConfigurationManipulator, Enu
                                  IntegerParameter, OrdinalParameter, PermutationParameter,
                                  PowerOfTwoParameter)
 from tunerlib.techniques.bo.acquisition import config_key
-from tunerlib.techniques.bo.cot import ChainOfTrees, RejectionGroup, TreeGroup, enumerate_domain
+from tunerlib.techniques.bo.cot import ChainOfTrees, RejectionGroup, TreeGroup
 from tunerlib.techniques.bo.neighbours import NeighbourGenerator
 
 
@@ -52,7 +52,7 @@ def cot_of(name):
 
 
 def all_configs(m, names):
-    doms = [enumerate_domain(m.parameter(n)) for n in names]
+    doms = [m.parameter(n).domain() for n in names]
     for values in itertools.product(*doms):
         yield dict(zip(names, values))
 
@@ -123,7 +123,7 @@ def test_alternatives_and_neighbours_stay_feasible(seed):
     cfg = cot.sample(rng, np.random.default_rng(seed), 1)[0]
     for name in ("a", "b", "ls", "gs", "mode", "perm"):
         alts = cot.alternatives(cfg, name)
-        brute = [v for v in enumerate_domain(m.parameter(name))
+        brute = [v for v in m.parameter(name).domain()
                  if v != cfg[name] and m.is_feasible({**cfg, name: v})]
         assert alts == brute
     gen = NeighbourGenerator(m, cot, per_param=6)
