@@ -62,6 +62,10 @@ class ParameterError(ValueError):
     """A parameter definition or value is invalid (message is one line, names the fix)."""
 
 
+class ConfigurationError(ValueError):
+    """A configuration or search-space definition is invalid (one-line message naming the fix)."""
+
+
 @dataclass(frozen=True)
 class OperatorSpec:
     """Description of one operator, as data."""

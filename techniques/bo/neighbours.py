@@ -23,9 +23,8 @@ import random
 from typing import Any, Dict, List, Optional, Tuple
 
 from ...parameters import (ArrayParameter, BooleanArray, BooleanParameter, ConfigurationManipulator,
-                           EnumParameter, FloatArray, OrdinalParameter, Parameter, PermutationParameter,
-                           PrimitiveParameter, SwitchParameter)
-from .cot import ChainOfTrees, TreeGroup
+                           EnumParameter, FeasibleSpace, FloatArray, OrdinalParameter, Parameter,
+                           PermutationParameter, PrimitiveParameter, SwitchParameter)
 from .distances import vkey
 
 Config = Dict[str, Any]
@@ -53,7 +52,7 @@ def _gauss_float(param: PrimitiveParameter, value: float, sigma: float, rng: ran
 class NeighbourGenerator:
     """Builds feasible single-parameter neighbours of a configuration (called by local search)."""
 
-    def __init__(self, manipulator: ConfigurationManipulator, cot: ChainOfTrees, per_param: int = 10) -> None:
+    def __init__(self, manipulator: ConfigurationManipulator, cot: FeasibleSpace, per_param: int = 10) -> None:
         self.params = manipulator.parameters
         self.cot = cot
         self.per_param = per_param
@@ -77,11 +76,12 @@ class NeighbourGenerator:
         ``(parameter index, new value, configuration)`` triples."""
         out: List[Tuple[int, Any, Config]] = []
         for i, p in enumerate(self.params):
-            group = self.cot.group_of.get(p.name)
-            if isinstance(group, TreeGroup):
-                values = self._pick(p, config[p.name], group.alternatives(config, p.name), rng)
+            alts = self.cot.alternatives(config, p.name)
+            if alts is not None:                 # an enumerated group: its feasible values
+                values = self._pick(p, config[p.name], alts, rng)
                 out.extend((i, v, self._with(config, p.name, v)) for v in values)
                 continue
+            group = self.cot.group_of.get(p.name)
             for v in self._values(p, config[p.name], rng):
                 cfg = self._with(config, p.name, v)
                 if group is None or group.contains(cfg):

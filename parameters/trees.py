@@ -1,29 +1,14 @@
-"""Chain of trees (BaCO §4.2, after Rasch et al.): known constraints as enumerated feasible sets.
+"""The groups of a feasible space (see :mod:`.feasible`): an enumerated constraint group
+(:class:`TreeGroup`, one tree of the chain of trees), a group sampled by rejection
+(:class:`RejectionGroup`), and vectorised sampling of an unconstrained parameter (:func:`sample_column`).
 
-Parameters linked by constraints form groups (``manipulator.groups()``); every group with
-constraints whose parameters all have small finite domains is enumerated depth-first into its
-feasible partial configurations (the leaves of its tree).  The enumeration orders the parameters
-greedily so that each constraint is checked as soon as all the names it reads are assigned
-(``Constraint.reads``), pruning whole subtrees.  A leaf is stored as a row of domain indices plus a
-mixed-radix integer code kept in a ``set``, so membership is one hash lookup.
-
-* sampling is uniform over the leaves of each tree (unbiased, unlike walking the tree), groups
-  independent of each other, and unconstrained parameters drawn with ``random_value``;
-* a group whose parameters are all read by a table constraint (``TableConstraint``, e.g. a replay
-  table's recorded configurations) is not enumerated: its leaves are the table's rows that satisfy
-  the group's other constraints (``manipulator.table_rows``), however large the domains;
-* the feasible space size is the product of the leaf counts and the free parameters' sizes;
-* :meth:`ChainOfTrees.alternatives` lists the values one parameter can take while the rest of the
-  configuration stays fixed and feasible (feasible single-parameter neighbours).
-
-A group whose domains are not enumerable (a float, a huge permutation) or whose enumeration exceeds
-``max_leaves`` leaves or ``max_seconds`` falls back to rejection sampling over that group, with one
-``logging`` warning per group; its membership test evaluates the constraints.
+A tree's leaves are rows of domain indices plus a mixed-radix integer code kept in a ``set``, so
+membership is one hash lookup.  The enumeration orders the parameters greedily so that each
+constraint is checked as soon as all the names it reads are assigned (``Constraint.reads``),
+pruning whole subtrees.
 """
 from __future__ import annotations
 
-import itertools
-import logging
 import math
 import random
 import time
@@ -32,10 +17,9 @@ from typing import Any, Dict, Hashable, List, Optional, Sequence, Set
 
 import numpy as np
 
-from ...parameters import ConfigurationError, ConfigurationManipulator, Constraint, Parameter
-from .distances import vkey
-
-log = logging.getLogger(__name__)
+from .base import ConfigurationError, Parameter
+from .base import value_key as vkey
+from .constraints import Constraint
 
 #: default bounds of one group's enumeration
 MAX_LEAVES = 1_000_000
@@ -233,128 +217,3 @@ class RejectionGroup:
         for p in self.params:
             total *= p.search_space_size()
         return total
-
-
-class ChainOfTrees:
-    """The known-constraint structure of a space: tree groups, rejection groups and free parameters."""
-
-    def __init__(self, manipulator: ConfigurationManipulator, max_leaves: int = MAX_LEAVES,
-                 max_seconds: float = MAX_SECONDS) -> None:
-        self.manipulator = manipulator
-        self.names = manipulator.names
-        self.trees: List[TreeGroup] = []
-        self.rejection: List[RejectionGroup] = []
-        self.free: List[Parameter] = []
-        self.group_of: Dict[str, Any] = {}
-        by_name = {p.name: p for p in manipulator.parameters}
-        for group in manipulator.groups():
-            params = [by_name[n] for n in self.names if n in group]
-            cons = manipulator.group_constraints(group)
-            if not cons:
-                self.free.extend(params)
-                continue
-            rows = manipulator.table_rows(group)     # a table constraint over the whole group
-            if rows is not None:
-                built: Any = TreeGroup(params, [], rows=rows)
-                self.trees.append(built)
-            else:
-                built = self._build(params, cons, max_leaves, max_seconds)
-            for n in group:
-                self.group_of[n] = built
-
-    def _build(self, params: List[Parameter], cons: List[Constraint], max_leaves: int,
-               max_seconds: float) -> Any:
-        domains = [p.domain() for p in params]
-        why = None
-        if any(d is None for d in domains):
-            why = "a parameter has an infinite or very large domain"
-        else:
-            try:
-                tree = TreeGroup(params, domains, cons, max_leaves, max_seconds)  # type: ignore[arg-type]
-            except TooLarge as exc:
-                why = str(exc)
-            else:
-                self.trees.append(tree)
-                return tree
-        log.warning("chain of trees: parameters %s are sampled by rejection (%s)",
-                    [p.name for p in params], why)
-        group = RejectionGroup(params, cons)
-        self.rejection.append(group)
-        return group
-
-    # ---- queries ----------------------------------------------------------------------------
-    @property
-    def exact_size(self) -> bool:
-        """True when :meth:`size` counts feasible configurations exactly (no rejection groups)."""
-        return not self.rejection
-
-    def size(self) -> float:
-        """Feasible configurations: product of leaf counts and free sizes (rejection groups count
-        their unconstrained size, an upper bound); ``inf`` for continuous spaces."""
-        total = 1.0
-        for t in self.trees:
-            total *= t.size
-        for g in self.rejection:
-            total *= g.size()
-        for p in self.free:
-            total *= p.search_space_size()
-        return total
-
-    def is_feasible(self, config: Dict[str, Any]) -> bool:
-        """Membership: one hash lookup per tree group, predicates for rejection groups."""
-        return all(t.contains(config) for t in self.trees) and all(g.contains(config) for g in self.rejection)
-
-    def sample(self, rng: random.Random, np_rng: np.random.Generator, count: int) -> List[Dict[str, Any]]:
-        """``count`` independent uniformly random feasible configurations."""
-        configs: List[Dict[str, Any]] = [dict() for _ in range(count)]
-        for t in self.trees:
-            if t.size == 0:
-                raise ConfigurationError(f"constraints on {t.names} admit no configuration; relax them")
-            for cfg, row in zip(configs, t.sample_rows(np_rng, count)):
-                t.assign(cfg, row)
-        for g in self.rejection:
-            for cfg in configs:
-                g.sample(rng, cfg)
-        for p in self.free:
-            name = p.name
-            for cfg, v in zip(configs, sample_column(p, rng, np_rng, count)):
-                cfg[name] = v
-        return [{n: c[n] for n in self.names} for c in configs]
-
-    def enumerate_all(self, limit: int) -> Optional[List[Dict[str, Any]]]:
-        """Every feasible configuration (product of the trees' leaves and the free parameters'
-        domains), or None when a group is sampled by rejection, a free parameter is not enumerable
-        or there would be more than ``limit`` configurations."""
-        if self.rejection or self.size() > limit:
-            return None
-        free_domains = [p.domain(limit) for p in self.free]
-        if any(d is None for d in free_domains):
-            return None
-        parts: List[List[Dict[str, Any]]] = []
-        for t in self.trees:
-            rows = []
-            for row in t.leaves:
-                part: Dict[str, Any] = {}
-                t.assign(part, row)
-                rows.append(part)
-            parts.append(rows)
-        for p, dom in zip(self.free, free_domains):
-            parts.append([{p.name: v} for v in dom])  # type: ignore[union-attr]
-        out = []
-        for combo in itertools.product(*parts):
-            cfg: Dict[str, Any] = {}
-            for part in combo:
-                cfg.update(part)
-            out.append({n: (list(cfg[n]) if isinstance(cfg[n], list) else cfg[n]) for n in self.names})
-        return out
-
-    def alternatives(self, config: Dict[str, Any], name: str) -> Optional[List[Any]]:
-        """Feasible replacement values for ``name`` (tree groups), or None when ``name`` is free or
-        in a rejection group (then the caller proposes values and checks :meth:`is_feasible`)."""
-        group = self.group_of.get(name)
-        if isinstance(group, TreeGroup):
-            return group.alternatives(config, name)
-        return None
-
-    def constrained(self, name: str) -> bool:
-        return name in self.group_of
