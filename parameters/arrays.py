@@ -59,6 +59,9 @@ def _sigmoid(x: float) -> float:
 class ArrayParameter(ComplexParameter):
     """Base of fixed-length arrays; subclasses define the element methods ``_elem_*``."""
 
+    encoding = "array"
+    key_style = "tuple"
+
     def __init__(self, name: str, count: int) -> None:
         super().__init__(name)
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:

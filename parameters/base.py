@@ -100,6 +100,14 @@ class Parameter:
     _kinds: ClassVar[Dict[str, type]] = {}
     #: short type name used in JSON, technique names and representations
     kind: ClassVar[str] = ""
+    #: how Bayesian optimization measures distances between values: ``"unit"`` (unit values),
+    #: ``"category"`` (Hamming over :meth:`domain`), ``"permutation"``, ``"array"``, ``"selector"``;
+    #: empty: no distance (BO refuses the kind)
+    encoding: ClassVar[str] = ""
+    #: how a value is made hashable for identity tests: ``"plain"`` (as it is: numbers, strings,
+    #: booleans of a kind that never mixes them with numbers), ``"tuple"`` (a flat list) or ``"key"``
+    #: (:func:`value_key`)
+    key_style: ClassVar[str] = "key"
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
@@ -259,6 +267,9 @@ class Parameter:
 
 class PrimitiveParameter(Parameter):
     """A parameter with a unit-cube representation: ``get_unit_value`` in [0, 1]."""
+
+    encoding = "unit"
+    key_style = "plain"
 
     def get_unit_value(self, config: Mapping[str, Any]) -> float:
         raise NotImplementedError

@@ -144,6 +144,8 @@ class BooleanParameter(CategoricalParameter):
     """``True`` or ``False``; seed value ``False``."""
 
     kind = "bool"
+    encoding = "category"
+    key_style = "plain"
 
     def seed_value(self) -> bool:
         return False
@@ -241,6 +243,8 @@ class SwitchParameter(_IndexedChoice):
     """An unordered choice among ``0 .. n-1`` (an ``int``); seed value 0."""
 
     kind = "switch"
+    encoding = "category"
+    key_style = "plain"
 
     def __init__(self, name: str, n: int) -> None:
         super().__init__(name)
@@ -272,6 +276,7 @@ class EnumParameter(_IndexedChoice):
     """An unordered choice among ``options`` (distinct JSON scalars); seed value ``options[0]``."""
 
     kind = "enum"
+    encoding = "category"
 
     def __init__(self, name: str, options: Sequence[Any]) -> None:
         super().__init__(name)

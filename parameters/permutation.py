@@ -180,6 +180,8 @@ class PermutationParameter(ComplexParameter):
     """A permutation of ``items``; the value is a ``list`` holding each item exactly once."""
 
     kind = "permutation"
+    encoding = "permutation"
+    key_style = "tuple"
 
     def __init__(self, name: str, items: Sequence[Any]) -> None:
         super().__init__(name)
