@@ -93,6 +93,23 @@ class ArrayParameter(ComplexParameter):
         """One element on ``[0, 1]`` (BO's distances and features)."""
         raise NotImplementedError
 
+    def _elem_neighbour(self, x: Any, rng: random.Random) -> Any:
+        """A legal element near ``x``."""
+        raise NotImplementedError
+
+    def neighbours(self, value: Any, rng: random.Random, k: int) -> List[List[Any]]:
+        """Arrays differing in one element (at most ``k`` random positions)."""
+        idx = list(range(self.count))
+        if len(idx) > k:
+            idx = rng.sample(idx, k)
+        out = []
+        for i in idx:
+            v = list(value)
+            v[i] = self._elem_neighbour(v[i], rng)
+            if v != value:
+                out.append(v)
+        return out
+
     # ---- value methods ------------------------------------------------------
     def seed_value(self) -> List[Any]:
         """``count`` copies of the element seed (False / min)."""
@@ -219,6 +236,9 @@ class BooleanArray(ArrayParameter):
     def element_unit(self, x: Any) -> float:
         return float(bool(x))
 
+    def _elem_neighbour(self, x: Any, rng: random.Random) -> bool:
+        return not x
+
     def describe(self) -> str:
         return f"{self.kind} of {self.count} booleans"
 
@@ -303,6 +323,15 @@ class _BoundedArray(ArrayParameter):
     def element_unit(self, x: Any) -> float:
         return self._to_unit(x)
 
+    def _elem_neighbour(self, x: Any, rng: random.Random) -> Any:
+        """A Gaussian step of a tenth of the range, clipped to the bounds."""
+        lo, hi = self.min_value, self.max_value
+        step = rng.gauss(0.0, 0.1) * (hi - lo)
+        return self._elem_cast(min(max(x + step, lo), hi))
+
+    def _elem_cast(self, x: float) -> Any:
+        raise NotImplementedError
+
     def _from_unit(self, u: float) -> Any:
         raise NotImplementedError
 
@@ -349,6 +378,9 @@ class FloatArray(_BoundedArray):
 
     def _elem_space(self) -> float:
         return math.inf if self.max_value > self.min_value else 1
+
+    def _elem_cast(self, x: float) -> float:
+        return float(x)
 
     def _to_unit(self, x: float) -> float:
         width = self.max_value - self.min_value
@@ -399,6 +431,9 @@ class IntegerArray(_BoundedArray):
 
     def _elem_values(self) -> List[int]:
         return list(range(self.min_value, self.max_value + 1))
+
+    def _elem_cast(self, x: float) -> int:
+        return int(round(x))
 
     def _to_unit(self, x: int) -> float:
         """Integer ``k`` owns the unit interval ``[(k-min)/n, (k-min+1)/n)``; returns its centre."""

@@ -20,6 +20,7 @@ Every operator leaves the child with a legal value for the parameter.
 """
 from __future__ import annotations
 
+import bisect
 import inspect
 import math
 import random
@@ -34,6 +35,10 @@ ARITY_N = -1
 
 #: largest domain :meth:`Parameter.domain` lists by default
 DOMAIN_LIMIT = 100_000
+#: most values of a primitive parameter that :meth:`PrimitiveParameter.neighbours` steps over as
+#: an ordered list (wider ones, and floats, take Gaussian steps in unit space)
+NEIGHBOUR_GRID_LIMIT = 2000
+_FLOAT_SIGMAS = (0.01, 0.05, 0.2)
 
 
 _PLAIN = (int, float, str)
@@ -168,6 +173,16 @@ class Parameter:
         """The values of this finite parameter (at most ``limit`` of them); None: not listable."""
         return None
 
+    def neighbours(self, value: Any, rng: random.Random, k: int) -> List[Any]:
+        """About ``k`` legal values near ``value`` (BO's local search; constraints are the caller's).
+        This default, for kinds without a natural move, draws a few random values."""
+        return [self.random_value(rng) for _ in range(min(k, 4))]
+
+    def order_positions(self) -> Optional[Dict[Hashable, int]]:
+        """Each value's position in the kind's order (by :func:`value_key`), or None for unordered
+        kinds and ordered ones too large to list."""
+        return None
+
     # ---- shared behaviour ---------------------------------------------------
     def normalize(self, config: Config) -> None:
         self.set_value(config, self.normalize_value(self.get_value(config)))
@@ -279,6 +294,61 @@ class PrimitiveParameter(Parameter):
 
     def legal_range(self) -> Tuple[Any, Any]:
         raise NotImplementedError
+
+    # ---- neighbours ---------------------------------------------------------------------------
+    def _grid_values(self) -> Optional[List[Any]]:
+        """The ordered values neighbour steps walk over (None: take unit-space steps)."""
+        return self.domain(NEIGHBOUR_GRID_LIMIT)
+
+    def _grid(self) -> Optional[Tuple[List[Any], Dict[Hashable, int], List[float]]]:
+        """(ordered values, their positions by value key, their unit values), computed once."""
+        grid = self.__dict__.get("_tl_grid", False)
+        if grid is False:
+            dom = self._grid_values()
+            grid = None if dom is None else (dom, {value_key(v): i for i, v in enumerate(dom)},
+                                             [self.get_unit_value({self.name: v}) for v in dom])
+            self._tl_grid = grid
+        return grid  # type: ignore[return-value]
+
+    def order_positions(self) -> Optional[Dict[Hashable, int]]:
+        grid = self._grid()
+        return None if grid is None else grid[1]
+
+    def _unit_step(self, value: Any, sigma: float, rng: random.Random) -> Any:
+        """``value`` moved by a Gaussian step of ``sigma`` in unit space."""
+        cfg = {self.name: value}
+        self.set_unit_value(cfg, self.get_unit_value(cfg) + rng.gauss(0.0, sigma))
+        return cfg[self.name]
+
+    def neighbours(self, value: Any, rng: random.Random, k: int) -> List[Any]:
+        """Listable kinds: the values one and two steps away, plus Gaussian unit steps (sigma 0.05
+        and 0.2) for wide ranges; others: Gaussian unit steps (sigma 0.01, 0.05, 0.2)."""
+        grid = self._grid()
+        if grid is None:
+            out = []
+            for t in range(k):
+                v = self._unit_step(value, _FLOAT_SIGMAS[t % 3], rng)
+                if v != value:
+                    out.append(v)
+            return out
+        dom, pos, units = grid
+        i = pos.get(value_key(value))
+        if i is None:
+            return []
+        n = len(dom)
+        if n - 1 <= k:
+            return [v for j, v in enumerate(dom) if j != i]
+        picked = {j for j in (i - 1, i + 1, i - 2, i + 2) if 0 <= j < n}
+        for t in range(2 * k):
+            if len(picked) >= k:
+                break
+            u = units[i] + rng.gauss(0.0, 0.05 if t % 2 == 0 else 0.2)
+            j = min(bisect.bisect_left(units, u), n - 1)
+            if j > 0 and units[j] - u > u - units[j - 1]:
+                j -= 1
+            if j != i:
+                picked.add(j)
+        return [dom[j] for j in sorted(picked)]
 
 
 class ComplexParameter(Parameter):

@@ -29,7 +29,7 @@ import numbers
 import random
 from typing import Any, Dict, Hashable, List, Mapping, Optional, Sequence, Tuple
 
-from .base import ComplexParameter, Config, ParameterError, operator
+from .base import ComplexParameter, Config, ParameterError, operator, value_key
 from .numeric import UnitCubeParameter, _clip01, _finite_unit, _linear_weights
 
 
@@ -170,6 +170,9 @@ class BooleanParameter(CategoricalParameter):
     def _domain(self, limit: int) -> List[bool]:
         return [False, True]
 
+    def neighbours(self, value: Any, rng: random.Random, k: int) -> List[bool]:
+        return [not value]
+
     def to_json(self) -> Dict[str, Any]:
         return {"kind": self.kind, "name": self.name}
 
@@ -231,6 +234,11 @@ class _IndexedChoice(CategoricalParameter):
 
     def _domain(self, limit: int) -> List[Any]:
         return [self._option(i) for i in range(self._count())]
+
+    def neighbours(self, value: Any, rng: random.Random, k: int) -> List[Any]:
+        """Every other option (``k`` random ones when there are more)."""
+        others = [o for o in self._domain(k) if value_key(o) != value_key(value)]
+        return others if len(others) <= k else rng.sample(others, k)
 
     def _moved(self, value: Any, rng: random.Random) -> Any:
         """Another option than ``value``, uniformly (the same one when there is only one)."""
@@ -376,6 +384,9 @@ class OrdinalParameter(UnitCubeParameter):
         return len(self.values)
 
     def _domain(self, limit: int) -> List[Any]:
+        return list(self.values)
+
+    def _grid_values(self) -> List[Any]:
         return list(self.values)
 
     def to_json(self) -> Dict[str, Any]:

@@ -301,6 +301,12 @@ class FloatParameter(NumericParameter):
     kind = "float"
     _integral = False
 
+    def _unit_step(self, value: Any, sigma: float, rng: random.Random) -> float:
+        lo, hi = self.legal_range()
+        u = (value - lo) / (hi - lo) + rng.gauss(0.0, sigma)
+        x = lo + min(max(u, 0.0), 1.0) * (hi - lo)
+        return float(min(max(x, lo), hi))
+
 
 class ScaledNumericParameter(NumericParameter):
     """A numeric parameter searched on a transformed scale: subclasses define ``_scale``/``_unscale``.
@@ -349,6 +355,13 @@ class LogFloatParameter(ScaledNumericParameter, FloatParameter):
 
     def _unscale(self, s: float) -> float:
         return math.exp(s)
+
+    def _unit_step(self, value: Any, sigma: float, rng: random.Random) -> float:
+        lo, hi = self.legal_range()
+        a, b = math.log(lo), math.log(hi)
+        u = (math.log(value) - a) / (b - a) + rng.gauss(0.0, sigma)
+        x = math.exp(a + min(max(u, 0.0), 1.0) * (b - a))
+        return float(min(max(x, lo), hi))
 
 
 def _is_pow2(x: Any) -> bool:

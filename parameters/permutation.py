@@ -259,6 +259,27 @@ class PermutationParameter(ComplexParameter):
         perms = [list(p) for p in itertools.permutations(self.items)]
         return [p for p in perms if self.is_valid(p)]
 
+    def neighbours(self, value: Any, rng: random.Random, k: int) -> List[List[Item]]:
+        """Every adjacent swap plus random swaps (legal orders only)."""
+        n = len(value)
+        if n < 2:
+            return []
+        pairs = [(i, i + 1) for i in range(n - 1)]
+        extra = max(k, n - 1) - len(pairs)
+        for _ in range(max(extra, 0)):
+            i, j = rng.sample(range(n), 2)
+            pairs.append((min(i, j), max(i, j)))
+        out, seen = [], set()
+        for i, j in pairs:
+            if (i, j) in seen:
+                continue
+            seen.add((i, j))
+            v = list(value)
+            v[i], v[j] = v[j], v[i]
+            if self.is_valid(v):
+                out.append(v)
+        return out
+
     def to_json(self) -> Dict[str, Any]:
         return {"kind": self.kind, "name": self.name, "items": list(self.items)}
 
