@@ -173,6 +173,12 @@ class Parameter:
         """The values of this finite parameter (at most ``limit`` of them); None: not listable."""
         return None
 
+    def sample_values(self, rng: random.Random, np_rng: Any, count: int) -> List[Any]:
+        """``count`` uniformly random values (the feasible space's sampling of free parameters).
+        This default calls :meth:`random_value`; common kinds draw vectorised from ``np_rng`` (a
+        ``numpy.random.Generator``) with the same distribution."""
+        return [self.random_value(rng) for _ in range(count)]
+
     def neighbours(self, value: Any, rng: random.Random, k: int) -> List[Any]:
         """About ``k`` legal values near ``value`` (BO's local search; constraints are the caller's).
         This default, for kinds without a natural move, draws a few random values."""

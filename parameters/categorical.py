@@ -173,6 +173,9 @@ class BooleanParameter(CategoricalParameter):
     def neighbours(self, value: Any, rng: random.Random, k: int) -> List[bool]:
         return [not value]
 
+    def sample_values(self, rng: random.Random, np_rng: Any, count: int) -> List[bool]:
+        return (np_rng.random(count) < 0.5).tolist()
+
     def to_json(self) -> Dict[str, Any]:
         return {"kind": self.kind, "name": self.name}
 
@@ -234,6 +237,9 @@ class _IndexedChoice(CategoricalParameter):
 
     def _domain(self, limit: int) -> List[Any]:
         return [self._option(i) for i in range(self._count())]
+
+    def sample_values(self, rng: random.Random, np_rng: Any, count: int) -> List[Any]:
+        return [self._option(i) for i in np_rng.integers(0, self._count(), size=count).tolist()]
 
     def neighbours(self, value: Any, rng: random.Random, k: int) -> List[Any]:
         """Every other option (``k`` random ones when there are more)."""
@@ -388,6 +394,10 @@ class OrdinalParameter(UnitCubeParameter):
 
     def _grid_values(self) -> List[Any]:
         return list(self.values)
+
+    def sample_values(self, rng: random.Random, np_rng: Any, count: int) -> List[Any]:
+        opts = self.values
+        return [opts[i] for i in np_rng.integers(0, len(opts), size=count).tolist()]
 
     def to_json(self) -> Dict[str, Any]:
         return {"kind": self.kind, "name": self.name, "values": list(self.values), "log": self.log}

@@ -10,7 +10,7 @@ whose parameters all have small finite domains is enumerated depth-first into it
 configurations (the leaves of its tree, :class:`~.trees.TreeGroup`).
 
 * sampling is uniform over the leaves of each tree (unbiased, unlike walking the tree), groups
-  independent of each other, and unconstrained parameters drawn with ``random_value``;
+  independent of each other, and unconstrained parameters drawn with ``Parameter.sample_values``;
 * a group whose parameters are all read by a table constraint (``TableConstraint``, e.g. a replay
   table's recorded configurations) is not enumerated: its leaves are the table's rows that satisfy
   the group's other constraints (``manipulator.table_rows``), however large the domains;
@@ -33,7 +33,7 @@ import numpy as np
 
 from .base import Config, ConfigurationError, Parameter
 from .constraints import Constraint
-from .trees import MAX_LEAVES, MAX_SECONDS, RejectionGroup, TooLarge, TreeGroup, sample_column
+from .trees import MAX_LEAVES, MAX_SECONDS, RejectionGroup, TooLarge, TreeGroup
 
 if TYPE_CHECKING:
     from .manipulator import ConfigurationManipulator
@@ -154,7 +154,7 @@ class FeasibleSpace:
                 g.sample(rng, cfg)
         for p in self.free:
             name = p.name
-            for cfg, v in zip(configs, sample_column(p, rng, np_rng, count)):
+            for cfg, v in zip(configs, p.sample_values(rng, np_rng, count)):
                 cfg[name] = v
         return [{n: c[n] for n in self.names} for c in configs]
 

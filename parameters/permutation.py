@@ -18,6 +18,8 @@ import math
 import random
 from typing import Any, Dict, Hashable, List, Optional, Sequence, Tuple
 
+import numpy as np
+
 from .base import ComplexParameter, Config, ParameterError, operator
 from .numeric import _linear_weights
 
@@ -258,6 +260,11 @@ class PermutationParameter(ComplexParameter):
             return None
         perms = [list(p) for p in itertools.permutations(self.items)]
         return [p for p in perms if self.is_valid(p)]
+
+    def sample_values(self, rng: random.Random, np_rng: Any, count: int) -> List[List[Item]]:
+        items = self.items
+        order = np.argsort(np_rng.random((count, len(items))), axis=1).tolist()
+        return [[items[i] for i in row] for row in order]
 
     def neighbours(self, value: Any, rng: random.Random, k: int) -> List[List[Item]]:
         """Every adjacent swap plus random swaps (legal orders only)."""

@@ -1,6 +1,6 @@
 """The groups of a feasible space (see :mod:`.feasible`): an enumerated constraint group
 (:class:`TreeGroup`, one tree of the chain of trees), a group sampled by rejection
-(:class:`RejectionGroup`), and vectorised sampling of an unconstrained parameter (:func:`sample_column`).
+(:class:`RejectionGroup`).
 
 A tree's leaves are rows of domain indices plus a mixed-radix integer code kept in a ``set``, so
 membership is one hash lookup.  The enumeration orders the parameters greedily so that each
@@ -9,7 +9,6 @@ pruning whole subtrees.
 """
 from __future__ import annotations
 
-import math
 import random
 import time
 from array import array
@@ -24,36 +23,6 @@ from .constraints import Constraint
 #: default bounds of one group's enumeration
 MAX_LEAVES = 1_000_000
 MAX_SECONDS = 10.0
-
-
-def sample_column(param: Parameter, rng: random.Random, np_rng: np.random.Generator, count: int) -> List[Any]:
-    """``count`` uniformly random values of ``param`` (vectorised for the common kinds; the same
-    distributions as ``random_value``, drawn from ``np_rng``)."""
-    kind = param.kind
-    if kind == "int" and param.max - param.min < 2 ** 62:  # type: ignore[attr-defined]
-        return np_rng.integers(param.min, param.max + 1, size=count).tolist()  # type: ignore[attr-defined]
-    if kind == "float":
-        lo, hi = param.min, param.max  # type: ignore[attr-defined]
-        return np.minimum(np_rng.uniform(lo, hi, size=count), hi).tolist()
-    if kind == "log_float":
-        lo, hi = param.min, param.max  # type: ignore[attr-defined]
-        x = np.exp(np_rng.uniform(math.log(lo), math.log(hi), size=count))
-        return np.clip(x, lo, hi).tolist()
-    if kind == "pow2":
-        lo, hi = param.min.bit_length() - 1, param.max.bit_length() - 1  # type: ignore[attr-defined]
-        return [1 << e for e in np_rng.integers(lo, hi + 1, size=count).tolist()]
-    if kind == "bool":
-        return (np_rng.random(count) < 0.5).tolist()
-    if kind == "switch":
-        return np_rng.integers(0, param.n, size=count).tolist()  # type: ignore[attr-defined]
-    if kind in ("enum", "ordinal"):
-        opts = param.options if kind == "enum" else param.values  # type: ignore[attr-defined]
-        return [opts[i] for i in np_rng.integers(0, len(opts), size=count).tolist()]
-    if kind == "permutation":
-        items = param.items  # type: ignore[attr-defined]
-        order = np.argsort(np_rng.random((count, len(items))), axis=1).tolist()
-        return [[items[i] for i in row] for row in order]
-    return [param.random_value(rng) for _ in range(count)]
 
 
 class TooLarge(Exception):
