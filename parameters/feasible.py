@@ -189,9 +189,7 @@ class FeasibleSpace:
         """Feasible replacement values for ``name`` (tree groups), or None when ``name`` is free or
         in a rejection group (then the caller proposes values and checks :meth:`is_feasible`)."""
         group = self.group_of.get(name)
-        if isinstance(group, TreeGroup):
-            return group.alternatives(config, name)
-        return None
+        return None if group is None else group.alternatives(config, name)
 
     def constrained(self, name: str) -> bool:
         return name in self.group_of

@@ -171,6 +171,10 @@ class RejectionGroup:
     def contains(self, config: Dict[str, Any]) -> bool:
         return all(c.is_satisfied(config) for c in self.constraints)
 
+    def alternatives(self, config: Dict[str, Any], name: str) -> None:
+        """Not listed: the caller proposes values and checks :meth:`contains`."""
+        return None
+
     def sample(self, rng: random.Random, config: Dict[str, Any], max_tries: int = 10000) -> None:
         for _ in range(max_tries):
             for p in self.params:
