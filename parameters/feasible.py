@@ -96,28 +96,29 @@ class FeasibleSpace:
         self._rejection.append(group)
         return group
 
+    def _built(self) -> "FeasibleSpace":
+        """This space, its chain of trees built (once)."""
+        if self._group_of is None:
+            self._chain()
+        return self
+
     @property
     def group_of(self) -> Dict[str, Any]:
         """The group (tree or rejection) of every constrained parameter, by name."""
-        if self._group_of is None:
-            self._chain()
-        return self._group_of  # type: ignore[return-value]
+        return self._built()._group_of  # type: ignore[return-value]
 
     @property
     def trees(self) -> List[TreeGroup]:
-        self.group_of
-        return self._trees
+        return self._built()._trees
 
     @property
     def rejection(self) -> List[RejectionGroup]:
-        self.group_of
-        return self._rejection
+        return self._built()._rejection
 
     @property
     def free(self) -> List[Parameter]:
         """The parameters no constraint reads."""
-        self.group_of
-        return self._free
+        return self._built()._free
 
     # ---- queries ----------------------------------------------------------------------------
     @property
