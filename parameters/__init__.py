@@ -2,8 +2,8 @@
 
 This package is the shared vocabulary of tunerlib and imports nothing else from it.
 """
-from .base import (ARITY_N, ComplexParameter, Config, OperatorSpec, Parameter, ParameterError,
-                   PrimitiveParameter, operator, parameter_from_json)
+from .base import (ARITY_N, ComplexParameter, Config, ConfigurationError, OperatorSpec, Parameter,
+                   ParameterError, PrimitiveParameter, operator, parameter_from_json)
 from .numeric import (FloatParameter, IntegerParameter, LogFloatParameter, LogIntegerParameter,
                       NumericParameter, PowerOfTwoParameter, ScaledNumericParameter)
 from .categorical import BooleanParameter, EnumParameter, OrdinalParameter, SwitchParameter
@@ -13,7 +13,8 @@ from .schedule import ScheduleParameter
 from .arrays import ArrayParameter, BooleanArray, FloatArray, IntegerArray
 from .constraints import Constraint, ConstraintError, parse_expression
 from .table import TableConstraint
-from .manipulator import ConfigurationError, ConfigurationManipulator
+from .feasible import FeasibleSpace
+from .manipulator import ConfigurationManipulator
 
 __all__ = [
     "ARITY_N", "ComplexParameter", "Config", "OperatorSpec", "Parameter", "ParameterError",
@@ -24,5 +25,5 @@ __all__ = [
     "PermutationParameter", "ScheduleParameter",
     "ArrayParameter", "BooleanArray", "FloatArray", "IntegerArray",
     "Constraint", "ConstraintError", "parse_expression", "TableConstraint",
-    "ConfigurationError", "ConfigurationManipulator",
+    "ConfigurationError", "ConfigurationManipulator", "FeasibleSpace",
 ]

@@ -9,6 +9,7 @@ Unlike OpenTuner, whose array ``op3_cross`` and ``op3_swarm`` were no-op stubs, 
 """
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -58,6 +59,9 @@ def _sigmoid(x: float) -> float:
 class ArrayParameter(ComplexParameter):
     """Base of fixed-length arrays; subclasses define the element methods ``_elem_*``."""
 
+    encoding = "array"
+    key_style = "tuple"
+
     def __init__(self, name: str, count: int) -> None:
         super().__init__(name)
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
@@ -80,6 +84,31 @@ class ArrayParameter(ComplexParameter):
 
     def _elem_space(self) -> float:
         raise NotImplementedError
+
+    def _elem_values(self) -> Optional[List[Any]]:
+        """Every legal element in order, or None when the elements are continuous."""
+        return None
+
+    def element_unit(self, x: Any) -> float:
+        """One element on ``[0, 1]`` (BO's distances and features)."""
+        raise NotImplementedError
+
+    def _elem_neighbour(self, x: Any, rng: random.Random) -> Any:
+        """A legal element near ``x``."""
+        raise NotImplementedError
+
+    def neighbours(self, value: Any, rng: random.Random, k: int) -> List[List[Any]]:
+        """Arrays differing in one element (at most ``k`` random positions)."""
+        idx = list(range(self.count))
+        if len(idx) > k:
+            idx = rng.sample(idx, k)
+        out = []
+        for i in idx:
+            v = list(value)
+            v[i] = self._elem_neighbour(v[i], rng)
+            if v != value:
+                out.append(v)
+        return out
 
     # ---- value methods ------------------------------------------------------
     def seed_value(self) -> List[Any]:
@@ -118,6 +147,12 @@ class ArrayParameter(ComplexParameter):
     def log10_search_space_size(self) -> float:
         """``count * log10(values per element)``; ``inf`` when continuous."""
         return self.count * math.log10(self._elem_space())
+
+    def _domain(self, limit: int) -> Optional[List[List[Any]]]:
+        elems = self._elem_values()
+        if elems is None:
+            return None
+        return [list(t) for t in itertools.product(elems, repeat=self.count)]
 
     def to_json(self) -> Dict[str, Any]:
         return {"kind": self.kind, "name": self.name, "count": self.count}
@@ -194,6 +229,15 @@ class BooleanArray(ArrayParameter):
 
     def _elem_space(self) -> int:
         return 2
+
+    def _elem_values(self) -> List[bool]:
+        return [False, True]
+
+    def element_unit(self, x: Any) -> float:
+        return float(bool(x))
+
+    def _elem_neighbour(self, x: Any, rng: random.Random) -> bool:
+        return not x
 
     def describe(self) -> str:
         return f"{self.kind} of {self.count} booleans"
@@ -276,6 +320,18 @@ class _BoundedArray(ArrayParameter):
     def _to_unit(self, x: Any) -> float:
         raise NotImplementedError
 
+    def element_unit(self, x: Any) -> float:
+        return self._to_unit(x)
+
+    def _elem_neighbour(self, x: Any, rng: random.Random) -> Any:
+        """A Gaussian step of a tenth of the range, clipped to the bounds."""
+        lo, hi = self.min_value, self.max_value
+        step = rng.gauss(0.0, 0.1) * (hi - lo)
+        return self._elem_cast(min(max(x + step, lo), hi))
+
+    def _elem_cast(self, x: float) -> Any:
+        raise NotImplementedError
+
     def _from_unit(self, u: float) -> Any:
         raise NotImplementedError
 
@@ -323,6 +379,9 @@ class FloatArray(_BoundedArray):
     def _elem_space(self) -> float:
         return math.inf if self.max_value > self.min_value else 1
 
+    def _elem_cast(self, x: float) -> float:
+        return float(x)
+
     def _to_unit(self, x: float) -> float:
         width = self.max_value - self.min_value
         return (x - self.min_value) / width if width > 0 else 0.0
@@ -369,6 +428,12 @@ class IntegerArray(_BoundedArray):
 
     def _elem_space(self) -> int:
         return self.max_value - self.min_value + 1
+
+    def _elem_values(self) -> List[int]:
+        return list(range(self.min_value, self.max_value + 1))
+
+    def _elem_cast(self, x: float) -> int:
+        return int(round(x))
 
     def _to_unit(self, x: int) -> float:
         """Integer ``k`` owns the unit interval ``[(k-min)/n, (k-min+1)/n)``; returns its centre."""

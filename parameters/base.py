@@ -20,7 +20,9 @@ Every operator leaves the child with a legal value for the parameter.
 """
 from __future__ import annotations
 
+import bisect
 import inspect
+import math
 import random
 from types import MappingProxyType
 from dataclasses import dataclass, field
@@ -30,6 +32,13 @@ Config = Dict[str, Any]
 
 #: arity used for ``opn_*`` operators (any number of parents, passed as a list)
 ARITY_N = -1
+
+#: largest domain :meth:`Parameter.domain` lists by default
+DOMAIN_LIMIT = 100_000
+#: most values of a primitive parameter that :meth:`PrimitiveParameter.neighbours` steps over as
+#: an ordered list (wider ones, and floats, take Gaussian steps in unit space)
+NEIGHBOUR_GRID_LIMIT = 2000
+_FLOAT_SIGMAS = (0.01, 0.05, 0.2)
 
 
 _PLAIN = (int, float, str)
@@ -56,6 +65,10 @@ def value_key(value: Any) -> Hashable:
 
 class ParameterError(ValueError):
     """A parameter definition or value is invalid (message is one line, names the fix)."""
+
+
+class ConfigurationError(ValueError):
+    """A configuration or search-space definition is invalid (one-line message naming the fix)."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +105,14 @@ class Parameter:
     _kinds: ClassVar[Dict[str, type]] = {}
     #: short type name used in JSON, technique names and representations
     kind: ClassVar[str] = ""
+    #: how Bayesian optimization measures distances between values: ``"unit"`` (unit values),
+    #: ``"category"`` (Hamming over :meth:`domain`), ``"permutation"``, ``"array"``, ``"selector"``;
+    #: empty: no distance (BO refuses the kind)
+    encoding: ClassVar[str] = ""
+    #: how a value is made hashable for identity tests: ``"plain"`` (as it is: numbers, strings,
+    #: booleans of a kind that never mixes them with numbers), ``"tuple"`` (a flat list) or ``"key"``
+    #: (:func:`value_key`)
+    key_style: ClassVar[str] = "key"
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
@@ -137,6 +158,36 @@ class Parameter:
     def to_json(self) -> Dict[str, Any]:
         """JSON-compatible definition; ``parameter_from_json(p.to_json()) == p``."""
         raise NotImplementedError
+
+    # ---- the feasible-space hooks ------------------------------------------------
+    def domain(self, limit: int = DOMAIN_LIMIT) -> Optional[List[Any]]:
+        """Every legal value in the kind's natural order (called by the feasible space, BO and
+        replay), or None when the parameter is infinite, has more than ``limit`` values or its kind
+        cannot list them.  A kind lists its values by overriding :meth:`_domain`."""
+        size = self.search_space_size()
+        if not math.isfinite(size) or size > limit:
+            return None
+        return self._domain(limit)
+
+    def _domain(self, limit: int) -> Optional[List[Any]]:
+        """The values of this finite parameter (at most ``limit`` of them); None: not listable."""
+        return None
+
+    def sample_values(self, rng: random.Random, np_rng: Any, count: int) -> List[Any]:
+        """``count`` uniformly random values (the feasible space's sampling of free parameters).
+        This default calls :meth:`random_value`; common kinds draw vectorised from ``np_rng`` (a
+        ``numpy.random.Generator``) with the same distribution."""
+        return [self.random_value(rng) for _ in range(count)]
+
+    def neighbours(self, value: Any, rng: random.Random, k: int) -> List[Any]:
+        """About ``k`` legal values near ``value`` (BO's local search; constraints are the caller's).
+        This default, for kinds without a natural move, draws a few random values."""
+        return [self.random_value(rng) for _ in range(min(k, 4))]
+
+    def order_positions(self) -> Optional[Dict[Hashable, int]]:
+        """Each value's position in the kind's order (by :func:`value_key`), or None for unordered
+        kinds and ordered ones too large to list."""
+        return None
 
     # ---- shared behaviour ---------------------------------------------------
     def normalize(self, config: Config) -> None:
@@ -238,6 +289,9 @@ class Parameter:
 class PrimitiveParameter(Parameter):
     """A parameter with a unit-cube representation: ``get_unit_value`` in [0, 1]."""
 
+    encoding = "unit"
+    key_style = "plain"
+
     def get_unit_value(self, config: Mapping[str, Any]) -> float:
         raise NotImplementedError
 
@@ -246,6 +300,61 @@ class PrimitiveParameter(Parameter):
 
     def legal_range(self) -> Tuple[Any, Any]:
         raise NotImplementedError
+
+    # ---- neighbours ---------------------------------------------------------------------------
+    def _grid_values(self) -> Optional[List[Any]]:
+        """The ordered values neighbour steps walk over (None: take unit-space steps)."""
+        return self.domain(NEIGHBOUR_GRID_LIMIT)
+
+    def _grid(self) -> Optional[Tuple[List[Any], Dict[Hashable, int], List[float]]]:
+        """(ordered values, their positions by value key, their unit values), computed once."""
+        grid = self.__dict__.get("_tl_grid", False)
+        if grid is False:
+            dom = self._grid_values()
+            grid = None if dom is None else (dom, {value_key(v): i for i, v in enumerate(dom)},
+                                             [self.get_unit_value({self.name: v}) for v in dom])
+            self._tl_grid = grid
+        return grid  # type: ignore[return-value]
+
+    def order_positions(self) -> Optional[Dict[Hashable, int]]:
+        grid = self._grid()
+        return None if grid is None else grid[1]
+
+    def _unit_step(self, value: Any, sigma: float, rng: random.Random) -> Any:
+        """``value`` moved by a Gaussian step of ``sigma`` in unit space."""
+        cfg = {self.name: value}
+        self.set_unit_value(cfg, self.get_unit_value(cfg) + rng.gauss(0.0, sigma))
+        return cfg[self.name]
+
+    def neighbours(self, value: Any, rng: random.Random, k: int) -> List[Any]:
+        """Listable kinds: the values one and two steps away, plus Gaussian unit steps (sigma 0.05
+        and 0.2) for wide ranges; others: Gaussian unit steps (sigma 0.01, 0.05, 0.2)."""
+        grid = self._grid()
+        if grid is None:
+            out = []
+            for t in range(k):
+                v = self._unit_step(value, _FLOAT_SIGMAS[t % 3], rng)
+                if v != value:
+                    out.append(v)
+            return out
+        dom, pos, units = grid
+        i = pos.get(value_key(value))
+        if i is None:
+            return []
+        n = len(dom)
+        if n - 1 <= k:
+            return [v for j, v in enumerate(dom) if j != i]
+        picked = {j for j in (i - 1, i + 1, i - 2, i + 2) if 0 <= j < n}
+        for t in range(2 * k):
+            if len(picked) >= k:
+                break
+            u = units[i] + rng.gauss(0.0, 0.05 if t % 2 == 0 else 0.2)
+            j = min(bisect.bisect_left(units, u), n - 1)
+            if j > 0 and units[j] - u > u - units[j - 1]:
+                j -= 1
+            if j != i:
+                picked.add(j)
+        return [dom[j] for j in sorted(picked)]
 
 
 class ComplexParameter(Parameter):

@@ -29,7 +29,7 @@ import numbers
 import random
 from typing import Any, Dict, Hashable, List, Mapping, Optional, Sequence, Tuple
 
-from .base import ComplexParameter, Config, ParameterError, operator
+from .base import ComplexParameter, Config, ParameterError, operator, value_key
 from .numeric import UnitCubeParameter, _clip01, _finite_unit, _linear_weights
 
 
@@ -144,6 +144,8 @@ class BooleanParameter(CategoricalParameter):
     """``True`` or ``False``; seed value ``False``."""
 
     kind = "bool"
+    encoding = "category"
+    key_style = "plain"
 
     def seed_value(self) -> bool:
         return False
@@ -164,6 +166,15 @@ class BooleanParameter(CategoricalParameter):
 
     def search_space_size(self) -> int:
         return 2
+
+    def _domain(self, limit: int) -> List[bool]:
+        return [False, True]
+
+    def neighbours(self, value: Any, rng: random.Random, k: int) -> List[bool]:
+        return [not value]
+
+    def sample_values(self, rng: random.Random, np_rng: Any, count: int) -> List[bool]:
+        return (np_rng.random(count) < 0.5).tolist()
 
     def to_json(self) -> Dict[str, Any]:
         return {"kind": self.kind, "name": self.name}
@@ -224,6 +235,17 @@ class _IndexedChoice(CategoricalParameter):
     def search_space_size(self) -> int:
         return self._count()
 
+    def _domain(self, limit: int) -> List[Any]:
+        return [self._option(i) for i in range(self._count())]
+
+    def sample_values(self, rng: random.Random, np_rng: Any, count: int) -> List[Any]:
+        return [self._option(i) for i in np_rng.integers(0, self._count(), size=count).tolist()]
+
+    def neighbours(self, value: Any, rng: random.Random, k: int) -> List[Any]:
+        """Every other option (``k`` random ones when there are more)."""
+        others = [o for o in self._domain(k) if value_key(o) != value_key(value)]
+        return others if len(others) <= k else rng.sample(others, k)
+
     def _moved(self, value: Any, rng: random.Random) -> Any:
         """Another option than ``value``, uniformly (the same one when there is only one)."""
         n = self._count()
@@ -235,6 +257,8 @@ class SwitchParameter(_IndexedChoice):
     """An unordered choice among ``0 .. n-1`` (an ``int``); seed value 0."""
 
     kind = "switch"
+    encoding = "category"
+    key_style = "plain"
 
     def __init__(self, name: str, n: int) -> None:
         super().__init__(name)
@@ -266,6 +290,7 @@ class EnumParameter(_IndexedChoice):
     """An unordered choice among ``options`` (distinct JSON scalars); seed value ``options[0]``."""
 
     kind = "enum"
+    encoding = "category"
 
     def __init__(self, name: str, options: Sequence[Any]) -> None:
         super().__init__(name)
@@ -363,6 +388,16 @@ class OrdinalParameter(UnitCubeParameter):
 
     def search_space_size(self) -> int:
         return len(self.values)
+
+    def _domain(self, limit: int) -> List[Any]:
+        return list(self.values)
+
+    def _grid_values(self) -> List[Any]:
+        return list(self.values)
+
+    def sample_values(self, rng: random.Random, np_rng: Any, count: int) -> List[Any]:
+        opts = self.values
+        return [opts[i] for i in np_rng.integers(0, len(opts), size=count).tolist()]
 
     def to_json(self) -> Dict[str, Any]:
         return {"kind": self.kind, "name": self.name, "values": list(self.values), "log": self.log}

@@ -20,15 +20,12 @@ import random
 import sys
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, TextIO, Union
 
-from .base import Config, Parameter, ParameterError, parameter_from_json
+from .base import Config, ConfigurationError, Parameter, ParameterError, parameter_from_json
 from .constraints import Constraint, ConstraintError
+from .feasible import FeasibleSpace
 from .table import TableConstraint
 
 ConstraintLike = Union[Constraint, str, Callable[[Mapping[str, Any]], Any]]
-
-
-class ConfigurationError(ValueError):
-    """A configuration or search-space definition is invalid (one-line message naming the fix)."""
 
 
 def _short(x: Any, limit: int = 60) -> str:
@@ -175,32 +172,7 @@ class ConfigurationManipulator:
         if not isinstance(rng, random.Random):
             raise ConfigurationError(f"random() needs a random.Random, got {type(rng).__name__}; "
                                      "pass random.Random(seed)")
-        never = [c.name for c in self._constraints if not c.reads and not c.is_satisfied({})]
-        if never:
-            raise ConfigurationError(f"constraint(s) {never} read no parameter and are always false; "
-                                     "the search space is empty")
-        parts: Dict[str, Any] = {}
-        for group in self.groups():
-            members = [p for p in self._params if p.name in group]
-            checks = self.group_constraints(group)
-            rows = self.table_rows(group)
-            if rows is not None:
-                if not rows:
-                    raise ConfigurationError(f"no row of the table constraint on {sorted(group)} satisfies "
-                                             "the other constraints; the search space is empty")
-                parts.update(self.copy(rows[rng.randrange(len(rows))]))
-                continue
-            for _ in range(max(1, max_tries)):
-                for p in members:
-                    parts[p.name] = p.random_value(rng)
-                if all(c.is_satisfied(parts) for c in checks):
-                    break
-            else:
-                raise ConfigurationError(
-                    f"no feasible configuration found in {max_tries} random tries for parameters "
-                    f"{[p.name for p in members]}; the constraints {[c.name for c in checks]} may be "
-                    "unsatisfiable (or very tight: raise max_tries)")
-        return {p.name: parts[p.name] for p in self._params}
+        return FeasibleSpace(self).random_config(rng, max_tries)
 
     def table_rows(self, group: Iterable[str]) -> Optional[List[Config]]:
         """The feasible partial configurations of ``group`` when a :class:`TableConstraint` reads

@@ -30,7 +30,9 @@ import numbers
 import random
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from .base import ARITY_N, Config, ParameterError, PrimitiveParameter, operator
+import numpy as np
+
+from .base import ARITY_N, Config, Parameter, ParameterError, PrimitiveParameter, operator
 
 
 def _is_real(x: Any) -> bool:
@@ -198,6 +200,10 @@ class NumericParameter(UnitCubeParameter):
             return self.max - self.min + 1
         return 1 if self.min == self.max else math.inf
 
+    def _domain(self, limit: int) -> List[Any]:
+        """Integers ``min..max``; a constant float range holds its one value."""
+        return list(range(self.min, self.max + 1)) if self._integral else [self.min]
+
     def to_json(self) -> Dict[str, Any]:
         return {"kind": self.kind, "name": self.name, "min": self.min, "max": self.max}
 
@@ -290,12 +296,27 @@ class IntegerParameter(NumericParameter):
         """PSO step in unit space plus Gaussian noise (std ``sigma``), rounded; returns the new velocity."""
         return self._swarm_step(child, p1, p2, rng, c, c1, c2, velocity, float(sigma))
 
+    def sample_values(self, rng: random.Random, np_rng: Any, count: int) -> List[Any]:
+        if self.max - self.min < 2 ** 62:
+            return np_rng.integers(self.min, self.max + 1, size=count).tolist()
+        return super().sample_values(rng, np_rng, count)
+
 
 class FloatParameter(NumericParameter):
     """A ``float`` in ``[min, max]`` (an ``int`` is accepted as valid and normalized to float)."""
 
     kind = "float"
     _integral = False
+
+    def sample_values(self, rng: random.Random, np_rng: Any, count: int) -> List[Any]:
+        lo, hi = self.min, self.max
+        return np.minimum(np_rng.uniform(lo, hi, size=count), hi).tolist()
+
+    def _unit_step(self, value: Any, sigma: float, rng: random.Random) -> float:
+        lo, hi = self.legal_range()
+        u = (value - lo) / (hi - lo) + rng.gauss(0.0, sigma)
+        x = lo + min(max(u, 0.0), 1.0) * (hi - lo)
+        return float(min(max(x, lo), hi))
 
 
 class ScaledNumericParameter(NumericParameter):
@@ -310,6 +331,9 @@ class ScaledNumericParameter(NumericParameter):
 
     def _unscale(self, s: float) -> float:
         raise NotImplementedError
+
+    #: drawn with ``random_value`` unless the scaled kind draws vectorised itself
+    sample_values = Parameter.sample_values
 
 
 class LogIntegerParameter(ScaledNumericParameter, IntegerParameter):
@@ -345,6 +369,18 @@ class LogFloatParameter(ScaledNumericParameter, FloatParameter):
 
     def _unscale(self, s: float) -> float:
         return math.exp(s)
+
+    def sample_values(self, rng: random.Random, np_rng: Any, count: int) -> List[Any]:
+        lo, hi = self.min, self.max
+        x = np.exp(np_rng.uniform(math.log(lo), math.log(hi), size=count))
+        return np.clip(x, lo, hi).tolist()
+
+    def _unit_step(self, value: Any, sigma: float, rng: random.Random) -> float:
+        lo, hi = self.legal_range()
+        a, b = math.log(lo), math.log(hi)
+        u = (math.log(value) - a) / (b - a) + rng.gauss(0.0, sigma)
+        x = math.exp(a + min(max(u, 0.0), 1.0) * (b - a))
+        return float(min(max(x, lo), hi))
 
 
 def _is_pow2(x: Any) -> bool:
@@ -386,6 +422,14 @@ class PowerOfTwoParameter(ScaledNumericParameter, IntegerParameter):
     def search_space_size(self) -> int:
         lo, hi = self._exponents
         return hi - lo + 1
+
+    def _domain(self, limit: int) -> List[int]:
+        lo, hi = self._exponents
+        return [1 << k for k in range(lo, hi + 1)]
+
+    def sample_values(self, rng: random.Random, np_rng: Any, count: int) -> List[Any]:
+        lo, hi = self.min.bit_length() - 1, self.max.bit_length() - 1
+        return [1 << e for e in np_rng.integers(lo, hi + 1, size=count).tolist()]
 
     def seed_value(self) -> int:
         lo, hi = self._exponents

@@ -13,9 +13,12 @@ topological repair for schedules, so every operator result is legal.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from typing import Any, Dict, Hashable, List, Optional, Sequence, Tuple
+
+import numpy as np
 
 from .base import ComplexParameter, Config, ParameterError, operator
 from .numeric import _linear_weights
@@ -179,6 +182,8 @@ class PermutationParameter(ComplexParameter):
     """A permutation of ``items``; the value is a ``list`` holding each item exactly once."""
 
     kind = "permutation"
+    encoding = "permutation"
+    key_style = "tuple"
 
     def __init__(self, name: str, items: Sequence[Any]) -> None:
         super().__init__(name)
@@ -248,6 +253,39 @@ class PermutationParameter(ComplexParameter):
     def log10_search_space_size(self) -> float:
         """``log10(n!)`` computed with ``lgamma`` (finite for any size)."""
         return math.lgamma(len(self.items) + 1) / math.log(10)
+
+    def _domain(self, limit: int) -> Optional[List[List[Item]]]:
+        """The legal orders in lexicographic order of positions (None over ``limit`` orders)."""
+        if math.factorial(len(self.items)) > limit:
+            return None
+        perms = [list(p) for p in itertools.permutations(self.items)]
+        return [p for p in perms if self.is_valid(p)]
+
+    def sample_values(self, rng: random.Random, np_rng: Any, count: int) -> List[List[Item]]:
+        items = self.items
+        order = np.argsort(np_rng.random((count, len(items))), axis=1).tolist()
+        return [[items[i] for i in row] for row in order]
+
+    def neighbours(self, value: Any, rng: random.Random, k: int) -> List[List[Item]]:
+        """Every adjacent swap plus random swaps (legal orders only)."""
+        n = len(value)
+        if n < 2:
+            return []
+        pairs = [(i, i + 1) for i in range(n - 1)]
+        extra = max(k, n - 1) - len(pairs)
+        for _ in range(max(extra, 0)):
+            i, j = rng.sample(range(n), 2)
+            pairs.append((min(i, j), max(i, j)))
+        out, seen = [], set()
+        for i, j in pairs:
+            if (i, j) in seen:
+                continue
+            seen.add((i, j))
+            v = list(value)
+            v[i], v[j] = v[j], v[i]
+            if self.is_valid(v):
+                out.append(v)
+        return out
 
     def to_json(self) -> Dict[str, Any]:
         return {"kind": self.kind, "name": self.name, "items": list(self.items)}

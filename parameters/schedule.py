@@ -12,7 +12,7 @@ import math
 import random
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from .base import ParameterError
+from .base import Parameter, ParameterError
 from .permutation import Item, PermutationParameter
 
 __all__ = ["ScheduleParameter"]
@@ -135,6 +135,9 @@ class ScheduleParameter(PermutationParameter):
             raise ParameterError(f"parameter {self.name!r}: {bad[1]!r} comes before {bad[0]!r} but must "
                                  f"come after it; reorder the value")
         return value
+
+    #: drawn one by one with ``random_value`` (a shuffled permutation may break the dependences)
+    sample_values = Parameter.sample_values
 
     def random_value(self, rng: random.Random) -> List[Item]:
         """A random topological order: repeatedly emit a uniformly chosen ready item."""

@@ -27,6 +27,7 @@ class SelectorParameter(CategoricalParameter):
     """
 
     kind = "selector"
+    encoding = "selector"
 
     def __init__(self, name: str, choices: Sequence[Any], max_cutoff: int) -> None:
         super().__init__(name)

@@ -1,9 +1,9 @@
 """Bayesian optimisation (issue 6): BaCO-style GP surrogate, feasibility model and chain of trees.
 
 Modules: :mod:`.distances` (per-parameter distances), :mod:`.gp` (Matérn 5/2 GP),
-:mod:`.feasibility` (random-forest P(feasible)), :mod:`.cot` (chain of trees for known
-constraints), :mod:`.neighbours` and :mod:`.acquisition` (EI and its local-search optimiser),
-:mod:`.technique` (the :class:`BayesianOptimization` technique).
+:mod:`.feasibility` (random-forest P(feasible)), :mod:`.neighbours` and :mod:`.acquisition` (EI
+and its local-search optimiser), :mod:`.technique` (the :class:`BayesianOptimization` technique).
+The chain of trees for known constraints is :class:`tunerlib.parameters.FeasibleSpace`.
 
 The names below are loaded on first use (PEP 562), so importing a light submodule (or the
 technique catalogue) does not import scipy.

@@ -23,7 +23,7 @@ from typing import Any, Dict, Hashable, List, Optional, Sequence, Set, Tuple
 import numpy as np
 from scipy.special import log_ndtr
 
-from .cot import ChainOfTrees
+from ...parameters import FeasibleSpace
 from .distances import ConfigKey, SpaceEncoder, vkey
 from .feasibility import FeasibilityModel, FeatureEncoder
 from .gp import GaussianProcess
@@ -120,7 +120,7 @@ class _Point:
 class LocalSearch:
     """Multi-start acquisition optimiser; :meth:`run` returns the best new configuration or None."""
 
-    def __init__(self, key: ConfigKey, cot: ChainOfTrees, neighbours: NeighbourGenerator,
+    def __init__(self, key: ConfigKey, cot: FeasibleSpace, neighbours: NeighbourGenerator,
                  n_random: int = 2000, n_starts: int = 10, max_steps: int = 10,
                  exhaustive_limit: int = 0) -> None:
         self.key = key

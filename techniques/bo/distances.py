@@ -41,9 +41,8 @@ from typing import Any, Dict, Hashable, List, Optional, Sequence
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from ...parameters import (ArrayParameter, BooleanArray, BooleanParameter, ConfigurationManipulator,
-                           EnumParameter, FloatArray, IntegerArray, Parameter, PermutationParameter,
-                           PrimitiveParameter, SelectorParameter, SwitchParameter)
+from ...parameters import (ArrayParameter, ConfigurationManipulator, Parameter, PermutationParameter,
+                           PrimitiveParameter, SelectorParameter)
 from ...parameters.base import value_key as vkey  # the BO modules import vkey from here
 
 PERMUTATION_DISTANCES = ("spearman", "kendall", "hamming")
@@ -144,13 +143,15 @@ class EqualityEncoder(UnitEncoder):
     metric = "hamming"
 
 
+#: most values a categorical parameter may have
+CATEGORY_LIMIT = 10 ** 7
 #: numeric parameters with 3..this many legal values get an :class:`EqualityEncoder` channel when
 #: the space encoder is built with ``ordinal_hamming``
 EQUALITY_MAX_VALUES = 64
 
 
 def _small_domain(param: Parameter) -> bool:
-    if not isinstance(param, PrimitiveParameter) or param.kind in ("float", "log_float"):
+    if param.encoding != "unit" or param.kind in ("float", "log_float"):
         return False
     values = getattr(param, "values", None)
     if values is not None:
@@ -163,18 +164,16 @@ def _small_domain(param: Parameter) -> bool:
 
 
 class CategoryEncoder(ParamEncoder):
-    """bool / switch / enum: the option index; Hamming distance."""
+    """Categorical kinds (bool, switch, enum): the index in the parameter's domain; Hamming distance."""
 
     metric = "hamming"
 
     def __init__(self, param: Parameter) -> None:
         super().__init__(param)
-        if isinstance(param, BooleanParameter):
-            options: List[Any] = [False, True]
-        elif isinstance(param, SwitchParameter):
-            options = list(range(param.n))
-        else:
-            options = list(param.options)  # type: ignore[attr-defined]
+        options = param.domain(CATEGORY_LIMIT)
+        if options is None:
+            raise ValueError(f"BayesianOptimization cannot list the values of parameter {param.name!r} "
+                             f"of kind {param.kind!r}; give it at most {CATEGORY_LIMIT} values")
         self._index = {vkey(v): i for i, v in enumerate(options)}
         self.options = options
 
@@ -242,16 +241,8 @@ class ArrayEncoder(ParamEncoder):
     def __init__(self, param: ArrayParameter) -> None:
         super().__init__(param)
         self.count = param.count
-        self.metric = "hamming" if isinstance(param, BooleanArray) else "sqeuclidean"
-
-    def _unit(self, x: Any) -> float:
-        p = self.param
-        if isinstance(p, IntegerArray):
-            return (x - p.min_value + 0.5) / (p.max_value - p.min_value + 1)
-        if isinstance(p, FloatArray):
-            width = p.max_value - p.min_value
-            return (x - p.min_value) / width if width > 0 else 0.0
-        return float(bool(x))
+        self.metric = "hamming" if param.element_type == "BooleanParameter" else "sqeuclidean"
+        self._unit = param.element_unit
 
     def encode(self, values: Sequence[Any]) -> np.ndarray:
         arr = np.array([[self._unit(x) for x in v] for v in values], dtype=float)
@@ -279,18 +270,18 @@ class SelectorEncoder(ParamEncoder):
         return np.hstack([order, cuts])
 
 
+#: the encoder of each ``Parameter.encoding``
+ENCODERS = {"unit": UnitEncoder, "category": CategoryEncoder, "permutation": PermutationEncoder,
+            "array": ArrayEncoder, "selector": SelectorEncoder}
+
+
 def make_encoder(param: Parameter, permutation_distance: str = "spearman") -> ParamEncoder:
-    """The encoder for ``param`` (unknown complex kinds raise ValueError naming the kind)."""
-    if isinstance(param, PrimitiveParameter):
-        return UnitEncoder(param)
-    if isinstance(param, (BooleanParameter, SwitchParameter, EnumParameter)):
-        return CategoryEncoder(param)
-    if isinstance(param, PermutationParameter):
-        return PermutationEncoder(param, permutation_distance)
-    if isinstance(param, ArrayParameter):
-        return ArrayEncoder(param)
-    if isinstance(param, SelectorParameter):
-        return SelectorEncoder(param)
+    """The encoder for ``param``'s ``encoding`` (a kind without one raises ValueError naming it)."""
+    cls = ENCODERS.get(param.encoding)
+    if cls is PermutationEncoder:
+        return PermutationEncoder(param, permutation_distance)  # type: ignore[arg-type]
+    if cls is not None:
+        return cls(param)  # type: ignore[arg-type]
     raise ValueError(f"BayesianOptimization has no distance for parameter {param.name!r} of kind "
                      f"{param.kind!r}; use a built-in parameter kind")
 
@@ -347,15 +338,8 @@ class ConfigKey:
 
     def __init__(self, manipulator: ConfigurationManipulator) -> None:
         self.names = manipulator.names
-        self.mode: List[int] = []          # 0 as is, 1 tuple, 2 vkey
-        for p in manipulator.parameters:
-            if isinstance(p, (PermutationParameter, ArrayParameter)):
-                self.mode.append(1)
-            elif isinstance(p, (EnumParameter, SelectorParameter)) or not isinstance(
-                    p, (PrimitiveParameter, BooleanParameter, SwitchParameter)):
-                self.mode.append(2)
-            else:
-                self.mode.append(0)
+        styles = {"plain": 0, "tuple": 1, "key": 2}
+        self.mode: List[int] = [styles[p.key_style] for p in manipulator.parameters]  # 0 as is, 1 tuple, 2 vkey
         self._tuple = [i for i, m in enumerate(self.mode) if m == 1]
         self._vkey = [i for i, m in enumerate(self.mode) if m == 2]
 

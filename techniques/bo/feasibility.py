@@ -16,7 +16,7 @@ staircase of axis-aligned splits on two position columns.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Dict, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Dict, Sequence
 
 import numpy as np
 
@@ -33,39 +33,49 @@ CLASS_WEIGHT = {1: 0.8, 0: 0.2}   # 1 = feasible
 PAIRWISE_MAX_ITEMS = 10           # n(n-1)/2 precedence columns: 45 at most
 
 
+def _unit_columns(e: UnitEncoder, values: Sequence[Any]) -> np.ndarray:
+    return e.encode(values)
+
+
+def _one_hot_columns(e: CategoryEncoder, values: Sequence[Any]) -> np.ndarray:
+    n = len(values)
+    idx = e.encode(values)[:, 0].astype(int)
+    out = np.zeros((n, len(e.options)))
+    out[np.arange(n), idx] = 1.0
+    return out
+
+
+def _permutation_columns(e: PermutationEncoder, values: Sequence[Any]) -> np.ndarray:
+    return permutation_features(e.positions(values))
+
+
+def _array_columns(e: ArrayEncoder, values: Sequence[Any]) -> np.ndarray:
+    return np.array([[e._unit(x) for x in v] for v in values], dtype=float).reshape(len(values), e.count)
+
+
+def _selector_columns(e: SelectorEncoder, values: Sequence[Any]) -> np.ndarray:
+    order = e.order.positions([v["order"] for v in values]).astype(float)
+    cuts = np.array([[math.log1p(c) for c in v["cutoffs"]] for v in values],
+                    dtype=float).reshape(len(values), e.k)
+    return np.hstack([order, cuts])
+
+
+#: the feature columns of each ``Parameter.encoding`` (from the parameter's distance encoder)
+FEATURES: Dict[str, Callable[[Any, Sequence[Any]], np.ndarray]] = {
+    "unit": _unit_columns, "category": _one_hot_columns, "permutation": _permutation_columns,
+    "array": _array_columns, "selector": _selector_columns}
+
+
 class FeatureEncoder:
     """Turns configurations into the classifier's feature matrix (one row per configuration)."""
 
     def __init__(self, manipulator: ConfigurationManipulator) -> None:
         self.encoders = [make_encoder(p) for p in manipulator.parameters]
-        self._perm: Dict[str, PermutationEncoder] = {}
-        for e in self.encoders:
-            if isinstance(e, PermutationEncoder):
-                self._perm[e.name] = e
-
-    def _columns(self, e: Any, values: Sequence[Any]) -> np.ndarray:
-        n = len(values)
-        if isinstance(e, UnitEncoder):
-            return e.encode(values)
-        if isinstance(e, CategoryEncoder):
-            idx = e.encode(values)[:, 0].astype(int)
-            out = np.zeros((n, len(e.options)))
-            out[np.arange(n), idx] = 1.0
-            return out
-        if isinstance(e, PermutationEncoder):
-            return permutation_features(e.positions(values))
-        if isinstance(e, ArrayEncoder):
-            return np.array([[e._unit(x) for x in v] for v in values], dtype=float).reshape(n, e.count)
-        if isinstance(e, SelectorEncoder):
-            order = e.order.positions([v["order"] for v in values]).astype(float)
-            cuts = np.array([[math.log1p(c) for c in v["cutoffs"]] for v in values],
-                            dtype=float).reshape(n, e.k)
-            return np.hstack([order, cuts])
-        return np.zeros((n, 0))
+        self._columns = [FEATURES[p.encoding] for p in manipulator.parameters]
 
     def features(self, configs: Sequence[Dict[str, Any]]) -> np.ndarray:
         """Feature matrix for ``configs``."""
-        cols = [self._columns(e, [c[e.name] for c in configs]) for e in self.encoders]
+        cols = [f(e, [c[e.name] for c in configs]) for f, e in zip(self._columns, self.encoders)]
         if not cols:
             return np.zeros((len(configs), 1))
         X = np.hstack(cols)

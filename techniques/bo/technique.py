@@ -54,11 +54,10 @@ from typing import Any, Dict, Hashable, List, Optional, Set
 
 import numpy as np
 
-from ...parameters import ConfigurationError, ConfigurationManipulator
+from ...parameters import ConfigurationError, ConfigurationManipulator, FeasibleSpace
 from ..base import Config, Feedback, Technique, TechniqueError
 from ..options import schema_from_dataclass, validate
 from .acquisition import Acquisition, LocalSearch
-from .cot import ChainOfTrees
 from .distances import PERMUTATION_DISTANCES, ConfigKey, SpaceEncoder
 from .feasibility import FeasibilityModel
 from .gp import GaussianProcess, GPFitError, Hyper, single_thread_blas
@@ -196,7 +195,7 @@ class BayesianOptimization(Technique):
         o = self.options
         self.np_rng = np.random.default_rng(rng.getrandbits(64))
         self.names = manipulator.names
-        self.cot = ChainOfTrees(manipulator, o.max_leaves, o.max_enumeration_seconds)
+        self.cot = FeasibleSpace(manipulator, o.max_leaves, o.max_enumeration_seconds)
         self.key = ConfigKey(manipulator)
         self.search = LocalSearch(self.key, self.cot, NeighbourGenerator(manipulator, self.cot,
                                                                            o.neighbours_per_parameter),

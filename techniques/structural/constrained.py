@@ -22,9 +22,8 @@ from typing import Any, Dict, Hashable, List, Optional, Sequence
 import numpy as np
 from scipy import sparse
 
-from ...parameters import ConfigurationManipulator
+from ...parameters import ConfigurationManipulator, FeasibleSpace
 from ...parameters.features import FeatureLayout
-from ..bo.cot import ChainOfTrees
 
 Config = Dict[str, Any]
 
@@ -46,7 +45,7 @@ class FeasibleCandidates:
                  limit: int = ENUMERATION_LIMIT) -> None:
         self.manipulator = manipulator
         self.layout = layout
-        self.cot = ChainOfTrees(manipulator)
+        self.cot = FeasibleSpace(manipulator)
         configs = self.cot.enumerate_all(limit)
         self.configs: Optional[List[Config]] = configs
         if configs is not None:

@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from ..errors import UsageError
-from ..parameters import ConfigurationManipulator, TableConstraint, parse_expression
+from ..parameters import ConfigurationManipulator, FeasibleSpace, TableConstraint, parse_expression
 from .kerneltuner import substitute_constants
-from .spaces import (BENCHMARKS, SHARED_ENV, BenchmarkSpec, ParamDef, count_feasible, default_shared_dir,
-                     load_table, rows_in_space)
+from .spaces import BENCHMARKS, SHARED_ENV, BenchmarkSpec, ParamDef, default_shared_dir, load_table, rows_in_space
 from .table import Record, RecordedTable, canonical_value
 
 
@@ -168,7 +167,7 @@ class ReplayBenchmark:
     def feasible_count(self, max_nodes: int = 3_000_000) -> Optional[int]:
         """Number of configurations of the space satisfying the known constraints (exact, by
         enumeration per constraint group); None when enumeration would exceed ``max_nodes``."""
-        return count_feasible(self.manipulator(), max_nodes)
+        return FeasibleSpace(self.manipulator()).count(max_nodes)
 
     def __repr__(self) -> str:
         return f"ReplayBenchmark({self.name!r}, {self.table!r})"

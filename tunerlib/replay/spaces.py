@@ -5,8 +5,8 @@
 how its parameters are typed, its known constraints as tunerlib expression strings, budgets and
 (for RISE) the expert and default configurations of ``docs/benchmark-spaces.md``.
 :func:`tunerlib.replay.interface.load_benchmark` joins a spec with its recorded table into a
-``ReplayBenchmark`` (manipulator factory, lookups, optimum).  :func:`count_feasible` and
-:func:`rows_in_space` measure a space against its table.
+``ReplayBenchmark`` (manipulator factory, lookups, optimum).  :func:`rows_in_space` measures a space
+against its table (the feasible count is ``tunerlib.parameters.FeasibleSpace.count``).
 
 Where the definitions come from:
 
@@ -30,14 +30,13 @@ Where the definitions come from:
 """
 from __future__ import annotations
 
-import itertools
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ..parameters import (BooleanParameter, ConfigurationManipulator, EnumParameter, OrdinalParameter,
-                          Parameter, PermutationParameter, parse_expression)
+from ..parameters import (ConfigurationManipulator, EnumParameter, OrdinalParameter, Parameter,
+                          PermutationParameter, parse_expression)
 from .kerneltuner import read_kerneltuner_cache
 from .rise import read_rise_csv
 from .table import RecordedTable, canonical_value
@@ -355,20 +354,7 @@ def check_columns(found: Sequence[str], expected: Sequence[str], path: Path, ker
                          f"give a table with the parameters {list(expected)}")
 
 
-# --------------------------------------------------------------------------- feasible counting
-def enumerate_values(param: Parameter) -> Optional[List[Any]]:
-    """Every legal value of ``param`` (ordinal, enum, boolean, permutation), or None."""
-    if isinstance(param, OrdinalParameter):
-        return list(param.values)
-    if isinstance(param, EnumParameter):
-        return list(param.options)
-    if isinstance(param, BooleanParameter):
-        return [False, True]
-    if isinstance(param, PermutationParameter) and len(param.items) <= 8:
-        return [list(p) for p in itertools.permutations(param.items)]
-    return None
-
-
+# --------------------------------------------------------------------------- rows in the space
 def rows_in_space(manipulator: ConfigurationManipulator, configs: Iterable[Mapping[str, Any]]) -> Tuple[int, int]:
     """(configurations with legal values, of those the ones satisfying every known constraint).
 
@@ -399,43 +385,3 @@ def _memo(cache: Dict[Any, bool], key: Any, compute) -> bool:
     if value is None:
         value = cache[key] = bool(compute())
     return value
-
-
-class _Budget(Exception):
-    pass
-
-
-def count_feasible(manipulator: ConfigurationManipulator, max_nodes: int = 3_000_000) -> Optional[int]:
-    """Exact count of feasible configurations: backtracking over each constraint group, checking
-    every constraint as soon as the parameters it reads are set.  None when a parameter cannot be
-    enumerated or more than ``max_nodes`` partial configurations would be visited."""
-    order = {n: i for i, n in enumerate(manipulator.names)}
-    total, visited = 1, [0]
-    for group in manipulator.groups():
-        names = sorted(group, key=order.__getitem__)
-        domains = [enumerate_values(manipulator.parameter(n)) for n in names]
-        if any(d is None for d in domains):
-            return None
-        checks = [[c for c in manipulator.group_constraints(group)
-                   if c.reads and max(names.index(r) for r in c.reads) == depth] for depth in range(len(names))]
-        try:
-            total *= _count_group(names, domains, checks, {}, 0, visited, max_nodes)
-        except _Budget:
-            return None
-    return total
-
-
-def _count_group(names, domains, checks, partial, depth, visited, max_nodes) -> int:
-    if depth == len(names):
-        return 1
-    count = 0
-    for value in domains[depth]:
-        visited[0] += 1
-        if visited[0] > max_nodes:
-            raise _Budget()
-        partial[names[depth]] = value
-        if all(c.is_satisfied(partial) for c in checks[depth]):
-            count += _count_group(names, domains, checks, partial, depth + 1, visited, max_nodes)
-    partial.pop(names[depth], None)
-    return count
-

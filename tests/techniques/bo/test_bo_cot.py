@@ -12,7 +12,8 @@ from tunerlib.parameters import (BooleanParameter, ConfigurationManipulator, Enu
                                  IntegerParameter, OrdinalParameter, PermutationParameter,
                                  PowerOfTwoParameter)
 from tunerlib.techniques.bo.acquisition import config_key
-from tunerlib.techniques.bo.cot import ChainOfTrees, RejectionGroup, TreeGroup, enumerate_domain
+from tunerlib.parameters import FeasibleSpace
+from tunerlib.parameters.trees import RejectionGroup, TreeGroup
 from tunerlib.techniques.bo.neighbours import NeighbourGenerator
 
 
@@ -47,19 +48,19 @@ def cot_of(name):
     """Chains of trees built once per module (enumeration is the slow part)."""
     if name not in _COT:
         m = {"paper": paper_space, "tiled": tiled_space}[name]()
-        _COT[name] = (m, ChainOfTrees(m))
+        _COT[name] = (m, FeasibleSpace(m))
     return _COT[name]
 
 
 def all_configs(m, names):
-    doms = [enumerate_domain(m.parameter(n)) for n in names]
+    doms = [m.parameter(n).domain() for n in names]
     for values in itertools.product(*doms):
         yield dict(zip(names, values))
 
 
 def test_paper_example_leaves_size_and_uniform_sampling():
     m = paper_space()
-    cot = ChainOfTrees(m)
+    cot = FeasibleSpace(m)
     assert sorted(t.size for t in cot.trees) == [3, 7]
     assert cot.size() == 21 * 2 and cot.exact_size
     samples = cot.sample(random.Random(1), np.random.default_rng(1), 8400)
@@ -77,7 +78,7 @@ def test_paper_example_leaves_size_and_uniform_sampling():
 
 def test_tree_walk_would_be_biased_but_leaf_sampling_is_not():
     """Leaf sampling: P(p3 == 4) = 1/7, not the 1/2 a root-to-leaf walk would give."""
-    cot = ChainOfTrees(paper_space())
+    cot = FeasibleSpace(paper_space())
     samples = cot.sample(random.Random(2), np.random.default_rng(2), 7000)
     share = sum(c["p3"] == 4 for c in samples) / len(samples)
     assert abs(share - 1 / 7) < 0.02
@@ -123,7 +124,7 @@ def test_alternatives_and_neighbours_stay_feasible(seed):
     cfg = cot.sample(rng, np.random.default_rng(seed), 1)[0]
     for name in ("a", "b", "ls", "gs", "mode", "perm"):
         alts = cot.alternatives(cfg, name)
-        brute = [v for v in enumerate_domain(m.parameter(name))
+        brute = [v for v in m.parameter(name).domain()
                  if v != cfg[name] and m.is_feasible({**cfg, name: v})]
         assert alts == brute
     gen = NeighbourGenerator(m, cot, per_param=6)
@@ -137,7 +138,8 @@ def test_alternatives_and_neighbours_stay_feasible(seed):
 def test_fallback_to_rejection_sampling_warns_once(caplog):
     m = tiled_space()
     with caplog.at_level(logging.WARNING):
-        cot = ChainOfTrees(m, max_leaves=40)
+        cot = FeasibleSpace(m, max_leaves=40)
+        assert cot.group_of              # the chain of trees is built on first use
     warnings = [r for r in caplog.records if "rejection" in r.getMessage()]
     assert len(warnings) == 1 and "'a'" in warnings[0].getMessage()
     assert any(isinstance(g, RejectionGroup) for g in cot.group_of.values())
@@ -154,6 +156,6 @@ def test_fallback_to_rejection_sampling_warns_once(caplog):
 def test_float_in_a_constrained_group_uses_rejection():
     m = ConfigurationManipulator([FloatParameter("x", 0.0, 1.0), FloatParameter("y", 0.0, 1.0)])
     m.add_constraint("x + y <= 1")
-    cot = ChainOfTrees(m)
+    cot = FeasibleSpace(m)
     assert not cot.trees and len(cot.rejection) == 1
     assert all(c["x"] + c["y"] <= 1 for c in cot.sample(random.Random(0), np.random.default_rng(0), 200))

@@ -8,7 +8,7 @@ import numpy as np
 from tunerlib.parameters import (BooleanParameter, ConfigurationManipulator, EnumParameter, FloatParameter,
                                  OrdinalParameter, PermutationParameter)
 from tunerlib.techniques.bo.acquisition import Acquisition, LocalSearch
-from tunerlib.techniques.bo.cot import ChainOfTrees
+from tunerlib.parameters import FeasibleSpace
 from tunerlib.techniques.bo.distances import ConfigKey, SpaceEncoder
 from tunerlib.techniques.bo.gp import GaussianProcess
 from tunerlib.techniques.bo.neighbours import NeighbourGenerator
@@ -38,7 +38,7 @@ def canon(cfgs):
 
 def test_enumerate_all_is_exactly_the_feasible_set():
     m = small_space()
-    cot = ChainOfTrees(m)
+    cot = FeasibleSpace(m)
     every = cot.enumerate_all(10_000)
     assert every is not None
     assert canon(every) == canon(brute_force(m))
@@ -47,15 +47,15 @@ def test_enumerate_all_is_exactly_the_feasible_set():
 
 def test_enumerate_all_refuses_large_or_continuous_spaces():
     m = small_space()
-    assert ChainOfTrees(m).enumerate_all(10) is None
+    assert FeasibleSpace(m).enumerate_all(10) is None
     cont = ConfigurationManipulator([FloatParameter("x", 0.0, 1.0), OrdinalParameter("a", [1, 2])])
-    assert ChainOfTrees(cont).enumerate_all(10_000) is None
+    assert FeasibleSpace(cont).enumerate_all(10_000) is None
 
 
 def test_exhaustive_acquisition_returns_the_exact_argmax_of_unevaluated_configs():
     m = small_space()
     rng, np_rng = random.Random(3), np.random.default_rng(3)
-    cot = ChainOfTrees(m)
+    cot = FeasibleSpace(m)
     key = ConfigKey(m)
     encoder = SpaceEncoder(m)
     every = cot.enumerate_all(10_000)

@@ -10,7 +10,7 @@ from tunerlib.parameters import (ConfigurationManipulator, EnumParameter, FloatP
                                  OrdinalParameter)
 from tunerlib.techniques.base import Feedback
 from tunerlib.techniques.bo.acquisition import Acquisition, LocalSearch
-from tunerlib.techniques.bo.cot import ChainOfTrees
+from tunerlib.parameters import FeasibleSpace
 from tunerlib.techniques.bo.distances import EqualityEncoder, ConfigKey, SpaceEncoder
 from tunerlib.techniques.bo.gp import GaussianProcess
 from tunerlib.techniques.bo.neighbours import NeighbourGenerator
@@ -90,7 +90,7 @@ def test_trust_region_step_maximises_only_near_the_centre(radius):
     m = ConfigurationManipulator([OrdinalParameter("a", [1, 2, 4, 8]), OrdinalParameter("b", [1, 2, 4, 8]),
                                   EnumParameter("mode", ["x", "y", "z"])])
     rng, np_rng = random.Random(1), np.random.default_rng(1)
-    cot, key, encoder = ChainOfTrees(m), ConfigKey(m), SpaceEncoder(m, ordinal_hamming=True)
+    cot, key, encoder = FeasibleSpace(m), ConfigKey(m), SpaceEncoder(m, ordinal_hamming=True)
     every = cot.enumerate_all(10_000)
     train_cfgs = every[::5]
     y = np.array([np.log2(c["a"]) - np.log2(c["b"]) + (c["mode"] == "x") for c in train_cfgs])

@@ -8,7 +8,7 @@ from scipy.stats import chisquare
 from tunerlib import tune_function
 from tunerlib.parameters import (ConfigurationManipulator, IntegerParameter, PermutationParameter,
                                  PowerOfTwoParameter, TableConstraint)
-from tunerlib.techniques.bo.cot import ChainOfTrees
+from tunerlib.parameters import FeasibleSpace
 
 
 def _space(rows):
@@ -26,7 +26,7 @@ def _rows(n, seed=0):
 
 def test_leaves_are_the_rows_satisfying_the_other_constraints():
     rows = _rows(300)
-    cot = ChainOfTrees(_space(rows))
+    cot = FeasibleSpace(_space(rows))
     legal = {(x, y, tuple(p)) for x, y, p in rows if y % 2 == 0}
     assert cot.exact_size and cot.size() == len(legal) * 3          # times the free z
     for cfg in cot.sample(random.Random(1), np.random.default_rng(1), 500):
@@ -37,14 +37,14 @@ def test_leaves_are_the_rows_satisfying_the_other_constraints():
 
 def test_sampling_is_uniform_over_rows():
     rows = [(2 ** i, 2 * i, [0, 1, 2, 3, 4]) for i in range(10)]
-    cot = ChainOfTrees(_space(rows))
+    cot = FeasibleSpace(_space(rows))
     counts = collections.Counter(c["x"] for c in cot.sample(random.Random(2), np.random.default_rng(2), 5000))
     assert chisquare([counts[2 ** i] for i in range(10)]).pvalue > 0.001
 
 
 def test_alternatives_stay_in_the_table():
     rows = [(1, 2, [0, 1, 2, 3, 4]), (1, 4, [0, 1, 2, 3, 4]), (2, 2, [0, 1, 2, 3, 4]), (1, 2, [1, 0, 2, 3, 4])]
-    cot = ChainOfTrees(_space(rows))
+    cot = FeasibleSpace(_space(rows))
     base = {"x": 1, "y": 2, "p": [0, 1, 2, 3, 4], "z": 0}
     assert sorted(cot.alternatives(base, "y")) == [4]
     assert sorted(cot.alternatives(base, "x")) == [2]

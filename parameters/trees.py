@@ -1,0 +1,192 @@
+"""The groups of a feasible space (see :mod:`.feasible`): an enumerated constraint group
+(:class:`TreeGroup`, one tree of the chain of trees), a group sampled by rejection
+(:class:`RejectionGroup`).
+
+A tree's leaves are rows of domain indices plus a mixed-radix integer code kept in a ``set``, so
+membership is one hash lookup.  The enumeration orders the parameters greedily so that each
+constraint is checked as soon as all the names it reads are assigned (``Constraint.reads``),
+pruning whole subtrees.
+"""
+from __future__ import annotations
+
+import random
+import time
+from array import array
+from typing import Any, Dict, Hashable, List, Optional, Sequence, Set
+
+import numpy as np
+
+from .base import ConfigurationError, Parameter
+from .base import value_key as vkey
+from .constraints import Constraint
+
+#: default bounds of one group's enumeration
+MAX_LEAVES = 1_000_000
+MAX_SECONDS = 10.0
+
+
+class TooLarge(Exception):
+    """Raised inside the enumeration when a bound is exceeded."""
+
+
+class TreeGroup:
+    """An enumerated group: leaves as domain-index rows, codes in a hash set."""
+
+    def __init__(self, params: List[Parameter], domains: List[List[Any]],
+                 constraints: Optional[List[Constraint]] = None, max_leaves: int = MAX_LEAVES,
+                 max_seconds: float = MAX_SECONDS, rows: Optional[List[Dict[str, Any]]] = None) -> None:
+        """Enumerate the feasible leaves under ``constraints``, or take ``rows`` (partial
+        configurations of ``params``, e.g. a table constraint's) as the leaves; then ``domains``
+        is ignored and each parameter's domain is the values the rows use."""
+        self.params = params
+        self.names = [p.name for p in params]
+        if rows is not None:
+            domains = [list({vkey(r[n]): r[n] for r in rows}.values()) for n in self.names]
+        self.domains = domains
+        self.index: List[Dict[Hashable, int]] = [{vkey(v): i for i, v in enumerate(d)} for d in domains]
+        self.radix: List[int] = []
+        r = 1
+        for d in domains:
+            self.radix.append(r)
+            r *= len(d)
+        if rows is not None:
+            self._from_rows(rows)
+        else:
+            self._enumerate(constraints or [], max_leaves, max_seconds)
+
+    def _from_rows(self, rows: List[Dict[str, Any]]) -> None:
+        idx = [[index[vkey(r[n])] for n, index in zip(self.names, self.index)] for r in rows]
+        self.leaves = np.array(idx, dtype=np.int32).reshape(len(rows), len(self.names))
+        self.codes = {sum(a * b for a, b in zip(row, self.radix)) for row in idx}
+
+    # ---- enumeration ------------------------------------------------------------------------
+    def _order(self, constraints: List[Constraint]) -> List[int]:
+        """Parameter order: next the one completing most constraints, then the smallest domain."""
+        left, done, order = list(range(len(self.params))), set(), []
+        pending = [set(c.reads) for c in constraints]
+        while left:
+            def score(i: int) -> tuple:
+                names = done | {self.names[i]}
+                complete = sum(1 for reads in pending if reads <= names and not reads <= done)
+                touched = sum(1 for reads in pending if self.names[i] in reads)
+                return (-complete, -touched, len(self.domains[i]), i)
+            best = min(left, key=score)
+            left.remove(best)
+            order.append(best)
+            done.add(self.names[best])
+        return order
+
+    def _enumerate(self, constraints: List[Constraint], max_leaves: int, max_seconds: float) -> None:
+        order = self._order(constraints)
+        assigned: Set[str] = set()
+        checks: List[List[Constraint]] = []
+        for i in order:
+            before = set(assigned)
+            assigned.add(self.names[i])
+            checks.append([c for c in constraints if set(c.reads) <= assigned and not set(c.reads) <= before])
+        k = len(order)
+        flat = array("i")
+        codes: Set[int] = set()
+        partial: Dict[str, Any] = {}
+        idx = [0] * len(self.params)
+        deadline = time.monotonic() + max_seconds
+        counter = [0]
+
+        def visit(depth: int) -> None:
+            p = order[depth]
+            name, dom, tests = self.names[p], self.domains[p], checks[depth]
+            for j, v in enumerate(dom):
+                partial[name] = v
+                counter[0] += 1
+                if counter[0] & 4095 == 0 and time.monotonic() > deadline:
+                    raise TooLarge(f"enumeration took more than {max_seconds:g} s")
+                if tests and not all(c.is_satisfied(partial) for c in tests):
+                    continue
+                idx[p] = j
+                if depth + 1 < k:
+                    visit(depth + 1)
+                else:
+                    if len(codes) >= max_leaves:
+                        raise TooLarge(f"more than {max_leaves} feasible partial configurations")
+                    flat.extend(idx)
+                    codes.add(sum(a * b for a, b in zip(idx, self.radix)))
+            partial.pop(name, None)
+
+        if k:
+            visit(0)
+        self.codes = codes
+        self.leaves = np.frombuffer(flat, dtype=np.int32).reshape(-1, len(self.params)) if flat else \
+            np.zeros((0, len(self.params)), dtype=np.int32)
+
+    # ---- queries ----------------------------------------------------------------------------
+    @property
+    def size(self) -> int:
+        return len(self.codes)
+
+    def code(self, config: Dict[str, Any]) -> Optional[int]:
+        """The leaf code of ``config``'s values for this group, or None for a value off the domain."""
+        total = 0
+        for name, index, r in zip(self.names, self.index, self.radix):
+            try:
+                i = index.get(vkey(config[name]))
+            except TypeError:
+                return None
+            if i is None:
+                return None
+            total += i * r
+        return total
+
+    def contains(self, config: Dict[str, Any]) -> bool:
+        c = self.code(config)
+        return c is not None and c in self.codes
+
+    def sample_rows(self, np_rng: np.random.Generator, count: int) -> np.ndarray:
+        return self.leaves[np_rng.integers(0, len(self.leaves), size=count)]
+
+    def assign(self, config: Dict[str, Any], row: Sequence[int]) -> None:
+        for name, dom, j in zip(self.names, self.domains, row):
+            v = dom[int(j)]
+            config[name] = list(v) if isinstance(v, list) else v
+
+    def alternatives(self, config: Dict[str, Any], name: str) -> List[Any]:
+        """Values of ``name`` (other than the current one) keeping the group feasible."""
+        base = self.code(config)
+        if base is None:
+            return []
+        p = self.names.index(name)
+        cur = self.index[p].get(vkey(config[name]))
+        r = self.radix[p]
+        base -= cur * r  # type: ignore[operator]
+        return [v for j, v in enumerate(self.domains[p]) if j != cur and base + j * r in self.codes]
+
+
+class RejectionGroup:
+    """A constrained group that is not enumerated: rejection sampling, predicate membership."""
+
+    def __init__(self, params: List[Parameter], constraints: List[Constraint]) -> None:
+        self.params = params
+        self.names = [p.name for p in params]
+        self.constraints = constraints
+
+    def contains(self, config: Dict[str, Any]) -> bool:
+        return all(c.is_satisfied(config) for c in self.constraints)
+
+    def alternatives(self, config: Dict[str, Any], name: str) -> None:
+        """Not listed: the caller proposes values and checks :meth:`contains`."""
+        return None
+
+    def sample(self, rng: random.Random, config: Dict[str, Any], max_tries: int = 10000) -> None:
+        for _ in range(max_tries):
+            for p in self.params:
+                config[p.name] = p.random_value(rng)
+            if self.contains(config):
+                return
+        raise ConfigurationError(f"no feasible values found in {max_tries} random tries for parameters "
+                                 f"{self.names}; the constraints {[c.name for c in self.constraints]} "
+                                 "may be unsatisfiable")
+
+    def size(self) -> float:
+        total = 1.0
+        for p in self.params:
+            total *= p.search_space_size()
+        return total
