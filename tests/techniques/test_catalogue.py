@@ -261,7 +261,11 @@ def test_generated_bandits_may_draw_random_options_for_their_registered_arms():
 
 
 def test_no_two_listed_names_are_the_same_technique():
-    # the historical duplicates resolve (stored runs name them) but are not listed or drawn
+    # the historical duplicates resolve (stored runs name them) but are not listed or drawn; a fresh
+    # catalogue, since other tests register look-alike factories in the process-wide one
+    from tunerlib.techniques.builtin import register_builtin
+    CAT = Catalogue()
+    register_builtin(CAT)
     assert CAT.aliases() == [("NormalGreedyMutation", "NormalGreedyMutation10"),
                              ("UniformGreedyMutation", "UniformGreedyMutation10")]
     listed = set(CAT)
