@@ -10,4 +10,8 @@ from pg import postgres_server, postgres_url  # noqa: E402,F401  (fixtures regis
 
 # No test may read or write the user's own cross-session store: the default store of this session is
 # a file in a fresh temporary directory (tests that use a store pass --store / a URL explicitly).
+# The library has no default shared data folder; the tests read ../shared beside the repository (as CI
+# lays it out) unless TUNERLIB_SHARED_DIR names another.
+os.environ.setdefault("TUNERLIB_SHARED_DIR", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                                          os.pardir, "shared"))
 os.environ["TUNERLIB_STORE"] = os.path.join(tempfile.mkdtemp(prefix="tunerlib-test-store-"), "store.db")

@@ -16,11 +16,20 @@ from typing import Any, Callable, Dict, List, Optional
 import numpy as np
 
 from tunerlib.parameters import ConfigurationManipulator, FloatParameter, PermutationParameter
+from tunerlib.tools.replay_problems import shared_data_dir
 
 REPO = Path(__file__).resolve().parents[1]
-#: the shared data folder: $TUNERLIB_SHARED_DIR (as for tunerlib.replay), else ../shared
-SHARED = Path(os.environ.get("TUNERLIB_SHARED_DIR") or os.environ.get("TUNERLIB_SHARED")
-              or REPO.parent / "shared")
+
+
+def _shared() -> Path:
+    try:
+        return shared_data_dir()
+    except FileNotFoundError:  # an installed copy without data: problems that need it are absent
+        return Path(os.devnull)
+
+
+#: the shared data folder (:func:`tunerlib.tools.replay_problems.shared_data_dir`)
+SHARED = _shared()
 TSP_INSTANCES = ["att48", "berlin52", "eil51", "gr48", "dantzig42", "ftv44", "p43", "ry48p"]
 
 

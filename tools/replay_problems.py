@@ -22,18 +22,36 @@ also be a table file (recorded on any machine, any file name: it is replayed in 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from tunerlib.parameters import ConfigurationManipulator
-from tunerlib.replay import (ReplayBenchmark, available_benchmarks, benchmark_from_file, default_shared_dir,
+from tunerlib.replay import (ReplayBenchmark, available_benchmarks, benchmark_from_file,
                              load_benchmark)
+from tunerlib.replay.spaces import SHARED_ENV
 
 
 #: problem-name suffix of a replay problem searched only over its recorded configurations
 TABLE_SUFFIX = "@table"
+
+
+def shared_data_dir(given: Union[str, Path, None] = None) -> Path:
+    """The shared data folder of the benchmark tools: ``given``, else ``$TUNERLIB_SHARED_DIR``, else
+    the ``shared`` folder beside a source checkout (these tools run from one: ``tools/`` next to
+    ``examples/``).  An installed copy without either raises FileNotFoundError saying what to pass."""
+    if given is not None:
+        return Path(given)
+    env = os.environ.get(SHARED_ENV)
+    if env:
+        return Path(env)
+    checkout = Path(__file__).resolve().parents[1]
+    if (checkout / "examples").is_dir() and (checkout.parent / "shared").is_dir():
+        return checkout.parent / "shared"
+    raise FileNotFoundError(f"no shared data folder: pass --shared DIR (the folder holding data/gpu_cache and "
+                            f"data/tsplib) or set ${SHARED_ENV}")
 
 
 @dataclass
@@ -92,12 +110,12 @@ def make_problem(bench: ReplayBenchmark, table_space: bool = False) -> Problem:
 
 def replay_problems(shared_dir: Union[str, Path, None] = None, names: Optional[Sequence[str]] = None,
                     include_sparse: bool = True) -> Dict[str, Problem]:
-    """The replay problems whose tables exist under ``shared_dir`` (default: the shared folder
-    beside the repository), keyed by name; ``names`` restricts the set (unknown names raise
+    """The replay problems whose tables exist under ``shared_dir`` (default: :func:`shared_data_dir`),
+    keyed by name; ``names`` restricts the set (unknown names raise
     KeyError, missing tables FileNotFoundError, files that fit no benchmark ValueError).  A name
     may be a table file or ``BENCHMARK=FILE`` (see the module docstring).  Each table is read
     once per process."""
-    root = Path(shared_dir) if shared_dir is not None else default_shared_dir()
+    root = shared_data_dir(shared_dir)
     chosen = list(names) if names is not None else available_benchmarks(root, include_sparse)
     out: Dict[str, Problem] = {}
     for n in chosen:
@@ -139,7 +157,8 @@ def _row(stats: Mapping[str, Any]) -> Tuple[str, ...]:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Print the statistics table of every available replay problem."""
     ap = argparse.ArgumentParser(description="statistics of the recorded replay tables")
-    ap.add_argument("--shared", default=None, help="shared data folder (default: beside the repository)")
+    ap.add_argument("--shared", default=None, help="shared data folder (default: $TUNERLIB_SHARED_DIR, or "
+                                                   "../shared beside a source checkout)")
     ap.add_argument("names", nargs="*", help="problem names, table files or BENCHMARK=FILE (default: all "
                                              "available)")
     args = ap.parse_args(argv)

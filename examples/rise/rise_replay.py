@@ -19,13 +19,19 @@ counted apart in :class:`tunerlib.replay.ReplayStats` together with the simulate
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from tunerlib import Result, UsageError
 from tunerlib.parameters import ConfigurationManipulator
-from tunerlib.replay import (BENCHMARKS, ReplayBenchmark, ReplayStats, benchmark_from_file,
-                             default_shared_dir, load_benchmark, replay_result)
+from tunerlib.replay import (BENCHMARKS, SHARED_ENV, ReplayBenchmark, ReplayStats, benchmark_from_file,
+                             load_benchmark, replay_result)
+
+
+def default_shared_folder() -> Path:
+    """``$TUNERLIB_SHARED_DIR``, else the ``shared`` folder beside this repository checkout."""
+    return Path(os.environ.get(SHARED_ENV) or Path(__file__).resolve().parents[2].parent / "shared")
 
 
 def load(kernel: Optional[str], data: Optional[str], benchmark: Optional[str],
@@ -40,7 +46,7 @@ def load(kernel: Optional[str], data: Optional[str], benchmark: Optional[str],
         name = benchmark or f"rise_{kernel or 'mm'}"
         if name not in BENCHMARKS:
             raise UsageError(f"--benchmark {name!r} is unknown; use one of {', '.join(BENCHMARKS)}")
-        root = Path(shared_dir) if shared_dir else default_shared_dir()
+        root = Path(shared_dir) if shared_dir else default_shared_folder()
         path = root / BENCHMARKS[name].path
         if not path.is_file():
             raise UsageError(f"replay table {path} not found; pass --shared-dir (the folder holding "

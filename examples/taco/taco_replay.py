@@ -12,14 +12,19 @@ monotonic/dynamic flags) and reported with their recorded times, or as not measu
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional
 
 import taco_spaces
 from tunerlib import Configuration, DesiredResult, Result
 from tunerlib.parameters import ConfigurationManipulator
-from tunerlib.replay.interface import ReplayInterface, benchmark_from_file
-from tunerlib.replay.spaces import BENCHMARKS, default_shared_dir
+from tunerlib.replay import BENCHMARKS, SHARED_ENV, ReplayInterface, benchmark_from_file
+
+
+def shared_dir() -> Path:
+    """``$TUNERLIB_SHARED_DIR``, else the ``shared`` folder beside this repository checkout."""
+    return Path(os.environ.get(SHARED_ENV) or Path(__file__).resolve().parents[2].parent / "shared")
 
 TABLE_DIR = Path("data") / "taco_cache"
 
@@ -29,7 +34,7 @@ def table_path(kernel: str, data: Optional[str]) -> Path:
     folder; None means the default shared folder.  Raises FileNotFoundError (one line)."""
     fname = Path(BENCHMARKS[f"taco_{kernel}"].path).name
     if data is None:
-        candidates = [default_shared_dir() / TABLE_DIR / fname]
+        candidates = [shared_dir() / TABLE_DIR / fname]
     elif Path(data).is_file():
         return Path(data)
     else:

@@ -166,3 +166,12 @@ def test_problem_set_names_and_flags():
     assert problems["rise_stencil"].expert_value == pytest.approx(1.452512)
     stats = problem_stats(problems["pnpoly_rtxtitan"])
     assert (stats["configs"], stats["failed"], stats["feasible_space"]) == (4092, 342, 4092)
+
+
+def test_without_a_shared_folder_the_library_says_what_to_pass(monkeypatch):
+    from tunerlib.replay import default_shared_dir, load_benchmark
+    monkeypatch.delenv("TUNERLIB_SHARED_DIR")
+    with pytest.raises(FileNotFoundError, match=r"pass it \(--shared-dir DIR.*or set \$TUNERLIB_SHARED_DIR"):
+        default_shared_dir()
+    with pytest.raises(FileNotFoundError, match="TUNERLIB_SHARED_DIR"):
+        load_benchmark("rise_kmeans")

@@ -21,12 +21,12 @@ from typing import Any
 
 from .kerneltuner import read_kerneltuner_cache, read_t1_spec, t1_constraints
 from .rise import read_rise_csv
-from .spaces import (BENCHMARKS, BenchmarkSpec, ParamDef, available_benchmarks, default_shared_dir,
+from .spaces import (BENCHMARKS, SHARED_ENV, BenchmarkSpec, ParamDef, available_benchmarks, default_shared_dir,
                      rows_in_space)
 from .table import Record, RecordedTable, TableBuilder, canonical_value
 from .taco import read_taco_csv
 
-__all__ = ["BENCHMARKS", "BenchmarkSpec", "ParamDef", "Record", "RecordedTable", "ReplayBenchmark",
+__all__ = ["BENCHMARKS", "SHARED_ENV", "BenchmarkSpec", "ParamDef", "Record", "RecordedTable", "ReplayBenchmark",
            "ReplayInterface", "ReplayOptions", "ReplayStats", "TableBuilder", "available_benchmarks",
            "benchmark_from_file", "canonical_value", "default_shared_dir",
            "load_benchmark", "read_kerneltuner_cache", "read_rise_csv", "read_t1_spec", "read_taco_csv",

@@ -61,7 +61,7 @@ class ReplayOptions(TuningOptions):
                 "from its columns, or name them with --benchmark"})
     shared_dir: Optional[str] = field(default=None, metadata={
         "help": "shared data folder holding data/gpu_cache and data/taco_cache "
-                "(default: $TUNERLIB_SHARED_DIR or the 'shared' folder beside the repository)"})
+                "(default: $TUNERLIB_SHARED_DIR)"})
     table_space: bool = field(default=False, metadata={"help": TABLE_SPACE_HELP})
 
 

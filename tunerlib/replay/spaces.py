@@ -42,7 +42,7 @@ from .rise import read_rise_csv
 from .table import RecordedTable, canonical_value
 from .taco import read_taco_csv
 
-#: environment variable naming the shared folder (default: ``<repo>/../shared``)
+#: environment variable naming the shared folder (there is no default: the library knows no repository layout)
 SHARED_ENV = "TUNERLIB_SHARED_DIR"
 
 
@@ -308,11 +308,13 @@ _READERS = {"kerneltuner": read_kerneltuner_cache, "rise": read_rise_csv, "taco"
 
 # --------------------------------------------------------------------------- locating data
 def default_shared_dir() -> Path:
-    """``$TUNERLIB_SHARED_DIR`` when set, else the ``shared`` folder beside the repository."""
+    """``$TUNERLIB_SHARED_DIR``: the shared data folder when no folder is passed.  The library knows
+    no repository layout, so without it this raises FileNotFoundError saying what to pass."""
     env = os.environ.get(SHARED_ENV)
     if env:
         return Path(env)
-    return (Path(__file__).resolve().parents[2] / ".." / "shared").resolve()
+    raise FileNotFoundError(f"no shared data folder given: pass it (--shared-dir DIR, the folder holding "
+                            f"data/gpu_cache and data/taco_cache) or set ${SHARED_ENV}")
 
 
 def available_benchmarks(shared_dir: Union[str, Path, None] = None,
