@@ -84,11 +84,11 @@ def mixed_space() -> Space:
 
 def constrained_space() -> Space:
     """Integer and power-of-two parameters under expression and Python constraints."""
-    m = ConfigurationManipulator([IntegerParameter("a", 1, 64), IntegerParameter("b", 1, 64),
-                                  PowerOfTwoParameter("ls", 1, 64), PowerOfTwoParameter("gs", 1, 256),
+    m = ConfigurationManipulator([IntegerParameter("a", 1, 32), IntegerParameter("b", 1, 32),
+                                  PowerOfTwoParameter("ls", 1, 32), PowerOfTwoParameter("gs", 1, 128),
                                   EnumParameter("mode", ["x", "y"])])
     m.add_constraint("a < b")
-    m.add_constraint("gs % ls == 0 and ls * a <= 256")
+    m.add_constraint("gs % ls == 0 and ls * a <= 128")
     m.add_constraint(lambda c: c["mode"] == "x" or c["b"] > 8, reads=["mode", "b"], name="mode-y-needs-b")
 
     def cost(cfg):

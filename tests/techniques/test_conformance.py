@@ -16,7 +16,7 @@ from kit import light
 
 NAMES = [n for n in registry() if n not in approach_names()]
 #: model-based techniques whose proposals cost much CPU run the kit on smaller budgets
-SCALE = {"BayesianOptimization": 0.3, "StructuralSurrogate": 0.5}
+SCALE = {"BayesianOptimization": 0.2, "StructuralSurrogate": 0.5}
 
 
 @pytest.mark.parametrize("check", list(CHECKS))
