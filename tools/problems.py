@@ -47,6 +47,9 @@ class Problem:
 
 def _load_example_module(rel: str, name: str):
     path = REPO / rel
+    if not path.is_file():
+        raise SystemExit(f"compare: {rel} (the example's reader) is missing from this installed copy; run the "
+                         "benchmark tools from a source checkout of tunerlib")
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -124,13 +127,17 @@ def default_problems(names: Optional[List[str]] = None) -> Dict[str, Problem]:
     other TSPLIB instance under ../shared when named."""
     problems: Dict[str, Problem] = {}
     tsp_dir = SHARED / "data" / "tsplib"
-    for inst in TSP_INSTANCES:
+
+    def wanted(name: str) -> bool:  # build only what is asked for
+        return names is None or name in names
+    for inst in filter(wanted, TSP_INSTANCES):
         for ext in (".tsp", ".atsp"):
             path = tsp_dir / f"{inst}{ext}"
             if path.exists():
                 problems[inst] = tsp_problem(path)
-    problems["rosenbrock4d"] = function_problem("rosenbrock", 4, 5.0)
-    problems["rosenbrock8d"] = function_problem("rosenbrock", 8, 5.0)
+    for dims in (4, 8):
+        if wanted(f"rosenbrock{dims}d"):
+            problems[f"rosenbrock{dims}d"] = function_problem("rosenbrock", dims, 5.0)
     problems.update(_replay(names))
     for name in names or ():
         if name not in problems and name.startswith("random") and name[6:].isdigit():

@@ -28,3 +28,16 @@ def test_unknown_problem_prints_nothing_unless_it_is_an_exhaustive_kernel_tuner_
 @pytest.mark.parametrize("fig,conv,expected", [(0.8, "opt/best", 1.25), (1.25, "best/opt", 1.25)])
 def test_best_over_opt(fig, conv, expected):
     assert best_over_opt(fig, conv) == pytest.approx(expected)
+
+
+def test_an_installed_copy_without_examples_says_what_to_do(monkeypatch, tmp_path):
+    """Installed tools never put examples/ on sys.path: a problem that needs an example's reader
+    exits with one line when the checkout is absent, and the shared folder is asked for by name."""
+    from tunerlib.tools import problems, replay_problems
+    monkeypatch.setattr(problems, "REPO", tmp_path)
+    with pytest.raises(SystemExit, match="examples/tsp/tsplib.py .* run the benchmark tools from a source checkout"):
+        problems.random_tsp_problem(10)
+    monkeypatch.delenv("TUNERLIB_SHARED_DIR")
+    monkeypatch.setattr(replay_problems, "__file__", str(tmp_path / "tools" / "replay_problems.py"))
+    with pytest.raises(FileNotFoundError, match=r"pass --shared DIR .* or set \$TUNERLIB_SHARED_DIR"):
+        replay_problems.shared_data_dir()
