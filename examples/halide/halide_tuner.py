@@ -6,7 +6,7 @@ Pick a pipeline (``--pipeline blur|harris|matmul``, see ``pipelines.py``) and a 
 (``schedule.py``: compute and store placement, tile factors, loop order, vector width, unroll,
 parallel per Func) is applied to freshly defined Funcs, JIT-compiled, run once and checked against
 a reference output (computed once with Halide's default schedule, itself checked against numpy),
-then timed as the minimum of k runs with k adaptive to noise (``timing.py``)::
+then timed as the minimum of k runs with k adaptive to noise (``tunerlib.measure``)::
 
     python examples/halide/halide_tuner.py --pipeline blur --test-limit 200
     python examples/halide/halide_tuner.py --pipeline harris --size 512 --stop-after 600
@@ -31,14 +31,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import baselines  # noqa: E402  (sibling modules, see above)
 import pipelines  # noqa: E402
 import schedule  # noqa: E402
-import timing  # noqa: E402
 
 from tunerlib import MeasurementInterface, Result, TuningOptions, UsageError  # noqa: E402
+from tunerlib.measure import (BEST, TimingError, TimingPolicy, clocked, format_table, time_after_check,  # noqa: E402
+                              time_interleaved)
 from tunerlib.parameters import ConfigurationManipulator  # noqa: E402
 from tunerlib.process import captured_stderr  # noqa: E402
 
-#: row name of tunerlib's best schedule in the baseline table
-BEST = "tunerlib best"
 #: smallest and largest --size accepted
 MIN_SIZE, MAX_SIZE = 16, 4096
 
@@ -118,8 +117,8 @@ class HalideTuner(MeasurementInterface):
         self.threads = options.threads or os.cpu_count() or 1
         self.spec = pipelines.PIPELINES[options.pipeline]
         self.instance = self.spec.instance(options.size)
-        self.policy = timing.TimingPolicy(warmup=0, min_runs=options.min_runs, max_runs=options.max_runs,
-                                          rel_tol=options.rel_tol, budget_s=options.timing_budget)
+        self.policy = TimingPolicy(warmup=0, min_runs=options.min_runs, max_runs=options.max_runs,
+                                   rel_tol=options.rel_tol, budget_s=options.timing_budget)
         self.reference = self._default_output()
         self._measured: Dict[str, Result] = {}     # effective schedule key → result (see run())
         self._configs: Dict[str, Dict[str, Any]] = {}   # effective schedule key → a config of it
@@ -138,9 +137,9 @@ class HalideTuner(MeasurementInterface):
             raise OptionError("--baselines none cannot be combined with other baselines; give "
                               "either 'none' or a list of baselines")
         try:
-            timing.TimingPolicy(min_runs=options.min_runs, max_runs=options.max_runs,
-                                rel_tol=options.rel_tol, budget_s=options.timing_budget).check()
-        except timing.TimingError as exc:
+            TimingPolicy(min_runs=options.min_runs, max_runs=options.max_runs,
+                         rel_tol=options.rel_tol, budget_s=options.timing_budget).check()
+        except TimingError as exc:
             raise OptionError(f"{exc} (--min-runs/--max-runs/--rel-tol/--timing-budget)") from None
 
     def _default_output(self) -> np.ndarray:
@@ -265,10 +264,7 @@ class HalideTuner(MeasurementInterface):
     def _timed(self, compiled: pipelines.Compiled, first: float, extra: Dict[str, Any]) -> Result:
         import halide as hl
         try:
-            if first >= self.policy.budget_s:
-                measured = timing.Timing([first], "slow check run")
-            else:
-                measured = timing.time_min_of_k(compiled.run, self.policy)
+            measured = time_after_check(clocked(compiled.run), first, self.policy)
         except hl.HalideError as exc:
             return Result(state="INFEASIBLE", extra=dict(extra, error=first_line(exc), phase="run"))
         extra.update(runs=measured.runs, median_s=measured.median)
@@ -300,7 +296,7 @@ class HalideTuner(MeasurementInterface):
         loaded machine: load changes hit all of them alike)."""
         policy = replace(self.policy, warmup=1, min_runs=max(5, self.policy.min_runs),
                          max_runs=max(60, self.policy.max_runs), budget_s=2 * self.policy.budget_s)
-        return {name: t.best for name, t in timing.time_interleaved(
+        return {name: t.best for name, t in time_interleaved(
             {name: c.run for name, c in compiled.items()}, policy).items()}
 
     def baseline_names(self) -> List[str]:
@@ -335,19 +331,12 @@ class HalideTuner(MeasurementInterface):
 
 def format_baselines(pipeline: str, size: int, threads: int,
                      rows: List[Tuple[str, Optional[float], Optional[str]]]) -> str:
-    """The table printed at the end; ``rows`` are (name, seconds or None, why not) with the row
-    of tunerlib's best named :data:`BEST`.  Speed-up = baseline time / tunerlib's best time."""
-    ours = dict((name, t) for name, t, _ in rows).get(BEST)
-    lines = [f"tunerlib's best vs baselines on {pipeline} (size {size}, {threads} threads; "
-             f"min-of-k, timed in interleaved rounds):",
-             f"  {'schedule':<16}{'time (ms)':>12}{'tunerlib speed-up':>20}"]
-    for name, seconds, why in rows:
-        if seconds is None:
-            lines.append(f"  {name:<16}{'-':>12}  not available: {why}")
-        else:
-            speedup = f"{seconds / ours:.2f}x" if ours else "-"
-            lines.append(f"  {name:<16}{1e3 * seconds:>12.3f}{speedup:>20}")
-    return "\n".join(lines)
+    """The table printed at the end (:func:`tunerlib.measure.format_table`); ``rows`` are (name,
+    seconds or None, why not) with the row of tunerlib's best named :data:`BEST`.  Speed-up =
+    baseline time / tunerlib's best time."""
+    return format_table(f"tunerlib's best vs baselines on {pipeline} (size {size}, {threads} threads; "
+                        "min-of-k, timed in interleaved rounds):", rows, BEST,
+                        speedup_header="tunerlib speed-up")
 
 
 if __name__ == "__main__":
