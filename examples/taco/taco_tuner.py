@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import taco_inputs  # noqa: E402  (sibling modules)
 import taco_spaces  # noqa: E402
 from taco_backends import Evaluator  # noqa: E402
-from taco_harness import Compiler, HarnessError, TimingPolicy, bind, time_interleaved  # noqa: E402
+from taco_harness import Compiler, HarnessError, TimingPolicy, bind, retime_kernels  # noqa: E402
 from taco_kernels import KERNEL_NAMES, KERNELS  # noqa: E402
 from taco_problem import Problem, build_problem  # noqa: E402
 from taco_replay import ReplayBackend  # noqa: E402
@@ -155,7 +155,7 @@ class TacoTuner(MeasurementInterface):
             problem = make_input(self.kernel, options)
         except (HarnessError, TacoFailure, taco_inputs.InputError) as exc:
             raise OptionError(str(exc)) from None
-        policy = TimingPolicy(min_runs=options.min_runs, max_runs=options.max_runs,
+        policy = TimingPolicy(warmup=0, min_runs=options.min_runs, max_runs=options.max_runs,
                               budget_s=options.timing_budget)
         return Evaluator(self.kernel, problem, options.backend, compiler, policy, options.run_timeout, taco)
 
@@ -231,7 +231,7 @@ class TacoTuner(MeasurementInterface):
                     failure = result
             rows.append((name, cfg, None, "" if failure is None else f"{failure.state}: "
                          f"{failure.extra.get('error', '')}"))
-        times = time_interleaved(ready, self.options.compare_rounds, self.options.run_timeout) if ready else {}
+        times = retime_kernels(ready, self.options.compare_rounds, self.options.run_timeout)
         rows = [(n, c, times.get(n), why) for n, c, _, why in rows]
         return format_comparison(self.kernel, self.options.backend, ev.problem, rows) + "\n" + counts
 

@@ -5,7 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tunerlib.measure import (Timing, TimingError, TimingPolicy, interleaving_order, sample_min_of_k,
+from tunerlib.measure import (Timing, TimingError, TimingPolicy, fixed_rounds, interleaving_order,
+                              sample_interleaved, sample_min_of_k,
                               time_after_check, time_interleaved, time_min_of_k)
 
 
@@ -140,3 +141,17 @@ def test_time_interleaved_fixed_rounds_and_dropped_callables():
     assert math.isinf(Timing().best)
     with pytest.raises(ZeroDivisionError):
         time_interleaved({"z": lambda: 1 / 0}, policy, errors=(OSError,))
+
+
+def test_fixed_rounds_and_self_timed_interleaving():
+    values = {"a": iter([5.0, 3.0, 4.0]), "b": iter([1.0, 2.0, 0.5])}
+    order = []
+
+    def sampler(name):
+        def run():
+            order.append(name)
+            return next(values[name])
+        return run
+    out = sample_interleaved({"a": sampler("a"), "b": sampler("b")}, fixed_rounds(3, warmup=0))
+    assert out["a"].samples == [5.0, 3.0, 4.0] and out["b"].best == 0.5
+    assert order == ["a", "b", "b", "a", "a", "b"] and out["a"].stopped_because == "max_runs"

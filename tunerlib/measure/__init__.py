@@ -11,11 +11,12 @@
 """
 from .report import BEST, Row, format_table, rows_from_timings, speedup
 from .states import crashed, death, failed, rejected, timed_out, wrong_output
-from .timing import (Timing, TimingError, TimingPolicy, clocked, interleaving_order, sample_min_of_k, time_after_check,
-                     time_interleaved, time_min_of_k)
+from .timing import (Timing, TimingError, TimingPolicy, clocked, fixed_rounds, interleaving_order,
+                     sample_interleaved, sample_min_of_k, time_after_check, time_interleaved, time_min_of_k)
 from .worker import IsolatedWorker
 
 __all__ = ["BEST", "Row", "format_table", "rows_from_timings", "speedup",
            "crashed", "death", "failed", "rejected", "timed_out", "wrong_output",
-           "Timing", "TimingError", "TimingPolicy", "clocked", "interleaving_order", "sample_min_of_k", "time_after_check",
-           "time_interleaved", "time_min_of_k", "IsolatedWorker"]
+           "Timing", "TimingError", "TimingPolicy", "clocked", "fixed_rounds", "interleaving_order",
+           "sample_interleaved", "sample_min_of_k", "time_after_check", "time_interleaved", "time_min_of_k",
+           "IsolatedWorker"]

@@ -178,8 +178,15 @@ def time_interleaved(fns: Dict[str, Callable[[], object]], policy: Optional[Timi
     spent.  A fixed number of rounds R: ``min_runs = max_runs = R`` and a large budget.  A callable
     raising one of ``errors`` is dropped (its Timing's ``error`` says why); others propagate.
     """
+    return sample_interleaved({name: clocked(fn, clock) for name, fn in fns.items()}, policy, errors)
+
+
+def sample_interleaved(samplers: Dict[str, Callable[[], float]], policy: Optional[TimingPolicy] = None,
+                       errors: Tuple[Type[BaseException], ...] = ()) -> Dict[str, Timing]:
+    """Like :func:`time_interleaved` for samplers that run their code once and return its seconds
+    (warm-up runs call the sampler too and ignore its value)."""
     policy = (policy or TimingPolicy()).check()
-    names = list(fns)
+    names = list(samplers)
     out = {name: Timing() for name in names}
     stale, spent, rounds = 0, 0.0, 0
     while names:
@@ -187,8 +194,8 @@ def time_interleaved(fns: Dict[str, Callable[[], object]], policy: Optional[Timi
         for name in interleaving_order(names, rounds):
             try:
                 for _ in range(policy.warmup):
-                    fns[name]()
-                elapsed = clocked(fns[name], clock)()
+                    samplers[name]()
+                elapsed = samplers[name]()
             except errors as exc:
                 out[name].error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
                 names.remove(name)
@@ -198,9 +205,15 @@ def time_interleaved(fns: Dict[str, Callable[[], object]], policy: Optional[Timi
             out[name].samples.append(elapsed)
         rounds += 1
         stale = 0 if improved else stale + 1
-        reason = stop_reason(policy, rounds, stale, spent / max(1, len(fns)))
+        reason = stop_reason(policy, rounds, stale, spent / max(1, len(samplers)))
         if reason:
             for timing in out.values():
                 timing.stopped_because = reason
             break
     return out
+
+
+def fixed_rounds(rounds: int, warmup: int = 1) -> TimingPolicy:
+    """The policy of exactly ``rounds`` interleaved rounds (no budget, no early stop), each timed
+    run after ``warmup`` untimed ones: for re-timing the finalists at the end of a run."""
+    return TimingPolicy(warmup=warmup, min_runs=rounds, max_runs=rounds, budget_s=math.inf)
