@@ -143,7 +143,7 @@ class RiseTuner(MeasurementInterface):
             self.size = spaces.resolve_size(self.kernel, options.size)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-        self.policy = opencl_backend.TimingPolicy(options.repeats, options.timing_budget)
+        self.policy = opencl_backend.repeat_policy(options.repeats, options.timing_budget)
         self.runner = rise_worker.IsolatedRunner(options.device, self.kernel, self.size,
                                                  options.eval_timeout)
 
