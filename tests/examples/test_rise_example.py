@@ -249,7 +249,8 @@ def test_confirm_retimes_the_fastest_recorded_configurations(tmp_path, capsys, m
     them is faster in the re-timing it is reported and written to --final-config."""
     final = tmp_path / "final.json"
     args = ["--kernel", "stencil", "--size", "32", "--test-limit", "8", "--seed", "3", "--compare-rounds", "2",
-            "--confirm", "3", "--database", str(tmp_path / "t.db"), "--quiet", "--final-config", str(final)]
+            "--confirm", "3", "--database", str(tmp_path / "t.db"), "--quiet", "--final-config", str(final),
+            "--limit-multiplier", "1000"]   # microsecond kernels: a 2x limit makes most of them TIMEOUT
     real_compare = rise_worker.IsolatedRunner.compare
     seen = {}
 
