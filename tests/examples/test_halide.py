@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 hl = pytest.importorskip("halide", reason="the halide package is not installed "
                                           "(pip install 'tunerlib[halide]'); Halide example tests skipped")
