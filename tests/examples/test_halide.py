@@ -50,7 +50,10 @@ def _tuner(name: str, *extra: str) -> "HalideTuner":
 
 @pytest.fixture(scope="module")
 def tuners():
-    return {name: _tuner(name) for name in NAMES}
+    made = {name: _tuner(name) for name in NAMES}
+    yield made
+    for tuner in made.values():
+        tuner.close()
 
 
 # ------------------------------------------------------------------------------ pipelines
@@ -164,6 +167,25 @@ def test_effective_key_ignores_knobs_of_inlined_funcs(tuners):
     again = tuner.run(DesiredResult(Configuration(same, "h2")), None, None)
     assert first.state == again.state == "OK" and again.time == first.time
     assert again.extra["same_schedule"] and "same_schedule" not in first.extra
+
+
+def test_compile_limit_is_timeout_and_the_worker_restarts():
+    """run() schedules, compiles and check-runs in a worker with --compile-timeout: a JIT compile
+    (0.1 s or more) cannot finish in 1 ms, so it is TIMEOUT and the next measurement gets a new worker."""
+    from tunerlib import Configuration, DesiredResult
+    tuner = _tuner("blur", "--compile-timeout", "0.001")
+    cfg = DesiredResult(Configuration(schedule.default_config(tuner.spec), "h1"))
+    try:
+        res = tuner.run(cfg, None, None)
+        assert res.state == "TIMEOUT" and "--compile-timeout" in res.extra["error"], res.extra
+        assert res.extra["phase"] == "compile"
+        tuner.isolated.compile_timeout_s = 120.0
+        ok = tuner.run(DesiredResult(Configuration(dict(cfg.configuration.data), "h2")), None, None)
+        assert ok.state == "OK" and ok.extra["compile_s"] > 0 and tuner.isolated.worker.restarts == 1
+    finally:
+        tuner.close()
+    with pytest.raises(halide_tuner.OptionError, match="--compile-timeout"):
+        _tuner("blur", "--compile-timeout", "-1")
 
 
 def test_outer_loop():
