@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Tune real Halide schedules with tunerlib: JIT-compiled and timed in this process.
+"""Tune real Halide schedules with tunerlib: JIT-compiled and timed in a worker process.
 
 Pick a pipeline (``--pipeline blur|harris|matmul``, see ``pipelines.py``) and a problem size
 (``--size N``: N x N images / matrices); every configuration of the schedule space
 (``schedule.py``: compute and store placement, tile factors, loop order, vector width, unroll,
 parallel per Func) is applied to freshly defined Funcs, JIT-compiled, run once and checked against
 a reference output (computed once with Halide's default schedule, itself checked against numpy),
-then timed as the minimum of k runs with k adaptive to noise (``timing.py``)::
+then timed as the minimum of k runs with k adaptive to noise (``tunerlib.measure``), all in a worker
+process with a compile limit (``halide_measure.py``, ``--compile-timeout``)::
 
     python examples/halide/halide_tuner.py --pipeline blur --test-limit 200
     python examples/halide/halide_tuner.py --pipeline harris --size 512 --stop-after 600
@@ -14,31 +15,29 @@ then timed as the minimum of k runs with k adaptive to noise (``timing.py``)::
 Outcomes: ``OK`` with ``time`` = min-of-k seconds (``extra``: ``compile_s``, ``runs``,
 ``median_s``); ``INFEASIBLE`` when Halide rejects the schedule while scheduling, compiling or
 running (``extra["error"]``: Halide's first line, ``extra["phase"]``); ``ERROR`` when the output
-differs from the reference (``np.allclose(rtol=1e-4, atol=1e-4*max|ref|)``).  At the end the best
+differs from the reference (``np.allclose(rtol=1e-4, atol=1e-4*max|ref|)``); ``TIMEOUT`` when the
+schedule, compile and check run pass ``--compile-timeout`` (the worker is restarted).  At the end the best
 schedule is re-timed next to Halide's default schedule and its autoschedulers (Mullapudi2016,
 Adams2019, Li2018; ``--baselines``), with tunerlib's speed-up over each.
 """
 # No `from __future__ import annotations`: argparse-dataclass needs the real type hints.
 import os
 import sys
-import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Optional, Tuple
 
-import numpy as np
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import baselines  # noqa: E402  (sibling modules, see above)
+import halide_measure  # noqa: E402
 import pipelines  # noqa: E402
 import schedule  # noqa: E402
-import timing  # noqa: E402
 
 from tunerlib import MeasurementInterface, Result, TuningOptions, UsageError  # noqa: E402
+from halide_measure import first_line  # noqa: E402
+from tunerlib.measure import BEST, TimingError, TimingPolicy, format_table, time_interleaved  # noqa: E402
 from tunerlib.parameters import ConfigurationManipulator  # noqa: E402
 from tunerlib.process import captured_stderr  # noqa: E402
 
-#: row name of tunerlib's best schedule in the baseline table
-BEST = "tunerlib best"
 #: smallest and largest --size accepted
 MIN_SIZE, MAX_SIZE = 16, 4096
 
@@ -49,7 +48,7 @@ class OptionError(UsageError):
 
 @dataclass
 class HalideOptions(TuningOptions):
-    """Tune the schedule of a Halide pipeline (JIT-compiled and timed in this process)."""
+    """Tune the schedule of a Halide pipeline (JIT-compiled and timed in a worker process)."""
 
     pipeline: str = field(default="blur", metadata={
         "choices": pipelines.pipeline_names(),
@@ -89,14 +88,12 @@ class HalideOptions(TuningOptions):
         "metavar": "SECONDS",
         "help": "timing: stop after the timed runs used this many seconds; a check run this slow "
                 "is not repeated (default 1.0)"})
-
-
-def first_line(exc: BaseException) -> str:
-    """The first non-empty line of an exception's message (Halide errors are multi-line)."""
-    for line in str(exc).splitlines():
-        if line.strip():
-            return line.strip()[:500]
-    return type(exc).__name__
+    compile_timeout: float = field(default=60.0, metadata={
+        "metavar": "SECONDS",
+        "help": "schedules are compiled and timed in a worker process: one whose schedule, JIT "
+                "compile and check run take longer than this is TIMEOUT and the worker is restarted "
+                "(a Halide compile cannot be interrupted otherwise); 0 measures in the tuner's own "
+                "process without a compile limit (default 60)"})
 
 
 class HalideTuner(MeasurementInterface):
@@ -118,9 +115,17 @@ class HalideTuner(MeasurementInterface):
         self.threads = options.threads or os.cpu_count() or 1
         self.spec = pipelines.PIPELINES[options.pipeline]
         self.instance = self.spec.instance(options.size)
-        self.policy = timing.TimingPolicy(warmup=0, min_runs=options.min_runs, max_runs=options.max_runs,
-                                          rel_tol=options.rel_tol, budget_s=options.timing_budget)
-        self.reference = self._default_output()
+        self.policy = TimingPolicy(warmup=0, min_runs=options.min_runs, max_runs=options.max_runs,
+                                   rel_tol=options.rel_tol, budget_s=options.timing_budget)
+        try:
+            reference = halide_measure.default_output(self.instance, self.threads)
+        except ValueError as exc:
+            raise OptionError(str(exc)) from None
+        self.measurer = halide_measure.Measurer(self.spec, self.instance, reference, self.policy)
+        self.isolated: Optional[halide_measure.IsolatedMeasurer] = None
+        if options.compile_timeout > 0:
+            self.isolated = halide_measure.IsolatedMeasurer(options.pipeline, options.size, self.threads,
+                                                            self.policy, options.compile_timeout)
         self._measured: Dict[str, Result] = {}     # effective schedule key → result (see run())
         self._configs: Dict[str, Dict[str, Any]] = {}   # effective schedule key → a config of it
 
@@ -134,26 +139,16 @@ class HalideTuner(MeasurementInterface):
             raise OptionError(f"--parallelism {options.parallelism}: Halide timings need the machine "
                               "to themselves (and Halide's thread pool does not survive fork); "
                               "use --parallelism 1")
+        if options.compile_timeout < 0:
+            raise OptionError(f"--compile-timeout {options.compile_timeout:g} must be >= 0 (0: no worker)")
         if "none" in options.baselines and len(options.baselines) > 1:
             raise OptionError("--baselines none cannot be combined with other baselines; give "
                               "either 'none' or a list of baselines")
         try:
-            timing.TimingPolicy(min_runs=options.min_runs, max_runs=options.max_runs,
-                                rel_tol=options.rel_tol, budget_s=options.timing_budget).check()
-        except timing.TimingError as exc:
+            TimingPolicy(min_runs=options.min_runs, max_runs=options.max_runs,
+                         rel_tol=options.rel_tol, budget_s=options.timing_budget).check()
+        except TimingError as exc:
             raise OptionError(f"{exc} (--min-runs/--max-runs/--rel-tol/--timing-budget)") from None
-
-    def _default_output(self) -> np.ndarray:
-        """Output of Halide's default schedule, checked once against the numpy reference."""
-        compiled, _ = baselines.build_baseline(self.instance, "default", self.threads)
-        compiled.run()
-        out = compiled.output()
-        expected = self.instance.reference()
-        if not pipelines.outputs_match(out, expected):
-            raise OptionError(f"{self.spec.name}: the default schedule disagrees with the numpy "
-                              f"reference (max error {pipelines.max_abs_error(out, expected):.3g}); "
-                              "this is a bug in pipelines.py, please report it")
-        return out
 
     # ---- identity and space ---------------------------------------------------------
     def program_name(self) -> str:
@@ -192,7 +187,7 @@ class HalideTuner(MeasurementInterface):
         earlier = self._measured.get(key)
         if earlier is not None:
             return Result(state=earlier.state, time=earlier.time, extra=dict(earlier.extra, same_schedule=True))
-        result = self.evaluate(cfg, limit)
+        result = self.isolated.evaluate(cfg, limit) if self.isolated else self.evaluate(cfg, limit)
         if result.state in ("OK", "INFEASIBLE", "ERROR"):
             self._measured[key] = result
             self._configs[key] = dict(cfg)
@@ -216,69 +211,31 @@ class HalideTuner(MeasurementInterface):
         return candidates[min(times, key=times.get)] if times else config
 
     def evaluate(self, cfg: Dict[str, Any], limit: Optional[float] = None) -> Result:
-        """Measure one configuration (usable without a tuning run); never raises HalideError."""
-        compiled, extra, failure = self.compile_checked(cfg)
-        if failure is not None:
-            return failure
-        first = extra["first_run_s"]
-        if limit is not None and first > limit:
-            return Result(state="TIMEOUT", time=first, extra=dict(extra, runs=1))
-        return self._timed(compiled, first, extra)
+        """Measure one configuration in this process (usable without a tuning run; ``run`` uses the
+        worker unless ``--compile-timeout 0``); never raises HalideError."""
+        return self.measurer.evaluate(cfg, limit)
 
-    def compile_checked(self, cfg: Dict[str, Any]) -> Tuple[Optional[pipelines.Compiled], Dict[str, Any],
-                                                             Optional[Result]]:
-        """Schedule, JIT-compile, run once and check the output of ``cfg``.
+    def compile_checked(self, cfg: Dict[str, Any]) -> halide_measure.Checked:
+        """Schedule, JIT-compile, run once and check ``cfg`` in this process (see
+        :meth:`halide_measure.Measurer.compile_checked`); used to re-time at the end."""
+        return self.measurer.compile_checked(cfg)
 
-        Returns ``(compiled, extra, None)`` on success (``extra``: ``compile_s``, ``first_run_s``)
-        or ``(None, extra, failure)`` with an INFEASIBLE (Halide error) or ERROR (wrong output)
-        Result.
-        """
-        import halide as hl
-        warnings: List[str] = []
-        phase, extra = "schedule", {}
-        try:
-            with captured_stderr(warnings):
-                alg = self.instance.define()
-                schedule.apply_schedule(alg, self.spec, cfg, self.instance.width, self.instance.height)
-                phase = "compile"
-                compiled = pipelines.compile_algorithm(self.instance, alg)
-                extra["compile_s"] = compiled.compile_s
-                phase = "run"
-                start = time.perf_counter()
-                compiled.run()
-                extra["first_run_s"] = time.perf_counter() - start
-        except hl.HalideError as exc:
-            extra.update({"error": first_line(exc), "phase": phase})
-            return None, extra, Result(state="INFEASIBLE", extra=self._with_warnings(extra, warnings))
-        extra = self._with_warnings(extra, warnings)
-        failure = self._check(compiled, extra)
-        return (None if failure else compiled), extra, failure
+    @property
+    def reference(self) -> Any:
+        """The reference output (Halide's default schedule, checked against numpy)."""
+        return self.measurer.reference
+
+    @reference.setter
+    def reference(self, value: Any) -> None:
+        self.measurer.reference = value
 
     def _check(self, compiled: pipelines.Compiled, extra: Dict[str, Any]) -> Optional[Result]:
-        out = compiled.output()
-        if pipelines.outputs_match(out, self.reference):
-            return None
-        extra["error"] = (f"wrong output: max abs error {pipelines.max_abs_error(out, self.reference):.3g} "
-                          f"(tolerance rtol {pipelines.RTOL:g}, atol {pipelines.ATOL_FRACTION:g}*max|ref|)")
-        return Result(state="ERROR", extra=extra)
+        return self.measurer.check(compiled, extra)
 
-    def _timed(self, compiled: pipelines.Compiled, first: float, extra: Dict[str, Any]) -> Result:
-        import halide as hl
-        try:
-            if first >= self.policy.budget_s:
-                measured = timing.Timing([first], "slow check run")
-            else:
-                measured = timing.time_min_of_k(compiled.run, self.policy)
-        except hl.HalideError as exc:
-            return Result(state="INFEASIBLE", extra=dict(extra, error=first_line(exc), phase="run"))
-        extra.update(runs=measured.runs, median_s=measured.median)
-        return Result(time=measured.best, extra=extra)
-
-    @staticmethod
-    def _with_warnings(extra: Dict[str, Any], warnings: List[str]) -> Dict[str, Any]:
-        if warnings:
-            extra["warnings"] = "\n".join(warnings)[:1000]
-        return extra
+    def close(self) -> None:
+        """Stop the measuring worker (called at the end of a run; safe to call twice)."""
+        if self.isolated is not None:
+            self.isolated.close()
 
     # ---- baselines --------------------------------------------------------------------
     def compile_baseline(self, name: str) -> Tuple[Optional[pipelines.Compiled], Optional[str]]:
@@ -300,7 +257,7 @@ class HalideTuner(MeasurementInterface):
         loaded machine: load changes hit all of them alike)."""
         policy = replace(self.policy, warmup=1, min_runs=max(5, self.policy.min_runs),
                          max_runs=max(60, self.policy.max_runs), budget_s=2 * self.policy.budget_s)
-        return {name: t.best for name, t in timing.time_interleaved(
+        return {name: t.best for name, t in time_interleaved(
             {name: c.run for name, c in compiled.items()}, policy).items()}
 
     def baseline_names(self) -> List[str]:
@@ -311,6 +268,7 @@ class HalideTuner(MeasurementInterface):
         """Called once at the end with the best configuration: confirms it among the fastest
         measured schedules (:meth:`confirm_best`), prints it and the baseline table, and writes
         the confirmed one to ``--final-config``."""
+        self.close()                    # the end-of-run re-timing compiles in this process
         confirmed = self.confirm_best(config)
         if confirmed is not config:
             print(f"re-timed the {self.options.confirm} fastest schedules measured: another one is "
@@ -332,22 +290,20 @@ class HalideTuner(MeasurementInterface):
             print(format_baselines(self.spec.name, self.instance.size, self.threads, rows))
         super().save_final_config(config)          # --final-config PATH still writes the JSON
 
+    def finish_without_best(self) -> None:
+        """Called at the end when no schedule succeeded: stop the worker."""
+        self.close()
+        super().finish_without_best()
+
 
 def format_baselines(pipeline: str, size: int, threads: int,
                      rows: List[Tuple[str, Optional[float], Optional[str]]]) -> str:
-    """The table printed at the end; ``rows`` are (name, seconds or None, why not) with the row
-    of tunerlib's best named :data:`BEST`.  Speed-up = baseline time / tunerlib's best time."""
-    ours = dict((name, t) for name, t, _ in rows).get(BEST)
-    lines = [f"tunerlib's best vs baselines on {pipeline} (size {size}, {threads} threads; "
-             f"min-of-k, timed in interleaved rounds):",
-             f"  {'schedule':<16}{'time (ms)':>12}{'tunerlib speed-up':>20}"]
-    for name, seconds, why in rows:
-        if seconds is None:
-            lines.append(f"  {name:<16}{'-':>12}  not available: {why}")
-        else:
-            speedup = f"{seconds / ours:.2f}x" if ours else "-"
-            lines.append(f"  {name:<16}{1e3 * seconds:>12.3f}{speedup:>20}")
-    return "\n".join(lines)
+    """The table printed at the end (:func:`tunerlib.measure.format_table`); ``rows`` are (name,
+    seconds or None, why not) with the row of tunerlib's best named :data:`BEST`.  Speed-up =
+    baseline time / tunerlib's best time."""
+    return format_table(f"tunerlib's best vs baselines on {pipeline} (size {size}, {threads} threads; "
+                        "min-of-k, timed in interleaved rounds):", rows, BEST,
+                        speedup_header="tunerlib speed-up")
 
 
 if __name__ == "__main__":

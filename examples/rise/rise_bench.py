@@ -37,7 +37,7 @@ def runner(kernel: str, size: int, device: str = "auto") -> rise_worker.Isolated
 
 
 def make_evaluate(kernel: str, size: int, device: str = "auto",
-                  policy: opencl_backend.TimingPolicy = opencl_backend.TimingPolicy()
+                  policy: opencl_backend.TimingPolicy = opencl_backend.DEFAULT_POLICY
                   ) -> Callable[[Mapping[str, Any]], Optional[float]]:
     """``evaluate(cfg) -> seconds or None`` for ``kernel`` at ``size``."""
     def evaluate(cfg: Mapping[str, Any]) -> Optional[float]:

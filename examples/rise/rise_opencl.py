@@ -6,6 +6,8 @@ buffers of a problem (copied once) and a cache of built programs keyed by (sourc
 for the lifetime of the runner (one tuning run).  :meth:`OpenCLRunner.evaluate` measures one
 configuration and never raises an OpenCL error:
 
+Failures follow the measurement kit's state rule (:mod:`tunerlib.measure.states`):
+
 * the build fails (``clBuildProgram``)            -> ``INFEASIBLE``, ``extra["phase"] = "build"``;
 * the launch fails (``INVALID_WORK_GROUP_SIZE``, ``OUT_OF_RESOURCES``, ...)
                                                    -> ``INFEASIBLE``, ``extra["phase"] = "launch"``;
@@ -13,14 +15,15 @@ configuration and never raises an OpenCL error:
   ``error:`` line when there is one);
 * the output differs from numpy                   -> ``ERROR`` (``extra["error"]`` says how);
 * otherwise ``OK`` with ``time`` = the minimum kernel time (seconds, from OpenCL profiling events)
-  of up to ``repeats`` launches after a warm-up launch, stopping once they used ``budget_s``.
+  of the launches after the check launch, timed by :func:`tunerlib.measure.time_after_check` with a
+  :class:`tunerlib.measure.TimingPolicy` (:func:`repeat_policy`: up to ``repeats`` launches,
+  stopping once they used ``budget_s``).
   ``extra``: ``compile_s`` (build + what the first launch took beyond its kernel time: PoCL
   compiles lazily at the first launch of a local size), ``build_s``, ``first_launch_s``, ``runs``,
   ``median_s``.  ``TIMEOUT`` when the warm-up kernel alone exceeded the run's time limit.
 """
 from __future__ import annotations
 
-import statistics
 import time
 import warnings
 from dataclasses import dataclass
@@ -31,6 +34,8 @@ import numpy as np
 import rise_kernels as kernels
 from rise_problems import Problem
 from tunerlib import Result, UsageError
+from tunerlib.measure import (TimingPolicy, failed, fixed_rounds, rejected, sample_interleaved, time_after_check,
+                              wrong_output)
 from tunerlib.process import captured_stderr
 
 INSTALL_HINT = "pip install -e '.[opencl]' (pyopencl + pocl-binary-distribution)"
@@ -114,13 +119,14 @@ def select_device(cl: Any, spec: str) -> Any:
 
 
 # ------------------------------------------------------------------------------ the runner
-@dataclass(frozen=True)
-class TimingPolicy:
-    """How one configuration is timed: up to ``repeats`` launches after the warm-up, stopping once
-    the timed launches used ``budget_s`` seconds of kernel time."""
+def repeat_policy(repeats: int = 5, budget_s: float = 0.5) -> TimingPolicy:
+    """The timing of ``--repeats`` / ``--timing-budget``: up to ``repeats`` launches after the check
+    launch, stopping once the timed launches used ``budget_s`` seconds of kernel time."""
+    return TimingPolicy(warmup=0, min_runs=repeats, max_runs=repeats, budget_s=budget_s)
 
-    repeats: int = 5
-    budget_s: float = 0.5
+
+#: the default timing (5 launches, 0.5 s)
+DEFAULT_POLICY = repeat_policy()
 
 
 class BuildFailed(Exception):
@@ -216,29 +222,29 @@ class OpenCLRunner:
         try:
             kernel, buf, host, build_s = self.prepare(problem, cfg)
         except BuildFailed as exc:
-            extra = {"error": str(exc), "phase": "build", **({"log": exc.log} if exc.log else {})}
-            return None, extra, Result(state="INFEASIBLE", extra=extra)
+            failure = rejected(str(exc), "build", **({"log": exc.log} if exc.log else {}))
+            return None, failure.extra, failure
         except self.cl.Error as exc:          # binding the arguments failed
-            extra = {"error": first_line(exc), "phase": "launch"}
-            return None, extra, Result(state="INFEASIBLE", extra=extra)
+            failure = rejected(first_line(exc), "launch")
+            return None, failure.extra, failure
         try:
             self._reset(buf, host)
             start = time.perf_counter()
             first = self.launch(kernel, cfg, problem.kernel)
         except self.cl.Error as exc:
-            extra = {"error": first_line(exc), "phase": "launch", "build_s": build_s}
-            return None, extra, Result(state="INFEASIBLE", extra=extra)
+            failure = rejected(first_line(exc), "launch", build_s=build_s)
+            return None, failure.extra, failure
         wall = time.perf_counter() - start
         extra = {"compile_s": build_s + max(0.0, wall - first), "build_s": build_s,
                  "first_launch_s": wall, "first_kernel_s": first}
         self.cl.enqueue_copy(self.queue, host, buf).wait()
         why = problem.check(host, cfg)
         if why is not None:
-            extra["error"] = why
-            return None, extra, Result(state="ERROR", extra=extra)
+            failure = failed(why, **extra) if why.startswith("wrong output") else wrong_output(why, **extra)
+            return None, failure.extra, failure
         return kernel, extra, None
 
-    def evaluate(self, problem: Problem, cfg: Mapping[str, Any], policy: TimingPolicy = TimingPolicy(),
+    def evaluate(self, problem: Problem, cfg: Mapping[str, Any], policy: TimingPolicy = DEFAULT_POLICY,
                  limit: Optional[float] = None) -> Result:
         """Measure one configuration (see the module docstring); never raises an OpenCL error."""
         kernel, extra, failure = self.first_run(problem, cfg)
@@ -247,20 +253,12 @@ class OpenCLRunner:
         first = extra["first_kernel_s"]
         if limit is not None and first > limit:
             return Result(state="TIMEOUT", time=first, extra=dict(extra, runs=1))
-        times = [first] if first >= policy.budget_s else self._repeat(kernel, cfg, problem.kernel, policy)
-        if not times:
-            return Result(state="INFEASIBLE", extra=dict(extra, error="timed launch failed", phase="launch"))
-        extra.update(runs=len(times), median_s=statistics.median(times))
-        return Result(time=min(times), extra=extra)
-
-    def _repeat(self, kernel: Any, cfg: Mapping[str, Any], name: str, policy: TimingPolicy) -> List[float]:
-        times: List[float] = []
-        while len(times) < policy.repeats and sum(times) < policy.budget_s:
-            try:
-                times.append(self.launch(kernel, cfg, name))
-            except self.cl.Error:
-                break
-        return times
+        try:
+            timing = time_after_check(lambda: self.launch(kernel, cfg, problem.kernel), first, policy)
+        except self.cl.Error as exc:
+            return rejected(f"timed launch failed: {first_line(exc)}", "launch", **extra)
+        extra.update(runs=timing.runs, median_s=timing.median)
+        return Result(time=timing.best, extra=extra)
 
     def compare(self, problem: Problem, configs: Mapping[str, Mapping[str, Any]],
                 rounds: int = 7) -> Dict[str, Tuple[Optional[float], Optional[str]]]:
@@ -275,14 +273,15 @@ class OpenCLRunner:
             else:
                 ready[name] = kernel
                 out[name] = (extra["first_kernel_s"], None)
-        for _ in range(rounds):
-            for name in list(ready):
-                # each kernel's arguments stay bound; shared output buffers are rewritten alike
-                try:
-                    seconds = self.launch(ready[name], configs[name], problem.kernel)
-                except self.cl.Error as exc:
-                    out[name] = (None, f"INFEASIBLE: {first_line(exc)}")
-                    del ready[name]
-                    continue
-                out[name] = (min(seconds, out[name][0]), None)
+        samplers = {name: (lambda k=kernel, c=configs[name]: self.launch(k, c, problem.kernel))
+                    for name, kernel in ready.items()}
+        # each kernel's arguments stay bound; shared output buffers are rewritten alike
+        timed = {}
+        if rounds:
+            timed = sample_interleaved(samplers, fixed_rounds(rounds, warmup=0), errors=(self.cl.Error,))
+        for name, timing in timed.items():
+            if timing.error is not None:
+                out[name] = (None, f"INFEASIBLE: {timing.error}")
+            elif timing.samples:
+                out[name] = (min(timing.best, out[name][0]), None)
         return out

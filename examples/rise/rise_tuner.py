@@ -42,6 +42,7 @@ import rise_spaces as spaces  # noqa: E402
 import rise_worker  # noqa: E402
 
 from tunerlib import MeasurementInterface, Result, TuningOptions, UsageError  # noqa: E402
+from tunerlib.measure import BEST, format_table  # noqa: E402
 from tunerlib.parameters import ConfigurationManipulator  # noqa: E402
 from tunerlib.replay.interface import TABLE_SPACE_HELP  # noqa: E402
 
@@ -49,7 +50,6 @@ BACKENDS = ("opencl", "replay")
 #: the kernel tuned when --kernel is not given
 DEFAULT_KERNEL = "mm"
 #: row name of tunerlib's best configuration in the comparison table
-BEST = "tunerlib best"
 NO_BEST = "no successful measurement"
 Row = Tuple[str, Optional[float], Optional[str], Optional[Dict[str, Any]]]
 
@@ -143,7 +143,7 @@ class RiseTuner(MeasurementInterface):
             self.size = spaces.resolve_size(self.kernel, options.size)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-        self.policy = opencl_backend.TimingPolicy(options.repeats, options.timing_budget)
+        self.policy = opencl_backend.repeat_policy(options.repeats, options.timing_budget)
         self.runner = rise_worker.IsolatedRunner(options.device, self.kernel, self.size,
                                                  options.eval_timeout)
 
@@ -287,16 +287,11 @@ class RiseTuner(MeasurementInterface):
 
 
 def format_comparison(header: str, rows: List[Row]) -> str:
-    """The table printed at the end; speed-up = that row's time / tunerlib's best time."""
-    ours = dict((name, ms) for name, ms, _, _ in rows).get(BEST)
-    lines = [header, f"  {'configuration':<15}{'time (ms)':>12}{'speed-up':>10}  parameters"]
-    for name, ms, why, cfg in rows:
-        if ms is None:
-            lines.append(f"  {name:<15}{'-':>12}{'':>10}  {why}" + (f": {spaces.describe(cfg)}" if cfg else ""))
-        else:
-            speedup = f"{ms / ours:.2f}x" if ours else "-"
-            lines.append(f"  {name:<15}{ms:>12.4f}{speedup:>10}  {spaces.describe(cfg)}")
-    return "\n".join(lines)
+    """The table printed at the end (:func:`tunerlib.measure.format_table`); speed-up = that row's
+    time / tunerlib's best time; ``rows`` carry milliseconds."""
+    return format_table(header, [(name, None if ms is None else ms / 1e3, why, spaces.describe(cfg) if cfg else "")
+                                 for name, ms, why, cfg in rows], BEST, name_header="configuration",
+                        ms_digits=4, speedup_header="speed-up", description_header="parameters")
 
 
 if __name__ == "__main__":

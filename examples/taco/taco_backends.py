@@ -10,12 +10,14 @@ it (:func:`taco_harness.measure`).  Outcomes, as :class:`tunerlib.Result`:
   order the built-in generator cannot lower), ``taco`` (TACO rejected it, crashed or timed out)
   or ``compile`` (the C compiler failed); ``extra["error"]`` is the one-line reason;
 * ``ERROR`` -- it ran but gave a wrong output (``extra["error"]``: ``wrong output: max abs error``)
-  or, with the taco backend, crashed (``kernel crashed (SIGSEGV)``);
+  or, with the taco backend, crashed (``kernel crashed (SIGSEGV)``, ``extra["crashed"]``);
 * ``TIMEOUT`` -- the run passed ``run_timeout_s`` (built-in kernels stop themselves between
   parallel regions) or the driver's limit.  TACO's kernels have no deadline check: they are
   measured in a worker process (``taco_isolate.IsolatedMeasurer``) killed after twice the run
   timeout plus the timing budget and :data:`ISOLATION_SLACK_S`, counted once the worker has
   started (its start-up has a limit of its own, ``taco_isolate.STARTUP_TIMEOUT_S``).
+
+The states follow the measurement kit's rule (:mod:`tunerlib.measure.states`).
 
 Nothing here raises for a bad configuration; the replay backend lives in ``tunerlib.replay``.
 """
@@ -25,12 +27,13 @@ from dataclasses import dataclass
 from typing import Any, Dict, Mapping, Optional, Tuple
 
 import taco_codegen
-from taco_harness import CompiledKernel, CompileError, Compiler, TimingPolicy, measure
+from taco_harness import DEFAULT_POLICY, CompiledKernel, CompileError, Compiler, TimingPolicy, measure
 from taco_loopnest import IllegalOrder
 from taco_problem import Problem
 from taco_cli import TacoCli, TacoFailure
 from taco_isolate import IsolatedMeasurer
 from tunerlib import Result
+from tunerlib.measure import rejected
 
 #: seconds added to an isolated TACO measurement's deadline for loading, binding and checking
 #: (the worker's start-up is not counted: see ``taco_isolate.STARTUP_TIMEOUT_S``)
@@ -61,7 +64,7 @@ class Evaluator:
             raise ValueError("the taco backend needs a TacoCli (--taco PATH)")
         self.kernel, self.problem, self.backend = kernel, problem, backend
         self.compiler = compiler or Compiler()
-        self.policy = policy or TimingPolicy()
+        self.policy = policy or DEFAULT_POLICY
         self.run_timeout_s, self.taco = run_timeout_s, taco
         self.counts = Counts()
         self._isolated: Optional[IsolatedMeasurer] = None
@@ -126,6 +129,4 @@ def omp_settings(cfg: Mapping[str, Any]) -> Tuple[int, int, int]:
 
 
 def _infeasible(phase: str, error: str, **extra: Any) -> Result:
-    data: Dict[str, Any] = {"phase": phase, "error": error}
-    data.update(extra)
-    return Result(state="INFEASIBLE", extra=data)
+    return rejected(error, phase, **extra)

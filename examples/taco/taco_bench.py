@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import taco_spaces  # noqa: E402
 import taco_tuner  # noqa: E402
 from taco_backends import Evaluator  # noqa: E402
-from taco_harness import Compiler, TimingPolicy, bind, time_interleaved  # noqa: E402
+from taco_harness import DEFAULT_POLICY, Compiler, bind, retime_kernels  # noqa: E402
 from taco_kernels import KERNEL_NAMES  # noqa: E402
 
 #: the BaCO paper's budget for every TACO kernel (7 initial + 53 guided evaluations)
@@ -37,7 +37,7 @@ def make_evaluator(kernel: str, **sizes: Any) -> Evaluator:
     compiler = Compiler(opts.cc)
     compiler.check()
     problem = taco_tuner.make_input(kernel, opts)
-    return Evaluator(kernel, problem, "builtin", compiler, TimingPolicy(), opts.run_timeout)
+    return Evaluator(kernel, problem, "builtin", compiler, DEFAULT_POLICY, opts.run_timeout)
 
 
 def make_problem(kernel: str, **sizes: Any) -> Dict[str, Any]:
@@ -71,7 +71,7 @@ def retime(evaluator: Evaluator, configs: Dict[str, Dict[str, Any]], rounds: int
         kernel, failure = evaluator.build(cfg)
         if failure is None and evaluator.evaluate(cfg).state == "OK":
             ready[name] = (kernel, bind(evaluator.problem, evaluator.backend)[1])
-    return time_interleaved(ready, rounds)
+    return retime_kernels(ready, rounds)
 
 
 def bench_kernel(kernel: str, seeds: Sequence[int], budget: int, technique: Sequence[str],

@@ -10,7 +10,8 @@
   levels: ``pos`` and ``crd``), keeping every array alive.
 * :func:`measure` runs a loaded kernel once on fresh operands (the check run, which doubles as the
   warm-up), compares the output with the reference, then times it as the minimum of k runs, k
-  adaptive (:class:`TimingPolicy`, the idea of ``examples/halide/timing.py``).
+  adaptive (:class:`tunerlib.measure.TimingPolicy`, :data:`DEFAULT_POLICY`); failures follow the
+  kit's state rule (:mod:`tunerlib.measure.states`).
 
 Kernels expose ``int compute(taco_tensor_t*...)`` (TACO's signature; 0 = done, 1 = stopped at the
 deadline) and the glue of ``taco_codegen.GLUE``: ``tunerlib_arm(seconds)`` arms the deadline checked
@@ -22,10 +23,8 @@ from __future__ import annotations
 import atexit
 import ctypes
 import hashlib
-import math
 import os
 import shutil
-import statistics
 import subprocess
 import tempfile
 import time
@@ -36,6 +35,8 @@ import numpy as np
 
 from taco_problem import Operand, Problem
 from tunerlib import Result
+from tunerlib.measure import (TimingPolicy, failed, fixed_rounds, time_after_check, time_interleaved, timed_out,
+                              wrong_output)
 
 DEFAULT_FLAGS: Tuple[str, ...] = ("-O3", "-fopenmp", "-shared", "-fPIC")
 _OMP_PROBE = ("#include <omp.h>\nint tunerlib_probe(void) { int n = 0;\n"
@@ -206,39 +207,30 @@ def first_error_line(stderr: str, workdir: str = "") -> str:
 
 
 # ------------------------------------------------------------------ timing
-@dataclass(frozen=True)
-class TimingPolicy:
-    """Min-of-k timing: at least ``min_runs``, at most ``max_runs`` timed runs; stop once the
-    minimum improved by less than ``rel_tol`` for ``patience`` runs, or after ``budget_s``."""
-
-    min_runs: int = 3
-    max_runs: int = 20
-    patience: int = 3
-    rel_tol: float = 0.02
-    budget_s: float = 0.5
+#: the TACO example's timing: at most 20 timed runs, 0.5 s of them (no warm-up after the check run)
+DEFAULT_POLICY = TimingPolicy(warmup=0, max_runs=20, budget_s=0.5)
 
 
-@dataclass
-class Timing:
-    """Timed samples (seconds) of one kernel."""
-
-    samples: List[float]
-
-    @property
-    def best(self) -> float:
-        """The minimum sample: the reported time."""
-        return min(self.samples)
-
-    @property
-    def median(self) -> float:
-        """Median sample (noise indicator)."""
-        return statistics.median(self.samples)
+class KernelStopped(RuntimeError):
+    """A timed run returned a non-zero status (it stopped at its deadline)."""
 
 
 def bind(problem: Problem, backend: str) -> Tuple[Operand, List[BoundTensor]]:
     """A fresh zero output and the bound argument list (output first)."""
     out = problem.new_output(backend)
     return out, [BoundTensor(op) for op in problem.operands(backend, out)]
+
+
+def _timed_call(kernel: CompiledKernel, args: Sequence[BoundTensor], timeout: float):
+    """A sampler for :mod:`tunerlib.measure`: one call's wall seconds; raises :class:`KernelStopped`."""
+    def sample() -> float:
+        start = time.perf_counter()
+        status = kernel.call(args, timeout)
+        elapsed = time.perf_counter() - start
+        if status != 0:
+            raise KernelStopped(f"status {status}")
+        return elapsed
+    return sample
 
 
 def measure(kernel: CompiledKernel, problem: Problem, backend: str, policy: TimingPolicy,
@@ -256,50 +248,25 @@ def measure(kernel: CompiledKernel, problem: Problem, backend: str, policy: Timi
     first = time.perf_counter() - start
     extra["first_run_s"] = first
     if status == 1 or (limit is not None and first > limit):
-        return Result(state="TIMEOUT", time=first, extra=dict(extra, error=f"run stopped after {first:.3g} s"))
+        return timed_out(f"run stopped after {first:.3g} s", time=first, **extra)
     if status != 0:
-        return Result(state="ERROR", extra=dict(extra, error=f"kernel returned status {status}"))
+        return failed(f"kernel returned status {status}", **extra)
     ok, err = problem.matches(backend, out.vals)
     if not ok:
-        return Result(state="ERROR", extra=dict(extra, error=f"wrong output: max abs error {err:.3g}"))
-    samples = [first] if first >= policy.budget_s else _time_runs(kernel, args, policy, timeout)
-    if samples is None:
-        return Result(state="TIMEOUT", time=first, extra=dict(extra, error="a timed run passed the deadline"))
-    timing = Timing(samples)
-    extra.update(runs=len(samples), median_s=timing.median)
+        return wrong_output(f"max abs error {err:.3g}", **extra)
+    try:
+        timing = time_after_check(_timed_call(kernel, args, timeout), first, policy)
+    except KernelStopped:
+        return timed_out("a timed run passed the deadline", time=first, **extra)
+    extra.update(runs=timing.runs, median_s=timing.median)
     return Result(time=timing.best, extra=extra)
 
 
-def _time_runs(kernel: CompiledKernel, args: Sequence[BoundTensor], policy: TimingPolicy,
-               timeout: float) -> Optional[List[float]]:
-    samples: List[float] = []
-    stale, spent = 0, 0.0
-    while True:
-        start = time.perf_counter()
-        status = kernel.call(args, timeout)
-        elapsed = time.perf_counter() - start
-        if status != 0:
-            return None
-        previous = min(samples) if samples else math.inf
-        samples.append(elapsed)
-        spent += elapsed
-        stale = stale + 1 if elapsed >= previous * (1.0 - policy.rel_tol) else 0
-        if (len(samples) >= policy.max_runs or spent >= policy.budget_s
-                or (len(samples) >= policy.min_runs and stale >= policy.patience)):
-            return samples
-
-
-def time_interleaved(runs: Dict[str, Tuple[CompiledKernel, List[BoundTensor]]], rounds: int = 15,
-                     timeout: float = 10.0) -> Dict[str, float]:
-    """Min-of-``rounds`` seconds of several bound kernels timed round-robin (each round warms
-    each kernel once, then times it), so machine-load changes hit all alike."""
-    best = {name: math.inf for name in runs}
-    for r in range(rounds):
-        names = list(runs)
-        for name in names[r % len(names):] + names[:r % len(names)]:
-            kernel, args = runs[name]
-            kernel.call(args, timeout)
-            start = time.perf_counter()
-            kernel.call(args, timeout)
-            best[name] = min(best[name], time.perf_counter() - start)
-    return best
+def retime_kernels(runs: Dict[str, Tuple[CompiledKernel, List[BoundTensor]]], rounds: int = 15,
+                   timeout: float = 10.0) -> Dict[str, float]:
+    """Min-of-``rounds`` seconds of several bound kernels re-timed in interleaved rounds
+    (:func:`tunerlib.measure.time_interleaved`; each round warms each kernel once, then times it)."""
+    if not runs or rounds < 1:
+        return {}
+    fns = {name: (lambda k=kernel, a=args: k.call(a, timeout)) for name, (kernel, args) in runs.items()}
+    return {name: t.best for name, t in time_interleaved(fns, fixed_rounds(rounds)).items()}

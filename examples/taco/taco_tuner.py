@@ -35,13 +35,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import taco_inputs  # noqa: E402  (sibling modules)
 import taco_spaces  # noqa: E402
 from taco_backends import Evaluator  # noqa: E402
-from taco_harness import Compiler, HarnessError, TimingPolicy, bind, time_interleaved  # noqa: E402
+from taco_harness import Compiler, HarnessError, TimingPolicy, bind, retime_kernels  # noqa: E402
 from taco_kernels import KERNEL_NAMES, KERNELS  # noqa: E402
 from taco_problem import Problem, build_problem  # noqa: E402
 from taco_replay import ReplayBackend  # noqa: E402
 from taco_cli import TacoCli, TacoFailure  # noqa: E402
 
 from tunerlib import MeasurementInterface, Result, TuningOptions, UsageError  # noqa: E402
+from tunerlib.measure import BEST, Row, format_table  # noqa: E402
 from tunerlib.parameters import ConfigurationManipulator  # noqa: E402
 from tunerlib.replay.interface import TABLE_SPACE_HELP  # noqa: E402
 
@@ -53,7 +54,6 @@ DEFAULT_SIZES: Dict[str, Dict[str, Any]] = {
     "ttv": dict(dims=[1000, 1000, 1000], density=0.0001),
     "mttkrp": dict(dims=[1000, 1000, 1000], density=0.0001, dense=32),
 }
-BEST = "tunerlib best"
 
 
 class OptionError(UsageError):
@@ -155,7 +155,7 @@ class TacoTuner(MeasurementInterface):
             problem = make_input(self.kernel, options)
         except (HarnessError, TacoFailure, taco_inputs.InputError) as exc:
             raise OptionError(str(exc)) from None
-        policy = TimingPolicy(min_runs=options.min_runs, max_runs=options.max_runs,
+        policy = TimingPolicy(warmup=0, min_runs=options.min_runs, max_runs=options.max_runs,
                               budget_s=options.timing_budget)
         return Evaluator(self.kernel, problem, options.backend, compiler, policy, options.run_timeout, taco)
 
@@ -231,7 +231,7 @@ class TacoTuner(MeasurementInterface):
                     failure = result
             rows.append((name, cfg, None, "" if failure is None else f"{failure.state}: "
                          f"{failure.extra.get('error', '')}"))
-        times = time_interleaved(ready, self.options.compare_rounds, self.options.run_timeout) if ready else {}
+        times = retime_kernels(ready, self.options.compare_rounds, self.options.run_timeout)
         rows = [(n, c, times.get(n), why) for n, c, _, why in rows]
         return format_comparison(self.kernel, self.options.backend, ev.problem, rows) + "\n" + counts
 
@@ -285,19 +285,12 @@ def format_counts(ev: Evaluator) -> str:
 
 def format_comparison(kernel: str, backend: str, problem: Problem,
                       rows: List[Tuple[str, Dict[str, Any], Optional[float], str]]) -> str:
-    """The final table: each schedule's time and tunerlib's speed-up over it (its time / best's)."""
-    ours = dict((n, t) for n, _, t, _ in rows).get(BEST)
-    lines = [f"{kernel} ({backend} backend, {problem.description}): tunerlib's best vs the table's "
-             "default and the expert schedule (min of interleaved rounds)",
-             f"  {'schedule':<15}{'time (ms)':>11}{'speed-up of best':>18}  configuration"]
-    for name, cfg, seconds, why in rows:
-        desc = taco_spaces.describe(kernel, cfg)
-        if seconds is None:
-            lines.append(f"  {name:<15}{'-':>11}{'-':>18}  {desc}  [{why or 'not timed'}]")
-        else:
-            speedup = f"{seconds / ours:.2f}x" if ours else "-"
-            lines.append(f"  {name:<15}{1e3 * seconds:>11.3f}{speedup:>18}  {desc}")
-    return "\n".join(lines)
+    """The final table (:func:`tunerlib.measure.format_table`): each schedule's time and tunerlib's
+    speed-up over it (its time / best's)."""
+    title = (f"{kernel} ({backend} backend, {problem.description}): tunerlib's best vs the table's "
+             "default and the expert schedule (min of interleaved rounds)")
+    return format_table(title, [Row(name, seconds, why or None, taco_spaces.describe(kernel, cfg))
+                                for name, cfg, seconds, why in rows], BEST)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""Tests of the Halide example (examples/halide): pipelines, schedule space, timing, tuner.
+"""Tests of the Halide example (examples/halide): pipelines, schedule space, tuner (the timing
+functions are tested in tests/measure).
 
 Skipped as a whole when the ``halide`` package is not installed (``pip install 'tunerlib[halide]'``).
 Sizes are tiny so JIT compiles dominate; every Halide schedule here is real and really compiled.
@@ -33,7 +34,6 @@ def _load(name: str, path: Path):
 
 pipelines = _load("pipelines", HALIDE_DIR / "pipelines.py")
 schedule = _load("schedule", HALIDE_DIR / "schedule.py")
-timing = _load("timing", HALIDE_DIR / "timing.py")
 baselines = _load("baselines", HALIDE_DIR / "baselines.py")
 halide_tuner = _load("halide_tuner", HALIDE_DIR / "halide_tuner.py")
 HalideTuner = halide_tuner.HalideTuner
@@ -50,7 +50,10 @@ def _tuner(name: str, *extra: str) -> "HalideTuner":
 
 @pytest.fixture(scope="module")
 def tuners():
-    return {name: _tuner(name) for name in NAMES}
+    made = {name: _tuner(name) for name in NAMES}
+    yield made
+    for tuner in made.values():
+        tuner.close()
 
 
 # ------------------------------------------------------------------------------ pipelines
@@ -166,86 +169,28 @@ def test_effective_key_ignores_knobs_of_inlined_funcs(tuners):
     assert again.extra["same_schedule"] and "same_schedule" not in first.extra
 
 
+def test_compile_limit_is_timeout_and_the_worker_restarts():
+    """run() schedules, compiles and check-runs in a worker with --compile-timeout: a JIT compile
+    (0.1 s or more) cannot finish in 1 ms, so it is TIMEOUT and the next measurement gets a new worker."""
+    from tunerlib import Configuration, DesiredResult
+    tuner = _tuner("blur", "--compile-timeout", "0.001")
+    cfg = DesiredResult(Configuration(schedule.default_config(tuner.spec), "h1"))
+    try:
+        res = tuner.run(cfg, None, None)
+        assert res.state == "TIMEOUT" and "--compile-timeout" in res.extra["error"], res.extra
+        assert res.extra["phase"] == "compile"
+        tuner.isolated.compile_timeout_s = 120.0
+        ok = tuner.run(DesiredResult(Configuration(dict(cfg.configuration.data), "h2")), None, None)
+        assert ok.state == "OK" and ok.extra["compile_s"] > 0 and tuner.isolated.worker.restarts == 1
+    finally:
+        tuner.close()
+    with pytest.raises(halide_tuner.OptionError, match="--compile-timeout"):
+        _tuner("blur", "--compile-timeout", "-1")
+
+
 def test_outer_loop():
     assert schedule.outer_loop(["xi", "yi", "xo", "yo"], "xo") == "yo"
     assert schedule.outer_loop(["xi", "yi", "xo", "yo"], "yo") is None
-
-
-# ------------------------------------------------------------------------------ timing
-class FakeClock:
-    """A clock whose calls alternate start/stop; each timed call lasts the next duration."""
-
-    def __init__(self, durations):
-        self.durations, self.now, self.started = list(durations), 0.0, False
-
-    def __call__(self):
-        if self.started:
-            self.now += self.durations.pop(0)
-        self.started = not self.started
-        return self.now
-
-
-def test_timing_stops_when_the_minimum_is_stable():
-    clock = FakeClock([5.0, 1.0, 1.0, 1.0, 1.0, 1.0] + [0.5] * 50)   # warm-up 5.0 then stable
-    t = timing.time_min_of_k(lambda: None, timing.TimingPolicy(warmup=1, budget_s=100), clock)
-    assert t.best == 1.0 and t.runs == 4 and t.stopped_because == "stable"
-
-
-def test_timing_keeps_going_while_the_minimum_drops_then_caps():
-    durations = [1.0] + [1.0 / (i + 2) for i in range(100)]
-    t = timing.time_min_of_k(lambda: None, timing.TimingPolicy(max_runs=12, budget_s=100),
-                             FakeClock(durations))
-    assert t.runs == 12 and t.stopped_because == "max_runs" and t.best == pytest.approx(1 / 13)
-
-
-def test_timing_slow_warmup_is_the_only_sample():
-    t = timing.time_min_of_k(lambda: None, timing.TimingPolicy(budget_s=0.5), FakeClock([0.7]))
-    assert t.samples == [0.7] and t.stopped_because == "slow warm-up"
-
-
-@settings(max_examples=100, deadline=None)
-@given(st.lists(st.floats(0.001, 1.0), min_size=60, max_size=60), st.integers(1, 5), st.integers(5, 20))
-def test_timing_properties(durations, min_runs, max_runs):
-    policy = timing.TimingPolicy(warmup=0, min_runs=min_runs, max_runs=max_runs, budget_s=1e9)
-    t = timing.time_min_of_k(lambda: None, policy, FakeClock(durations))
-    assert min_runs <= t.runs <= max_runs
-    assert t.samples == pytest.approx(durations[:t.runs]) and t.best == min(t.samples)
-
-
-class SelfTimedClock:
-    """A clock that advances by whatever the last called function declared as its duration."""
-
-    def __init__(self):
-        self.now, self.pending = 0.0, 0.0
-
-    def __call__(self):
-        self.now += self.pending
-        self.pending = 0.0
-        return self.now
-
-    def fn(self, durations, calls):
-        def run():
-            calls.append(1)
-            self.pending = durations.pop(0) if durations else 1.0
-        return run
-
-
-def test_time_interleaved_rotates_and_keeps_each_minimum():
-    clock, calls_a, calls_b = SelfTimedClock(), [], []
-    a = clock.fn([9.0, 3.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0], calls_a)    # warm-up + timed per round
-    b = clock.fn([9.0, 5.0] * 8, calls_b)
-    policy = timing.TimingPolicy(warmup=1, min_runs=3, max_runs=8, patience=2, budget_s=1e9)
-    out = timing.time_interleaved({"a": a, "b": b}, policy, clock)
-    assert out["a"].runs == out["b"].runs and len(calls_a) == 2 * out["a"].runs
-    assert out["a"].best == pytest.approx(2.0) and out["b"].best == pytest.approx(5.0)
-    assert out["a"].stopped_because == "stable"
-
-
-def test_timing_policy_errors():
-    with pytest.raises(timing.TimingError, match="max_runs"):
-        timing.TimingPolicy(min_runs=5, max_runs=2).check()
-    with pytest.raises(timing.TimingError, match="budget_s"):
-        timing.TimingPolicy(budget_s=0).check()
 
 
 # ------------------------------------------------------------------------------ evaluation

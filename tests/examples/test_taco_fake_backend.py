@@ -73,7 +73,7 @@ def test_isolated_worker_start_up_timeout_and_recovery(tmp_path, compiler, monke
     ev = Evaluator("spmv", small_problem("spmv"), "taco", compiler, QUICK, 5.0, cli)
     res = ev.evaluate(spaces.expert_config("spmv"))
     assert res.state == "TIMEOUT" and "start-up timed out after 0.5 s" in res.extra["error"], res.extra
-    assert not ev._isolated._proc.is_alive() and ev.counts.timeouts == 1
+    assert ev._isolated.worker.pid is None and ev.counts.timeouts == 1   # the worker was killed
     monkeypatch.setattr(taco_isolate, "START_DELAY_S", 0.0)
     monkeypatch.setattr(taco_isolate, "STARTUP_TIMEOUT_S", 120.0)
     res = ev.evaluate(spaces.expert_config("spmv"))                     # the next worker starts normally

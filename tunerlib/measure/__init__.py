@@ -1,0 +1,22 @@
+"""The measurement kit: what a tuner script needs to time real programs honestly.
+
+* :mod:`~tunerlib.measure.timing` -- :class:`TimingPolicy` (min-of-k after warm-up, k adaptive to
+  noise), :func:`time_min_of_k`, :func:`sample_min_of_k`, :func:`time_after_check` and
+  :func:`time_interleaved` (re-timing finalists and baselines in rotating rounds);
+* :mod:`~tunerlib.measure.worker` -- :class:`IsolatedWorker`, a worker process that builds and runs
+  one configuration at a time with a wall-clock limit (start-up not counted);
+* :mod:`~tunerlib.measure.states` -- the one rule mapping rejection / timeout / crash / wrong output
+  to :class:`~tunerlib.Result` states;
+* :mod:`~tunerlib.measure.report` -- the best-vs-baselines table.
+"""
+from .report import BEST, Row, format_table, rows_from_timings, speedup
+from .states import crashed, death, failed, rejected, timed_out, wrong_output
+from .timing import (Timing, TimingError, TimingPolicy, clocked, fixed_rounds, interleaving_order,
+                     sample_interleaved, sample_min_of_k, time_after_check, time_interleaved, time_min_of_k)
+from .worker import IsolatedWorker
+
+__all__ = ["BEST", "Row", "format_table", "rows_from_timings", "speedup",
+           "crashed", "death", "failed", "rejected", "timed_out", "wrong_output",
+           "Timing", "TimingError", "TimingPolicy", "clocked", "fixed_rounds", "interleaving_order",
+           "sample_interleaved", "sample_min_of_k", "time_after_check", "time_interleaved", "time_min_of_k",
+           "IsolatedWorker"]

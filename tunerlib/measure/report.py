@@ -1,0 +1,77 @@
+"""The best-vs-baselines table printed at the end of a tuning run.
+
+Each row is a :class:`Row`: a name (the tuner's best is the row named ``best``), its re-timed
+seconds (None when it could not be timed, with ``why``) and an optional description of the
+configuration.  Speed-up of the best = that row's time / the best row's time, so a baseline twice as
+slow as the best shows ``2.00x``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Optional, Sequence, Tuple, Union
+
+#: the row name of the tuner's best configuration
+BEST = "tunerlib best"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the table (built by the tuner script after re-timing, see :func:`format_table`)."""
+
+    name: str
+    seconds: Optional[float]
+    why: Optional[str] = None
+    description: str = ""
+
+
+RowLike = Union[Row, Tuple]
+
+
+def _row(row: RowLike) -> Row:
+    return row if isinstance(row, Row) else Row(*row)
+
+
+def speedup(seconds: Optional[float], best_seconds: Optional[float]) -> str:
+    """``"2.00x"`` (``seconds / best_seconds``), or ``"-"`` when either is missing or zero."""
+    if not seconds or not best_seconds:
+        return "-"
+    return f"{seconds / best_seconds:.2f}x"
+
+
+def format_table(title: str, rows: Iterable[RowLike], best: str = BEST, name_header: str = "schedule",
+                 ms_digits: int = 3, speedup_header: str = "speed-up of best",
+                 description_header: str = "configuration") -> str:
+    """The table: ``title``, a header line, then one line per row in the order given.
+
+    Called once at the end of a tuning run with the re-timed rows (tuples ``(name, seconds, why,
+    description)`` are accepted too).  Returns the text to print (no trailing newline).  A row
+    without a time shows ``-`` and ``not available: <why>``.
+    """
+    rows = [_row(r) for r in rows]
+    ours = next((r.seconds for r in rows if r.name == best), None)
+    width = max([15] + [len(r.name) + 1 for r in rows])
+    sp_width = len(speedup_header) + 2
+    described = any(r.description for r in rows)
+    lines = [title, f"  {name_header:<{width}}{'time (ms)':>12}{speedup_header:>{sp_width}}"
+                    + (f"  {description_header}" if described else "")]
+    for r in rows:
+        desc = f"  {r.description}" if r.description else ""
+        if r.seconds is None:
+            lines.append(f"  {r.name:<{width}}{'-':>12}{'-':>{sp_width}}{desc}  "
+                         f"[not available: {r.why or 'not timed'}]")
+        else:
+            lines.append(f"  {r.name:<{width}}{1e3 * r.seconds:>12.{ms_digits}f}"
+                         f"{speedup(r.seconds, ours):>{sp_width}}{desc}")
+    return "\n".join(lines)
+
+
+def rows_from_timings(names: Sequence[str], seconds: dict, failures: dict,
+                      descriptions: Optional[dict] = None) -> list:
+    """Rows in ``names`` order: ``seconds[name]`` when timed, else ``failures[name]`` as why not.
+
+    Convenience for a tuner script that re-timed a dict of callables with
+    :func:`~tunerlib.measure.time_interleaved` and kept the reasons some could not be built.
+    """
+    descriptions = descriptions or {}
+    return [Row(n, seconds.get(n), None if n in seconds else failures.get(n, "not timed"),
+                descriptions.get(n, "")) for n in names]
