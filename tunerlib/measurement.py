@@ -79,7 +79,7 @@ class MeasurementDriver:
         if self.interrupts.cap_hit and result.state != "TIMEOUT":  # the stop landed in C code
             result = Result(state="TIMEOUT", extra={"error": str(MeasurementTimedOut(self.cap))})
         cost = time.perf_counter() - start
-        return result, result.record(cost, self.machine_id, self._input_id(inp))
+        return result, result.record(cost, self.machine_id, self._input_id(inp), self.worker)
 
     def _limit(self, requested: Optional[float]) -> Optional[float]:
         """The ``limit`` run() gets: the request's limit and the cap, whichever is smaller. (The run's
