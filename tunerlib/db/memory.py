@@ -104,9 +104,11 @@ class MemoryStore:
             raise NotFoundError(f"no tuning run with id {run_id}")
         return self._runs[run_id]
 
-    def take_run(self, run_id: int, host: str, pid: int) -> None:
+    def take_run(self, run_id: int, host: str, pid: int, script_version: Optional[str] = None) -> None:
         if run_id in self._runs:
             self._runs[run_id].update(state="RUNNING", end_date=None, host=host, pid=pid)
+            if script_version is not None:
+                self._runs[run_id]["script_version"] = script_version
 
     def set_run_state(self, run_id: int, state: str) -> None:
         if state not in RUN_STATES:

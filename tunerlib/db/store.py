@@ -46,8 +46,8 @@ class ResultsStore(Protocol):
         """A new run in state RUNNING (called when a checked run starts); returns (run id, uuid).
         ``script_version``: the tuner script's version, which ``tunerlib worker`` must match."""
 
-    def take_run(self, run_id: int, host: str, pid: int) -> None:
-        """Mark a resumed run RUNNING, driven by ``pid`` on ``host``."""
+    def take_run(self, run_id: int, host: str, pid: int, script_version: Optional[str] = None) -> None:
+        """Mark a resumed run RUNNING, driven by ``pid`` on ``host`` (and its tuner script version)."""
 
     def set_run_state(self, run_id: int, state: str) -> None:
         """Set RUNNING / COMPLETE / ABORTED / FAILED (called when a run stops)."""
