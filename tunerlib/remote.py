@@ -128,6 +128,8 @@ class RemoteWorker:
         self.interrupts = Interrupts(signals=(signal.SIGINT, signal.SIGTERM)).install()
         self._stop_beats = threading.Event()
         self.measured = self.dropped = 0
+        #: set when a database call failed: a claim whose answer was lost may be held unknowingly
+        self._unsure = False
 
     # ---- attaching to a run -----------------------------------------------------------------
     def attach(self) -> None:
@@ -154,7 +156,8 @@ class RemoteWorker:
         self.db.register_worker(self.run_id, self.name, self.machine_id, self.settings.lease)
         self.driver = MeasurementDriver(self.db, self.run_id, run["program_version_id"], self.interface,
                                         self.interface.input_manager(), self.machine_id, worker=self.name,
-                                        interrupts=self.interrupts, cap=run["args"].get("measurement_timeout"))
+                                        interrupts=self.interrupts, cap=run["args"].get("measurement_timeout"),
+                                        retrying=self._retrying)
         threading.Thread(target=self._beat, name="tunerlib-heartbeat", daemon=True).start()
         if not self.settings.quiet:
             say(f"{self.name} measuring for run {self.uuid}")
@@ -182,6 +185,7 @@ class RemoteWorker:
             except DatabaseError as exc:
                 if time.monotonic() > give_up:
                     raise
+                self._unsure = True
                 if not self.settings.quiet:
                     say(f"{exc} (retrying)")
                 self.interrupts.sleep(min(1.0, self.settings.lease / 4))
@@ -203,6 +207,10 @@ class RemoteWorker:
                 continue
             idle = 0.005
             self._measure(claim)
+            if self._unsure:  # give back claims made by calls whose answer the connection lost
+                self._unsure = False
+                for dr in self._retrying(lambda: self.db.running_claims(self.run_id, self.name)):
+                    self._retrying(lambda: self.db.release(dr, self.name))
             if self.driver.contract_error:
                 say(f"error: {self.driver.contract_error}")
                 return CONTRACT
