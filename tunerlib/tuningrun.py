@@ -345,6 +345,7 @@ class TuningRun:
                               interrupts.deadline, opts.measurement_timeout)
             pool.start()
         idle = 0.001
+        listener = self.db.listen(self.run_id) if remote is not None else None
         try:
             while True:
                 interrupts.check()
@@ -358,13 +359,19 @@ class TuningRun:
                     self._watch_pool(pool)
                 if remote is not None and remote.maintain():
                     continue
-                interrupts.sleep(idle)
-                idle = min(idle * 2, 0.02)
+                if listener is not None:  # woken by the next result, or after 0.25 s to sweep leases
+                    with interrupts.measuring():
+                        listener.wait(0.25)
+                else:
+                    interrupts.sleep(idle)
+                    idle = min(idle * 2, 0.02)
                 status.update(self.search.tests, self._best_display(), self.search.outstanding)
         finally:
             interrupts.ignore_signals()
             if pool is not None:
                 pool.stop(cancel=True)
+            if listener is not None:
+                listener.close()
             self.collect()
 
     def _watch_pool(self, pool: WorkerPool) -> None:

@@ -99,7 +99,8 @@ def _check_invariants(url, limit):
     assert _query(url, "SELECT state FROM tuning_run") == [("COMPLETE",)]
     rows = _query(url, "SELECT r.worker, m.name, c.name FROM result r JOIN machine m ON r.machine_id = m.id "
                        "JOIN machine_class c ON m.machine_class_id = c.id")
-    assert len(rows) == limit and all(w and w.count(":") == 2 and c == "testers" for w, _, c in rows)
+    assert len(rows) == limit and all(w and (w.count(":") == 2 or w.startswith("worker-")) and c == "testers"
+                                      for w, _, c in rows)
     return rows
 
 
@@ -195,3 +196,21 @@ def test_a_worker_whose_connections_are_closed_mid_claim_reconnects(postgres_ser
         assert code == 0 and "retrying" in err, err
     finally:
         _stop_all([worker] + ([tuner] if tuner else []))
+
+
+def test_local_and_remote_workers_share_a_run(tmp_path):
+    """`tunerlib worker --parallelism 2` (forked workers) next to the run's own --parallelism 2 pool."""
+    url = str(tmp_path / "mixed.db")
+    tuner = _tuner(url, "--test-limit", "16", "--seed", "4", "--sleep", "0.3", "--parallelism", "2",
+                   "--machine-class", "testers")
+    remote = _worker(url, "--parallelism", "2")
+    try:
+        code, out, err = _finish(tuner)
+        assert code == 0, err
+        rows = _check_invariants(url, 16)
+        local = {w for w, _, _ in rows if w.startswith("worker-")}
+        assert local <= {"worker-0", "worker-1"}
+        code, _, err = _finish(remote)
+        assert code == 0, err
+    finally:
+        _stop_all([tuner, remote])

@@ -313,6 +313,10 @@ class MemoryStore:
         return _load(self._states.get((run_id, name)))
 
     # ---- connections ------------------------------------------------------------------------
+    def listen(self, run_id: int) -> None:
+        """No other process can store results here: nothing to wait for."""
+        return None
+
     def worker_url(self) -> str:
         raise DatabaseError("--database memory:// lives in this process only: measurement workers "
                          "(--parallelism > 1) need a database file or URL")

@@ -41,6 +41,7 @@ from .models import (RESULT_STATES, RUN_STATES, AlreadyCompleteError, Claim, Con
                      DesiredResultRow, Input, InputClass, Machine, MachineClass, NotFoundError, Program,
                      ProgramVersion, Result, ResultRecord, ResultRow, TechniqueState, TuningRun)
 from .leases import LeaseQueries
+from .notify import CHANNEL, ResultListener
 from .lifecycle import RunLifecycle
 from .runners import _CoreRunner, _Runner, _SQLiteRunner
 
@@ -71,6 +72,7 @@ _CLAIM = (update(_DR).where(_DR.c.id == bindparam("dr"), _DR.c.state == "REQUEST
 _SEL_DR = select(_DR.c.tuning_run_id, _DR.c.configuration_id).where(_DR.c.id == bindparam("dr"))
 _FINISH_DR = (update(_DR).where(_DR.c.id == bindparam("dr"), or_(_DR.c.state == "REQUESTED", _DR.c.state == "RUNNING"))
               .values(state="COMPLETE", result_id=bindparam("rid"), heartbeat=None))
+_NOTIFY = select(func.pg_notify(CHANNEL, bindparam("run_text")))
 _NEW_BEST = update(_RES).where(_RES.c.id == bindparam("rid")).values(was_new_best=True)
 _PENDING_COUNT = select(func.count()).select_from(_DR).where(
     _DR.c.tuning_run_id == bindparam("run"), or_(_DR.c.state == "REQUESTED", _DR.c.state == "RUNNING"))
@@ -122,6 +124,7 @@ class ResultsDB(RunLifecycle, LeaseQueries):
         dialect = self.engine.dialect.name
         self._fast = dialect == "sqlite"
         self._ins_config = _INS_CONFIG.get(dialect)
+        self._notify = dialect == "postgresql"
         self._pid = os.getpid()
         self._run: Optional[_Runner] = None
         self._closed = False
@@ -371,7 +374,13 @@ class ResultsDB(RunLifecycle, LeaseQueries):
             if runner.write(_FINISH_DR, {"dr": desired_result_id, "rid": result_id}) != 1:
                 raise AlreadyCompleteError(f"desired result {desired_result_id} is already complete "
                                            "or cancelled")
+            if self._notify:  # wakes the run's ResultListener when this commits
+                runner.rows(_NOTIFY, {"run_text": str(rows[0][0])})
         return result_id
+
+    def listen(self, run_id: int) -> Optional[ResultListener]:
+        """A listener that wakes when a result of the run is stored (PostgreSQL), else None (poll)."""
+        return ResultListener(self.engine, run_id) if self._notify else None
 
     def pending_count(self, run_id: int) -> int:
         """Number of desired results of the run that are REQUESTED or RUNNING."""

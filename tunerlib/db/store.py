@@ -146,6 +146,10 @@ class ResultsStore(Protocol):
         """The saved state of technique ``name``, or None (``--resume``)."""
 
     # ---- connections ------------------------------------------------------------------------
+    def listen(self, run_id: int) -> Optional[Any]:
+        """An object whose ``wait(timeout)`` returns early when a result of the run is stored by another
+        process (PostgreSQL LISTEN/NOTIFY) and ``close()``; None where the engine cannot (poll instead)."""
+
     def worker_url(self) -> str:
         """The URL measurement worker processes open (UsageError where the store is not shared)."""
 
