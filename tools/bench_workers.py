@@ -65,10 +65,10 @@ def measure(url: str, workers: int, sleep: float, per_worker: int) -> float:
     pool = subprocess.Popen([sys.executable, "-m", "tunerlib.cli", "worker", "--database", url, "--interface",
                              spec, "--parallelism", str(workers), "--lease", "10", "--quiet"])
     time.sleep(2.0)  # the workers import tunerlib and start waiting for the run
-    tune = subprocess.run(  # a run that hangs is a failure, not a figure[sys.executable, "-m", "tunerlib.tools.bench_workers", "tune", "--database", url,
-                           "--distributed", "--technique", "PureRandom", "--test-limit", str(per_worker * workers),
-                           "--sleep", str(sleep), "--quiet", "--seed", "1"], capture_output=True, text=True,
-                          timeout=600)
+    command = [sys.executable, "-m", "tunerlib.tools.bench_workers", "tune", "--database", url, "--distributed",
+               "--technique", "PureRandom", "--test-limit", str(per_worker * workers), "--sleep", str(sleep),
+               "--quiet", "--seed", "1"]
+    tune = subprocess.run(command, capture_output=True, text=True, timeout=600)  # a hang fails, never counts
     if tune.returncode != 0:
         raise SystemExit(f"bench_workers: the run failed: {tune.stderr.strip()}")
     pool.wait(120)

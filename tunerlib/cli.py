@@ -105,7 +105,8 @@ def _add_worker_command(sub) -> None:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """The ``tunerlib`` command: ``techniques``, ``runs URL``, ``errors URL``, ``migrate URL``, ``upload
+    """The ``tunerlib`` command: ``techniques``, ``runs URL``, ``errors URL``, ``migrate URL``, ``worker``
+    (:mod:`tunerlib.remote`), ``upload
     RESULTS_DB`` and ``store QUERY`` (:mod:`tunerlib.store.cli`), ``plot``, ``report`` and ``export``
     (:mod:`tunerlib.report.cli`); returns the exit code.
 

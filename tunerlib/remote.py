@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from .db import AlreadyCompleteError, DatabaseError, ResultsDB
+from .db.lifecycle import process_alive
 from .errors import UsageError
 from .interrupts import Interrupts, RunInterrupted, die_with_parent, signal_name
 from .measurement import MeasurementDriver, desired_result
@@ -103,6 +104,8 @@ def find_run(db: ResultsDB, interface: Any, settings: WorkerSettings) -> Optiona
             continue
         if settings.label is not None and info["label"] != settings.label:
             continue
+        if info.get("host") == socket.gethostname() and not process_alive(info.get("pid")):
+            continue  # its tuner was killed on this machine (`tunerlib runs` shows it KILLED)
         return info
     return None
 

@@ -214,3 +214,13 @@ def test_local_and_remote_workers_share_a_run(tmp_path):
         assert code == 0, err
     finally:
         _stop_all([tuner, remote])
+
+
+@pytest.mark.parametrize("spec, message", [("no_such_module_x:Tuner", "cannot import"),
+                                           (f"{TOY}:NoSuchClass", "no MeasurementInterface subclass"),
+                                           ("missing-colon", "expected module:Class")])
+def test_a_bad_interface_is_one_line(tmp_path, spec, message):
+    done = subprocess.run([sys.executable, "-m", "tunerlib.cli", "worker", "--database", str(tmp_path / "x.db"),
+                           "--interface", spec], capture_output=True, text=True, timeout=WAIT)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and message in lines[0], done.stderr

@@ -32,7 +32,7 @@ import uuid as uuid_module
 from contextlib import contextmanager
 from typing import Any, Iterator, Optional, Sequence
 
-from sqlalchemy import Table, bindparam, func, or_, select, update
+from sqlalchemy import BigInteger, Table, bindparam, cast, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError, OperationalError
 
@@ -73,6 +73,11 @@ _SEL_DR = select(_DR.c.tuning_run_id, _DR.c.configuration_id).where(_DR.c.id == 
 _FINISH_DR = (update(_DR).where(_DR.c.id == bindparam("dr"), or_(_DR.c.state == "REQUESTED", _DR.c.state == "RUNNING"))
               .values(state="COMPLETE", result_id=bindparam("rid"), heartbeat=None))
 _NOTIFY = select(func.pg_notify(CHANNEL, bindparam("run_text")))
+# PostgreSQL draws result ids from a sequence when a row is inserted, not when it commits: two workers
+# completing at once can commit ids 8 and 7 in that order, and a poll for "id > 7" in between would
+# never see 7. This per-run lock (held to the commit) makes a run's results commit in id order.
+# Negative keys: the schema lock (migrations.SCHEMA_LOCK) is positive.
+_RESULT_ORDER_LOCK = select(func.pg_advisory_xact_lock(-cast(bindparam("run"), BigInteger) - 1))
 _NEW_BEST = update(_RES).where(_RES.c.id == bindparam("rid")).values(was_new_best=True)
 _PENDING_COUNT = select(func.count()).select_from(_DR).where(
     _DR.c.tuning_run_id == bindparam("run"), or_(_DR.c.state == "REQUESTED", _DR.c.state == "RUNNING"))
@@ -363,6 +368,8 @@ class ResultsDB(RunLifecycle, LeaseQueries):
             rows = runner.rows(_SEL_DR, {"dr": desired_result_id})
             if not rows:
                 raise NotFoundError(f"no desired result with id {desired_result_id}")
+            if self._notify:  # PostgreSQL: results of a run commit in id order (see _RESULT_ORDER_LOCK)
+                runner.rows(_RESULT_ORDER_LOCK, {"run": rows[0][0]})
             result_id = runner.insert(_INS_RES, {
                 "tuning_run_id": rows[0][0], "configuration_id": rows[0][1],
                 "desired_result_id": desired_result_id, "machine_id": record.machine_id,
