@@ -83,8 +83,30 @@ def _add_plugin_commands(sub) -> None:
             print(f"tunerlib: warning: command {entry.name!r} unavailable: {exc}", file=sys.stderr)
 
 
+def _add_worker_command(sub) -> None:
+    """``tunerlib worker``: measure a run's requests on this machine (:mod:`tunerlib.remote`)."""
+    worker = sub.add_parser("worker", help="measure the requests of a --distributed run on this machine")
+    worker.add_argument("--database", required=True, metavar="URL", help="the run's results database")
+    worker.add_argument("--interface", required=True, metavar="MODULE:CLASS",
+                        help="the tuner script's MeasurementInterface: module:Class or path/to/tuner.py:Class")
+    worker.add_argument("--machine-class", metavar="NAME", help="machine class recorded with every result")
+    worker.add_argument("--parallelism", type=int, default=1, metavar="N", help="worker processes (default 1)")
+    worker.add_argument("--lease", type=float, default=30.0, metavar="S",
+                        help="a claim not renewed for S seconds is measured by another worker (default 30)")
+    worker.add_argument("--run", metavar="UUID", help="serve this run (a unique prefix will do)")
+    worker.add_argument("--label", help="serve the newest running run with this label")
+    worker.add_argument("--quiet", action="store_true", help="print errors only")
+
+    def handler(ns) -> int:
+        from .remote import WorkerSettings, serve
+        return serve(WorkerSettings(ns.database, ns.interface, ns.machine_class, ns.parallelism, ns.lease,
+                                    ns.run, ns.label, ns.quiet))
+    worker.set_defaults(handler=handler)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """The ``tunerlib`` command: ``techniques``, ``runs URL``, ``errors URL``, ``migrate URL``, ``upload
+    """The ``tunerlib`` command: ``techniques``, ``runs URL``, ``errors URL``, ``migrate URL``, ``worker``
+    (:mod:`tunerlib.remote`), ``upload
     RESULTS_DB`` and ``store QUERY`` (:mod:`tunerlib.store.cli`), ``plot``, ``report`` and ``export``
     (:mod:`tunerlib.report.cli`); returns the exit code.
 
@@ -105,6 +127,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     add_commands(sub)
     from .report.cli import add_commands as add_report_commands
     add_report_commands(sub)
+    _add_worker_command(sub)
     _add_plugin_commands(sub)
     ns = parser.parse_args(argv)
     if getattr(ns, "handler", None) is not None:

@@ -1,6 +1,7 @@
 """MeasurementInterface: what a tuner script subclasses."""
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from typing import Any, Dict, List, Optional, Sequence, Type, Union
@@ -39,6 +40,14 @@ class MeasurementInterface:
     def program_version(self) -> str:
         """Version of the program; runs of different versions are kept apart."""
         return "0"
+
+    def script_version(self) -> str:
+        """Version of this tuner script, stored with each run: ``tunerlib worker`` measures only for runs
+        whose script version equals its own, so that every result of a run comes from the same code.
+        Default: the first 16 hex digits of the SHA-256 of the file that defines this class (any edit of
+        that file is a new version). Override it to declare a version yourself (e.g. ``return "2.1"``)
+        when edits that do not change what is measured must not lock workers out."""
+        return source_digest(type(self))
 
     # ---- what the user defines ---------------------------------------------------
     def manipulator(self) -> ConfigurationManipulator:
@@ -98,6 +107,18 @@ class MeasurementInterface:
         """Parse ``args`` (default ``sys.argv[1:]``), tune, print a summary; returns an exit code."""
         from .cli import run_interface_main
         return run_interface_main(cls, args)
+
+
+def source_digest(cls: type) -> str:
+    """SHA-256 (16 hex digits) of the source file of ``cls``'s module; for a class without a readable
+    file (defined interactively), of its qualified name."""
+    path = getattr(sys.modules.get(cls.__module__), "__file__", None)
+    try:
+        with open(path, "rb") as fh:  # type: ignore[arg-type]
+            data = fh.read()
+    except (OSError, TypeError):
+        data = f"{cls.__module__}.{cls.__qualname__}".encode()
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 if __name__ == "__main__":  # pragma: no cover

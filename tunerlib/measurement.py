@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import time
 import traceback
-from typing import TYPE_CHECKING, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple
 
 from .db import Claim, ResultRecord, ResultsStore
 from .inputs import InputManager
@@ -36,9 +36,12 @@ class MeasurementDriver:
     def __init__(self, db: ResultsStore, run_id: int, program_version_id: int,
                  interface: MeasurementInterface, input_manager: InputManager,
                  machine_id: Optional[int], worker: str = "main",
-                 interrupts: Optional[Interrupts] = None, cap: Optional[float] = None) -> None:
+                 interrupts: Optional[Interrupts] = None, cap: Optional[float] = None,
+                 retrying: Optional[Callable[[Callable[[], Any]], Any]] = None) -> None:
         """``interrupts`` (installed by the caller) stops a measurement at the run's deadline or on a
-        signal; ``cap`` (``--measurement-timeout``) is the longest a measurement may run."""
+        signal; ``cap`` (``--measurement-timeout``) is the longest a measurement may run; ``retrying(call)``
+        runs the driver's own database calls (a remote worker retries them when the connection drops)."""
+        self.retrying = retrying or (lambda call: call())
         self.db = db
         self.interrupts = interrupts or Interrupts()
         self.cap = cap
@@ -79,7 +82,7 @@ class MeasurementDriver:
         if self.interrupts.cap_hit and result.state != "TIMEOUT":  # the stop landed in C code
             result = Result(state="TIMEOUT", extra={"error": str(MeasurementTimedOut(self.cap))})
         cost = time.perf_counter() - start
-        return result, result.record(cost, self.machine_id, self._input_id(inp))
+        return result, result.record(cost, self.machine_id, self._input_id(inp), self.worker)
 
     def _limit(self, requested: Optional[float]) -> Optional[float]:
         """The ``limit`` run() gets: the request's limit and the cap, whichever is smaller. (The run's
@@ -113,6 +116,7 @@ class MeasurementDriver:
         key = (inp.input_class, inp.path, inp.size)
         iid = self._input_ids.get(key)
         if iid is None:
-            iid = self.db.input_id(self.pv_id, inp.input_class, inp.path, inp.size, inp.extra)
+            iid = self.retrying(lambda: self.db.input_id(self.pv_id, inp.input_class, inp.path, inp.size,
+                                                          inp.extra))
             self._input_ids[key] = iid
         return iid

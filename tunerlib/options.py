@@ -46,6 +46,11 @@ class TuningOptions:
                                            f"(default cap {DEFAULT_TEST_CAP} when --stop-after is not given)")
     stop_after: Optional[float] = _opt(None, "stop after this many seconds of wall time")
     parallelism: int = _opt(1, "measurements run concurrently, each in its own worker process")
+    distributed: bool = _opt(False, "measure with `tunerlib worker` processes (on any machine that shares "
+                                    "--database) instead of in this process; --parallelism N > 1 adds N "
+                                    "local workers")
+    queue_per_worker: int = _opt(1, "with --distributed: requests kept waiting per live worker, beyond "
+                                    "the one it measures, so that a worker never waits for the search")
     database: Optional[str] = _opt(None, "results database: a file path or SQLAlchemy URL "
                                          "(default ./tunerlib.db)")
     label: Optional[str] = _opt(None, "label stored with the tuning run (and matched by --resume)")
@@ -104,6 +109,7 @@ class TuningOptions:
         _check(self.test_limit, "--test-limit", "a whole number of measurements >= 1", lambda v: v >= 1)
         _check(self.stop_after, "--stop-after", "a number of seconds > 0", lambda v: v > 0)
         _check(self.parallelism, "--parallelism", "a number of processes >= 1", lambda v: v >= 1)
+        _check(self.queue_per_worker, "--queue-per-worker", "a number of requests >= 0", lambda v: v >= 0)
         _check(self.display_frequency, "--display-frequency", "a number of seconds >= 0 (0: none)",
                lambda v: v >= 0)
         _check(self.limit_multiplier, "--limit-multiplier", "a factor >= 1 (default 2.0)", lambda v: v >= 1)

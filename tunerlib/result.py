@@ -33,10 +33,10 @@ class Result:
             self.extra = {}
 
     def record(self, collection_cost: Optional[float] = None, machine_id: Optional[int] = None,
-               input_id: Optional[int] = None) -> ResultRecord:
-        """The database record of this result (called when it is stored)."""
+               input_id: Optional[int] = None, worker: Optional[str] = None) -> ResultRecord:
+        """The database record of this result (called when it is stored; ``worker`` measured it)."""
         return ResultRecord(self.state, self.time, self.accuracy, self.energy, self.size, self.extra,
-                            collection_cost, machine_id, input_id)
+                            collection_cost, machine_id, input_id, worker)
 
 
 @dataclass(frozen=True)

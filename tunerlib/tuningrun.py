@@ -17,6 +17,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from .db import open_store
+from .distributed import RemoteCoordinator
 from .errors import UsageError
 from .callbacks import Callback, ResultEvent, ResultsLog, TechniqueSnapshots, close_callbacks
 from .finalform import FINAL_FORM, MAX_CHARS, call_captured
@@ -98,11 +99,11 @@ class TuningRun:
         owner = {"host": socket.gethostname(), "pid": os.getpid()}
         if self.resumed:
             self.run_id, self.uuid = self.resumed_from["id"], self.resumed_from["uuid"]
-            self.db.take_run(self.run_id, **owner)
+            self.db.take_run(self.run_id, **owner, script_version=self.interface.script_version())
         else:
             self.run_id, self.uuid = self.db.create_run(
                 self.pv_id, opts.label, dict(asdict(opts), seed=self.seed), self.seed, self.machine_id,
-                self.objective.describe(), **owner)
+                self.objective.describe(), **owner, script_version=self.interface.script_version())
         self.search = self._new_search()
 
     def _choose_seed(self) -> int:
@@ -239,7 +240,7 @@ class TuningRun:
             try:
                 self.prepare()
                 status.begin(self.search.tests)
-                loop = self._loop_parallel if opts.parallelism > 1 else self._loop_serial
+                loop = self._loop_parallel if opts.parallelism > 1 or opts.distributed else self._loop_serial
                 reason = loop(status, interrupts)
             except RunInterrupted as exc:
                 reason = self._interrupted(exc)
@@ -331,33 +332,55 @@ class TuningRun:
         return self.stop_reason
 
     def _loop_parallel(self, status: StatusLine, interrupts: Interrupts) -> str:
+        """--parallelism N > 1: N local worker processes; --distributed: `tunerlib worker` processes
+        anywhere (and the local ones, if any). This process only proposes and collects."""
+        opts = self.options
         url = self.db.worker_url()
-        self.db.dispose()  # forked workers must not share pooled connections
-        pool = WorkerPool(self.options.parallelism, url, self.run_id, self.pv_id,
-                          self.interface, self.machine_id, interrupts.deadline, self.options.measurement_timeout)
-        pool.start()
+        local = opts.parallelism if opts.parallelism > 1 else 0
+        remote = RemoteCoordinator(self.db, self.run_id, opts.queue_per_worker, local) if opts.distributed else None
+        pool = None
+        if local:
+            self.db.dispose()  # forked workers must not share pooled connections
+            pool = WorkerPool(local, url, self.run_id, self.pv_id, self.interface, self.machine_id,
+                              interrupts.deadline, opts.measurement_timeout)
+            pool.start()
         idle = 0.001
+        listener = self.db.listen(self.run_id) if remote is not None else None
         try:
             while True:
                 interrupts.check()
-                reason = self.stop_check() or self.top_up(self.options.parallelism)
+                reason = self.stop_check() or self.top_up(remote.target() if remote else local)
                 if reason:
                     return reason
                 if self.collect():
                     idle = 0.001
                     continue
-                failure = pool.failed()
-                if failure:
-                    raise TunerScriptError(failure)
-                for name, code in pool.replace_dead():
-                    self._record_lost_measurements(name, code)
-                interrupts.sleep(idle)
-                idle = min(idle * 2, 0.02)
+                if pool is not None:
+                    self._watch_pool(pool)
+                if remote is not None and remote.maintain():
+                    continue
+                if listener is not None:  # woken by the next result, or after 0.25 s to sweep leases
+                    with interrupts.measuring():
+                        listener.wait(0.25)
+                else:
+                    interrupts.sleep(idle)
+                    idle = min(idle * 2, 0.02)
                 status.update(self.search.tests, self._best_display(), self.search.outstanding)
         finally:
             interrupts.ignore_signals()
-            pool.stop(cancel=True)
+            if pool is not None:
+                pool.stop(cancel=True)
+            if listener is not None:
+                listener.close()
             self.collect()
+
+    def _watch_pool(self, pool: WorkerPool) -> None:
+        """A local worker that found the script broken stops the run; dead ones are replaced."""
+        failure = pool.failed()
+        if failure:
+            raise TunerScriptError(failure)
+        for name, code in pool.replace_dead():
+            self._record_lost_measurements(name, code)
 
     def _record_lost_measurements(self, worker: str, exitcode: Optional[int]) -> None:
         """A worker died: the measurement it held is an ERROR (the run goes on)."""

@@ -180,3 +180,31 @@ def test_dispose_then_keep_using(tmp_path, method):
     getattr(db, method)()
     assert db.claim_next(run_id, "a") is not None
     db.close()
+
+
+def test_a_poller_sees_every_result_of_concurrent_workers(new_url):
+    """The search driver polls ``results_after(last id seen)`` while workers complete at once: it must
+    see every result (PostgreSQL draws ids before commit; results of a run commit in id order)."""
+    path = new_url
+    run_id = _setup_run(path, ROWS)
+    start, out, ready = SPAWN.Event(), SPAWN.Queue(), SPAWN.Queue()
+    procs = [SPAWN.Process(target=_claim_worker, args=(path, run_id, f"w{i}", start, out, ready))
+             for i in range(WORKERS)]
+    for p in procs:
+        p.start()
+    for _ in procs:
+        ready.get(timeout=120)
+    db = ResultsDB(path)
+    seen, last = [], 0
+    start.set()
+    deadline = time.monotonic() + 120  # a missed result would keep this loop waiting to the end
+    while len(seen) < ROWS and time.monotonic() < deadline:
+        rows = db.results_after(run_id, last)
+        seen += [r.id for r in rows]
+        last = max([last] + [r.id for r in rows])
+    for _ in procs:
+        out.get(timeout=120)
+    for p in procs:
+        p.join(30)
+    assert sorted(seen) == sorted(r.id for r in db.run_results(run_id)) and len(seen) == ROWS
+    db.close()

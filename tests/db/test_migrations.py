@@ -1,6 +1,7 @@
 """Schema migrations of tunerlib.db (a faked version-0 database upgraded by registered steps), on SQLite
 files and on a real PostgreSQL server (tests/helpers/pg.py; its DDL is transactional too)."""
 import threading
+import time
 
 import pytest
 from sqlalchemy import inspect, text
@@ -55,6 +56,10 @@ def _stamp(url, version):
 
 #: what schema 2 added (tuning_run.host and .pid), removed again
 DROP_RUN_OWNER = ("ALTER TABLE tuning_run DROP COLUMN host", "ALTER TABLE tuning_run DROP COLUMN pid")
+#: what schema 3 added (leases, workers, script version), removed again
+DROP_DISTRIBUTED = ("ALTER TABLE desired_result DROP COLUMN heartbeat", "ALTER TABLE desired_result DROP COLUMN lease",
+                    "ALTER TABLE result DROP COLUMN worker", "ALTER TABLE tuning_run DROP COLUMN script_version",
+                    "DROP TABLE measurement_worker")
 
 
 def _version0_database(url):
@@ -65,7 +70,7 @@ def _version0_database(url):
     [dr] = _request(database, pv, run_id, 1)
     database.complete(dr, ResultRecord("OK", 3.0))
     database.close()
-    _sql(url, "DROP TABLE technique_state", *DROP_RUN_OWNER,
+    _sql(url, "DROP TABLE technique_state", *DROP_RUN_OWNER, *DROP_DISTRIBUTED,
          "UPDATE tunerlib_meta SET value='0' WHERE key='schema_version'")
     return run_id
 
@@ -93,15 +98,39 @@ def test_schema_1_database_gets_the_run_owner_columns(url):
     pv = database.program_version_id("proj", "prog", "v1", "{}")
     run_id, run_uuid = database.create_run(pv, None, {}, 7, None, "o")
     database.close()
-    _sql(url, *DROP_RUN_OWNER, "UPDATE tunerlib_meta SET value='1' WHERE key='schema_version'")
+    _sql(url, *DROP_RUN_OWNER, *DROP_DISTRIBUTED, "UPDATE tunerlib_meta SET value='1' WHERE key='schema_version'")
     with pytest.raises(SchemaVersionError, match="migrate"):
         ResultsDB(url)
-    assert migrate(url) == (1, 2)
+    assert migrate(url) == (1, SCHEMA_VERSION)
     with ResultsDB(url) as database:
         [info] = database.runs_of(pv)
         assert (info["uuid"], info["seed"], info["host"], info["pid"]) == (run_uuid, 7, None, None)
         database.take_run(run_id, "h" * 300, 42)
         assert (database.runs_of(pv)[0]["pid"], database.runs_of(pv)[0]["host"]) == (42, "h" * 300)
+
+
+def test_schema_2_database_gets_leases_workers_and_script_version(url):
+    """The real step 2 -> 3: a schema-2 database keeps its requests and results and gains claim leases,
+    result.worker, tuning_run.script_version and the measurement_worker table."""
+    database = ResultsDB(url)
+    pv = database.program_version_id("proj", "prog", "v1", "{}")
+    run_id, _ = database.create_run(pv, None, {}, 7, None, "o")
+    first, second = _request(database, pv, run_id, 2)
+    database.complete(first, ResultRecord("OK", 2.0))
+    database.close()
+    _sql(url, *DROP_DISTRIBUTED, "UPDATE tunerlib_meta SET value='2' WHERE key='schema_version'")
+    assert "measurement_worker" not in _tables(url)
+    assert migrate(url) == (2, 3)
+    with ResultsDB(url) as database:
+        assert [r.time for r in database.run_results(run_id)] == [2.0]
+        assert database.run_info(run_id)["script_version"] is None
+        claim = database.claim_next(run_id, "remote", lease=0.5)
+        assert claim.dr_id == second
+        assert database.requeue_expired(run_id, now=time.time() + 60) == [second]
+        database.register_worker(run_id, "remote", None, 30.0)
+        assert database.live_workers(run_id) == 1
+        rid = database.complete(second, ResultRecord("OK", 1.0, worker="remote"))
+        assert rid in {r.id for r in database.run_results(run_id)}
 
 
 # the order of steps and the refusals are tunerlib's logic, not the backend's: SQLite files only

@@ -76,3 +76,27 @@ def test_insert_that_does_nothing_gives_no_id(core_db):
         again = runner.insert(core_db._ins_config, values)
     assert isinstance(first, int) and again is None
     assert core_db.configuration_id(pv, "a" * 64, {"x": 1}) == first
+
+
+def test_a_stored_result_wakes_the_listener_of_its_run(postgres_url, tmp_path):
+    """LISTEN/NOTIFY: the run loop's wait ends when a worker's result commits, not after its timeout."""
+    import threading
+    import time
+
+    from tunerlib.db import ResultRecord
+    with ResultsDB(postgres_url) as database, ResultsDB(postgres_url) as worker:
+        pv = database.program_version_id("proj", "prog", "v1", "{}")
+        run_id, _ = database.create_run(pv, None, {}, None, None, "o")
+        dr = database.request(run_id, database.configuration_id(pv, "a" * 64, {"x": 1}), "T", 0)
+        listener = database.listen(run_id)
+        try:
+            assert listener.wait(0.2) is False  # nothing stored yet: the timeout ends the wait
+            threading.Timer(0.5, lambda: worker.complete(dr, ResultRecord("OK", 1.0))).start()
+            start = time.monotonic()
+            assert listener.wait(60.0) is True
+            assert time.monotonic() - start < 30.0 and listener.wakeups == 1
+        finally:
+            listener.close()
+        assert [r.time for r in database.results_after(run_id, 0)] == [1.0]
+    with ResultsDB(str(tmp_path / "l.db")) as sqlite_db:
+        assert sqlite_db.listen(1) is None  # SQLite cannot notify: the loop polls

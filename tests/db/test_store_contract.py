@@ -2,10 +2,11 @@
 and its SQLAlchemy-Connection path), on a real PostgreSQL server (tests/helpers/pg.py; skipped where
 PostgreSQL or psycopg is missing) and the in-memory store."""
 import math
+import time
 
 import pytest
 
-from tunerlib.db import (DatabaseError, MemoryStore, NotFoundError, ResultRecord, ResultsDB, ResultsStore,
+from tunerlib.db import (AlreadyCompleteError, DatabaseError, MemoryStore, NotFoundError, ResultRecord, ResultsDB, ResultsStore,
                          open_store)
 
 from kit import core_path
@@ -239,3 +240,43 @@ def test_cancel_and_requeue(store):
     assert store.cancel_unfinished(run_id) == 5
     assert _pending(store, run_id) == 0
     assert {d.state for d in store.desired_results(run_id)} == {"CANCELLED"} and len(drs) == 5
+
+
+def test_leased_claims_expire_unless_renewed_and_the_first_result_wins(store):
+    """Distributed measurement (tunerlib.db.leases): a claim with a lease goes back to REQUESTED once its
+    heartbeat is older than the lease; a renewed one stays; claims without a lease never expire; a
+    late result of the first claimant is refused once another worker's result is in."""
+    pv, run_id, _ = _run(store)
+    first, second, third = _requests(store, pv, run_id, 3)
+    assert store.claim_next(run_id, "gone", lease=0.2).dr_id == first
+    assert store.claim_next(run_id, "alive", lease=60.0).dr_id == second
+    assert store.claim_next(run_id, "local").dr_id == third  # no lease: the run's own process
+    assert store.beat(run_id, "alive") == 1 and store.beat(run_id, "nobody") == 0
+    time.sleep(0.5)
+    assert store.requeue_expired(run_id) == [first]
+    assert store.requeue_expired(run_id, now=time.time() + 30.0) == []  # renewed: within its lease
+    assert store.running_claims(run_id, "gone") == [] and store.running_claims(run_id, "alive") == [second]
+    assert store.beat(run_id, "gone") == 0  # the claim is no longer its own
+    again = store.claim_next(run_id, "other", lease=5.0)
+    assert again.dr_id == first
+    store.complete(first, ResultRecord("OK", 1.0, worker="other"))
+    with pytest.raises(AlreadyCompleteError):  # the first claimant came back: its result is refused
+        store.complete(first, ResultRecord("OK", 2.0, worker="gone"))
+    assert store.release(second, "other") is False and store.release(second, "alive") is True
+    assert store.claim_next(run_id, "x").dr_id == second
+    store.cancel_unfinished(run_id)
+    with pytest.raises(AlreadyCompleteError):  # the run stopped: a cancelled request takes no result
+        store.complete(third, ResultRecord("OK", 3.0))
+    assert [r.time for r in store.run_results(run_id)] == [1.0]
+
+
+def test_registered_workers_count_while_alive(store):
+    _, run_id, _ = _run(store)
+    assert store.live_workers(run_id) == 0
+    store.register_worker(run_id, "h:1:a", None, 30.0)
+    store.register_worker(run_id, "h:2:b", None, 30.0)
+    assert store.live_workers(run_id) == 2
+    store.unregister_worker(run_id, "h:1:a")
+    assert store.live_workers(run_id) == 1
+    store.beat(run_id, "h:2:b")
+    assert store.live_workers(run_id) == 1

@@ -66,12 +66,14 @@ class RunLifecycle:
     """Mixin of ResultsDB: run ownership, run selection for ``--resume``, unfinished requests."""
 
     # ----------------------------------------------------------------------------- ownership
-    def take_run(self, run_id: int, host: str, pid: int) -> None:
+    def take_run(self, run_id: int, host: str, pid: int, script_version: Optional[str] = None) -> None:
         """Mark the run RUNNING, driven by process ``pid`` on ``host`` (called when a resumed run
-        starts, after every check passed)."""
+        starts, after every check passed); a given ``script_version`` replaces the run's."""
+        values = {"state": "RUNNING", "end_date": None, "host": host, "pid": pid}
+        if script_version is not None:
+            values["script_version"] = script_version
         with self._tx() as runner:
-            runner.write(update(_RUN).where(_RUN.c.id == run_id)
-                         .values(state="RUNNING", end_date=None, host=host, pid=pid), {}, cache=False)
+            runner.write(update(_RUN).where(_RUN.c.id == run_id).values(**values), {}, cache=False)
 
     def run_export(self, run_id: int) -> dict:
         """What ``tunerlib upload`` needs of a run besides its results (see ResultsStore.run_export)."""

@@ -15,7 +15,7 @@ import time
 import uuid as uuid_module
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .models import (RESULT_STATES, RUN_STATES, Claim, DatabaseError, DesiredResultRow, NotFoundError,
+from .models import (RESULT_STATES, RUN_STATES, AlreadyCompleteError, Claim, DatabaseError, DesiredResultRow, NotFoundError,
                      ResultRecord, ResultRow)
 __all__ = ["MEMORY_URL", "MemoryStore"]
 
@@ -50,6 +50,7 @@ class MemoryStore:
         self._waiting: Dict[int, List[int]] = {}        # run -> heap of request ids that may be REQUESTED
         self._space_info: Dict[int, str] = {}            # program version id -> parameter_info
         self._machine_classes: Dict[int, str] = {}       # machine id -> machine class name
+        self._workers: Dict[Tuple[int, str], dict] = {}  # (run, worker name) -> heartbeat, lease, stopped
 
     def _new_id(self, table: str) -> int:
         self._next[table] = self._next.get(table, 0) + 1
@@ -88,12 +89,14 @@ class MemoryStore:
     # ---- runs -----------------------------------------------------------------------------------
     def create_run(self, program_version_id: int, label: Optional[str] = None, args: Optional[dict] = None,
                    seed: Optional[int] = None, machine_id: Optional[int] = None, objective: str = "",
-                   host: Optional[str] = None, pid: Optional[int] = None) -> Tuple[int, str]:
+                   host: Optional[str] = None, pid: Optional[int] = None,
+                   script_version: Optional[str] = None) -> Tuple[int, str]:
         run_id, run_uuid = self._new_id("run"), str(uuid_module.uuid4())
         self._runs[run_id] = {"id": run_id, "uuid": run_uuid, "program_version_id": program_version_id,
                               "label": label, "args": _dump(args if args is not None else {}), "seed": seed,
                               "state": "RUNNING", "start_date": time.time(), "end_date": None,
-                              "host": host, "pid": pid, "objective": objective, "machine_id": machine_id}
+                              "host": host, "pid": pid, "objective": objective, "machine_id": machine_id,
+                              "script_version": script_version}
         return run_id, run_uuid
 
     def _run(self, run_id: int) -> dict:
@@ -101,9 +104,11 @@ class MemoryStore:
             raise NotFoundError(f"no tuning run with id {run_id}")
         return self._runs[run_id]
 
-    def take_run(self, run_id: int, host: str, pid: int) -> None:
+    def take_run(self, run_id: int, host: str, pid: int, script_version: Optional[str] = None) -> None:
         if run_id in self._runs:
             self._runs[run_id].update(state="RUNNING", end_date=None, host=host, pid=pid)
+            if script_version is not None:
+                self._runs[run_id]["script_version"] = script_version
 
     def set_run_state(self, run_id: int, state: str) -> None:
         if state not in RUN_STATES:
@@ -166,14 +171,14 @@ class MemoryStore:
         rows = (self._requests[i] for i in self._run_requests.get(run_id, ()))
         return [d for d in rows if not states or d["state"] in states]
 
-    def claim_next(self, run_id: int, worker: str) -> Optional[Claim]:
+    def claim_next(self, run_id: int, worker: str, lease: Optional[float] = None) -> Optional[Claim]:
         heap = self._waiting.get(run_id, [])
         while heap and self._requests[heap[0]]["state"] != "REQUESTED":
             heapq.heappop(heap)  # claimed, cancelled or pushed twice
         if not heap:
             return None
         dr = self._requests[heapq.heappop(heap)]
-        dr.update(state="RUNNING", worker=worker)
+        dr.update(state="RUNNING", worker=worker, heartbeat=time.time(), lease=lease)
         hash_, data = self._configs[dr["config"]]
         return Claim(dr["id"], run_id, dr["config"], hash_, _load(data), dr["limit"], dr["requestor"],
                      dr["generation"])
@@ -184,8 +189,8 @@ class MemoryStore:
         dr = self._requests.get(desired_result_id)
         if dr is None:
             raise NotFoundError(f"no desired result with id {desired_result_id}")
-        if dr["state"] == "COMPLETE":
-            raise DatabaseError(f"desired result {desired_result_id} is already complete")
+        if dr["state"] not in ("REQUESTED", "RUNNING"):
+            raise AlreadyCompleteError(f"desired result {desired_result_id} is already complete or cancelled")
         result_id = self._new_id("result")
         self._results[result_id] = {"id": result_id, "run": dr["run"], "request": desired_result_id,
                                     "config": dr["config"], "record": record, "extra": _dump(record.extra or {}),
@@ -217,6 +222,47 @@ class MemoryStore:
 
     def running_claims(self, run_id: int, worker: str) -> List[int]:
         return [d["id"] for d in self._of_run(run_id, "RUNNING") if d["worker"] == worker]
+
+    # ---- leases and workers (one process: kept for the contract) ------------------------------
+    def beat(self, run_id: int, worker: str) -> int:
+        now = time.time()
+        if (run_id, worker) in self._workers:
+            self._workers[(run_id, worker)]["heartbeat"] = now
+        held = [d for d in self._of_run(run_id, "RUNNING") if d["worker"] == worker]
+        for dr in held:
+            dr["heartbeat"] = now
+        return len(held)
+
+    def requeue_expired(self, run_id: int, now: Optional[float] = None) -> List[int]:
+        now = time.time() if now is None else now
+        expired = [d for d in self._of_run(run_id, "RUNNING")
+                   if d.get("lease") is not None and d["heartbeat"] + d["lease"] < now]
+        for dr in expired:
+            self._requeue(run_id, dr)
+        return [d["id"] for d in expired]
+
+    def _requeue(self, run_id: int, dr: dict) -> None:
+        dr.update(state="REQUESTED", worker=None, heartbeat=None, lease=None)
+        heapq.heappush(self._waiting.setdefault(run_id, []), dr["id"])
+
+    def release(self, desired_result_id: int, worker: str) -> bool:
+        dr = self._requests.get(desired_result_id)
+        if dr is None or dr["state"] != "RUNNING" or dr["worker"] != worker:
+            return False
+        self._requeue(dr["run"], dr)
+        return True
+
+    def register_worker(self, run_id: int, name: str, machine_id: Optional[int], lease: float) -> None:
+        self._workers[(run_id, name)] = {"heartbeat": time.time(), "lease": lease, "stopped": None}
+
+    def unregister_worker(self, run_id: int, name: str) -> None:
+        if (run_id, name) in self._workers:
+            self._workers[(run_id, name)]["stopped"] = time.time()
+
+    def live_workers(self, run_id: int) -> int:
+        now = time.time()
+        return sum(1 for (run, _), w in self._workers.items()
+                   if run == run_id and w["stopped"] is None and w["heartbeat"] + w["lease"] >= now)
 
     # ---- results --------------------------------------------------------------------------
     def _row(self, res: dict) -> ResultRow:
@@ -267,6 +313,10 @@ class MemoryStore:
         return _load(self._states.get((run_id, name)))
 
     # ---- connections ------------------------------------------------------------------------
+    def listen(self, run_id: int) -> None:
+        """No other process can store results here: nothing to wait for."""
+        return None
+
     def worker_url(self) -> str:
         raise DatabaseError("--database memory:// lives in this process only: measurement workers "
                          "(--parallelism > 1) need a database file or URL")

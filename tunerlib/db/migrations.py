@@ -10,7 +10,8 @@
   data statements; no commit). :func:`migrate` applies every step from the stamped version up to
   :data:`~tunerlib.db.models.SCHEMA_VERSION` in order inside one transaction, then stamps the new version;
   if a step fails nothing changes. Schema 2 added ``tuning_run.host`` and ``tuning_run.pid``
-  (``MIGRATIONS[1]``). SQLite connections have
+  (``MIGRATIONS[1]``); schema 3 claim heartbeats and leases, ``result.worker``,
+  ``tuning_run.script_version`` and the ``measurement_worker`` table (``MIGRATIONS[2]``). SQLite connections have
   ``foreign_keys=ON``; a step that rebuilds a table should run ``PRAGMA defer_foreign_keys=ON`` first.
 
 Command line (owned by tunerlib.tools): ``python -m tunerlib.tools.db migrate URL`` calls :func:`migrate`.
@@ -249,7 +250,19 @@ def _add_run_owner(conn: Connection) -> None:
     conn.exec_driver_sql("ALTER TABLE tuning_run ADD COLUMN pid INTEGER")
 
 
-MIGRATIONS: dict[int, Migration] = {1: _add_run_owner}
+def _add_distributed_measurement(conn: Connection) -> None:
+    """Schema 2 -> 3 (distributed measurement): claim heartbeats and leases
+    (``desired_result.heartbeat``, ``.lease``), the worker of each result (``result.worker``), the run's
+    tuner script version (``tuning_run.script_version``) and the ``measurement_worker`` table."""
+    from .models import MeasurementWorker
+    conn.exec_driver_sql("ALTER TABLE desired_result ADD COLUMN heartbeat FLOAT")
+    conn.exec_driver_sql("ALTER TABLE desired_result ADD COLUMN lease FLOAT")
+    conn.exec_driver_sql("ALTER TABLE result ADD COLUMN worker TEXT")
+    conn.exec_driver_sql("ALTER TABLE tuning_run ADD COLUMN script_version TEXT")
+    MeasurementWorker.__table__.create(conn)
+
+
+MIGRATIONS: dict[int, Migration] = {1: _add_run_owner, 2: _add_distributed_measurement}
 """{from_version: upgrade function to from_version + 1}."""
 
 

@@ -24,7 +24,7 @@ from sqlalchemy import (JSON, Boolean, Float, ForeignKey, Index, Integer, String
                         func)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Version of the schema defined in this module, stamped in ``tunerlib_meta['schema_version']``."""
 
 #: RUNNING (its process is measuring, or was killed: see TuningRun.host/pid), COMPLETE (stopped by a
@@ -44,6 +44,10 @@ class DatabaseError(Exception):
 
 class SchemaVersionError(DatabaseError):
     """The database was written by a tunerlib with another schema version."""
+
+
+class AlreadyCompleteError(DatabaseError):
+    """A result was reported for a request that already has one, or whose run stopped (CANCELLED)."""
 
 
 class NotFoundError(DatabaseError, LookupError):
@@ -171,6 +175,9 @@ class TuningRun(Base):
     host: Mapped[Optional[str]] = mapped_column(Text)
     pid: Mapped[Optional[int]] = mapped_column(Integer)
     objective: Mapped[str] = mapped_column(Text)
+    #: version of the tuner script that drives the run (schema 3): ``tunerlib worker`` refuses to
+    #: measure for a run whose script version differs from its own
+    script_version: Mapped[Optional[str]] = mapped_column(Text)
 
 
 class DesiredResult(Base):
@@ -193,6 +200,11 @@ class DesiredResult(Base):
     request_date: Mapped[float] = mapped_column(Float)
     start_date: Mapped[Optional[float]] = mapped_column(Float)
     result_id: Mapped[Optional[int]] = mapped_column(ForeignKey("result.id", use_alter=True))
+    #: schema 3: when the claiming worker last showed it is alive (Unix seconds) and the lease in seconds
+    #: after which a claim without a newer heartbeat is put back to REQUESTED (NULL: never, the claims
+    #: of the run's own processes)
+    heartbeat: Mapped[Optional[float]] = mapped_column(Float)
+    lease: Mapped[Optional[float]] = mapped_column(Float)
 
 
 # Serves claim_next (run, REQUESTED, id; priority is always 0 since schema 2 code) and pending_count
@@ -222,6 +234,25 @@ class Result(Base):
     was_new_best: Mapped[bool] = mapped_column(Boolean, default=False)
     collection_date: Mapped[float] = mapped_column(Float)
     collection_cost: Mapped[Optional[float]] = mapped_column(Float)
+    #: the worker that measured it (schema 3): ``main``, ``worker-N`` or a ``tunerlib worker`` id
+    worker: Mapped[Optional[str]] = mapped_column(Text)
+
+
+class MeasurementWorker(Base):
+    """A ``tunerlib worker`` process serving a run (schema 3): registered when it starts, its heartbeat
+    renewed while it lives (idle or measuring), ``stopped`` set when it exits. The search driver counts
+    the live ones to keep enough requests in flight."""
+
+    __tablename__ = "measurement_worker"
+    __table_args__ = (Index("ix_measurement_worker_run", "tuning_run_id"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tuning_run_id: Mapped[int] = mapped_column(ForeignKey("tuning_run.id"))
+    name: Mapped[str] = mapped_column(Text)
+    machine_id: Mapped[Optional[int]] = mapped_column(ForeignKey("machine.id"))
+    started: Mapped[float] = mapped_column(Float)
+    heartbeat: Mapped[float] = mapped_column(Float)
+    lease: Mapped[float] = mapped_column(Float)
+    stopped: Mapped[Optional[float]] = mapped_column(Float)
 
 
 class TechniqueState(Base):
@@ -255,6 +286,7 @@ class ResultRecord:
     collection_cost: Optional[float] = None
     machine_id: Optional[int] = None
     input_id: Optional[int] = None
+    worker: Optional[str] = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,14 +32,16 @@ import uuid as uuid_module
 from contextlib import contextmanager
 from typing import Any, Iterator, Optional, Sequence
 
-from sqlalchemy import Table, bindparam, func, or_, select, update
+from sqlalchemy import BigInteger, Table, bindparam, cast, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from .migrations import ensure_schema, open_engine
-from .models import (RESULT_STATES, RUN_STATES, Claim, Configuration, DatabaseError, DesiredResult,
+from .models import (RESULT_STATES, RUN_STATES, AlreadyCompleteError, Claim, Configuration, DatabaseError, DesiredResult,
                      DesiredResultRow, Input, InputClass, Machine, MachineClass, NotFoundError, Program,
                      ProgramVersion, Result, ResultRecord, ResultRow, TechniqueState, TuningRun)
+from .leases import LeaseQueries
+from .notify import CHANNEL, ResultListener
 from .lifecycle import RunLifecycle
 from .runners import _CoreRunner, _Runner, _SQLiteRunner
 
@@ -65,10 +67,17 @@ _PICK = (select(_DR.c.id, _DR.c.configuration_id, _CFG.c.hash, _CFG.c.data, _DR.
          .where(_DR.c.tuning_run_id == bindparam("run"), _DR.c.state == "REQUESTED")
          .order_by(_DR.c.priority.desc(), _DR.c.id).limit(1))
 _CLAIM = (update(_DR).where(_DR.c.id == bindparam("dr"), _DR.c.state == "REQUESTED")
-          .values(state="RUNNING", worker=bindparam("w"), start_date=bindparam("t")))
+          .values(state="RUNNING", worker=bindparam("w"), start_date=bindparam("t"), heartbeat=bindparam("t"),
+                  lease=bindparam("lease")))
 _SEL_DR = select(_DR.c.tuning_run_id, _DR.c.configuration_id).where(_DR.c.id == bindparam("dr"))
-_FINISH_DR = (update(_DR).where(_DR.c.id == bindparam("dr"), _DR.c.state != "COMPLETE")
-              .values(state="COMPLETE", result_id=bindparam("rid")))
+_FINISH_DR = (update(_DR).where(_DR.c.id == bindparam("dr"), or_(_DR.c.state == "REQUESTED", _DR.c.state == "RUNNING"))
+              .values(state="COMPLETE", result_id=bindparam("rid"), heartbeat=None))
+_NOTIFY = select(func.pg_notify(CHANNEL, bindparam("run_text")))
+# PostgreSQL draws result ids from a sequence when a row is inserted, not when it commits: two workers
+# completing at once can commit ids 8 and 7 in that order, and a poll for "id > 7" in between would
+# never see 7. This per-run lock (held to the commit) makes a run's results commit in id order.
+# Negative keys: the schema lock (migrations.SCHEMA_LOCK) is positive.
+_RESULT_ORDER_LOCK = select(func.pg_advisory_xact_lock(-cast(bindparam("run"), BigInteger) - 1))
 _NEW_BEST = update(_RES).where(_RES.c.id == bindparam("rid")).values(was_new_best=True)
 _PENDING_COUNT = select(func.count()).select_from(_DR).where(
     _DR.c.tuning_run_id == bindparam("run"), or_(_DR.c.state == "REQUESTED", _DR.c.state == "RUNNING"))
@@ -103,7 +112,7 @@ _TS_LOAD = select(_TS.c.data).where(*_TS_WHERE)
 _TS_UPDATE = update(_TS).where(*_TS_WHERE).values(data=bindparam("d"), updated=bindparam("t"))
 
 
-class ResultsDB(RunLifecycle):
+class ResultsDB(RunLifecycle, LeaseQueries):
     """Results database of tunerlib (see the module docstring for transactions, processes, row types)."""
 
     def __init__(self, url: Optional[str] = None) -> None:
@@ -120,6 +129,7 @@ class ResultsDB(RunLifecycle):
         dialect = self.engine.dialect.name
         self._fast = dialect == "sqlite"
         self._ins_config = _INS_CONFIG.get(dialect)
+        self._notify = dialect == "postgresql"
         self._pid = os.getpid()
         self._run: Optional[_Runner] = None
         self._closed = False
@@ -252,16 +262,17 @@ class ResultsDB(RunLifecycle):
     def create_run(self, program_version_id: int, label: Optional[str] = None,
                    args: Optional[dict] = None, seed: Optional[int] = None,
                    machine_id: Optional[int] = None, objective: str = "", host: Optional[str] = None,
-                   pid: Optional[int] = None) -> tuple[int, str]:
+                   pid: Optional[int] = None, script_version: Optional[str] = None) -> tuple[int, str]:
         """Record a new tuning run in state RUNNING, driven by process ``pid`` on ``host`` (called when
-        a run starts, after its options, technique and seeds were checked); returns (run_id, uuid)."""
+        a run starts, after its options, technique and seeds were checked); returns (run_id, uuid).
+        ``script_version`` is the tuner script's version that workers must match."""
         run_uuid = str(uuid_module.uuid4())
         with self._tx() as runner:
             run_id = runner.insert(_INS_RUN, {
                 "uuid": run_uuid, "program_version_id": program_version_id, "label": label,
                 "args": args if args is not None else {}, "seed": seed, "state": "RUNNING",
                 "start_date": time_module.time(), "end_date": None, "machine_id": machine_id,
-                "objective": objective, "host": host, "pid": pid})
+                "objective": objective, "host": host, "pid": pid, "script_version": script_version})
         return int(run_id), run_uuid
 
     def run_info(self, run_id: int) -> dict:
@@ -322,9 +333,11 @@ class ResultsDB(RunLifecycle):
                 "generation": generation, "priority": 0, "limit": limit, "state": "REQUESTED",
                 "request_date": time_module.time()})
 
-    def claim_next(self, run_id: int, worker: str) -> Optional[Claim]:
+    def claim_next(self, run_id: int, worker: str, lease: Optional[float] = None) -> Optional[Claim]:
         """Atomically claim the oldest REQUESTED desired result of the run (by id) for
-        ``worker`` and mark it RUNNING; None when nothing is requested. Safe across processes."""
+        ``worker`` and mark it RUNNING; None when nothing is requested. Safe across processes: the
+        conditional UPDATE is checked by its row count (a claim lost to another worker is retried).
+        ``lease`` (seconds): the claim is re-queued unless its heartbeat is renewed (:mod:`.leases`)."""
         runner = self._runner()
         while True:
             try:
@@ -333,7 +346,7 @@ class ResultsDB(RunLifecycle):
                     runner.end_read()
                     return None
                 row = rows[0]
-                won = runner.write(_CLAIM, {"dr": row[0], "w": worker, "t": time_module.time()})
+                won = runner.write(_CLAIM, {"dr": row[0], "w": worker, "t": time_module.time(), "lease": lease})
                 runner.commit()
             except _OPERATIONAL_ERRORS as exc:
                 runner.rollback()
@@ -347,24 +360,34 @@ class ResultsDB(RunLifecycle):
     def complete(self, desired_result_id: int, record: ResultRecord) -> int:
         """Record the result of a desired result and mark that COMPLETE in one transaction (called once
         per measurement, by whoever measured it); returns the result id, durable on return. ValueError
-        for a state not in OK/TIMEOUT/ERROR/INFEASIBLE; NotFoundError / DatabaseError if the desired
-        result is missing or already complete (then nothing is written)."""
+        for a state not in OK/TIMEOUT/ERROR/INFEASIBLE; NotFoundError if the desired result is missing,
+        AlreadyCompleteError if it has a result already or its run cancelled it (nothing is written)."""
         if record.state not in RESULT_STATES:
             raise ValueError(f"result state {record.state!r} is not one of {', '.join(RESULT_STATES)}")
         with self._tx() as runner:
             rows = runner.rows(_SEL_DR, {"dr": desired_result_id})
             if not rows:
                 raise NotFoundError(f"no desired result with id {desired_result_id}")
+            if self._notify:  # PostgreSQL: results of a run commit in id order (see _RESULT_ORDER_LOCK)
+                runner.rows(_RESULT_ORDER_LOCK, {"run": rows[0][0]})
             result_id = runner.insert(_INS_RES, {
                 "tuning_run_id": rows[0][0], "configuration_id": rows[0][1],
                 "desired_result_id": desired_result_id, "machine_id": record.machine_id,
                 "input_id": record.input_id, "state": record.state, "time": record.time,
                 "accuracy": record.accuracy, "energy": record.energy, "size": record.size,
                 "extra": record.extra if record.extra is not None else {}, "was_new_best": False,
-                "collection_date": time_module.time(), "collection_cost": record.collection_cost})
+                "collection_date": time_module.time(), "collection_cost": record.collection_cost,
+                "worker": record.worker})
             if runner.write(_FINISH_DR, {"dr": desired_result_id, "rid": result_id}) != 1:
-                raise DatabaseError(f"desired result {desired_result_id} is already complete")
+                raise AlreadyCompleteError(f"desired result {desired_result_id} is already complete "
+                                           "or cancelled")
+            if self._notify:  # wakes the run's ResultListener when this commits
+                runner.rows(_NOTIFY, {"run_text": str(rows[0][0])})
         return result_id
+
+    def listen(self, run_id: int) -> Optional[ResultListener]:
+        """A listener that wakes when a result of the run is stored (PostgreSQL), else None (poll)."""
+        return ResultListener(self.engine, run_id) if self._notify else None
 
     def pending_count(self, run_id: int) -> int:
         """Number of desired results of the run that are REQUESTED or RUNNING."""

@@ -41,11 +41,13 @@ class ResultsStore(Protocol):
     # ---- runs -------------------------------------------------------------------------------
     def create_run(self, program_version_id: int, label: Optional[str] = None, args: Optional[dict] = None,
                    seed: Optional[int] = None, machine_id: Optional[int] = None, objective: str = "",
-                   host: Optional[str] = None, pid: Optional[int] = None) -> tuple[int, str]:
-        """A new run in state RUNNING (called when a checked run starts); returns (run id, uuid)."""
+                   host: Optional[str] = None, pid: Optional[int] = None,
+                   script_version: Optional[str] = None) -> tuple[int, str]:
+        """A new run in state RUNNING (called when a checked run starts); returns (run id, uuid).
+        ``script_version``: the tuner script's version, which ``tunerlib worker`` must match."""
 
-    def take_run(self, run_id: int, host: str, pid: int) -> None:
-        """Mark a resumed run RUNNING, driven by ``pid`` on ``host``."""
+    def take_run(self, run_id: int, host: str, pid: int, script_version: Optional[str] = None) -> None:
+        """Mark a resumed run RUNNING, driven by ``pid`` on ``host`` (and its tuner script version)."""
 
     def set_run_state(self, run_id: int, state: str) -> None:
         """Set RUNNING / COMPLETE / ABORTED / FAILED (called when a run stops)."""
@@ -73,11 +75,14 @@ class ResultsStore(Protocol):
                 limit: Optional[float] = None) -> int:
         """Queue a measurement in state REQUESTED (the search driver); returns its id."""
 
-    def claim_next(self, run_id: int, worker: str) -> Optional[Claim]:
-        """Atomically claim the oldest REQUESTED request for ``worker`` (RUNNING); None if there is none."""
+    def claim_next(self, run_id: int, worker: str, lease: Optional[float] = None) -> Optional[Claim]:
+        """Atomically claim the oldest REQUESTED request for ``worker`` (RUNNING); None if there is none.
+        With a ``lease`` (s) the claim is re-queued by :meth:`requeue_expired` unless :meth:`beat` renews
+        it (``tunerlib worker``)."""
 
     def complete(self, desired_result_id: int, record: ResultRecord) -> int:
-        """Store the result of a request and mark it COMPLETE (whoever measured it); the result id."""
+        """Store the result of a REQUESTED or RUNNING request and mark it COMPLETE (whoever measured it
+        first); the result id. AlreadyCompleteError when it has a result or was cancelled."""
 
     def cancel_unfinished(self, run_id: int) -> int:
         """REQUESTED and RUNNING requests become CANCELLED (called when a run stops)."""
@@ -90,6 +95,25 @@ class ResultsStore(Protocol):
 
     def running_claims(self, run_id: int, worker: str) -> list[int]:
         """Ids of the requests ``worker`` holds (called when a worker died)."""
+
+    # ---- leases and remote workers (tunerlib.db.leases) -----------------------------------
+    def beat(self, run_id: int, worker: str) -> int:
+        """Renew the heartbeat of ``worker`` and its claims (its heartbeat thread); claims it holds."""
+
+    def requeue_expired(self, run_id: int, now: Optional[float] = None) -> list[int]:
+        """Claims whose heartbeat is older than their lease become REQUESTED (the search driver)."""
+
+    def release(self, desired_result_id: int, worker: str) -> bool:
+        """A worker stopped by a signal gives its claim back unmeasured (REQUESTED)."""
+
+    def register_worker(self, run_id: int, name: str, machine_id: Optional[int], lease: float) -> None:
+        """A ``tunerlib worker`` starts serving the run."""
+
+    def unregister_worker(self, run_id: int, name: str) -> None:
+        """That worker stops serving the run."""
+
+    def live_workers(self, run_id: int) -> int:
+        """Registered workers of the run not stopped and within their lease (the search driver)."""
 
     # ---- results --------------------------------------------------------------------------
     def results_after(self, run_id: int, after_result_id: int) -> list[ResultRow]:
@@ -122,6 +146,10 @@ class ResultsStore(Protocol):
         """The saved state of technique ``name``, or None (``--resume``)."""
 
     # ---- connections ------------------------------------------------------------------------
+    def listen(self, run_id: int) -> Optional[Any]:
+        """An object whose ``wait(timeout)`` returns early when a result of the run is stored by another
+        process (PostgreSQL LISTEN/NOTIFY) and ``close()``; None where the engine cannot (poll instead)."""
+
     def worker_url(self) -> str:
         """The URL measurement worker processes open (UsageError where the store is not shared)."""
 
