@@ -24,8 +24,8 @@ REPO = Path(__file__).resolve().parents[1]
 def _shared() -> Path:
     try:
         return shared_data_dir()
-    except FileNotFoundError:  # an installed copy without data: problems that need it are absent
-        return Path(os.devnull)
+    except FileNotFoundError:  # an installed copy without data: a folder that cannot exist, so every
+        return Path(os.devnull) / "no-shared-data"  # problem that needs it is absent (SHARED.exists() is False)
 
 
 #: the shared data folder (:func:`tunerlib.tools.replay_problems.shared_data_dir`)

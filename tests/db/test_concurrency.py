@@ -61,9 +61,8 @@ def _claim_worker(path, run_id, name, start, out, ready):
     out.put((name, claimed))
 
 
-def test_every_row_claimed_exactly_once_by_concurrent_processes(new_url):
-    path = new_url
-    run_id = _setup_run(path, ROWS)
+def _ready_claim_workers(path, run_id):
+    """WORKERS spawned claim workers, imported and waiting for ``start``: (procs, start, out)."""
     start, out, ready = SPAWN.Event(), SPAWN.Queue(), SPAWN.Queue()
     procs = [SPAWN.Process(target=_claim_worker, args=(path, run_id, f"w{i}", start, out, ready))
              for i in range(WORKERS)]
@@ -71,6 +70,13 @@ def test_every_row_claimed_exactly_once_by_concurrent_processes(new_url):
         p.start()
     for _ in procs:        # spawned workers import slowly on a loaded machine: wait for all
         ready.get(timeout=120)
+    return procs, start, out
+
+
+def test_every_row_claimed_exactly_once_by_concurrent_processes(new_url):
+    path = new_url
+    run_id = _setup_run(path, ROWS)
+    procs, start, out = _ready_claim_workers(path, run_id)
     start.set()
     reports = dict(out.get(timeout=120) for _ in procs)
     for p in procs:
@@ -187,13 +193,7 @@ def test_a_poller_sees_every_result_of_concurrent_workers(new_url):
     see every result (PostgreSQL draws ids before commit; results of a run commit in id order)."""
     path = new_url
     run_id = _setup_run(path, ROWS)
-    start, out, ready = SPAWN.Event(), SPAWN.Queue(), SPAWN.Queue()
-    procs = [SPAWN.Process(target=_claim_worker, args=(path, run_id, f"w{i}", start, out, ready))
-             for i in range(WORKERS)]
-    for p in procs:
-        p.start()
-    for _ in procs:
-        ready.get(timeout=120)
+    procs, start, out = _ready_claim_workers(path, run_id)
     db = ResultsDB(path)
     seen, last = [], 0
     start.set()
