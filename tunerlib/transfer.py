@@ -1,6 +1,7 @@
 """What a tuning run takes from and gives to the cross-session store: recommendations for a
 recommendation bandit (attached before the technique is bound), warm-start configurations (``--warm-start``)
-and the upload of the finished run (``--upload``). The store is opened only when one of them is used.
+and the upload of the finished run (``--upload``). The store is opened, and its modules imported, only
+when one of them is used.
 
 A store that cannot be opened, or that knows nothing yet, never stops a run: the bandit runs as its AUC
 bandit, warm start adds nothing, and the run says so once on stderr (unless ``--quiet``).
@@ -13,12 +14,6 @@ from typing import Any, Callable, Dict, List, Optional
 from .db import ResultsStore
 from .parameters import ConfigurationManipulator
 from .techniques import Technique, create_technique
-from .store import CrossSessionStore, StoreError
-from .store.export import export_run
-from .store.queries import load_affinities
-from .store.recommender import StoreRecommender, describe_table
-from .store.representation import entries_of, type_counts
-from .store.warm import warm_start_configurations
 
 Say = Callable[[str], None]
 
@@ -38,6 +33,10 @@ def attach_recommender(technique: Technique, options: Any, manipulator: Configur
     returns the recommender, or None (not a recommendation bandit, or a store that cannot help)."""
     if not getattr(technique, "uses_store", False):
         return None
+    from .store import CrossSessionStore, StoreError
+    from .store.queries import load_affinities
+    from .store.recommender import StoreRecommender, describe_table
+    from .store.representation import entries_of, type_counts
     metric = getattr(options, "affinity_metric", None)
     if metric:
         technique.metric = metric
@@ -62,6 +61,8 @@ def warm_start(options: Any, manipulator: ConfigurationManipulator, parameter_in
     """The configurations ``--warm-start`` adds to the seeds (empty when off or when the store has none)."""
     if not getattr(options, "warm_start", False):
         return []
+    from .store import CrossSessionStore, StoreError
+    from .store.warm import warm_start_configurations
     try:
         with CrossSessionStore(getattr(options, "store", None), create=False) as store:
             configs = warm_start_configurations(store, manipulator, parameter_info)
@@ -79,6 +80,8 @@ def upload_finished_run(options: Any, db: ResultsStore, run_id: int, say: Say) -
     """Upload the run (``--upload``) and say what happened; returns the outcome or None when off."""
     if not getattr(options, "upload", False):
         return None
+    from .store import CrossSessionStore, StoreError
+    from .store.export import export_run
     try:
         stored = export_run(db, run_id, bool(getattr(options, "include_configurations", False)))
         if stored is None:

@@ -76,7 +76,7 @@ def _version0_database(url):
 
 
 def _add_technique_state(conn):
-    TechniqueState.__table__.create(conn)
+    TechniqueState.create(conn)
 
 
 def test_migrate_applies_registered_migration(url, monkeypatch):

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tunerlib.db import ResultRecord
 from tunerlib.db import SCHEMA_VERSION, DatabaseError, NotFoundError, ResultsDB, SchemaVersionError
-from tunerlib.db.models import Base
+from tunerlib.db.models import METADATA
 
 from kit import core_path
 
@@ -454,7 +454,7 @@ def test_json_stays_json_in_the_file(tmp_path):
                                         ("input", "extra", {"n": 3})]:
             kind, text = conn.execute(f"SELECT typeof({column}), {column} FROM {table}").fetchone()
             assert kind == "text" and json.loads(text) == expected
-        for table in Base.metadata.tables:
+        for table in METADATA.tables:
             for (name, *_rest) in conn.execute(f"SELECT name FROM pragma_table_info('{table}')"):
                 blobs = conn.execute(f'SELECT count(*) FROM "{table}" WHERE typeof("{name}")=\'blob\'')
                 assert blobs.fetchone()[0] == 0, (table, name)

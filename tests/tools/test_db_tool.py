@@ -133,7 +133,7 @@ def test_migrate_reports_the_versions(filled, monkeypatch, capsys):
     with sqlite3.connect(path) as conn:
         conn.execute("DROP TABLE technique_state")
     _stamp(path, SCHEMA_VERSION - 1)
-    monkeypatch.setitem(MIGRATIONS, SCHEMA_VERSION - 1, lambda conn: TechniqueState.__table__.create(conn))
+    monkeypatch.setitem(MIGRATIONS, SCHEMA_VERSION - 1, lambda conn: TechniqueState.create(conn))
     assert tool_main(["migrate", str(path)]) == 0
     assert capsys.readouterr().out == f"migrated {path} from version {SCHEMA_VERSION - 1} to {SCHEMA_VERSION}\n"
     with ResultsDB(str(path)) as db:

@@ -27,7 +27,7 @@ from .models import DesiredResult, MeasurementWorker
 
 __all__ = ["LeaseQueries"]
 
-_DR, _MW = DesiredResult.__table__, MeasurementWorker.__table__
+_DR, _MW = DesiredResult, MeasurementWorker
 _HELD = and_(_DR.c.tuning_run_id == bindparam("run"), _DR.c.state == "RUNNING", _DR.c.worker == bindparam("w"))
 _BEAT_CLAIMS = update(_DR).where(_HELD).values(heartbeat=bindparam("t"))
 _BEAT_WORKER = (update(_MW).where(_MW.c.tuning_run_id == bindparam("run"), _MW.c.name == bindparam("w"))

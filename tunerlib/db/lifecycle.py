@@ -16,7 +16,7 @@ from .models import (DesiredResult, Machine, MachineClass, NotFoundError, Progra
 
 __all__ = ["RunLifecycle", "process_alive"]
 
-_RUN, _DR, _RES = TuningRun.__table__, DesiredResult.__table__, Result.__table__
+_RUN, _DR, _RES = TuningRun, DesiredResult, Result
 _UNFINISHED = or_(_DR.c.state == "REQUESTED", _DR.c.state == "RUNNING")
 _REQUEUABLE = or_(_DR.c.state == "CANCELLED", _DR.c.state == "RUNNING")
 _SET_DR_STATE = update(_DR).where(_DR.c.id == bindparam("dr")).values(state=bindparam("s"), worker=None,
@@ -29,8 +29,8 @@ _RUN_SUMMARY = select(_RUN.c.id, _RUN.c.uuid, _RUN.c.program_version_id, _RUN.c.
                       _RUN.c.state, _RUN.c.args, _RUN.c.host, _RUN.c.pid, _RESULT_COUNT, _REQUEST_COUNT)
 _RUN_SUMMARY_KEYS = ("id", "uuid", "program_version_id", "label", "seed", "state", "args", "host", "pid",
                      "tests", "requests")
-_PV, _PROG = ProgramVersion.__table__, Program.__table__
-_MACHINE, _MCLASS = Machine.__table__, MachineClass.__table__
+_PV, _PROG = ProgramVersion, Program
+_MACHINE, _MCLASS = Machine, MachineClass
 _EXPORT = (select(_RUN.c.uuid, _RUN.c.state, _RUN.c.start_date, _RUN.c.end_date, _RUN.c.seed, _RUN.c.args,
                   _RUN.c.objective, _PROG.c.project, _PROG.c.name, _PV.c.version, _PV.c.parameter_info,
                   _MCLASS.c.name)

@@ -28,7 +28,7 @@ from sqlalchemy import (URL, Connection, Engine, create_engine, event, func, ins
                         make_url, select, update)
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 
-from .models import SCHEMA_VERSION, Base, DatabaseError, Meta, SchemaVersionError
+from .models import SCHEMA_VERSION, METADATA, DatabaseError, Meta, SchemaVersionError
 
 DEFAULT_URL = "sqlite:///tunerlib.db"
 URL_EXAMPLE = "sqlite:///path/tunerlib.db or postgresql+psycopg://user@host/db"
@@ -152,12 +152,12 @@ def open_engine(url: Optional[str]) -> tuple[Engine, str]:
 def read_schema_version(conn: Connection, display: str) -> Optional[int]:
     """The stamped schema version; None for an empty database; DatabaseError for a foreign database."""
     inspector = sa_inspect(conn)
-    if not inspector.has_table(Meta.__tablename__):
+    if not inspector.has_table(Meta.name):
         if inspector.get_table_names():
             raise DatabaseError(f"database {display} is not a tunerlib results database (it has tables but "
                                 "no tunerlib_meta): use a new --database")
         return None
-    meta = Meta.__table__
+    meta = Meta
     value = conn.execute(select(meta.c.value).where(meta.c.key == "schema_version")).scalar()
     try:
         return int(value)
@@ -169,7 +169,7 @@ def read_schema_version(conn: Connection, display: str) -> Optional[int]:
 def stamp_schema_version(conn: Connection, version: int, meta: Any = None) -> None:
     """Write ``schema_version`` into tunerlib_meta (or the key/value table ``meta``, e.g. the store's)
     inside the caller's transaction (insert or update)."""
-    meta = Meta.__table__ if meta is None else meta
+    meta = Meta if meta is None else meta
     done = conn.execute(update(meta).where(meta.c.key == "schema_version").values(value=str(version)))
     if done.rowcount == 0:
         conn.execute(meta.insert().values(key="schema_version", value=str(version)))
@@ -213,7 +213,7 @@ def ensure_schema(engine: Engine, display: str) -> None:
                     begin_exclusive(conn)
                     version = read_schema_version(conn, display)
                     if version is None:
-                        Base.metadata.create_all(conn)
+                        METADATA.create_all(conn)
                         stamp_schema_version(conn, SCHEMA_VERSION)
                         version = SCHEMA_VERSION
                     conn.commit()
@@ -259,7 +259,7 @@ def _add_distributed_measurement(conn: Connection) -> None:
     conn.exec_driver_sql("ALTER TABLE desired_result ADD COLUMN lease FLOAT")
     conn.exec_driver_sql("ALTER TABLE result ADD COLUMN worker TEXT")
     conn.exec_driver_sql("ALTER TABLE tuning_run ADD COLUMN script_version TEXT")
-    MeasurementWorker.__table__.create(conn)
+    MeasurementWorker.create(conn)
 
 
 MIGRATIONS: dict[int, Migration] = {1: _add_run_owner, 2: _add_distributed_measurement}

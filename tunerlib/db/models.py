@@ -1,8 +1,8 @@
-"""Schema of the tunerlib results database: tables (SQLAlchemy 2.x typed ORM), the row types ResultsDB
+"""Schema of the tunerlib results database: tables (SQLAlchemy 2.x Core), the row types ResultsDB
 returns and the error types. Declarations only: opening and versioning live in :mod:`.migrations`.
 
-The ORM classes define the tables (design.md §7); :mod:`tunerlib.db.storage` runs Core statements built
-from ``Model.__table__`` on its hot paths. Conventions:
+The Core tables below define the schema (design.md §7); :mod:`tunerlib.db.storage` runs Core statements
+on them. Conventions:
 
 * every ``*_date`` column (and ``technique_state.updated``) is a REAL holding Unix epoch seconds
   (``time.time()``): cheap to write, trivially subtracted into "seconds into the run";
@@ -20,9 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from sqlalchemy import (JSON, Boolean, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint,
-                        func)
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy import (JSON, Boolean, Column, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text,
+                        UniqueConstraint, func)
 
 SCHEMA_VERSION = 3
 """Version of the schema defined in this module, stamped in ``tunerlib_meta['schema_version']``."""
@@ -58,213 +57,137 @@ JsonColumn = JSON(none_as_null=True)
 """JSON column type: Python ``None`` is stored as SQL NULL, anything else as JSON text."""
 
 
-class Base(DeclarativeBase):
-    """Declarative base of every tunerlib results-database table."""
+METADATA = MetaData()
+"""Every table of the results database (SQLAlchemy Core: declaring tables costs a fraction of what ORM
+mapping costs at import, and the storage runs Core statements only)."""
 
 
-class Meta(Base):
-    """Key/value facts about the database itself; holds ``schema_version``."""
-
-    __tablename__ = "tunerlib_meta"
-    key: Mapped[str] = mapped_column(String(64), primary_key=True)
-    value: Mapped[str] = mapped_column(Text)
+def _id() -> Column:
+    return Column("id", Integer, primary_key=True)
 
 
-class Program(Base):
-    """A tuned program, identified by (project, name)."""
-
-    __tablename__ = "program"
-    __table_args__ = (UniqueConstraint("project", "name"),)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project: Mapped[str] = mapped_column(Text)
-    name: Mapped[str] = mapped_column(Text)
+def _required(name: str, type_: Any, *args: Any, **kwargs: Any) -> Column:
+    return Column(name, type_, *args, nullable=False, **kwargs)
 
 
-class ProgramVersion(Base):
-    """A version of a program together with its canonical search-space description.
-
-    ``parameter_info`` is the canonical JSON text of the search space; it can be long, so uniqueness is
-    enforced on its SHA-256 (``parameter_info_hash``) instead of the text itself.
-    """
-
-    __tablename__ = "program_version"
-    __table_args__ = (UniqueConstraint("program_id", "version", "parameter_info_hash"),)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    program_id: Mapped[int] = mapped_column(ForeignKey("program.id"))
-    version: Mapped[str] = mapped_column(Text)
-    parameter_info: Mapped[str] = mapped_column(Text)
-    parameter_info_hash: Mapped[str] = mapped_column(String(64))
+def _ref(name: str, target: str, required: bool = True, **kwargs: Any) -> Column:
+    return Column(name, Integer, ForeignKey(target, **kwargs), nullable=not required)
 
 
-class Configuration(Base):
-    """One point of the search space of a program version, keyed by the hash of its canonical JSON."""
+#: key/value facts about the database itself; holds ``schema_version``
+Meta = Table("tunerlib_meta", METADATA,
+             Column("key", String(64), primary_key=True),
+             _required("value", Text))
 
-    __tablename__ = "configuration"
-    __table_args__ = (UniqueConstraint("program_version_id", "hash"),)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    program_version_id: Mapped[int] = mapped_column(ForeignKey("program_version.id"))
-    hash: Mapped[str] = mapped_column(String(64))
-    data: Mapped[Any] = mapped_column(JsonColumn)
+#: a tuned program, identified by (project, name)
+Program = Table("program", METADATA, _id(),
+                _required("project", Text), _required("name", Text),
+                UniqueConstraint("project", "name"))
 
+#: a version of a program together with its canonical search-space description. ``parameter_info`` is
+#: the canonical JSON text of the search space; it can be long, so uniqueness is enforced on its SHA-256
+#: (``parameter_info_hash``) instead of the text itself.
+ProgramVersion = Table("program_version", METADATA, _id(),
+                       _ref("program_id", "program.id"),
+                       _required("version", Text), _required("parameter_info", Text),
+                       _required("parameter_info_hash", String(64)),
+                       UniqueConstraint("program_id", "version", "parameter_info_hash"))
 
-class MachineClass(Base):
-    """A class of interchangeable machines (``--machine-class``)."""
+#: one point of the search space of a program version, keyed by the hash of its canonical JSON
+Configuration = Table("configuration", METADATA, _id(),
+                      _ref("program_version_id", "program_version.id"),
+                      _required("hash", String(64)), _required("data", JsonColumn),
+                      UniqueConstraint("program_version_id", "hash"))
 
-    __tablename__ = "machine_class"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(Text, unique=True)
+#: a class of interchangeable machines (``--machine-class``)
+MachineClass = Table("machine_class", METADATA, _id(), _required("name", Text, unique=True))
 
+#: a machine results were measured on, identified by its name (host name)
+Machine = Table("machine", METADATA, _id(),
+                _required("name", Text, unique=True),
+                _ref("machine_class_id", "machine_class.id", required=False),
+                Column("cpu_count", Integer), Column("extra", JsonColumn))
 
-class Machine(Base):
-    """A machine results were measured on, identified by its name (host name)."""
-
-    __tablename__ = "machine"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(Text, unique=True)
-    machine_class_id: Mapped[Optional[int]] = mapped_column(ForeignKey("machine_class.id"))
-    cpu_count: Mapped[Optional[int]] = mapped_column(Integer)
-    extra: Mapped[Optional[Any]] = mapped_column(JsonColumn)
-
-
-class InputClass(Base):
-    """A class of inputs of a *program* (shared by all its versions), identified by (name, size)."""
-
-    __tablename__ = "input_class"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    program_id: Mapped[int] = mapped_column(ForeignKey("program.id"))
-    name: Mapped[str] = mapped_column(Text)
-    size: Mapped[Optional[int]] = mapped_column(Integer)
-    extra: Mapped[Optional[Any]] = mapped_column(JsonColumn)
-
+#: a class of inputs of a *program* (shared by all its versions), identified by (name, size)
+InputClass = Table("input_class", METADATA, _id(),
+                   _ref("program_id", "program.id"),
+                   _required("name", Text), Column("size", Integer), Column("extra", JsonColumn))
 
 # NULL never equals NULL in a UNIQUE constraint, so optional key columns are coalesced in the index.
-Index("ux_input_class_key", InputClass.program_id, InputClass.name, func.coalesce(InputClass.size, -1),
+Index("ux_input_class_key", InputClass.c.program_id, InputClass.c.name, func.coalesce(InputClass.c.size, -1),
       unique=True)
 
+#: one concrete input of an input class (a file path, or none for generated inputs)
+Input = Table("input", METADATA, _id(),
+              _ref("input_class_id", "input_class.id"),
+              Column("path", Text), Column("extra", JsonColumn))
 
-class Input(Base):
-    """One concrete input of an input class (a file path, or none for generated inputs)."""
+Index("ux_input_key", Input.c.input_class_id, func.coalesce(Input.c.path, ""), unique=True)
 
-    __tablename__ = "input"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    input_class_id: Mapped[int] = mapped_column(ForeignKey("input_class.id"))
-    path: Mapped[Optional[str]] = mapped_column(Text)
-    extra: Mapped[Optional[Any]] = mapped_column(JsonColumn)
+#: one tuning run: its arguments, seed, objective and lifecycle state (``RUN_STATES``). ``host`` and
+#: ``pid`` (schema 2) name the process driving the run: a RUNNING run whose process is gone was killed.
+#: ``script_version`` (schema 3) is the version of the tuner script that drives the run: ``tunerlib
+#: worker`` refuses to measure for a run whose script version differs from its own.
+TuningRun = Table("tuning_run", METADATA, _id(),
+                  _required("uuid", String(36), unique=True),
+                  _ref("program_version_id", "program_version.id"),
+                  Column("label", Text), Column("args", JsonColumn), Column("seed", Integer),
+                  _required("state", String(16)), _required("start_date", Float), Column("end_date", Float),
+                  _ref("machine_id", "machine.id", required=False),
+                  Column("host", Text), Column("pid", Integer), _required("objective", Text),
+                  Column("script_version", Text),
+                  Index("ix_tuning_run_version_label", "program_version_id", "label"))
 
-
-Index("ux_input_key", Input.input_class_id, func.coalesce(Input.path, ""), unique=True)
-
-
-class TuningRun(Base):
-    """One tuning run: its arguments, seed, objective and lifecycle state (``RUN_STATES``)."""
-
-    __tablename__ = "tuning_run"
-    __table_args__ = (Index("ix_tuning_run_version_label", "program_version_id", "label"),)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    uuid: Mapped[str] = mapped_column(String(36), unique=True)
-    program_version_id: Mapped[int] = mapped_column(ForeignKey("program_version.id"))
-    label: Mapped[Optional[str]] = mapped_column(Text)
-    args: Mapped[Optional[Any]] = mapped_column(JsonColumn)
-    seed: Mapped[Optional[int]] = mapped_column(Integer)
-    state: Mapped[str] = mapped_column(String(16))
-    start_date: Mapped[float] = mapped_column(Float)
-    end_date: Mapped[Optional[float]] = mapped_column(Float)
-    machine_id: Mapped[Optional[int]] = mapped_column(ForeignKey("machine.id"))
-    #: host name and process id of the process driving the run (schema 2): a RUNNING run whose process
-    #: is gone was killed
-    host: Mapped[Optional[str]] = mapped_column(Text)
-    pid: Mapped[Optional[int]] = mapped_column(Integer)
-    objective: Mapped[str] = mapped_column(Text)
-    #: version of the tuner script that drives the run (schema 3): ``tunerlib worker`` refuses to
-    #: measure for a run whose script version differs from its own
-    script_version: Mapped[Optional[str]] = mapped_column(Text)
-
-
-class DesiredResult(Base):
-    """A request to measure a configuration in a run (``DESIRED_RESULT_STATES``).
-
-    Written REQUESTED by the search driver, claimed (RUNNING) by a measurement worker, and set COMPLETE
-    with ``result_id`` once its result exists.
-    """
-
-    __tablename__ = "desired_result"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    tuning_run_id: Mapped[int] = mapped_column(ForeignKey("tuning_run.id"))
-    configuration_id: Mapped[int] = mapped_column(ForeignKey("configuration.id"))
-    requestor: Mapped[str] = mapped_column(Text)
-    generation: Mapped[int] = mapped_column(Integer)
-    priority: Mapped[int] = mapped_column(Integer, default=0)
-    limit: Mapped[Optional[float]] = mapped_column(Float)
-    state: Mapped[str] = mapped_column(String(16))
-    worker: Mapped[Optional[str]] = mapped_column(Text)
-    request_date: Mapped[float] = mapped_column(Float)
-    start_date: Mapped[Optional[float]] = mapped_column(Float)
-    result_id: Mapped[Optional[int]] = mapped_column(ForeignKey("result.id", use_alter=True))
-    #: schema 3: when the claiming worker last showed it is alive (Unix seconds) and the lease in seconds
-    #: after which a claim without a newer heartbeat is put back to REQUESTED (NULL: never, the claims
-    #: of the run's own processes)
-    heartbeat: Mapped[Optional[float]] = mapped_column(Float)
-    lease: Mapped[Optional[float]] = mapped_column(Float)
-
+#: a request to measure a configuration in a run (``DESIRED_RESULT_STATES``): written REQUESTED by the
+#: search driver, claimed (RUNNING) by a measurement worker, and set COMPLETE with ``result_id`` once its
+#: result exists. ``heartbeat`` (schema 3) is when the claiming worker last showed it is alive (Unix
+#: seconds) and ``lease`` the seconds after which a claim without a newer heartbeat is put back to
+#: REQUESTED (NULL: never, the claims of the run's own processes).
+DesiredResult = Table("desired_result", METADATA, _id(),
+                      _ref("tuning_run_id", "tuning_run.id"),
+                      _ref("configuration_id", "configuration.id"),
+                      _required("requestor", Text), _required("generation", Integer),
+                      _required("priority", Integer, default=0),
+                      Column("limit", Float), _required("state", String(16)), Column("worker", Text),
+                      _required("request_date", Float), Column("start_date", Float),
+                      _ref("result_id", "result.id", required=False, use_alter=True),
+                      Column("heartbeat", Float), Column("lease", Float))
 
 # Serves claim_next (run, REQUESTED, id; priority is always 0 since schema 2 code) and pending_count
 # (run, state) from one index.
-Index("ix_desired_result_claim", DesiredResult.tuning_run_id, DesiredResult.state,
-      DesiredResult.priority.desc(), DesiredResult.id)
+Index("ix_desired_result_claim", DesiredResult.c.tuning_run_id, DesiredResult.c.state,
+      DesiredResult.c.priority.desc(), DesiredResult.c.id)
 
+#: a measurement of one configuration (``RESULT_STATES``); durable as soon as it is committed.
+#: ``worker`` (schema 3) is the worker that measured it: ``main``, ``worker-N`` or a ``tunerlib worker`` id
+Result = Table("result", METADATA, _id(),
+               _ref("tuning_run_id", "tuning_run.id"),
+               _ref("configuration_id", "configuration.id"),
+               _ref("desired_result_id", "desired_result.id", required=False),
+               _ref("machine_id", "machine.id", required=False),
+               _ref("input_id", "input.id", required=False),
+               _required("state", String(16)),
+               Column("time", Float), Column("accuracy", Float), Column("energy", Float), Column("size", Float),
+               Column("extra", JsonColumn), _required("was_new_best", Boolean, default=False),
+               _required("collection_date", Float), Column("collection_cost", Float), Column("worker", Text),
+               Index("ix_result_run_id", "tuning_run_id", "id"),
+               Index("ix_result_configuration", "configuration_id"))
 
-class Result(Base):
-    """A measurement of one configuration (``RESULT_STATES``); durable as soon as it is committed."""
+#: a ``tunerlib worker`` process serving a run (schema 3): registered when it starts, its heartbeat
+#: renewed while it lives (idle or measuring), ``stopped`` set when it exits. The search driver counts the
+#: live ones to keep enough requests in flight.
+MeasurementWorker = Table("measurement_worker", METADATA, _id(),
+                          _ref("tuning_run_id", "tuning_run.id"),
+                          _required("name", Text), _ref("machine_id", "machine.id", required=False),
+                          _required("started", Float), _required("heartbeat", Float), _required("lease", Float),
+                          Column("stopped", Float),
+                          Index("ix_measurement_worker_run", "tuning_run_id"))
 
-    __tablename__ = "result"
-    __table_args__ = (Index("ix_result_run_id", "tuning_run_id", "id"),
-                      Index("ix_result_configuration", "configuration_id"))
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    tuning_run_id: Mapped[int] = mapped_column(ForeignKey("tuning_run.id"))
-    configuration_id: Mapped[int] = mapped_column(ForeignKey("configuration.id"))
-    desired_result_id: Mapped[Optional[int]] = mapped_column(ForeignKey("desired_result.id"))
-    machine_id: Mapped[Optional[int]] = mapped_column(ForeignKey("machine.id"))
-    input_id: Mapped[Optional[int]] = mapped_column(ForeignKey("input.id"))
-    state: Mapped[str] = mapped_column(String(16))
-    time: Mapped[Optional[float]] = mapped_column(Float)
-    accuracy: Mapped[Optional[float]] = mapped_column(Float)
-    energy: Mapped[Optional[float]] = mapped_column(Float)
-    size: Mapped[Optional[float]] = mapped_column(Float)
-    extra: Mapped[Optional[Any]] = mapped_column(JsonColumn)
-    was_new_best: Mapped[bool] = mapped_column(Boolean, default=False)
-    collection_date: Mapped[float] = mapped_column(Float)
-    collection_cost: Mapped[Optional[float]] = mapped_column(Float)
-    #: the worker that measured it (schema 3): ``main``, ``worker-N`` or a ``tunerlib worker`` id
-    worker: Mapped[Optional[str]] = mapped_column(Text)
-
-
-class MeasurementWorker(Base):
-    """A ``tunerlib worker`` process serving a run (schema 3): registered when it starts, its heartbeat
-    renewed while it lives (idle or measuring), ``stopped`` set when it exits. The search driver counts
-    the live ones to keep enough requests in flight."""
-
-    __tablename__ = "measurement_worker"
-    __table_args__ = (Index("ix_measurement_worker_run", "tuning_run_id"),)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    tuning_run_id: Mapped[int] = mapped_column(ForeignKey("tuning_run.id"))
-    name: Mapped[str] = mapped_column(Text)
-    machine_id: Mapped[Optional[int]] = mapped_column(ForeignKey("machine.id"))
-    started: Mapped[float] = mapped_column(Float)
-    heartbeat: Mapped[float] = mapped_column(Float)
-    lease: Mapped[float] = mapped_column(Float)
-    stopped: Mapped[Optional[float]] = mapped_column(Float)
-
-
-class TechniqueState(Base):
-    """Persisted JSON state of one technique in one run (for --resume); one row per (run, name)."""
-
-    __tablename__ = "technique_state"
-    __table_args__ = (UniqueConstraint("tuning_run_id", "name"),)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    tuning_run_id: Mapped[int] = mapped_column(ForeignKey("tuning_run.id"))
-    name: Mapped[str] = mapped_column(Text)
-    data: Mapped[Any] = mapped_column(JsonColumn)
-    updated: Mapped[float] = mapped_column(Float)
+#: persisted JSON state of one technique in one run (for --resume); one row per (run, name)
+TechniqueState = Table("technique_state", METADATA, _id(),
+                       _ref("tuning_run_id", "tuning_run.id"),
+                       _required("name", Text), _required("data", JsonColumn), _required("updated", Float),
+                       UniqueConstraint("tuning_run_id", "name"))
 
 
 # ----------------------------------------------------------------------------------------------------

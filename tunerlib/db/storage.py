@@ -8,7 +8,7 @@ version of an existing one (:func:`tunerlib.db.migrations.ensure_schema`).
 Transactions: every method runs in its own short transaction and commits before it returns, so a result is
 durable (it survives a SIGKILL of the process) once :meth:`ResultsDB.complete` has returned.
 
-Speed: statements are SQLAlchemy Core statements built once from ``Model.__table__``. On SQLite they are
+Speed: statements are SQLAlchemy Core statements built once from the Core tables of :mod:`.models`. On SQLite they are
 compiled once per instance and executed directly on the sqlite3 connection; other dialects execute them
 through a SQLAlchemy Connection. Both runners live in :mod:`tunerlib.db.runners` and give the same results.
 
@@ -30,10 +30,10 @@ import sqlite3
 import time as time_module
 import uuid as uuid_module
 from contextlib import contextmanager
+from importlib import import_module
 from typing import Any, Iterator, Optional, Sequence
 
 from sqlalchemy import BigInteger, Table, bindparam, cast, func, or_, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from .migrations import ensure_schema, open_engine
@@ -53,14 +53,19 @@ _ABANDONED: list = []  # connections inherited through fork: kept referenced so 
 
 
 # ------------------------------------------------------------------------------------------ statements
-_PV, _CFG, _RUN = ProgramVersion.__table__, Configuration.__table__, TuningRun.__table__
-_DR, _RES, _TS = DesiredResult.__table__, Result.__table__, TechniqueState.__table__
+_PV, _CFG, _RUN = ProgramVersion, Configuration, TuningRun
+_DR, _RES, _TS = DesiredResult, Result, TechniqueState
 
 _INS_RUN, _INS_DR, _INS_RES, _INS_TS = _RUN.insert(), _DR.insert(), _RES.insert(), _TS.insert()
 _SEL_CONFIG = select(_CFG.c.id).where(_CFG.c.program_version_id == bindparam("pv"),
                                       _CFG.c.hash == bindparam("h"))
-_INS_CONFIG = {"sqlite": sqlite.insert(_CFG).on_conflict_do_nothing(),
-               "postgresql": postgresql.insert(_CFG).on_conflict_do_nothing()}
+def _insert_config_ignoring_duplicates(dialect: str) -> Any:
+    """The dialect's ``INSERT ... ON CONFLICT DO NOTHING`` into configuration (None for other dialects);
+    the dialect module is imported here, when a database of that dialect is opened."""
+    if dialect not in ("sqlite", "postgresql"):
+        return None
+    module = import_module(f"sqlalchemy.dialects.{dialect}")
+    return module.insert(_CFG).on_conflict_do_nothing()
 _PICK = (select(_DR.c.id, _DR.c.configuration_id, _CFG.c.hash, _CFG.c.data, _DR.c.limit, _DR.c.requestor,
                 _DR.c.generation)
          .join_from(_DR, _CFG, _DR.c.configuration_id == _CFG.c.id)
@@ -96,7 +101,7 @@ _DESIRED_ROWS = (select(_DR.c.id, _CFG.c.hash, _DR.c.requestor, _DR.c.generation
 _COUNTS = (select(_RES.c.state, func.count()).where(_RES.c.tuning_run_id == bindparam("run"))
            .group_by(_RES.c.state))
 _RUN_ROW = select(_RUN).where(_RUN.c.id == bindparam("run"))
-_PROG = Program.__table__
+_PROG = Program
 _RESULT_COUNT = (select(func.count()).select_from(_RES).where(_RES.c.tuning_run_id == _RUN.c.id)
                  .correlate(_RUN).scalar_subquery())
 _LIST_RUNS = (select(_RUN.c.id, _RUN.c.uuid, _PROG.c.project, _PROG.c.name, _PV.c.version, _RUN.c.label,
@@ -128,7 +133,7 @@ class ResultsDB(RunLifecycle, LeaseQueries):
             raise
         dialect = self.engine.dialect.name
         self._fast = dialect == "sqlite"
-        self._ins_config = _INS_CONFIG.get(dialect)
+        self._ins_config = _insert_config_ignoring_duplicates(dialect)
         self._notify = dialect == "postgresql"
         self._pid = os.getpid()
         self._run: Optional[_Runner] = None
@@ -225,7 +230,7 @@ class ResultsDB(RunLifecycle, LeaseQueries):
     def program_version_id(self, project: str, program: str, version: str, parameter_info: str) -> int:
         """Get or create a program version (called at run start). ``parameter_info`` is the canonical
         text of the search space; versions differing only in it are distinct rows."""
-        program_id = self._get_or_create(Program.__table__, {"project": project, "name": program})
+        program_id = self._get_or_create(Program, {"project": project, "name": program})
         digest = hashlib.sha256(parameter_info.encode("utf-8")).hexdigest()
         return self._get_or_create(_PV, {"program_id": program_id, "version": version,
                                          "parameter_info_hash": digest},
@@ -234,9 +239,9 @@ class ResultsDB(RunLifecycle, LeaseQueries):
     def machine_id(self, name: str, machine_class: Optional[str] = None,
                    cpu_count: Optional[int] = None) -> int:
         """Get or create the machine ``name`` (host name); a given class / cpu_count updates it."""
-        class_id = (self._get_or_create(MachineClass.__table__, {"name": machine_class})
+        class_id = (self._get_or_create(MachineClass, {"name": machine_class})
                     if machine_class is not None else None)
-        table = Machine.__table__
+        table = Machine
         values = {"machine_class_id": class_id, "cpu_count": cpu_count}
         machine = self._get_or_create(table, {"name": name}, values)
         changes = {k: v for k, v in values.items() if v is not None}
@@ -253,9 +258,9 @@ class ResultsDB(RunLifecycle, LeaseQueries):
         rows = self._read(select(_PV.c.program_id).where(_PV.c.id == program_version_id), {}, cache=False)
         if not rows:
             raise NotFoundError(f"no program version with id {program_version_id}")
-        class_id = self._get_or_create(InputClass.__table__, {"program_id": rows[0][0],
+        class_id = self._get_or_create(InputClass, {"program_id": rows[0][0],
                                                               "name": input_class, "size": size})
-        return self._get_or_create(Input.__table__, {"input_class_id": class_id, "path": path},
+        return self._get_or_create(Input, {"input_class_id": class_id, "path": path},
                                    {"extra": extra})
 
     # ---------------------------------------------------------------------------------- runs
