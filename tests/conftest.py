@@ -15,3 +15,14 @@ from pg import postgres_server, postgres_url  # noqa: E402,F401  (fixtures regis
 os.environ.setdefault("TUNERLIB_SHARED_DIR", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                                           os.pardir, "shared"))
 os.environ["TUNERLIB_STORE"] = os.path.join(tempfile.mkdtemp(prefix="tunerlib-test-store-"), "store.db")
+
+
+def pytest_xdist_auto_num_workers(config):
+    """How many test processes ``-n auto`` (setup.cfg's addopts) starts: two per core, at most 8, since
+    much of the suite waits on the tuner processes it starts, their sleeps and their time limits rather
+    than computing. ``TUNERLIB_TEST_WORKERS=N`` overrides it; ``-n 0`` runs everything in this process."""
+    override = os.environ.get("TUNERLIB_TEST_WORKERS")
+    if override:
+        return int(override)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(8, 2 * cores))

@@ -176,7 +176,7 @@ def test_through_the_real_cli_runs_are_identical_across_processes_under_a_seed(t
     lengths = []
     for k in range(2):
         out = subprocess.run([sys.executable, str(tuner), "--random", "16", "--technique", "StructuralSurrogate",
-                              "--test-limit", "250", "--seed", "5", "--database", str(tmp_path / f"{k}.db")],
+                              "--test-limit", "120", "--seed", "5", "--database", str(tmp_path / f"{k}.db")],
                              capture_output=True, text=True, timeout=300)
         assert out.returncode == 0, out.stderr
         lengths.append(re.search(r"length: (\d+)", out.stdout).group(1))
