@@ -15,7 +15,7 @@ Any name with the suffix ``@table`` (e.g. ``taco_spmm@table``) is the same table
 its recorded configurations (a ``TableConstraint``, Kernel Tuner's simulation mode); it is returned
 only when named.  Only problems whose table exists under ``shared_dir`` are returned.  A name may
 also be a table file (recorded on any machine, any file name: it is replayed in its kernel's space,
-:func:`tunerlib.replay.benchmark_from_file`) or ``BENCHMARK=FILE`` (that file in BENCHMARK's space)::
+:func:`tunerlib.tools.recorded.benchmark_from_file`) or ``BENCHMARK=FILE`` (that file in BENCHMARK's space)::
 
     python -m tunerlib.tools.replay_problems rise_kmeans=/tmp/kmeans_othergpu.csv.gz other_spmm.csv.gz
 """
@@ -29,9 +29,8 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from tunerlib.parameters import ConfigurationManipulator
-from tunerlib.replay import (ReplayBenchmark, available_benchmarks, benchmark_from_file,
-                             load_benchmark)
-from tunerlib.replay.spaces import SHARED_ENV
+from tunerlib.replay import ReplayBenchmark
+from tunerlib.tools.recorded import SHARED_ENV, available_benchmarks, benchmark_from_file, load_benchmark
 
 
 #: problem-name suffix of a replay problem searched only over its recorded configurations

@@ -1,16 +1,17 @@
 """``--backend replay``: recorded GPU measurements instead of running kernels (no GPU needed).
 
-A thin layer over :mod:`tunerlib.replay` (the oracle lives there; nothing is duplicated here):
+A thin layer over :mod:`tunerlib.replay` (the oracle) and :mod:`tunerlib.tools.recorded` (the
+recorded benchmarks and their readers); nothing is duplicated here:
 
 * ``--kernel K`` alone replays the RISE kernel's RTX Titan table
   (``<shared>/data/gpu_cache/rise_baco/K_rtxtitan.csv.gz``, benchmark ``rise_K``) with the
-  space and known constraints of :data:`tunerlib.replay.BENCHMARKS`;
+  space and known constraints of :data:`tunerlib.tools.recorded.BENCHMARKS`;
 * ``--benchmark NAME`` replays any recorded benchmark, e.g. the exhaustive Kernel Tuner caches
   ``gemm_rtxtitan``, ``conv_a100``, ``dedisp_a100``, ``pnpoly_rtxtitan`` (with their constraints);
 * ``--data FILE`` replays a table file recorded on any GPU, under any name, columns in any order:
   with ``--kernel K`` (or ``--benchmark NAME``) in K's space (known constraints, expert and
   default); without, in the space of the kernel whose parameters the file holds
-  (:func:`tunerlib.replay.benchmark_from_file`).
+  (:func:`tunerlib.tools.recorded.benchmark_from_file`).
 
 Outcomes (:func:`tunerlib.replay.replay_result`): OK with the recorded time (ms), failed ->
 INFEASIBLE (``extra["reason"]``), absent -> INFEASIBLE with ``extra["not_measured"] = True``,
@@ -25,8 +26,8 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from tunerlib import Result, UsageError
 from tunerlib.parameters import ConfigurationManipulator
-from tunerlib.replay import (BENCHMARKS, SHARED_ENV, ReplayBenchmark, ReplayStats, benchmark_from_file,
-                             load_benchmark, replay_result)
+from tunerlib.replay import ReplayBenchmark, ReplayStats, replay_result
+from tunerlib.tools.recorded import BENCHMARKS, SHARED_ENV, benchmark_from_file, load_benchmark
 
 
 def default_shared_folder() -> Path:

@@ -44,7 +44,7 @@ import rise_worker  # noqa: E402
 from tunerlib import MeasurementInterface, Result, TuningOptions, UsageError  # noqa: E402
 from tunerlib.measure import BEST, format_table  # noqa: E402
 from tunerlib.parameters import ConfigurationManipulator  # noqa: E402
-from tunerlib.replay.interface import TABLE_SPACE_HELP  # noqa: E402
+from tunerlib.replay import TABLE_SPACE_HELP  # noqa: E402
 
 BACKENDS = ("opencl", "replay")
 #: the kernel tuned when --kernel is not given

@@ -1,7 +1,8 @@
-"""``--backend replay``: the recorded CATBench TACO measurements, through :mod:`tunerlib.replay`.
+"""``--backend replay``: the recorded CATBench TACO measurements, through :mod:`tunerlib.replay`
+and :mod:`tunerlib.tools.recorded`.
 
 Nothing is compiled: the search space is CATBench's variant of the kernel's space
-(``tunerlib.replay.spaces``: ``taco_<kernel>``, with its known constraints) and every
+(``tunerlib.tools.recorded.BENCHMARKS``: ``taco_<kernel>``, with its known constraints) and every
 configuration is looked up in ``<kernel>_7742.csv.gz`` (a 128-thread CPU) or in the table given
 with ``--data`` (recorded on any machine, under any file name: its columns are read by name, the
 thread counts are the recorded ones, the space and constraints stay the kernel's).  A configuration that
@@ -19,7 +20,8 @@ from typing import Any, Dict, List, Mapping, Optional
 import taco_spaces
 from tunerlib import Configuration, DesiredResult, Result
 from tunerlib.parameters import ConfigurationManipulator
-from tunerlib.replay import BENCHMARKS, SHARED_ENV, ReplayInterface, benchmark_from_file
+from tunerlib.replay import ReplayInterface
+from tunerlib.tools.recorded import BENCHMARKS, SHARED_ENV, benchmark_from_file
 
 
 def shared_dir() -> Path:

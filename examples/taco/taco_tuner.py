@@ -44,7 +44,7 @@ from taco_cli import TacoCli, TacoFailure  # noqa: E402
 from tunerlib import MeasurementInterface, Result, TuningOptions, UsageError  # noqa: E402
 from tunerlib.measure import BEST, Row, format_table  # noqa: E402
 from tunerlib.parameters import ConfigurationManipulator  # noqa: E402
-from tunerlib.replay.interface import TABLE_SPACE_HELP  # noqa: E402
+from tunerlib.replay import TABLE_SPACE_HELP  # noqa: E402
 
 #: random-input defaults per kernel (one evaluation of the default schedule well under a second)
 DEFAULT_SIZES: Dict[str, Dict[str, Any]] = {
