@@ -3,7 +3,9 @@
 Each :class:`Problem` builds its search space and evaluates a configuration to a number (lower is
 better) or None (failed).  TSPLIB and the test functions reuse the example tuners' readers
 (``examples/tsp/tsplib.py``, ``examples/rosenbrock/functions.py``), loaded by path from the
-repository, so this module works from a source checkout; the TSPLIB data comes from ``../shared``.
+repository, so this module works from a source checkout.  The TSPLIB instances and recorded tables
+come from the shared data folder (``shared=``, tools/compare.py's ``--shared DIR``, else
+``$TUNERLIB_SHARED_DIR``); without one, the problems that need it are absent.
 """
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import importlib.util
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Union
 
 import numpy as np
 
@@ -19,17 +21,20 @@ from tunerlib.parameters import ConfigurationManipulator, FloatParameter, Permut
 from tunerlib.tools.replay_problems import shared_data_dir
 
 REPO = Path(__file__).resolve().parents[1]
+Folder = Union[str, Path, None]
 
 
-def _shared() -> Path:
+def shared_root(given: Folder = None) -> Path:
+    """The shared data folder (``given``, else ``$TUNERLIB_SHARED_DIR``); without either a folder
+    that cannot exist, so every problem that needs it is absent (``.exists()`` is False)."""
     try:
-        return shared_data_dir()
-    except FileNotFoundError:  # an installed copy without data: a folder that cannot exist, so every
-        return Path(os.devnull) / "no-shared-data"  # problem that needs it is absent (SHARED.exists() is False)
+        return shared_data_dir(given)
+    except FileNotFoundError:
+        return Path(os.devnull) / "no-shared-data"
 
 
-#: the shared data folder (:func:`tunerlib.tools.replay_problems.shared_data_dir`)
-SHARED = _shared()
+#: the default shared data folder, ``$TUNERLIB_SHARED_DIR`` when this module was imported (:func:`shared_root`)
+SHARED = shared_root()
 TSP_INSTANCES = ["att48", "berlin52", "eil51", "gr48", "dantzig42", "ftv44", "p43", "ry48p"]
 
 
@@ -122,11 +127,14 @@ def function_problem(name: str, dims: int, domain: float) -> Problem:
                    data={"function": name, "dims": dims, "domain": domain})
 
 
-def default_problems(names: Optional[List[str]] = None) -> Dict[str, Problem]:
-    """The problems of issue 5 (TSPLIB instances present under ../shared, Rosenbrock), by name; any
-    other TSPLIB instance under ../shared when named."""
+def default_problems(names: Optional[List[str]] = None, shared: Folder = None) -> Dict[str, Problem]:
+    """The problems of issue 5 (TSPLIB instances present under the shared folder, Rosenbrock) and the
+    recorded replays there, by name; any other TSPLIB instance there, ``random<n>`` and the example
+    problems (:mod:`tunerlib.tools.example_problems`) when named.  ``shared``: the shared data folder
+    (default ``$TUNERLIB_SHARED_DIR``)."""
+    root = shared_root(shared)
     problems: Dict[str, Problem] = {}
-    tsp_dir = SHARED / "data" / "tsplib"
+    tsp_dir = root / "data" / "tsplib"
 
     def wanted(name: str) -> bool:  # build only what is asked for
         return names is None or name in names
@@ -138,7 +146,7 @@ def default_problems(names: Optional[List[str]] = None) -> Dict[str, Problem]:
     for dims in (4, 8):
         if wanted(f"rosenbrock{dims}d"):
             problems[f"rosenbrock{dims}d"] = function_problem("rosenbrock", dims, 5.0)
-    problems.update(_replay(names))
+    problems.update(_replay(names, root))
     for name in names or ():
         if name not in problems and name.startswith("random") and name[6:].isdigit():
             problems[name] = random_tsp_problem(int(name[6:]))
@@ -152,28 +160,32 @@ def default_problems(names: Optional[List[str]] = None) -> Dict[str, Problem]:
         unknown = [n for n in names if n not in problems]
         if unknown:
             from tunerlib.tools.example_problems import example_problem_names
+            hint = "" if root.exists() else ("; the TSPLIB and recorded problems need the shared data folder: "
+                                             "pass --shared DIR or set $TUNERLIB_SHARED_DIR")
             raise SystemExit(f"compare: unknown problem(s) {unknown}; known: "
-                             f"{sorted(problems) + example_problem_names()}")
+                             f"{sorted(problems) + example_problem_names()}{hint}")
         problems = {n: problems[n] for n in names}
     return problems
 
 
-def _replay(names: Optional[List[str]]) -> Dict[str, Problem]:
-    """Recorded-measurement replays (tools/replay_problems.py) present under ../shared."""
-    from tunerlib.tools.replay_problems import TABLE_SUFFIX, available_benchmarks, replay_problems
-    if not SHARED.exists():
+def _replay(names: Optional[List[str]], root: Path) -> Dict[str, Problem]:
+    """Recorded-measurement replays (tools/replay_problems.py) present under the shared folder ``root``."""
+    from tunerlib.tools.recorded import available_benchmarks
+    from tunerlib.tools.replay_problems import TABLE_SUFFIX, replay_problems
+    if not root.exists():
         return {}
-    available = available_benchmarks(SHARED, True)
+    available = available_benchmarks(root, True)
     wanted = [n for n in available if names is None or n in names]
     wanted += [n for n in names or () if n.endswith(TABLE_SUFFIX) and n[: -len(TABLE_SUFFIX)] in available]
     return {name: Problem(name, rp.manipulator, rp.evaluate, rp.optimum, list(rp.budgets),
                           data={"replay": True, "sparse": rp.sparse, "expert_value": rp.expert_value,
-                                "family": rp.benchmark.spec.family, "benchmark": rp.benchmark,
+                                "family": getattr(rp.benchmark.spec, "family", ""), "benchmark": rp.benchmark,
                                 "simulated_s": rp.simulated_s, "table_space": name.endswith(TABLE_SUFFIX)})
-            for name, rp in replay_problems(SHARED, wanted).items()}
+            for name, rp in replay_problems(root, wanted).items()}
 
 
-def tsplib_names() -> List[str]:
-    """Every TSPLIB instance (TSP and ATSP) under the shared data folder, sorted."""
-    tsp_dir = SHARED / "data" / "tsplib"
+def tsplib_names(shared: Folder = None) -> List[str]:
+    """Every TSPLIB instance (TSP and ATSP) under the shared data folder (default
+    ``$TUNERLIB_SHARED_DIR``), sorted."""
+    tsp_dir = shared_root(shared) / "data" / "tsplib"
     return sorted({p.stem for ext in ("*.tsp", "*.atsp") for p in tsp_dir.glob(ext)})

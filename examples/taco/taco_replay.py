@@ -13,7 +13,6 @@ monotonic/dynamic flags) and reported with their recorded times, or as not measu
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional
 
@@ -21,22 +20,18 @@ import taco_spaces
 from tunerlib import Configuration, DesiredResult, Result
 from tunerlib.parameters import ConfigurationManipulator
 from tunerlib.replay import ReplayInterface
-from tunerlib.tools.recorded import BENCHMARKS, SHARED_ENV, benchmark_from_file
-
-
-def shared_dir() -> Path:
-    """``$TUNERLIB_SHARED_DIR``, else the ``shared`` folder beside this repository checkout."""
-    return Path(os.environ.get(SHARED_ENV) or Path(__file__).resolve().parents[2].parent / "shared")
+from tunerlib.tools.recorded import BENCHMARKS, benchmark_from_file, shared_folder
 
 TABLE_DIR = Path("data") / "taco_cache"
 
 
 def table_path(kernel: str, data: Optional[str]) -> Path:
     """Where the kernel's table lies: ``data`` is a table file, a taco_cache folder or the shared
-    folder; None means the default shared folder.  Raises FileNotFoundError (one line)."""
+    folder; None means ``$TUNERLIB_SHARED_DIR``.  Raises FileNotFoundError (one line)."""
     fname = Path(BENCHMARKS[f"taco_{kernel}"].path).name
     if data is None:
-        candidates = [shared_dir() / TABLE_DIR / fname]
+        candidates = [shared_folder(None, "--data PATH (the taco_cache folder, the shared folder or a table "
+                                          "file)") / TABLE_DIR / fname]
     elif Path(data).is_file():
         return Path(data)
     else:
