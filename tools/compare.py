@@ -21,7 +21,8 @@ The recommendation bandits (``rec-bndt-dbi`` ...) read the store given by ``--st
 history comes from the other problems only (the thesis' protocol, Table 7.3).
 
 The TSPLIB instances and recorded tables come from the shared data folder (``--shared DIR``, else
-``$TUNERLIB_SHARED_DIR``; without one those problems are absent).
+``$TUNERLIB_SHARED_DIR``; without one those problems are absent), the problems measured by the
+examples from ``--examples DIR`` (default: the ``examples/`` folder beside this tool in a checkout).
 
 ``--database-dir DIR`` also records every tunerlib run in a results database per problem,
 ``DIR/<problem>.db``, labelled with its technique, so that ``tunerlib plot DIR/att48.db`` and
@@ -354,6 +355,9 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--shared", metavar="DIR",
                     help="shared data folder holding data/tsplib, data/gpu_cache and data/taco_cache (default: "
                          "$TUNERLIB_SHARED_DIR)")
+    ap.add_argument("--examples", metavar="DIR",
+                    help="examples folder for the problems the examples measure (default: examples/ beside "
+                         "this tool in a checkout)")
     ap.add_argument("--json", help="also write all raw value sequences to this JSON file")
     ap.add_argument("--from-json", nargs="+", metavar="FILE",
                     help="do not run: report the runs saved by --json (several files are merged)")
@@ -364,7 +368,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ns = _parser().parse_args(argv)
     _STORE.update(store=ns.store, leave_one_out=ns.leave_one_out, metric=ns.affinity_metric)
     _PROBLEMS.clear()  # main() may run more than once in a process (tests)
-    _PROBLEMS.update(default_problems(ns.problems, ns.shared))
+    _PROBLEMS.update(default_problems(ns.problems, ns.shared, ns.examples))
     budgets = ns.budgets or sorted({b for p in _PROBLEMS.values() for b in p.budgets})
     if ns.from_json:
         results, costs = _load_saved(ns.from_json, ns.techniques)
