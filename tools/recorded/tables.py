@@ -35,8 +35,8 @@ def shared_folder(given: Folder = None, option: str = "--shared-dir DIR") -> Pat
     env = os.environ.get(SHARED_ENV)
     if env:
         return Path(env)
-    raise FileNotFoundError(f"no shared data folder given: pass {option} (the folder holding data/gpu_cache "
-                            f"and data/taco_cache) or set ${SHARED_ENV}")
+    raise FileNotFoundError(f"no shared data folder given (the folder holding data/gpu_cache and data/taco_cache): "
+                            f"pass {option} or set ${SHARED_ENV}")
 
 
 def available_benchmarks(shared_dir: Folder = None, include_sparse: bool = True) -> List[str]:
