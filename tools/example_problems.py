@@ -54,10 +54,11 @@ def examples_dir(given: Folder = None, tool: str = "compare") -> Path:
 
 def load_example(path: Path, name: str, tool: str = "compare") -> Any:
     """Import the example module at ``path`` under the unique module name ``name`` (once per
-    process).  ``sys.path`` is left alone: an example that imports its siblings by name puts its
-    own folder there when it is imported."""
-    if name in sys.modules:
-        return sys.modules[name]
+    process and path).  ``sys.path`` is left alone: an example that imports its siblings by name
+    puts its own folder there when it is imported."""
+    loaded = sys.modules.get(name)
+    if loaded is not None and Path(getattr(loaded, "__file__", "")) == path:
+        return loaded
     if not path.is_file():
         raise SystemExit(f"{tool}: {path} is missing; pass --examples DIR (the examples/ folder of a tunerlib "
                          "checkout)")
