@@ -1,11 +1,15 @@
 """The architecture rules of design.md §9, checked on the source (ast): imports point down the four
 floors (parameters <- techniques <- core <- tools), there is no import cycle inside the installed
-package, and modules stay under 500 lines and functions under 60.
+package, and modules stay under 500 lines and functions under 60.  Issue 15: the core (tunerlib/)
+mentions no recorded benchmark collection, reader or data-folder layout, and tools/ and examples/
+import from tunerlib's packages only the names those export.
 
 Every import statement counts, also one inside a function (a lazy import is still a dependency);
 only imports under ``if TYPE_CHECKING:`` do not, since they exist for annotations alone.
 """
 import ast
+import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -151,3 +155,84 @@ def test_modules_and_functions_stay_small(module):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
             and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES]
     assert long == []
+
+
+# --------------------------------------------------------------------------- the core knows no domain
+#: words that name a recorded benchmark collection, its readers or the shared folder's layout (issue 15:
+#: they live in tunerlib.tools.recorded and the examples, never in tunerlib/)
+_DOMAIN_CS = re.compile(r"\b(RISE|TACO|CATBench|BaCO)\b")
+_DOMAIN_CI = re.compile(r"\b(kerneltuner\w*|kernel_tuner\w*|catbench\w*|baco\w*|gpu_cache|taco_cache|t1_specs|"
+                        r"(?:rise|taco|gemm|conv|dedisp|pnpoly)_[a-z0-9_]+|read_(?:rise|taco)\w*)\b|\.\./shared\b",
+                        re.IGNORECASE)
+
+
+def _domain_mentions(text):
+    found = [m.group(0) for m in _DOMAIN_CS.finditer(text)] + [m.group(0) for m in _DOMAIN_CI.finditer(text)]
+    for node in ast.walk(ast.parse(text)):   # identifiers and modules spelt with a domain word
+        names = ([node.id] if isinstance(node, ast.Name) else [node.attr] if isinstance(node, ast.Attribute)
+                 else [node.module or ""] + [a.name for a in node.names] if isinstance(node, ast.ImportFrom)
+                 else [a.name for a in node.names] if isinstance(node, ast.Import)
+                 else [node.name] if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else [])
+        found += [n for n in names if {"rise", "taco", "kerneltuner"} & set(re.split(r"[_.]", n.lower()))]
+    return found
+
+
+def test_the_domain_scan_finds_domain_words_and_only_those():
+    assert _domain_mentions("from .rise import read_rise_csv")
+    assert _domain_mentions("import tunerlib.tools.kerneltuner")
+    assert _domain_mentions("def load(taco):\n    return taco")
+    assert _domain_mentions("PATH = 'data/gpu_cache/x.csv'")
+    assert _domain_mentions("'''The RISE kernels.'''")
+    assert _domain_mentions("NAME = 'rise_kmeans'") and _domain_mentions("ROOT = '../shared'")
+    assert _domain_mentions("X = 1  # see conv_a100")
+    assert not _domain_mentions("'''This gives rise to sunrise; the tacos are convex; a shared folder.'''\n"
+                                "enterprise = arise = 1")
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.split(".")[1:2] not in (["parameters"],
+                                                                                           ["techniques"],
+                                                                                           ["tools"])))
+def test_the_core_mentions_no_domain(module):
+    """tunerlib/ (the core) names no recorded benchmark collection, reader or data-folder layout."""
+    assert _domain_mentions(MODULES[module].read_text()) == []
+
+
+# --------------------------------------------------------------------------- tools and examples use the public API
+#: imports by tools and examples of names a package does not export (each a candidate for the public API;
+#: this list may only shrink)
+KNOWN_PRIVATE_IMPORTS = {
+    ("tools/compare.py", "tunerlib.techniques.recommendation"),
+    ("tools/db.py", "tunerlib.db.admin"),
+    ("tools/history.py", "tunerlib.store.upload"),
+    ("tools/problems.py", "tunerlib.techniques.structural.tours"),
+}
+
+
+def _private_imports():
+    found = set()
+    for folder in ("tools", "examples"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").startswith("tunerlib"):
+                    mod = node.module
+                    if mod.startswith("tunerlib.tools"):
+                        continue                                  # the tools' own floor
+                    exported = set(getattr(importlib.import_module(mod), "__all__", ())) if _is_package(mod) else set()
+                    if not exported or any(a.name not in exported and not _is_package(f"{mod}.{a.name}")
+                                           for a in node.names):
+                        found.add((path.relative_to(ROOT).as_posix(), mod))
+                elif isinstance(node, ast.Import):
+                    found |= {(path.relative_to(ROOT).as_posix(), a.name) for a in node.names
+                              if a.name.startswith("tunerlib.") and not a.name.startswith("tunerlib.tools")
+                              and not _is_package(a.name)}
+    return found
+
+
+def _is_package(name):
+    return name in MODULES and MODULES[name].name == "__init__.py"
+
+
+def test_tools_and_examples_import_only_exported_names():
+    """tools/ and examples/ import from tunerlib's packages only names those export (``__all__``)."""
+    assert _private_imports() - KNOWN_PRIVATE_IMPORTS == set()
+    assert KNOWN_PRIVATE_IMPORTS <= _private_imports()       # the list shrinks when one is fixed

@@ -22,7 +22,7 @@ from typing import Any, Dict, List, Tuple
 import numpy as np
 
 from tunerlib.parameters import ConfigurationManipulator, EnumParameter, FloatParameter, IntegerParameter
-from tunerlib.techniques.base import Feedback
+from tunerlib.techniques import Feedback
 from tunerlib.techniques.bo import BayesianOptimization
 
 ENUM_COST = {"a": 0.0, "b": 0.6, "c": 1.5, "d": 3.0}

@@ -11,6 +11,9 @@ faster), and of the best time recorded during the run::
     python tools/bench_halide.py --test-limit 200 --seeds 5
     python tools/bench_halide.py --pipelines blur matmul --test-limit 200 --seeds 2 --size blur=512
 
+The Halide example is loaded by path from ``--examples DIR`` (default: the ``examples/`` folder of
+the checkout this tool runs from); this tool never puts that folder on ``sys.path`` itself.
+
 Timings are min-of-k (``examples/halide/timing.py``); on a shared machine they stay noisy, which
 is why the ratios are taken per seed, with the best schedule and the baselines timed in
 interleaved rounds (each round runs every contender once), so load changes hit all alike.
@@ -26,10 +29,9 @@ import statistics
 import sys
 import tempfile
 import time
-from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-EXAMPLE_DIR = Path(__file__).resolve().parents[1] / "examples" / "halide"
+from tunerlib.tools.example_problems import Folder, examples_dir, load_example
 
 #: row name of the best schedule among the timed contenders
 BEST = "tunerlib best"
@@ -40,17 +42,18 @@ DEFAULT_EXTRA_BASELINES = ["Mullapudi2016", "Li2018"]
 BEST_AUTO = "best-auto"
 
 
-def _import_example():
-    """The Halide example's tuner module; exits when it or halide is unavailable."""
-    if not (EXAMPLE_DIR / "halide_tuner.py").exists():
-        sys.exit(f"bench_halide: {EXAMPLE_DIR}/halide_tuner.py not found; run from a tunerlib checkout")
-    sys.path.insert(0, str(EXAMPLE_DIR))
+def _import_example(examples: Folder = None):
+    """The Halide example's tuner module, loaded from ``examples``/halide (see
+    :func:`tunerlib.tools.example_problems.examples_dir`); exits when it or halide is unavailable."""
+    path = examples_dir(examples, "bench_halide") / "halide" / "halide_tuner.py"
+    if not path.is_file():
+        sys.exit(f"bench_halide: {path} not found; pass --examples DIR (the examples/ folder of a tunerlib "
+                 "checkout)")
     try:
         import halide  # noqa: F401
     except ImportError:
         sys.exit("bench_halide: the halide package is not installed; pip install 'tunerlib[halide]'")
-    import halide_tuner
-    return halide_tuner
+    return load_example(path, "tunerlib_example_halide_tuner", "bench_halide")
 
 
 def parse_sizes(items: Sequence[str]) -> Dict[str, int]:
@@ -189,8 +192,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--workdir", default=None,
                    help="keep the results databases and summaries here (default: a temp dir, removed)")
     p.add_argument("--json", default=None, help="also write every run and the summary to this JSON file")
+    p.add_argument("--examples", default=None, metavar="DIR",
+                   help="the examples/ folder of a tunerlib checkout (default: the one beside this tool)")
     ns = p.parse_args(argv)
-    halide_tuner = _import_example()
+    halide_tuner = _import_example(ns.examples)
     sizes = parse_sizes(ns.size)
     names = list(CORE_BASELINES) + [b for b in ns.baselines if b not in CORE_BASELINES and b != "none"]
     rows, everything = [], {}

@@ -18,7 +18,7 @@ from typing import List
 import numpy as np
 
 from tunerlib.parameters import ConfigurationManipulator, PermutationParameter
-from tunerlib.techniques.base import Feedback
+from tunerlib.techniques import Feedback
 from tunerlib.techniques.structural import StructuralSurrogate
 
 

@@ -20,6 +20,10 @@ The recommendation bandits (``rec-bndt-dbi`` ...) read the store given by ``--st
 ``tunerlib history generate``); ``--leave-one-out`` hides each problem's own runs from them, so the
 history comes from the other problems only (the thesis' protocol, Table 7.3).
 
+The TSPLIB instances and recorded tables come from the shared data folder (``--shared DIR``, else
+``$TUNERLIB_SHARED_DIR``; without one those problems are absent), the problems measured by the
+examples from ``--examples DIR`` (default: the ``examples/`` folder beside this tool in a checkout).
+
 ``--database-dir DIR`` also records every tunerlib run in a results database per problem,
 ``DIR/<problem>.db``, labelled with its technique, so that ``tunerlib plot DIR/att48.db`` and
 ``tunerlib report DIR/att48.db`` show the comparison (median and band across seeds per technique).
@@ -41,7 +45,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from tunerlib import tune_function
 from tunerlib.techniques.recommendation import AFFINITY_METRICS
-from tunerlib.tools.problems import SHARED, Problem, default_problems
+from tunerlib.tools.problems import Problem, default_problems, shared_root
 from tunerlib.tools.references import KERNEL_TUNER_SCORE_SPACES, reference_lines, score_reference_lines
 from tunerlib.tools.score import (CUTOFF_PERCENTILE, Population, SpaceScore, aggregate, cutoff_evaluations,
                                   replay_population, score_table, space_score, within)
@@ -180,11 +184,12 @@ def _pct(xs: List[float], q: float) -> float:
 
 def report(results: Dict[Tuple[str, str], List[List[float]]], problems: Dict[str, Problem],
            budgets: List[int], out: Any = None, score: bool = False,
-           costs: Optional[Dict[Tuple[str, str], List[List[float]]]] = None) -> None:
+           costs: Optional[Dict[Tuple[str, str], List[List[float]]]] = None, shared: Optional[str] = None) -> None:
     """Print one block per problem: technique × budget → median [p20, p80] (median and worst
     run as ratios to the optimum, when known).  With ``score``, also the runs within 5 % of the
     optimum, the autotuning-methodology score per problem (``costs``: simulated seconds per
-    evaluation, for the time-based score) and a closing table of the scores and their mean."""
+    evaluation, for the time-based score) and a closing table of the scores and their mean, with the
+    published scores found under the shared data folder ``shared`` (default ``$TUNERLIB_SHARED_DIR``)."""
     out = out or sys.stdout
     per_space: Dict[str, Dict[str, SpaceScore]] = {}
     for pname, problem in problems.items():
@@ -225,7 +230,7 @@ def report(results: Dict[Tuple[str, str], List[List[float]]], problems: Dict[str
         if score:
             per_space[pname] = _score_block(out, pname, problem, results, costs or {}, max(budgets))
     if score:
-        _score_summary(out, {p: s for p, s in per_space.items() if s})
+        _score_summary(out, {p: s for p, s in per_space.items() if s}, shared)
 
 
 def _within_text(runs: List[List[float]], budgets: Sequence[int], opt: float, tolerance: float) -> str:
@@ -264,7 +269,7 @@ def _score_block(out: Any, pname: str, problem: Problem, results: Dict[Tuple[str
     return scores
 
 
-def _score_summary(out: Any, per_space: Dict[str, Dict[str, SpaceScore]]) -> None:
+def _score_summary(out: Any, per_space: Dict[str, Dict[str, SpaceScore]], shared: Optional[str] = None) -> None:
     """The closing table: score per space, the mean over spaces (evaluation- and time-based), the
     mean over Kernel Tuner's anchor spaces when all were run, and the Kernel Tuner reference lines."""
     if not per_space:
@@ -286,7 +291,7 @@ def _score_summary(out: Any, per_space: Dict[str, Dict[str, SpaceScore]]) -> Non
     out.write("  mean: of the evaluation-based scores; time: of the time-based ones; rank: of the methodology's "
               "median-rank estimator" + ("; conv+dedisp: the mean over Kernel Tuner's anchor spaces" if anchor else "")
               + "\n")
-    for line in score_reference_lines(SHARED / "data" / "gpu_cache" / "published_scores"):
+    for line in score_reference_lines(shared_root(shared) / "data" / "gpu_cache" / "published_scores"):
         out.write(line + "\n")
 
 
@@ -347,6 +352,12 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--database-dir", metavar="DIR",
                     help="also record every run in DIR/<problem>.db, labelled with its technique "
                          "(for `tunerlib plot` and `tunerlib report`)")
+    ap.add_argument("--shared", metavar="DIR",
+                    help="shared data folder holding data/tsplib, data/gpu_cache and data/taco_cache (default: "
+                         "$TUNERLIB_SHARED_DIR)")
+    ap.add_argument("--examples", metavar="DIR",
+                    help="examples folder for the problems the examples measure (default: examples/ beside "
+                         "this tool in a checkout)")
     ap.add_argument("--json", help="also write all raw value sequences to this JSON file")
     ap.add_argument("--from-json", nargs="+", metavar="FILE",
                     help="do not run: report the runs saved by --json (several files are merged)")
@@ -357,18 +368,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ns = _parser().parse_args(argv)
     _STORE.update(store=ns.store, leave_one_out=ns.leave_one_out, metric=ns.affinity_metric)
     _PROBLEMS.clear()  # main() may run more than once in a process (tests)
-    _PROBLEMS.update(default_problems(ns.problems))
+    _PROBLEMS.update(default_problems(ns.problems, ns.shared, ns.examples))
     budgets = ns.budgets or sorted({b for p in _PROBLEMS.values() for b in p.budgets})
     if ns.from_json:
         results, costs = _load_saved(ns.from_json, ns.techniques)
-        report(results, _PROBLEMS, budgets, score=ns.score, costs=costs)
+        report(results, _PROBLEMS, budgets, score=ns.score, costs=costs, shared=ns.shared)
         return 0
     results, costs = _run_all(ns, max(budgets))
     if ns.json:
         with open(ns.json, "w") as fh:
             json.dump({**{f"{p}|{t}": v for (p, t), v in results.items()},
                        **{f"{p}|{t}|{_COST_KEY}": c for (p, t), c in costs.items()}}, fh)
-    report(results, _PROBLEMS, budgets, score=ns.score, costs=costs)
+    report(results, _PROBLEMS, budgets, score=ns.score, costs=costs, shared=ns.shared)
     if ns.store:
         print(f"store used: {ns.store}" + (" (leave-one-out: each problem's own runs ignored)"
                                             if ns.leave_one_out else ""))

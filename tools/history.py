@@ -83,11 +83,13 @@ def _measure(problem: Problem, index: int, base_seed: int, evaluations: int, dat
 
 
 def generate(problems: Sequence[str], runs: int, evaluations: int, store: str, work_dir: str, jobs: int,
-             seed: int, include_configurations: bool = False, out: Any = None) -> Dict[str, int]:
+             seed: int, include_configurations: bool = False, out: Any = None,
+             shared: Optional[str] = None) -> Dict[str, int]:
     """Generate (or finish generating) the history, with a progress line on ``out`` (default the
-    current sys.stderr); returns {outcome: runs}."""
+    current sys.stderr); returns {outcome: runs}.  ``shared``: the shared data folder of the
+    problems (default ``$TUNERLIB_SHARED_DIR``)."""
     out = out if out is not None else sys.stderr
-    _PROBLEMS.update(default_problems(list(problems)))
+    _PROBLEMS.update(default_problems(list(problems), shared))
     Path(work_dir).mkdir(parents=True, exist_ok=True)
     CrossSessionStore(store).close()  # create the schema once, before the workers race for it
     plan: List[Job] = [(p, i, seed, evaluations, work_dir, store, include_configurations)
@@ -118,21 +120,24 @@ def add_command(sub: Any) -> None:
     gen.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
     gen.add_argument("--seed", type=int, default=0, help="seed of the whole plan")
     gen.add_argument("--include-configurations", action="store_true", help="store best configurations too")
+    gen.add_argument("--shared", metavar="DIR",
+                     help="shared data folder holding data/tsplib (default: $TUNERLIB_SHARED_DIR)")
     gen.set_defaults(handler=main_generate)
 
 
 def main_generate(ns: argparse.Namespace) -> int:
     """Run ``tunerlib history generate``; one-line errors with exit code 2."""
-    names = list(ns.problems or []) + (tsplib_names() if ns.all_tsp or not ns.problems else [])
+    names = list(ns.problems or []) + (tsplib_names(ns.shared) if ns.all_tsp or not ns.problems else [])
     names = [n for n in dict.fromkeys(names) if n not in set(ns.exclude)]
     if not names:
-        print("tunerlib: error: history generate: no problems (pass --problems or --all-tsp)", file=sys.stderr)
+        print("tunerlib: error: history generate: no problems (pass --problems, or --all-tsp with the shared "
+              "data folder: --shared DIR or $TUNERLIB_SHARED_DIR)", file=sys.stderr)
         return 2
     from tunerlib.store import default_store_url
     store = ns.store or default_store_url()
     try:
         counts = generate(names, ns.runs, ns.evaluations, store, ns.work_dir, ns.jobs, ns.seed,
-                          ns.include_configurations)
+                          ns.include_configurations, shared=ns.shared)
     except (StoreError, SystemExit) as exc:
         print(f"tunerlib: error: history generate: {exc}", file=sys.stderr)
         return 2

@@ -2,12 +2,14 @@
 
 Each :class:`Problem` builds its search space and evaluates a configuration to a number (lower is
 better) or None (failed).  TSPLIB and the test functions reuse the example tuners' readers
-(``examples/tsp/tsplib.py``, ``examples/rosenbrock/functions.py``), loaded by path from the
-repository, so this module works from a source checkout; the TSPLIB data comes from ``../shared``.
+(``tsp/tsplib.py``, ``rosenbrock/functions.py``), loaded by path from the examples folder
+(``examples=``, tools/compare.py's ``--examples DIR``; default: the ``examples/`` folder of the
+checkout these tools run from, :func:`tunerlib.tools.example_problems.examples_dir`).  The TSPLIB
+instances and recorded tables come from the shared data folder (``shared=``, ``--shared DIR``, else
+``$TUNERLIB_SHARED_DIR``); without one, the problems that need it are absent.
 """
 from __future__ import annotations
 
-import importlib.util
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,20 +18,21 @@ from typing import Any, Callable, Dict, List, Optional
 import numpy as np
 
 from tunerlib.parameters import ConfigurationManipulator, FloatParameter, PermutationParameter
+from tunerlib.tools.example_problems import Folder, examples_dir, load_example
 from tunerlib.tools.replay_problems import shared_data_dir
 
-REPO = Path(__file__).resolve().parents[1]
 
-
-def _shared() -> Path:
+def shared_root(given: Folder = None) -> Path:
+    """The shared data folder (``given``, else ``$TUNERLIB_SHARED_DIR``); without either a folder
+    that cannot exist, so every problem that needs it is absent (``.exists()`` is False)."""
     try:
-        return shared_data_dir()
-    except FileNotFoundError:  # an installed copy without data: a folder that cannot exist, so every
-        return Path(os.devnull) / "no-shared-data"  # problem that needs it is absent (SHARED.exists() is False)
+        return shared_data_dir(given)
+    except FileNotFoundError:
+        return Path(os.devnull) / "no-shared-data"
 
 
-#: the shared data folder (:func:`tunerlib.tools.replay_problems.shared_data_dir`)
-SHARED = _shared()
+#: the default shared data folder, ``$TUNERLIB_SHARED_DIR`` when this module was imported (:func:`shared_root`)
+SHARED = shared_root()
 TSP_INSTANCES = ["att48", "berlin52", "eil51", "gr48", "dantzig42", "ftv44", "p43", "ry48p"]
 
 
@@ -45,15 +48,9 @@ class Problem:
     data: Dict[str, Any] = field(default_factory=dict)
 
 
-def _load_example_module(rel: str, name: str):
-    path = REPO / rel
-    if not path.is_file():
-        raise SystemExit(f"compare: {rel} (the example's reader) is missing from this installed copy; run the "
-                         "benchmark tools from a source checkout of tunerlib")
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _load_example_module(rel: str, name: str, examples: Folder = None):
+    """The example module ``rel`` (relative to the examples folder) under the module name ``name``."""
+    return load_example(examples_dir(examples) / rel, name)
 
 
 def _tour_problem(name: str, matrix: np.ndarray, optimum: Optional[float], **extra: Any) -> Problem:
@@ -70,19 +67,19 @@ def _tour_problem(name: str, matrix: np.ndarray, optimum: Optional[float], **ext
     return Problem(name, space, evaluate, optimum, data={"matrix": matrix.tolist(), "n": n}, **extra)
 
 
-def tsp_problem(instance_path: Path) -> Problem:
+def tsp_problem(instance_path: Path, examples: Folder = None) -> Problem:
     """A TSPLIB instance as a permutation problem (closed tour length)."""
-    tsplib = _load_example_module("examples/tsp/tsplib.py", "tunerlib_bench_tsplib")
+    tsplib = _load_example_module("tsp/tsplib.py", "tunerlib_bench_tsplib", examples)
     inst = tsplib.read_instance(str(instance_path))
     return _tour_problem(inst.name, np.asarray(inst.matrix), tsplib.lookup_optimum(str(instance_path), inst.name))
 
 
-def random_tsp_problem(n: int, seed: int = 0) -> Problem:
+def random_tsp_problem(n: int, seed: int = 0, examples: Folder = None) -> Problem:
     """``random{n}``: a random EUC_2D instance (``examples/tsp/tsplib.random_instance(n, seed)``).
 
     Its optimum is unknown; the reference is the best tour of an iterated local search (2-opt and or-opt
     on the true distances, :data:`REFERENCE_KICKS` double-bridge kicks), so ratios are to that."""
-    tsplib = _load_example_module("examples/tsp/tsplib.py", "tunerlib_bench_tsplib")
+    tsplib = _load_example_module("tsp/tsplib.py", "tunerlib_bench_tsplib", examples)
     matrix = np.asarray(tsplib.random_instance(n, seed).matrix, dtype=float)
     problem = _tour_problem(f"random{n}", matrix, reference_tour_length(matrix, seed),
                             budgets=[1000, 3000, 10000])
@@ -106,9 +103,9 @@ def reference_tour_length(matrix: np.ndarray, seed: int = 0) -> float:
     return float(best)
 
 
-def function_problem(name: str, dims: int, domain: float) -> Problem:
+def function_problem(name: str, dims: int, domain: float, examples: Folder = None) -> Problem:
     """A continuous test function (rosenbrock, sphere, rastrigin, ackley) on [-domain, domain]^dims."""
-    functions = _load_example_module("examples/rosenbrock/functions.py", "tunerlib_bench_functions")
+    functions = _load_example_module("rosenbrock/functions.py", "tunerlib_bench_functions", examples)
     fn = functions.FUNCTIONS[name]
     names = [f"x{i}" for i in range(dims)]
 
@@ -122,11 +119,15 @@ def function_problem(name: str, dims: int, domain: float) -> Problem:
                    data={"function": name, "dims": dims, "domain": domain})
 
 
-def default_problems(names: Optional[List[str]] = None) -> Dict[str, Problem]:
-    """The problems of issue 5 (TSPLIB instances present under ../shared, Rosenbrock), by name; any
-    other TSPLIB instance under ../shared when named."""
+def default_problems(names: Optional[List[str]] = None, shared: Folder = None,
+                     examples: Folder = None) -> Dict[str, Problem]:
+    """The problems of issue 5 (TSPLIB instances present under the shared folder, Rosenbrock) and the
+    recorded replays there, by name; any other TSPLIB instance there, ``random<n>`` and the example
+    problems (:mod:`tunerlib.tools.example_problems`) when named.  ``shared``: the shared data folder
+    (default ``$TUNERLIB_SHARED_DIR``); ``examples``: the examples folder (see the module docstring)."""
+    root = shared_root(shared)
     problems: Dict[str, Problem] = {}
-    tsp_dir = SHARED / "data" / "tsplib"
+    tsp_dir = root / "data" / "tsplib"
 
     def wanted(name: str) -> bool:  # build only what is asked for
         return names is None or name in names
@@ -134,46 +135,50 @@ def default_problems(names: Optional[List[str]] = None) -> Dict[str, Problem]:
         for ext in (".tsp", ".atsp"):
             path = tsp_dir / f"{inst}{ext}"
             if path.exists():
-                problems[inst] = tsp_problem(path)
+                problems[inst] = tsp_problem(path, examples)
     for dims in (4, 8):
         if wanted(f"rosenbrock{dims}d"):
-            problems[f"rosenbrock{dims}d"] = function_problem("rosenbrock", dims, 5.0)
-    problems.update(_replay(names))
+            problems[f"rosenbrock{dims}d"] = function_problem("rosenbrock", dims, 5.0, examples)
+    problems.update(_replay(names, root))
     for name in names or ():
         if name not in problems and name.startswith("random") and name[6:].isdigit():
-            problems[name] = random_tsp_problem(int(name[6:]))
+            problems[name] = random_tsp_problem(int(name[6:]), examples=examples)
         if name not in problems:
             for ext in (".tsp", ".atsp"):
                 if (tsp_dir / f"{name}{ext}").exists():
-                    problems[name] = tsp_problem(tsp_dir / f"{name}{ext}")
+                    problems[name] = tsp_problem(tsp_dir / f"{name}{ext}", examples)
     if names:
         from tunerlib.tools.example_problems import example_problems
-        problems.update(example_problems([n for n in names if n not in problems], Problem))
+        problems.update(example_problems([n for n in names if n not in problems], Problem, examples))
         unknown = [n for n in names if n not in problems]
         if unknown:
             from tunerlib.tools.example_problems import example_problem_names
+            hint = "" if root.exists() else ("; the TSPLIB and recorded problems need the shared data folder: "
+                                             "pass --shared DIR or set $TUNERLIB_SHARED_DIR")
             raise SystemExit(f"compare: unknown problem(s) {unknown}; known: "
-                             f"{sorted(problems) + example_problem_names()}")
+                             f"{sorted(problems) + example_problem_names()}{hint}")
         problems = {n: problems[n] for n in names}
     return problems
 
 
-def _replay(names: Optional[List[str]]) -> Dict[str, Problem]:
-    """Recorded-measurement replays (tools/replay_problems.py) present under ../shared."""
-    from tunerlib.tools.replay_problems import TABLE_SUFFIX, available_benchmarks, replay_problems
-    if not SHARED.exists():
+def _replay(names: Optional[List[str]], root: Path) -> Dict[str, Problem]:
+    """Recorded-measurement replays (tools/replay_problems.py) present under the shared folder ``root``."""
+    from tunerlib.tools.recorded import available_benchmarks
+    from tunerlib.tools.replay_problems import TABLE_SUFFIX, replay_problems
+    if not root.exists():
         return {}
-    available = available_benchmarks(SHARED, True)
+    available = available_benchmarks(root, True)
     wanted = [n for n in available if names is None or n in names]
     wanted += [n for n in names or () if n.endswith(TABLE_SUFFIX) and n[: -len(TABLE_SUFFIX)] in available]
     return {name: Problem(name, rp.manipulator, rp.evaluate, rp.optimum, list(rp.budgets),
                           data={"replay": True, "sparse": rp.sparse, "expert_value": rp.expert_value,
-                                "family": rp.benchmark.spec.family, "benchmark": rp.benchmark,
+                                "family": getattr(rp.benchmark.spec, "family", ""), "benchmark": rp.benchmark,
                                 "simulated_s": rp.simulated_s, "table_space": name.endswith(TABLE_SUFFIX)})
-            for name, rp in replay_problems(SHARED, wanted).items()}
+            for name, rp in replay_problems(root, wanted).items()}
 
 
-def tsplib_names() -> List[str]:
-    """Every TSPLIB instance (TSP and ATSP) under the shared data folder, sorted."""
-    tsp_dir = SHARED / "data" / "tsplib"
+def tsplib_names(shared: Folder = None) -> List[str]:
+    """Every TSPLIB instance (TSP and ATSP) under the shared data folder (default
+    ``$TUNERLIB_SHARED_DIR``), sorted."""
+    tsp_dir = shared_root(shared) / "data" / "tsplib"
     return sorted({p.stem for ext in ("*.tsp", "*.atsp") for p in tsp_dir.glob(ext)})

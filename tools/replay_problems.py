@@ -2,6 +2,7 @@
 
     from tunerlib.tools.replay_problems import replay_problems
     problems = replay_problems("../shared")            # {name: Problem}, tables read once
+    # (None: $TUNERLIB_SHARED_DIR; there is no other default)
     p = problems["rise_kmeans"]
     run = tune_function(p.manipulator(), p.evaluate, test_limit=max(p.budgets), technique=[...], seed=s)
     ratio = run.best_at(20) / p.optimum                # best/optimum (>= 1, lower is better)
@@ -15,23 +16,26 @@ Any name with the suffix ``@table`` (e.g. ``taco_spmm@table``) is the same table
 its recorded configurations (a ``TableConstraint``, Kernel Tuner's simulation mode); it is returned
 only when named.  Only problems whose table exists under ``shared_dir`` are returned.  A name may
 also be a table file (recorded on any machine, any file name: it is replayed in its kernel's space,
-:func:`tunerlib.replay.benchmark_from_file`) or ``BENCHMARK=FILE`` (that file in BENCHMARK's space)::
+:func:`tunerlib.tools.recorded.benchmark_from_file`) or ``BENCHMARK=FILE`` (that file in BENCHMARK's
+space)::
 
+    python -m tunerlib.tools.replay_problems --shared ../shared
     python -m tunerlib.tools.replay_problems rise_kmeans=/tmp/kmeans_othergpu.csv.gz other_spmm.csv.gz
+
+The shared data folder is ``--shared DIR`` or ``$TUNERLIB_SHARED_DIR``; without either, a run that
+needs it stops with one line saying so.
 """
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from tunerlib.parameters import ConfigurationManipulator
-from tunerlib.replay import (ReplayBenchmark, available_benchmarks, benchmark_from_file,
-                             load_benchmark)
-from tunerlib.replay.spaces import SHARED_ENV
+from tunerlib.replay import ReplayBenchmark
+from tunerlib.tools.recorded import available_benchmarks, benchmark_from_file, load_benchmark, shared_folder
 
 
 #: problem-name suffix of a replay problem searched only over its recorded configurations
@@ -39,19 +43,9 @@ TABLE_SUFFIX = "@table"
 
 
 def shared_data_dir(given: Union[str, Path, None] = None) -> Path:
-    """The shared data folder of the benchmark tools: ``given``, else ``$TUNERLIB_SHARED_DIR``, else
-    the ``shared`` folder beside a source checkout (these tools run from one: ``tools/`` next to
-    ``examples/``).  An installed copy without either raises FileNotFoundError saying what to pass."""
-    if given is not None:
-        return Path(given)
-    env = os.environ.get(SHARED_ENV)
-    if env:
-        return Path(env)
-    checkout = Path(__file__).resolve().parents[1]
-    if (checkout / "examples").is_dir() and (checkout.parent / "shared").is_dir():
-        return checkout.parent / "shared"
-    raise FileNotFoundError(f"no shared data folder: pass --shared DIR (the folder holding data/gpu_cache and "
-                            f"data/tsplib) or set ${SHARED_ENV}")
+    """The shared data folder of the benchmark tools: ``given``, else ``$TUNERLIB_SHARED_DIR``; without
+    either raises FileNotFoundError saying to pass ``--shared DIR`` or set the variable."""
+    return shared_folder(given, "--shared DIR")
 
 
 @dataclass
@@ -112,24 +106,23 @@ def replay_problems(shared_dir: Union[str, Path, None] = None, names: Optional[S
                     include_sparse: bool = True) -> Dict[str, Problem]:
     """The replay problems whose tables exist under ``shared_dir`` (default: :func:`shared_data_dir`),
     keyed by name; ``names`` restricts the set (unknown names raise
-    KeyError, missing tables FileNotFoundError, files that fit no benchmark ValueError).  A name
-    may be a table file or ``BENCHMARK=FILE`` (see the module docstring).  Each table is read
-    once per process."""
-    root = shared_data_dir(shared_dir)
-    chosen = list(names) if names is not None else available_benchmarks(root, include_sparse)
+    KeyError, missing tables or shared folder FileNotFoundError, files that fit no benchmark
+    ValueError).  A name may be a table file or ``BENCHMARK=FILE`` (see the module docstring), which
+    needs no shared folder.  Each table is read once per process."""
+    chosen = list(names) if names is not None else available_benchmarks(shared_data_dir(shared_dir), include_sparse)
     out: Dict[str, Problem] = {}
     for n in chosen:
         base, table = (n[: -len(TABLE_SUFFIX)], True) if n.endswith(TABLE_SUFFIX) else (n, False)
-        out[n] = make_problem(_benchmark(base, root), table)
+        out[n] = make_problem(_benchmark(base, shared_dir), table)
     return out
 
 
-def _benchmark(name: str, root: Path) -> ReplayBenchmark:
-    """A known benchmark by name, a table file, or ``BENCHMARK=FILE``."""
+def _benchmark(name: str, shared_dir: Union[str, Path, None]) -> ReplayBenchmark:
+    """A known benchmark by name (from the shared folder), a table file, or ``BENCHMARK=FILE``."""
     like, _, path = name.rpartition("=")
     if like or Path(path).is_file():
         return benchmark_from_file(path, like or None)
-    return load_benchmark(name, root)
+    return load_benchmark(name, shared_data_dir(shared_dir))
 
 
 def problem_stats(problem: Problem, max_nodes: int = 3_000_000) -> Dict[str, Any]:
@@ -157,8 +150,9 @@ def _row(stats: Mapping[str, Any]) -> Tuple[str, ...]:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Print the statistics table of every available replay problem."""
     ap = argparse.ArgumentParser(description="statistics of the recorded replay tables")
-    ap.add_argument("--shared", default=None, help="shared data folder (default: $TUNERLIB_SHARED_DIR, or "
-                                                   "../shared beside a source checkout)")
+    ap.add_argument("--shared", default=None, metavar="DIR",
+                    help="shared data folder holding data/gpu_cache and data/taco_cache (default: "
+                         "$TUNERLIB_SHARED_DIR)")
     ap.add_argument("names", nargs="*", help="problem names, table files or BENCHMARK=FILE (default: all "
                                              "available)")
     args = ap.parse_args(argv)

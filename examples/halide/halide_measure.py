@@ -20,10 +20,9 @@ import numpy as np
 import baselines
 import pipelines
 import schedule
-from tunerlib import Result
+from tunerlib import Result, captured_stderr
 from tunerlib.measure import (IsolatedWorker, TimingPolicy, clocked, rejected, time_after_check, timed_out,
                               wrong_output)
-from tunerlib.process import captured_stderr
 
 #: seconds added to the timing phase's limit (binding buffers, the Python around the runs)
 TIMING_SLACK_S = 10.0

@@ -32,11 +32,10 @@ import halide_measure  # noqa: E402
 import pipelines  # noqa: E402
 import schedule  # noqa: E402
 
-from tunerlib import MeasurementInterface, Result, TuningOptions, UsageError  # noqa: E402
+from tunerlib import MeasurementInterface, Result, TuningOptions, UsageError, captured_stderr  # noqa: E402
 from halide_measure import first_line  # noqa: E402
 from tunerlib.measure import BEST, TimingError, TimingPolicy, format_table, time_interleaved  # noqa: E402
 from tunerlib.parameters import ConfigurationManipulator  # noqa: E402
-from tunerlib.process import captured_stderr  # noqa: E402
 
 #: smallest and largest --size accepted
 MIN_SIZE, MAX_SIZE = 16, 4096

@@ -33,10 +33,9 @@ import numpy as np
 
 import rise_kernels as kernels
 from rise_problems import Problem
-from tunerlib import Result, UsageError
+from tunerlib import Result, UsageError, captured_stderr
 from tunerlib.measure import (TimingPolicy, failed, fixed_rounds, rejected, sample_interleaved, time_after_check,
                               wrong_output)
-from tunerlib.process import captured_stderr
 
 INSTALL_HINT = "pip install -e '.[opencl]' (pyopencl + pocl-binary-distribution)"
 

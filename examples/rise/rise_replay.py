@@ -1,16 +1,18 @@
 """``--backend replay``: recorded GPU measurements instead of running kernels (no GPU needed).
 
-A thin layer over :mod:`tunerlib.replay` (the oracle lives there; nothing is duplicated here):
+A thin layer over :mod:`tunerlib.replay` (the oracle) and :mod:`tunerlib.tools.recorded` (the
+recorded benchmarks and their readers); nothing is duplicated here:
 
 * ``--kernel K`` alone replays the RISE kernel's RTX Titan table
   (``<shared>/data/gpu_cache/rise_baco/K_rtxtitan.csv.gz``, benchmark ``rise_K``) with the
-  space and known constraints of :data:`tunerlib.replay.BENCHMARKS`;
+  space and known constraints of :data:`tunerlib.tools.recorded.BENCHMARKS`; the shared data
+  folder is ``--shared-dir`` or ``$TUNERLIB_SHARED_DIR``;
 * ``--benchmark NAME`` replays any recorded benchmark, e.g. the exhaustive Kernel Tuner caches
   ``gemm_rtxtitan``, ``conv_a100``, ``dedisp_a100``, ``pnpoly_rtxtitan`` (with their constraints);
 * ``--data FILE`` replays a table file recorded on any GPU, under any name, columns in any order:
   with ``--kernel K`` (or ``--benchmark NAME``) in K's space (known constraints, expert and
   default); without, in the space of the kernel whose parameters the file holds
-  (:func:`tunerlib.replay.benchmark_from_file`).
+  (:func:`tunerlib.tools.recorded.benchmark_from_file`).
 
 Outcomes (:func:`tunerlib.replay.replay_result`): OK with the recorded time (ms), failed ->
 INFEASIBLE (``extra["reason"]``), absent -> INFEASIBLE with ``extra["not_measured"] = True``,
@@ -19,19 +21,12 @@ counted apart in :class:`tunerlib.replay.ReplayStats` together with the simulate
 """
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from tunerlib import Result, UsageError
 from tunerlib.parameters import ConfigurationManipulator
-from tunerlib.replay import (BENCHMARKS, SHARED_ENV, ReplayBenchmark, ReplayStats, benchmark_from_file,
-                             load_benchmark, replay_result)
-
-
-def default_shared_folder() -> Path:
-    """``$TUNERLIB_SHARED_DIR``, else the ``shared`` folder beside this repository checkout."""
-    return Path(os.environ.get(SHARED_ENV) or Path(__file__).resolve().parents[2].parent / "shared")
+from tunerlib.replay import ReplayBenchmark, ReplayStats, replay_result
+from tunerlib.tools.recorded import BENCHMARKS, benchmark_from_file, load_benchmark, shared_folder
 
 
 def load(kernel: Optional[str], data: Optional[str], benchmark: Optional[str],
@@ -46,7 +41,7 @@ def load(kernel: Optional[str], data: Optional[str], benchmark: Optional[str],
         name = benchmark or f"rise_{kernel or 'mm'}"
         if name not in BENCHMARKS:
             raise UsageError(f"--benchmark {name!r} is unknown; use one of {', '.join(BENCHMARKS)}")
-        root = Path(shared_dir) if shared_dir else default_shared_folder()
+        root = shared_folder(shared_dir or None, "--shared-dir DIR")
         path = root / BENCHMARKS[name].path
         if not path.is_file():
             raise UsageError(f"replay table {path} not found; pass --shared-dir (the folder holding "

@@ -19,8 +19,9 @@ constraints: build failures, ``INVALID_WORK_GROUP_SIZE``, out of resources), ERR
 is wrong.  Problem sizes are scaled by ``--size`` and so are the ranges of size-bound parameters
 (see ``rise_spaces.py``).
 
-``--backend replay``: recorded GPU measurements through :mod:`tunerlib.replay`
-(``rise_replay.py``); INFEASIBLE for recorded failures and for configurations the table lacks
+``--backend replay``: recorded GPU measurements through :mod:`tunerlib.replay` and
+:mod:`tunerlib.tools.recorded` (``rise_replay.py``; the shared data folder is ``--shared-dir`` or
+``$TUNERLIB_SHARED_DIR``); INFEASIBLE for recorded failures and for configurations the table lacks
 ("not measured", counted apart), and the report gives the simulated tuning time.
 
 At the end the best configuration is printed next to the paper's expert and default ones with
@@ -44,7 +45,7 @@ import rise_worker  # noqa: E402
 from tunerlib import MeasurementInterface, Result, TuningOptions, UsageError  # noqa: E402
 from tunerlib.measure import BEST, format_table  # noqa: E402
 from tunerlib.parameters import ConfigurationManipulator  # noqa: E402
-from tunerlib.replay.interface import TABLE_SPACE_HELP  # noqa: E402
+from tunerlib.replay import TABLE_SPACE_HELP  # noqa: E402
 
 BACKENDS = ("opencl", "replay")
 #: the kernel tuned when --kernel is not given
@@ -113,8 +114,7 @@ class RiseOptions(TuningOptions):
     table_space: bool = field(default=False, metadata={"help": "replay: " + TABLE_SPACE_HELP})
     shared_dir: Optional[str] = field(default=None, metadata={
         "metavar": "DIR",
-        "help": "replay: shared data folder holding data/gpu_cache (default: $TUNERLIB_SHARED_DIR or "
-                "the 'shared' folder beside the repository)"})
+        "help": "replay: shared data folder holding data/gpu_cache (default: $TUNERLIB_SHARED_DIR)"})
 
 
 class RiseTuner(MeasurementInterface):

@@ -19,7 +19,8 @@ it (:func:`taco_harness.measure`).  Outcomes, as :class:`tunerlib.Result`:
 
 The states follow the measurement kit's rule (:mod:`tunerlib.measure.states`).
 
-Nothing here raises for a bad configuration; the replay backend lives in ``tunerlib.replay``.
+Nothing here raises for a bad configuration; the replay backend (``taco_replay.py``) uses
+``tunerlib.replay``.
 """
 from __future__ import annotations
 

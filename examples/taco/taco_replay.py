@@ -1,7 +1,8 @@
-"""``--backend replay``: the recorded CATBench TACO measurements, through :mod:`tunerlib.replay`.
+"""``--backend replay``: the recorded CATBench TACO measurements, through :mod:`tunerlib.replay`
+and :mod:`tunerlib.tools.recorded`.
 
 Nothing is compiled: the search space is CATBench's variant of the kernel's space
-(``tunerlib.replay.spaces``: ``taco_<kernel>``, with its known constraints) and every
+(``tunerlib.tools.recorded.BENCHMARKS``: ``taco_<kernel>``, with its known constraints) and every
 configuration is looked up in ``<kernel>_7742.csv.gz`` (a 128-thread CPU) or in the table given
 with ``--data`` (recorded on any machine, under any file name: its columns are read by name, the
 thread counts are the recorded ones, the space and constraints stay the kernel's).  A configuration that
@@ -12,29 +13,25 @@ monotonic/dynamic flags) and reported with their recorded times, or as not measu
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional
 
 import taco_spaces
 from tunerlib import Configuration, DesiredResult, Result
 from tunerlib.parameters import ConfigurationManipulator
-from tunerlib.replay import BENCHMARKS, SHARED_ENV, ReplayInterface, benchmark_from_file
-
-
-def shared_dir() -> Path:
-    """``$TUNERLIB_SHARED_DIR``, else the ``shared`` folder beside this repository checkout."""
-    return Path(os.environ.get(SHARED_ENV) or Path(__file__).resolve().parents[2].parent / "shared")
+from tunerlib.replay import ReplayInterface
+from tunerlib.tools.recorded import BENCHMARKS, benchmark_from_file, shared_folder
 
 TABLE_DIR = Path("data") / "taco_cache"
 
 
 def table_path(kernel: str, data: Optional[str]) -> Path:
     """Where the kernel's table lies: ``data`` is a table file, a taco_cache folder or the shared
-    folder; None means the default shared folder.  Raises FileNotFoundError (one line)."""
+    folder; None means ``$TUNERLIB_SHARED_DIR``.  Raises FileNotFoundError (one line)."""
     fname = Path(BENCHMARKS[f"taco_{kernel}"].path).name
     if data is None:
-        candidates = [shared_dir() / TABLE_DIR / fname]
+        candidates = [shared_folder(None, "--data PATH (the taco_cache folder, the shared folder or a table "
+                                          "file)") / TABLE_DIR / fname]
     elif Path(data).is_file():
         return Path(data)
     else:

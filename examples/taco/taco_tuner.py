@@ -9,8 +9,8 @@ Pick a kernel (``--kernel spmv|spmm|sddmm|ttv|mttkrp``) and a backend:
 * ``taco --taco PATH``: the real TACO command-line tool generates the kernel from the same
   schedule (``taco_cli.py``); the same compile/verify/time harness runs it;
 * ``replay``: recorded measurements of CATBench's variant of these spaces (a 128-thread CPU,
-  ``../shared/data/taco_cache``, or ``--data FILE`` from another machine) through
-  ``tunerlib.replay``; configurations absent from the table are INFEASIBLE and counted as "not
+  ``$TUNERLIB_SHARED_DIR/data/taco_cache``, or ``--data PATH``: that folder, the shared folder or a
+  table from another machine) through ``tunerlib.replay`` and ``tunerlib.tools.recorded``; configurations absent from the table are INFEASIBLE and counted as "not
   measured".
 
 Inputs: ``--matrix FILE.mtx[.gz]`` (spmv, spmm, sddmm), ``--tensor FILE.tns`` (ttv, mttkrp), or
@@ -44,7 +44,7 @@ from taco_cli import TacoCli, TacoFailure  # noqa: E402
 from tunerlib import MeasurementInterface, Result, TuningOptions, UsageError  # noqa: E402
 from tunerlib.measure import BEST, Row, format_table  # noqa: E402
 from tunerlib.parameters import ConfigurationManipulator  # noqa: E402
-from tunerlib.replay.interface import TABLE_SPACE_HELP  # noqa: E402
+from tunerlib.replay import TABLE_SPACE_HELP  # noqa: E402
 
 #: random-input defaults per kernel (one evaluation of the default schedule well under a second)
 DEFAULT_SIZES: Dict[str, Dict[str, Any]] = {
@@ -79,7 +79,7 @@ class TacoOptions(TuningOptions):
         "metavar": "PATH", "help": "replay data: a taco_cache folder, the shared folder holding "
                                    "data/taco_cache, or one table file of the kernel recorded on any "
                                    "machine, under any name, columns in any order (default: "
-                                   "$TUNERLIB_SHARED_DIR or ../shared beside the repository)"})
+                                   "$TUNERLIB_SHARED_DIR)"})
     table_space: bool = field(default=False, metadata={"help": "replay: " + TABLE_SPACE_HELP})
     matrix: Optional[str] = field(default=None, metadata={
         "metavar": "FILE", "help": "Matrix Market input .mtx or .mtx.gz (spmv, spmm, sddmm) instead "

@@ -15,7 +15,7 @@ sys.path.insert(0, str(REPO / "examples" / "rise"))
 
 import rise_tuner  # noqa: E402
 import taco_tuner  # noqa: E402
-from tunerlib.replay import ReplayInterface  # noqa: E402
+from tunerlib.tools.recorded import RecordedInterface  # noqa: E402
 
 
 
@@ -67,7 +67,7 @@ def test_rise_tuner_says_when_the_table_is_not_the_kernels(tmp_path, capsys):
 def test_replay_cli_keeps_a_kernel_tuner_caches_restrictions(tmp_path, capsys):
     path = perturb_kt_cache(KT_HUB / "convolution_milo" / "A4000.trimmed.json.gz", tmp_path / "newgpu.json.gz",
                             drop=0.0)
-    assert ReplayInterface.main(["--data", str(path), "--technique", "PureRandom", "--test-limit", "30",
+    assert RecordedInterface.main(["--data", str(path), "--technique", "PureRandom", "--test-limit", "30",
                                  "--seed", "1", "--database", str(tmp_path / "c.db")]) == 0
     out = capsys.readouterr().out
     assert "replay: 30 evaluations" in out and "0 not measured" in out  # the constraints exclude the absent

@@ -28,7 +28,7 @@ import rise_spaces  # noqa: E402
 import rise_tuner  # noqa: E402
 import rise_worker  # noqa: E402
 from tunerlib.parameters import ConfigurationManipulator  # noqa: E402
-from tunerlib.replay import BENCHMARKS, default_shared_dir  # noqa: E402
+from tunerlib.tools.recorded import BENCHMARKS, shared_folder  # noqa: E402
 
 KERNELS = rise_spaces.kernel_names()
 #: tiny sizes: builds dominate, launches take microseconds
@@ -62,7 +62,7 @@ def _opencl_device():
 DEVICE = _opencl_device()
 needs_opencl = pytest.mark.skipif(DEVICE is None, reason="pyopencl or an OpenCL device is missing "
                                                          "(pip install -e '.[opencl]'); OpenCL tests skipped")
-RISE_DATA = default_shared_dir() / "data" / "gpu_cache" / "rise_baco"
+RISE_DATA = shared_folder() / "data" / "gpu_cache" / "rise_baco"
 needs_data = pytest.mark.skipif(not (RISE_DATA / "kmeans_rtxtitan.csv.gz").is_file(),
                                 reason=f"recorded GPU tables not found under {RISE_DATA}; replay tests skipped")
 
@@ -366,7 +366,7 @@ def test_table_space_replays_only_recorded_configurations(tmp_path, capsys):
 
 @needs_data
 def test_replay_kernel_tuner_cache(tmp_path, capsys):
-    path = default_shared_dir() / BENCHMARKS["pnpoly_rtxtitan"].path
+    path = shared_folder() / BENCHMARKS["pnpoly_rtxtitan"].path
     if not path.is_file():
         pytest.skip(f"{path} not found")
     args = ["--backend", "replay", "--data", str(path), "--test-limit", "6", "--seed", "1",

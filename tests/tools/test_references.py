@@ -32,12 +32,25 @@ def test_best_over_opt(fig, conv, expected):
 
 def test_an_installed_copy_without_examples_says_what_to_do(monkeypatch, tmp_path):
     """Installed tools never put examples/ on sys.path: a problem that needs an example's reader
-    exits with one line when the checkout is absent, and the shared folder is asked for by name."""
-    from tunerlib.tools import problems, replay_problems
-    monkeypatch.setattr(problems, "REPO", tmp_path)
-    with pytest.raises(SystemExit, match="examples/tsp/tsplib.py .* run the benchmark tools from a source checkout"):
+    loads it from --examples DIR (default: examples/ beside a checkout) and exits with one line
+    saying to pass it when there is none; the shared folder is asked for by name."""
+    import sys
+
+    from tunerlib.tools import example_problems, problems, replay_problems
+    path_before = list(sys.path)
+    with pytest.raises(SystemExit, match=r"compare: .*tsp/tsplib.py is missing; pass --examples DIR"):
+        problems.random_tsp_problem(10, examples=tmp_path)
+    with pytest.raises(SystemExit, match=r"--examples .*: no such folder"):
+        problems.random_tsp_problem(10, examples=tmp_path / "nowhere")
+    monkeypatch.setattr(example_problems, "CHECKOUT_EXAMPLES", tmp_path / "nowhere")
+    with pytest.raises(SystemExit, match=r"no examples folder beside this installed copy; pass --examples DIR"):
         problems.random_tsp_problem(10)
+    monkeypatch.undo()
+    assert problems.random_tsp_problem(6).data["n"] == 6      # the checkout's examples/, loaded by path
+    assert sys.path == path_before
     monkeypatch.delenv("TUNERLIB_SHARED_DIR")
-    monkeypatch.setattr(replay_problems, "__file__", str(tmp_path / "tools" / "replay_problems.py"))
-    with pytest.raises(FileNotFoundError, match=r"pass --shared DIR .* or set \$TUNERLIB_SHARED_DIR"):
+    with pytest.raises(FileNotFoundError, match=r"pass --shared DIR or set \$TUNERLIB_SHARED_DIR"):
         replay_problems.shared_data_dir()
+    assert not problems.shared_root().exists()
+    with pytest.raises(SystemExit, match=r"unknown problem\(s\) \['att48'\].*pass --shared DIR or set"):
+        problems.default_problems(["att48"])

@@ -1,44 +1,57 @@
-"""tunerlib.replay: replay recorded measurements as a tuning oracle (no GPU or TACO needed).
+"""tunerlib.replay: replay recorded measurements as a tuning oracle (nothing is measured).
 
-* :mod:`.table`       -- :class:`RecordedTable` (canonical key -> :class:`Record`), duplicate merging;
-* :mod:`.kerneltuner` -- Kernel Tuner cache JSON(.gz) reader and T1 specification conditions;
-* :mod:`.rise`        -- RISE/BaCO GPU kernel CSV reader (``compute_time == 0`` = failed);
-* :mod:`.taco`        -- CATBench TACO CSV reader (permutation strings -> tuples);
-* :mod:`.spaces`      -- search spaces with known constraints of every recorded benchmark
-  (:data:`BENCHMARKS`), feasible counting;
-* :mod:`.columns`     -- which CSV column is a parameter and which is metadata (by name);
-* :mod:`.benchmark`   -- :class:`ReplayBenchmark` / :func:`load_benchmark` (space + table: lookups,
-  optimum);
-* :mod:`.files`       -- :func:`benchmark_from_file`: a table file from any machine in its kernel's space;
-* :mod:`.interface`   -- :class:`ReplayInterface`, a MeasurementInterface answering from a table.
+The public names, by module (import them from ``tunerlib.replay``):
 
-The names of :mod:`.interface` are imported on first use (so ``python -m tunerlib.replay.interface``
-runs cleanly).  Outcomes: OK (recorded time, ms), failed (INFEASIBLE with ``extra["reason"]``) and not measured
-(INFEASIBLE with ``extra["not_measured"] = True``).
+* :mod:`.table`    -- :class:`RecordedTable` (canonical key -> :class:`Record`), :class:`TableBuilder`
+  (duplicate merging), :func:`canonical_value` (the key form of a value), :func:`open_text`
+  (reads ``.gz`` transparently);
+* :mod:`.columns`  -- which CSV column is a parameter and which is metadata, by name
+  (:func:`read_header`, :func:`split_columns`, :data:`OBJECTIVE_COLUMN`, :data:`METADATA_COLUMNS`);
+* :mod:`.csvtable` -- :func:`read_csv_table`, the measurement CSV reader (``compute_time == 0`` =
+  failed, :data:`FAILED_REASON`), and its cell parsers :func:`parse_number`, :func:`parse_value`,
+  :func:`cached_parser`;
+* :mod:`.spec`     -- :class:`BenchmarkSpec` / :class:`ParamDef` (a benchmark's parameters, known
+  constraints, budgets, documented configurations; no file format), :func:`substitute_constants`,
+  :func:`rows_in_space`, :func:`params_from_values`;
+* :mod:`.benchmark` -- :class:`ReplayBenchmark` (spec + table: lookups, optimum, search space,
+  optionally only the recorded configurations) and :func:`benchmark_from_table` (a table of unknown
+  space, parameters inferred from its values);
+* :mod:`.interface` -- :class:`ReplayInterface` (a MeasurementInterface answering from a
+  benchmark), :class:`ReplayOptions`, :class:`ReplayStats`, :func:`replay_result`,
+  :data:`TABLE_SPACE_HELP` (help text of a ``--table-space`` option), :data:`NOT_MEASURED_REASON`.
+
+The core knows no benchmark collection, file format of a particular tool, or data folder: readers
+and the catalogue of recorded benchmarks are in ``tunerlib.tools.recorded``.  The names of
+:mod:`.interface` are imported on first use (it imports the tuning machinery).  Outcomes: OK
+(recorded time), failed (INFEASIBLE with ``extra["reason"]``) and not measured (INFEASIBLE with
+``extra["not_measured"] = True``).
 """
 from importlib import import_module
 from typing import Any
 
-from .kerneltuner import read_kerneltuner_cache, read_t1_spec, t1_constraints
-from .rise import read_rise_csv
-from .spaces import (BENCHMARKS, SHARED_ENV, BenchmarkSpec, ParamDef, available_benchmarks, default_shared_dir,
-                     rows_in_space)
-from .table import Record, RecordedTable, TableBuilder, canonical_value
-from .taco import read_taco_csv
+from .benchmark import ReplayBenchmark, benchmark_from_table
+from .columns import METADATA_COLUMNS, OBJECTIVE_COLUMN, read_header, split_columns
+from .csvtable import FAILED_REASON, cached_parser, parse_number, parse_value, read_csv_table
+from .spec import BenchmarkSpec, ParamDef, params_from_values, rows_in_space, substitute_constants
+from .table import Record, RecordedTable, TableBuilder, canonical_value, open_text
 
-__all__ = ["BENCHMARKS", "SHARED_ENV", "BenchmarkSpec", "ParamDef", "Record", "RecordedTable", "ReplayBenchmark",
-           "ReplayInterface", "ReplayOptions", "ReplayStats", "TableBuilder", "available_benchmarks",
-           "benchmark_from_file", "canonical_value", "default_shared_dir",
-           "load_benchmark", "read_kerneltuner_cache", "read_rise_csv", "read_t1_spec", "read_taco_csv",
-           "replay_result", "rows_in_space", "t1_constraints"]
+_LAZY = ("NOT_MEASURED_REASON", "TABLE_SPACE_HELP", "ReplayInterface", "ReplayOptions", "ReplayStats",
+         "replay_result")
 
-_LAZY = ("ReplayBenchmark", "ReplayInterface", "ReplayOptions", "ReplayStats", "benchmark_from_file",
-         "load_benchmark", "replay_result")
+__all__ = sorted(["BenchmarkSpec", "FAILED_REASON", "METADATA_COLUMNS", "OBJECTIVE_COLUMN", "ParamDef", "Record",
+                  "RecordedTable", "ReplayBenchmark", "TableBuilder", "benchmark_from_table", "cached_parser",
+                  "canonical_value", "open_text", "params_from_values", "parse_number", "parse_value",
+                  "read_csv_table", "read_header", "rows_in_space", "split_columns", "substitute_constants",
+                  *_LAZY])
 
 
 def __getattr__(name: str) -> Any:
     if name not in _LAZY:
         raise AttributeError(f"module 'tunerlib.replay' has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.interface"), name)   # it re-exports .benchmark and .files
+    value = getattr(import_module(f"{__name__}.interface"), name)
     globals()[name] = value
     return value
+
+
+def __dir__() -> list:
+    return __all__

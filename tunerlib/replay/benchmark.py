@@ -1,36 +1,36 @@
 """A replay benchmark: a benchmark's search space joined with its recorded table.
 
 :class:`ReplayBenchmark` answers lookups (OK, failed or not measured), knows the optimum in the
-space and builds the search space (optionally restricted to the recorded configurations);
-:func:`load_benchmark` loads a known benchmark from the shared data folder.  The space is the
-kernel's (:mod:`.spaces`); only machine-dependent values (TACO thread counts) come from the table.
+space and builds the search space (optionally restricted to the recorded configurations).  The
+space is the :class:`~tunerlib.replay.spec.BenchmarkSpec`'s; only machine-dependent values (see
+:meth:`ParamDef.for_table <tunerlib.replay.spec.ParamDef.for_table>`) come from the table.
+:func:`benchmark_from_table` replays a table nobody described: its space is inferred from the
+recorded values.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from ..errors import UsageError
 from ..parameters import ConfigurationManipulator, FeasibleSpace, TableConstraint, parse_expression
-from .kerneltuner import substitute_constants
-from .spaces import BENCHMARKS, SHARED_ENV, BenchmarkSpec, ParamDef, default_shared_dir, load_table, rows_in_space
-from .table import Record, RecordedTable, canonical_value
+from .spec import BenchmarkSpec, ParamDef, declared_params, params_from_values, rows_in_space, substitute_constants
+from .table import Record, RecordedTable
 
 
-def load_benchmark(name: str, shared_dir: Union[str, Path, None] = None) -> "ReplayBenchmark":
-    """The :class:`ReplayBenchmark` called ``name`` (table read once per process).
-
-    Raises KeyError for an unknown name and FileNotFoundError when its table is missing.
-    """
-    if name not in BENCHMARKS:
-        raise KeyError(f"unknown replay benchmark {name!r}; known: {', '.join(BENCHMARKS)}")
-    spec = BENCHMARKS[name]
-    root = Path(shared_dir) if shared_dir is not None else default_shared_dir()
-    path = root / spec.path
-    if not path.is_file():
-        raise FileNotFoundError(f"replay table {path} not found; pass the shared data folder "
-                                f"(shared_dir= or ${SHARED_ENV})")
-    return ReplayBenchmark(spec, load_table(spec, path))
+def benchmark_from_table(table: RecordedTable, spec: Optional[BenchmarkSpec] = None) -> "ReplayBenchmark":
+    """A :class:`ReplayBenchmark` replaying a table of unknown space: the parameters are the
+    recorded values (:func:`~tunerlib.replay.spec.params_from_values`), parameters with one
+    recorded value are constants, there are no known constraints.  ``spec`` gives the name,
+    description and budgets (default: the table's name)."""
+    if spec is None:
+        source = Path(table.source).name if table.source else table.name
+        spec = BenchmarkSpec(table.name, table.source, description=f"recorded table {source} (no known constraints)")
+    spec = replace(spec, params=params_from_values(table))
+    constants = {n: v[0] for n, v in table.value_sets().items() if len(v) == 1}
+    table = RecordedTable(table.name, table.params, table.records, constants, table.source, table.metadata)
+    return ReplayBenchmark(spec, table)
 
 
 class ReplayBenchmark:
@@ -44,15 +44,9 @@ class ReplayBenchmark:
         self.spec, self.table = spec, table
         self.name = spec.name
         self._params = (tuple(p.for_table(table) for p in spec.params) if spec.params is not None
-                        else self._kt_params())
+                        else declared_params(table, spec.categorical))
         self._constraints = self._resolve_constraints()
         self._best: Optional[Tuple[float, Dict[str, Any]]] = None
-
-    def _kt_params(self) -> Tuple[ParamDef, ...]:
-        tune = self.table.metadata.get("tune_params", {})
-        return tuple(ParamDef(n, tuple(canonical_value(v) for v in tune[n]),
-                              "enum" if n in self.spec.categorical else "ordinal")
-                     for n in self.table.params if n not in self.table.constants)
 
     def _resolve_constraints(self) -> List[str]:
         out = []
@@ -130,8 +124,8 @@ class ReplayBenchmark:
     @property
     def optimum(self) -> float:
         """Minimum recorded objective among OK records that lie in the search space (legal values,
-        known constraints satisfied).  Equals :attr:`table_optimum` except for rise_scal, whose
-        table holds constraint-violating rows with bogus near-zero times."""
+        known constraints satisfied).  Equals :attr:`table_optimum` unless the table holds rows
+        outside the space (a recorder that ignored a constraint)."""
         return self._in_space_best()[0]
 
     @property
@@ -146,12 +140,12 @@ class ReplayBenchmark:
 
     @property
     def expert(self) -> Optional[Dict[str, Any]]:
-        """The expert configuration of ``benchmark-spaces.md`` (None when none is given)."""
+        """The spec's expert configuration (None when none is given)."""
         return dict(self.spec.expert) if self.spec.expert else None
 
     @property
     def default(self) -> Optional[Dict[str, Any]]:
-        """The default configuration of ``benchmark-spaces.md`` (None when none is given)."""
+        """The spec's default configuration (None when none is given)."""
         return dict(self.spec.default) if self.spec.default else None
 
     def recorded_configs(self, ok_only: bool = False) -> Iterable[Dict[str, Any]]:

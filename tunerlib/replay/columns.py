@@ -1,12 +1,12 @@
-"""Which column of a recorded CSV table is what: tuning parameters versus measurement metadata.
+"""Which column of a measurement CSV is what: tuning parameters versus measurement metadata.
 
 Columns are read by name, never by position: tables recorded on other machines (or by other
 versions of the recorder) put the objective, the fidelity columns and the parameters in any order.
 
-* With the kernel's parameter names known (``params``), those columns are the parameters (in the
-  kernel's order) and every other column is metadata.  A missing parameter column is an error that
-  names it, together with the columns the kernel does not know (they usually tell which kernel the
-  table really belongs to).
+* With the benchmark's parameter names known (``params``), those columns are the parameters (in
+  the benchmark's order) and every other column is metadata.  A missing parameter column is an
+  error that names it, together with the columns the benchmark does not know (they usually tell
+  which benchmark the table really belongs to).
 * Without them (an unknown table), the known metadata columns (:data:`METADATA_COLUMNS`) are
   metadata and every other column is a parameter.
 
@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
 from .table import open_text
 
 OBJECTIVE_COLUMN = "compute_time"
-#: columns that BaCO/CATBench recorders write besides the parameters (objective, metrics, fidelity)
+#: columns that measurement recorders write besides the parameters (objective, metrics, fidelity)
 METADATA_COLUMNS = ("compute_time", "compute_times", "energy", "iterations", "repeats",
                     "wait_between_repeats", "wait_after_run", "timestamp")
 
@@ -49,7 +49,7 @@ def split_columns(header: Sequence[str], path: Path, params: Optional[Sequence[s
                          "give each column once")
     if OBJECTIVE_COLUMN not in header:
         raise ValueError(f"{path}: no {OBJECTIVE_COLUMN!r} column in header {list(header)}; "
-                         "give a BaCO/CATBench measurement CSV")
+                         "give a measurement CSV with that objective column")
     if params is not None:
         missing = [p for p in params if p not in header]
         if missing:

@@ -1,8 +1,5 @@
 """:class:`ReplayInterface`, a MeasurementInterface that "measures" by looking configurations up in
-a :class:`~tunerlib.replay.benchmark.ReplayBenchmark` (the ``--backend replay`` of the
-RISE/TACO/Kernel Tuner examples), :func:`replay_result` and :class:`ReplayStats`.  The oracle is
-in :mod:`.benchmark` (re-exported here with :func:`load_benchmark`), table files are matched to
-their kernel's space in :mod:`.files` (:func:`benchmark_from_file`).
+a :class:`~tunerlib.replay.benchmark.ReplayBenchmark`, :func:`replay_result` and :class:`ReplayStats`.
 
 Outcome of :meth:`ReplayInterface.run` for a configuration:
 
@@ -14,20 +11,21 @@ Outcome of :meth:`ReplayInterface.run` for a configuration:
 
 "Not measured" is a distinct outcome: techniques see it as infeasible (tunerlib's result states are
 fixed), and reports count it apart through ``extra["not_measured"]`` (:class:`ReplayStats` counts it
-in-process).  ``time`` is in the table's unit, milliseconds for every shipped table.
+in-process).  ``time`` is in the table's unit (milliseconds by convention).
 ``simulated_s`` is the time measuring that configuration took when the table was recorded (see the
 readers), so the sum over a run is the simulated tuning time.
 
-Command line (this module is runnable)::
-
-    python -m tunerlib.replay.interface --benchmark rise_kmeans --test-limit 60 --seed 1
-    python -m tunerlib.replay.interface --data ../shared/data/gpu_cache/rise_baco/kmeans_rtxtitan.csv.gz
-    python -m tunerlib.replay.interface --benchmark rise_kmeans --data OTHER_GPU.csv.gz
+Build it with a benchmark already loaded (``ReplayInterface(options, benchmark=...)``), or let
+:meth:`ReplayInterface.load_benchmark` find the table from the options: here ``--data FILE``, a
+measurement CSV (:func:`~tunerlib.replay.csvtable.read_csv_table`) replayed in the space its values
+span (:func:`~tunerlib.replay.benchmark.benchmark_from_table`).  Subclasses that know a catalogue
+of recorded benchmarks override :meth:`~ReplayInterface.load_benchmark` (``tunerlib.tools.recorded``
+does, with ``--benchmark NAME``).
 
 No ``from __future__ import annotations`` here: argparse-dataclass reads the real type hints.
 """
-import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Dict, Mapping, Optional
 
 from ..errors import UsageError
@@ -36,14 +34,13 @@ from ..objectives import MinimizeTime, Objective
 from ..options import TuningOptions
 from ..parameters import ConfigurationManipulator
 from ..result import DesiredResult, Input, Result
-from .benchmark import ReplayBenchmark, load_benchmark
-from .files import benchmark_from_file
-from .spaces import BENCHMARKS
+from .benchmark import ReplayBenchmark, benchmark_from_table
+from .csvtable import read_csv_table
 
-__all__ = ["NOT_MEASURED_REASON", "TABLE_SPACE_HELP", "ReplayBenchmark", "ReplayInterface", "ReplayOptions",
-           "ReplayStats", "benchmark_from_file", "load_benchmark", "replay_result"]
+__all__ = ["NOT_MEASURED_REASON", "TABLE_SPACE_HELP", "ReplayInterface", "ReplayOptions", "ReplayStats",
+           "replay_result"]
 NOT_MEASURED_REASON = "not measured"
-#: help of ``--table-space`` (the replay interface and the examples' replay backends)
+#: help of ``--table-space`` (the replay interfaces and the examples' replay backends)
 TABLE_SPACE_HELP = ("search only the recorded configurations (as Kernel Tuner's simulation mode does); "
                     "default: the whole space, where configurations the table lacks are 'not measured'")
 
@@ -52,16 +49,10 @@ TABLE_SPACE_HELP = ("search only the recorded configurations (as Kernel Tuner's 
 class ReplayOptions(TuningOptions):
     """Options of a replay tuning run (recorded measurements instead of real ones)."""
 
-    benchmark: Optional[str] = field(default=None, metadata={
-        "help": f"recorded benchmark to replay: {', '.join(BENCHMARKS)}; with --data, the benchmark "
-                "whose space the file's table is replayed in"})
     data: Optional[str] = field(default=None, metadata={
-        "help": "recorded table file to replay (Kernel Tuner cache .json[.gz], RISE or TACO .csv[.gz], "
-                "from any machine and under any name); its kernel's space and constraints are found "
-                "from its columns, or name them with --benchmark"})
-    shared_dir: Optional[str] = field(default=None, metadata={
-        "help": "shared data folder holding data/gpu_cache and data/taco_cache "
-                "(default: $TUNERLIB_SHARED_DIR)"})
+        "help": "measurement CSV to replay (.csv[.gz]: one row per configuration, a compute_time "
+                "column, every column but the known metadata ones a parameter); the space is the "
+                "one its recorded values span, without known constraints"})
     table_space: bool = field(default=False, metadata={"help": TABLE_SPACE_HELP})
 
 
@@ -109,11 +100,11 @@ def replay_result(benchmark: ReplayBenchmark, config: Mapping[str, Any]) -> Resu
 
 
 class ReplayInterface(MeasurementInterface):
-    """Replays a recorded table: search space from :mod:`tunerlib.replay.spaces`, results from lookups.
+    """Replays a recorded table: search space and results from a :class:`ReplayBenchmark`.
 
-    Build it with ``ReplayInterface(options)`` (``options.benchmark`` or ``options.data`` names the
-    table; this is what ``main()`` does) or ``ReplayInterface(options, benchmark=...)`` with a
-    :class:`ReplayBenchmark` already loaded.  ``stats`` accumulates :class:`ReplayStats`.
+    Build it with ``ReplayInterface(options, benchmark=...)`` with a benchmark already loaded, or
+    ``ReplayInterface(options)`` (what ``main()`` does): :meth:`load_benchmark` then finds the
+    table from the options.  ``stats`` accumulates :class:`ReplayStats`.
     """
 
     Options = ReplayOptions
@@ -121,22 +112,26 @@ class ReplayInterface(MeasurementInterface):
     def __init__(self, options: Optional[TuningOptions] = None,
                  benchmark: Optional[ReplayBenchmark] = None) -> None:
         super().__init__(options)
-        self.benchmark = benchmark if benchmark is not None else self._load(self.options)
+        self.benchmark = benchmark if benchmark is not None else self.load_benchmark(self.options)
         self.stats = ReplayStats()
 
-    @staticmethod
-    def _load(options: TuningOptions) -> ReplayBenchmark:
+    @classmethod
+    def load_benchmark(cls, options: TuningOptions) -> ReplayBenchmark:
+        """Called once by the constructor when no benchmark is given: the table of ``--data`` (a
+        measurement CSV) in the space its values span.  Override it to replay known benchmarks.
+        Raises :class:`~tunerlib.UsageError` (one line) when there is no usable table."""
         data = getattr(options, "data", None)
-        name = getattr(options, "benchmark", None)
+        if not data:
+            raise UsageError(f"{cls.__name__} needs a table: pass --data FILE (a measurement CSV)")
+        if not Path(data).is_file():
+            raise UsageError(f"replay table {data} not found; give an existing .csv or .csv.gz file")
+        if ".csv" not in Path(data).suffixes:
+            raise UsageError(f"--data {data}: {cls.__name__} reads measurement CSVs (.csv or .csv.gz); a table "
+                             "of another format needs an interface that knows its reader")
         try:
-            if data:
-                return benchmark_from_file(data, name)
-            if name:
-                return load_benchmark(name, getattr(options, "shared_dir", None))
-        except (KeyError, FileNotFoundError, ValueError) as exc:
+            return benchmark_from_table(read_csv_table(data))
+        except (KeyError, ValueError) as exc:
             raise UsageError(str(exc.args[0]) if exc.args else str(exc)) from None
-        raise UsageError("ReplayInterface needs a table: pass --benchmark NAME "
-                         f"(one of {', '.join(BENCHMARKS)}) or --data FILE")
 
     def program_name(self) -> str:
         """``replay-<benchmark>``: runs of different tables are kept apart."""
@@ -166,6 +161,3 @@ class ReplayInterface(MeasurementInterface):
             best = "n/a" if rec is None or rec.value is None else f"{rec.value:.6g}"
             print(f"{self.stats.render()}; best {best} ms, table optimum {self.benchmark.optimum:.6g} ms")
 
-
-if __name__ == "__main__":  # pragma: no cover - exercised through main() in the tests
-    sys.exit(ReplayInterface.main())

@@ -1,15 +1,16 @@
 """A recorded measurement table: canonical key of parameter values -> :class:`Record`.
 
-Every replay reader (Kernel Tuner caches, RISE/BaCO CSVs, TACO CSVs) produces a
-:class:`RecordedTable`.  The table is loaded once and answers lookups with one dict access:
+Every replay reader (the generic measurement CSV reader :mod:`.csvtable`, and the format readers
+of recorded benchmark collections outside the core) produces a :class:`RecordedTable`.  The table
+is loaded once and answers lookups with one dict access:
 
 * the key of a configuration is the tuple of its values in the table's parameter order, each
   passed through :func:`canonical_value` (``32.0 -> 32``, ``True -> 1``, lists -> tuples), so a
   configuration coming from a tunerlib manipulator and a row read from a file meet;
-* parameters that hold a single value in the recorded space (``KWG = 32`` in the GEMM cache) are
-  *constants*: the search space leaves them out and :meth:`RecordedTable.key` fills them in;
-* a record is either OK (``value`` is the recorded objective, in the file's unit: milliseconds for
-  every table shipped here) or failed (``value`` is None and ``reason`` says why);
+* parameters that hold a single value in the recorded space (a fixed problem size recorded as a
+  parameter) are *constants*: the search space leaves them out and :meth:`RecordedTable.key` fills them in;
+* a record is either OK (``value`` is the recorded objective, in the file's unit: milliseconds by
+  convention) or failed (``value`` is None and ``reason`` says why);
 * a configuration whose key is absent was **not measured** (:meth:`RecordedTable.lookup` returns
   None).
 
@@ -91,7 +92,8 @@ class RecordedTable:
     """Recorded measurements of one benchmark: parameter order, constants and records.
 
     Built by the readers through :class:`TableBuilder`; immutable afterwards.  ``metadata`` holds
-    reader-specific facts (device, kernel, ``tune_params``, ``rows_read``...).
+    reader-specific facts (device, ``domains``: the declared legal values of each parameter,
+    ``rows_read``...).
     """
 
     def __init__(self, name: str, params: Sequence[str], records: Dict[Key, Record],

@@ -1,12 +1,13 @@
 """TACO CSV reader and TACO spaces: a synthetic file in tmp_path, then the shared tables."""
+import os
 from pathlib import Path
 
 import pytest
 
-from tunerlib.replay import load_benchmark
-from tunerlib.replay.taco import parse_permutation, permutation_positions, read_taco_csv
+from tunerlib.tools.recorded import load_benchmark
+from tunerlib.tools.recorded.taco import parse_permutation, permutation_positions, read_taco_csv
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
+SHARED = Path(os.environ["TUNERLIB_SHARED_DIR"])   # tests/conftest.py: ../shared unless set
 needs_shared = pytest.mark.skipif(not (SHARED / "data" / "taco_cache").is_dir(),
                                   reason=f"shared TACO data not found under {SHARED}")
 

@@ -1,16 +1,18 @@
 """Kernel Tuner cache reader and T1 specs: a synthetic cache in tmp_path, then the shared files."""
 import gzip
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 from tunerlib.parameters import ConfigurationManipulator, parse_expression
-from tunerlib.replay import load_benchmark
-from tunerlib.replay.kerneltuner import (FAILED_MARKERS, cache_key, read_kerneltuner_cache, read_t1_spec,
-                                        substitute_constants, t1_constraints)
+from tunerlib.replay import substitute_constants
+from tunerlib.tools.recorded import load_benchmark
+from tunerlib.tools.recorded.kerneltuner import (FAILED_MARKERS, cache_key, read_kerneltuner_cache, read_t1_spec,
+                                                 t1_constraints)
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
+SHARED = Path(os.environ["TUNERLIB_SHARED_DIR"])   # tests/conftest.py: ../shared unless set
 KT = SHARED / "data" / "gpu_cache" / "kerneltuner_hub"
 needs_shared = pytest.mark.skipif(not KT.is_dir(), reason=f"shared Kernel Tuner data not found at {KT}")
 
@@ -53,7 +55,7 @@ def test_synthetic_cache(tmp_path, gz):
 
 
 def test_synthetic_cache_through_generic_benchmark(tmp_path):
-    from tunerlib.replay import benchmark_from_file
+    from tunerlib.tools.recorded import benchmark_from_file
     b = benchmark_from_file(_synthetic_cache(tmp_path, True))
     m = b.manipulator()
     assert m.names == ["bx", "by"] and b.constraints == []

@@ -1,7 +1,8 @@
 """TACO schedule measurements from the CATBench data (``<op>_7742.csv[.gz]``).
 
-Columns, in any order (read by name, :mod:`.columns`): tuning parameters, ``compute_time`` (ms,
-minimise) and fidelity columns (``iterations, repeats, wait_between_repeats, wait_after_run``).
+Columns, in any order (read by name, :mod:`tunerlib.replay.columns`): tuning parameters,
+``compute_time`` (ms, minimise) and fidelity columns (``iterations, repeats, wait_between_repeats,
+wait_after_run``); the rows are read by :func:`tunerlib.replay.read_csv_table`.
 ``permutation`` is a string tuple such as ``"(4, 3, 2, 0, 1)"``: the loop index placed at each
 position.  It is read as a tuple of ints, so it
 matches a tunerlib :class:`~tunerlib.parameters.PermutationParameter` value ``[4, 3, 2, 0, 1]``.
@@ -12,13 +13,12 @@ files).  ``simulated_s`` estimates the cost as ``compute_time * iterations * rep
 """
 from __future__ import annotations
 
-import math
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, List, Optional, Sequence, Tuple, Union
 
-from .columns import OBJECTIVE_COLUMN, read_header, split_columns, table_rows
-from .rise import FAILED_REASON, cached_parser, parse_number
-from .table import Record, RecordedTable, TableBuilder
+from tunerlib.replay import RecordedTable, parse_number, read_csv_table
+
+__all__ = ["parse_permutation", "permutation_positions", "read_taco_csv"]
 
 
 def parse_permutation(text: str, where: str = "permutation") -> Tuple[int, ...]:
@@ -47,30 +47,13 @@ def read_taco_csv(path: Union[str, Path], name: Optional[str] = None, duplicates
     """Read a CATBench TACO CSV into a :class:`RecordedTable` (called once per benchmark).
 
     ``params``: the kernel's parameter names (the table's key order); None reads an unknown table
-    (see :mod:`.columns`).  Metadata: ``columns`` (the other columns) and ``machine`` (the
+    (see :mod:`tunerlib.replay.columns`).  Metadata: ``columns`` (the other columns) and ``machine`` (the
     file-name suffix).  Raises ValueError (one line) for missing columns and malformed rows.
     """
     path = Path(path)
-    stem = path.name.split(".")[0]
-    header = read_header(path, "CATBench TACO CSV")
-    names, extras = split_columns(header, path, params, name or stem)
-    builder = TableBuilder(name or stem, names, duplicates)
-    parsers = [cached_parser(_value, f"{path} column {c!r}") for c in names]
-    ci = header.index(OBJECTIVE_COLUMN)
-    runs = [header.index(c) for c in ("iterations", "repeats") if c in header]
-    for key, row, where in table_rows(path, header, names, parsers):
-        builder.add(key, _record(row[ci], [parse_number(row[i], where) for i in runs], where))
-    meta: Dict[str, Any] = {"columns": extras, "machine": stem.rsplit("_", 1)[-1]}
-    return builder.build({}, str(path), meta)
-
-
-def _record(time_text: str, runs: List[Any], where: str) -> Record:
-    t = float(parse_number(time_text, where))
-    if t == 0.0:
-        return Record(None, FAILED_REASON, 0.0)
-    if not math.isfinite(t) or t < 0:
-        raise ValueError(f"{where}: compute_time {t!r} must be a finite non-negative number")
-    return Record(t, None, t * math.prod(float(r) for r in runs) / 1000.0)
+    machine = path.name.split(".")[0].rsplit("_", 1)[-1]
+    return read_csv_table(path, name, duplicates, params, value=_value, what="CATBench TACO CSV",
+                          runs=("iterations", "repeats"), extras=(), metadata={"machine": machine})
 
 
 def permutation_positions(perm: Tuple[int, ...]) -> List[int]:

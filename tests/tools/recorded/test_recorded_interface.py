@@ -1,4 +1,6 @@
-"""ReplayInterface, replay_result and tools/replay_problems: synthetic tables, then rise_kmeans end to end."""
+"""RecordedInterface (ReplayInterface over the recorded benchmarks), replay_result on a Kernel Tuner
+cache and tools/replay_problems: synthetic tables, then rise_kmeans end to end."""
+import os
 import gzip
 import json
 import math
@@ -9,11 +11,12 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from tunerlib import TuningRunManager, tune_function
-from tunerlib.replay import (ReplayInterface, ReplayOptions, benchmark_from_file, load_benchmark,
-                             replay_result)
+from tunerlib.replay import replay_result
+from tunerlib.tools.recorded import (RecordedInterface, RecordedOptions, benchmark_from_file, load_benchmark,
+                                     shared_folder)
 from tunerlib.tools.replay_problems import problem_stats, replay_problems
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
+SHARED = Path(os.environ["TUNERLIB_SHARED_DIR"])   # tests/conftest.py: ../shared unless set
 needs_shared = pytest.mark.skipif(not (SHARED / "data" / "gpu_cache").is_dir(),
                                   reason=f"shared replay data not found under {SHARED}")
 
@@ -45,9 +48,9 @@ def test_replay_result_outcomes(tmp_path):
 
 
 def test_interface_counts_outcomes_through_ask_tell(tmp_path):
-    options = ReplayOptions(data=str(_cache(tmp_path)), database=str(tmp_path / "r.db"), seed=4,
+    options = RecordedOptions(data=str(_cache(tmp_path)), database=str(tmp_path / "r.db"), seed=4,
                             test_limit=8, quiet=True)
-    interface = ReplayInterface(options)
+    interface = RecordedInterface(options)
     assert interface.program_name() == "replay-tiny"
     manager = TuningRunManager(interface, options)
     while (desired := manager.get_next_desired_result()) is not None:
@@ -63,14 +66,14 @@ def test_interface_counts_outcomes_through_ask_tell(tmp_path):
 
 def test_main_runs_and_reports_bad_arguments(tmp_path, capsys):
     db = str(tmp_path / "m.db")
-    assert ReplayInterface.main(["--data", str(_cache(tmp_path)), "--test-limit", "5", "--database", db,
+    assert RecordedInterface.main(["--data", str(_cache(tmp_path)), "--test-limit", "5", "--database", db,
                                  "--display-frequency", "0", "--seed", "1"]) == 0
     assert "replay: 5 evaluations" in capsys.readouterr().out
-    assert ReplayInterface.main(["--database", db]) == 2
+    assert RecordedInterface.main(["--database", db]) == 2
     assert "--benchmark NAME" in capsys.readouterr().err
-    assert ReplayInterface.main(["--benchmark", "nope", "--database", db]) == 2
+    assert RecordedInterface.main(["--benchmark", "nope", "--database", db]) == 2
     assert "unknown replay benchmark 'nope'" in capsys.readouterr().err
-    assert ReplayInterface.main(["--data", str(tmp_path / "missing.json"), "--database", db]) == 2
+    assert RecordedInterface.main(["--data", str(tmp_path / "missing.json"), "--database", db]) == 2
 
 
 def test_table_space_proposes_only_recorded_configurations(tmp_path):
@@ -80,9 +83,9 @@ def test_table_space_proposes_only_recorded_configurations(tmp_path):
     rng = random.Random(0)
     assert {(c["x"], c["y"]) for c in (space.random(rng) for _ in range(200))} == \
         {(x, y) for x in (1, 2, 4) for y in (0, 1)}
-    options = ReplayOptions(data=str(_cache(tmp_path)), database=str(tmp_path / "t.db"), seed=4,
+    options = RecordedOptions(data=str(_cache(tmp_path)), database=str(tmp_path / "t.db"), seed=4,
                             test_limit=8, quiet=True, table_space=True)
-    interface = ReplayInterface(options)
+    interface = RecordedInterface(options)
     manager = TuningRunManager(interface, options)
     while (desired := manager.get_next_desired_result()) is not None:
         manager.report_result(desired, interface.run(desired, None, None))
@@ -127,7 +130,7 @@ def test_table_space_problem_on_a_sparse_table():
 
 @needs_shared
 def test_interface_main_on_rise_kmeans(tmp_path, capsys):
-    assert ReplayInterface.main(["--benchmark", "rise_kmeans", "--shared-dir", str(SHARED), "--test-limit", "30",
+    assert RecordedInterface.main(["--benchmark", "rise_kmeans", "--shared-dir", str(SHARED), "--test-limit", "30",
                                  "--technique", "PureRandom", "--seed", "2", "--database", str(tmp_path / "k.db"),
                                  "--display-frequency", "0", "--summary-json", str(tmp_path / "s.json")]) == 0
     summary = json.loads((tmp_path / "s.json").read_text())
@@ -168,10 +171,16 @@ def test_problem_set_names_and_flags():
     assert (stats["configs"], stats["failed"], stats["feasible_space"]) == (4092, 342, 4092)
 
 
-def test_without_a_shared_folder_the_library_says_what_to_pass(monkeypatch):
-    from tunerlib.replay import default_shared_dir, load_benchmark
+def test_without_a_shared_folder_the_catalogue_says_what_to_pass(monkeypatch, tmp_path, capsys):
     monkeypatch.delenv("TUNERLIB_SHARED_DIR")
-    with pytest.raises(FileNotFoundError, match=r"pass it \(--shared-dir DIR.*or set \$TUNERLIB_SHARED_DIR"):
-        default_shared_dir()
+    with pytest.raises(FileNotFoundError,
+                       match=r"holding data/gpu_cache .*: pass --shared-dir DIR or set \$TUNERLIB_SHARED_DIR"):
+        shared_folder()
+    with pytest.raises(FileNotFoundError, match=r"pass --shared DIR or set \$TUNERLIB_SHARED_DIR"):
+        shared_folder(None, "--shared DIR")
+    assert shared_folder(tmp_path) == tmp_path
     with pytest.raises(FileNotFoundError, match="TUNERLIB_SHARED_DIR"):
         load_benchmark("rise_kmeans")
+    assert RecordedInterface.main(["--benchmark", "rise_kmeans", "--database", str(tmp_path / "x.db")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "pass --shared-dir DIR" in err and "TUNERLIB_SHARED_DIR" in err and "\n" not in err

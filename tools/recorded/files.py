@@ -1,4 +1,4 @@
-"""A recorded table file -> :class:`~tunerlib.replay.benchmark.ReplayBenchmark`: whose space it is.
+"""A recorded table file -> :class:`~tunerlib.replay.ReplayBenchmark`: whose space it is.
 
 The kernel defines the space (parameters, known constraints, expert and default configurations);
 a table file only answers measurements, so a table recorded on another machine, with its columns
@@ -9,12 +9,13 @@ in another order and under any file name, gets the same space as the shipped one
   The file must hold its parameters (a one-line ValueError names the missing and unexpected
   columns otherwise).
 * Without ``like`` the file is identified by its content: the benchmark whose own file it is
-  (same path tail as in :data:`~tunerlib.replay.spaces.BENCHMARKS`), else the kernel whose
+  (same path tail as in :data:`~tunerlib.tools.recorded.catalogue.BENCHMARKS`), else the kernel whose
   parameters are exactly the file's (Kernel Tuner caches: ``tune_params_keys``; CSVs: every column
   but the known metadata ones).  Benchmarks of one kernel on several devices share a space.  When
   several kernels fit (RISE kmeans and stencil have the same parameters), the one named in the
   file name is taken; otherwise ValueError asks to name the benchmark.
-* No kernel fits: a generic space (parameters from the recorded values, no known constraints).
+* No kernel fits: a generic space (parameters from the recorded values, no known constraints;
+  :func:`tunerlib.replay.benchmark_from_table`).
 
 A table that is not the benchmark's own file is named ``<benchmark>:<file stem>`` (so runs on
 different tables never share a program name in the results database) and counts as a sample.
@@ -24,12 +25,14 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Optional, Sequence, Union
 
-from .benchmark import ReplayBenchmark
-from .columns import read_header, split_columns
-from .spaces import BENCHMARKS, BenchmarkSpec, ParamDef, check_columns, load_table
-from .table import RecordedTable
+from tunerlib.replay import RecordedTable, ReplayBenchmark, benchmark_from_table, read_header, split_columns
+
+from .catalogue import BENCHMARKS, RecordedSpec
+from .tables import check_columns, load_table
+
+__all__ = ["benchmark_from_file", "identify", "own_spec"]
 
 
 def benchmark_from_file(path: Union[str, Path], like: Optional[str] = None) -> ReplayBenchmark:
@@ -65,13 +68,13 @@ def benchmark_from_file(path: Union[str, Path], like: Optional[str] = None) -> R
     return _generic(path, "taco" if "permutation" in names else "rise")
 
 
-def own_spec(path: Path) -> Optional[BenchmarkSpec]:
+def own_spec(path: Path) -> Optional[RecordedSpec]:
     """The benchmark whose own table ``path`` is (same last two path parts), or None."""
     tail = path.resolve().parts[-2:]
     return next((s for s in BENCHMARKS.values() if tuple(Path(s.path).parts[-2:]) == tail), None)
 
 
-def identify(path: Path, families: Sequence[str], names: Sequence[str]) -> Optional[BenchmarkSpec]:
+def identify(path: Path, families: Sequence[str], names: Sequence[str]) -> Optional[RecordedSpec]:
     """The first benchmark (of ``families``) whose kernel's parameters are exactly ``names``; None
     when there is none; ValueError (one line) when several kernels fit and the file name names
     none of them."""
@@ -89,7 +92,7 @@ def identify(path: Path, families: Sequence[str], names: Sequence[str]) -> Optio
     return next((s for s in fits if s.kernel == kernels[0]), None) if kernels else None
 
 
-def _joined(spec: BenchmarkSpec, path: Path, table: Optional[RecordedTable] = None) -> ReplayBenchmark:
+def _joined(spec: RecordedSpec, path: Path, table: Optional[RecordedTable] = None) -> ReplayBenchmark:
     """``spec``'s space with the table of ``path`` (renamed when it is not the spec's own file)."""
     if table is None:
         table = load_table(spec, path)
@@ -102,28 +105,12 @@ def _joined(spec: BenchmarkSpec, path: Path, table: Optional[RecordedTable] = No
     return ReplayBenchmark(spec, table)
 
 
-def _generic_spec(path: Path, family: str) -> BenchmarkSpec:
-    return BenchmarkSpec(path.name.split(".")[0], family, str(path),
-                         description=f"recorded table {path.name} (no known constraints)")
+def _generic_spec(path: Path, family: str) -> RecordedSpec:
+    return RecordedSpec(path.name.split(".")[0], str(path), family=family,
+                        description=f"recorded table {path.name} (no known constraints)")
 
 
 def _generic(path: Path, family: str) -> ReplayBenchmark:
     """An unknown CSV: parameters from the recorded values; single-valued ones are constants."""
     spec = _generic_spec(path, family)
-    table = load_table(spec, path)
-    spec = replace(spec, params=params_from_values(table))
-    constants = {n: v[0] for n, v in table.value_sets().items() if len(v) == 1}
-    table = RecordedTable(table.name, table.params, table.records, constants, table.source, table.metadata)
-    return ReplayBenchmark(spec, table)
-
-
-def params_from_values(table: RecordedTable) -> Tuple[ParamDef, ...]:
-    """Search parameters of an unknown table: each parameter's recorded values (permutations of
-    their length; parameters with a single value are left out)."""
-    out: List[ParamDef] = []
-    for name, values in table.value_sets().items():
-        if values and isinstance(values[0], tuple):
-            out.append(ParamDef(name, tuple(range(len(values[0]))), "permutation"))
-        elif len(values) > 1:
-            out.append(ParamDef(name, tuple(values), "ordinal" if not isinstance(values[0], str) else "enum"))
-    return tuple(out)
+    return benchmark_from_table(load_table(spec, path), spec)

@@ -11,7 +11,8 @@ fields.  The reader maps entries as follows:
 
 ``simulated_s`` of a record is the time Kernel Tuner spent measuring it: the sum of the recorded
 ``compile_time``, ``verification_time`` and ``benchmark_time`` (those present, ms) / 1000.
-Parameters with a single value in ``tune_params`` are the table's constants.
+Parameters with a single value in ``tune_params`` are the table's constants; ``tune_params`` is
+also the table's ``metadata["domains"]`` (the declared legal values of each parameter).
 
 T1 specifications (``t1_specs/*.json``) list ``ConfigurationSpace.TuningParameters`` and
 ``Conditions`` (Python-syntax expressions).  :func:`t1_constraints` turns the conditions into
@@ -21,14 +22,13 @@ parameters) and each result is checked by tunerlib's safe parser.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ..parameters import parse_expression
-from .rise import cached_parser
-from .table import Record, RecordedTable, TableBuilder, canonical_value, open_text
+from tunerlib.parameters import parse_expression
+from tunerlib.replay import (Record, RecordedTable, TableBuilder, cached_parser, canonical_value, open_text,
+                             substitute_constants)
 
 #: strings Kernel Tuner writes in ``time`` for configurations that could not be measured
 FAILED_MARKERS = ("RuntimeFailedConfig", "CompilationFailedConfig", "InvalidConfig")
@@ -73,7 +73,7 @@ def read_kerneltuner_cache(path: Union[str, Path], name: Optional[str] = None,
 
     The key order is ``tune_params_keys``; constants are the parameters with one value in
     ``tune_params``.  Metadata keeps ``device_name``, ``kernel_name``, ``problem_size``,
-    ``objective`` and ``tune_params``.  Raises ValueError (one line) for malformed files.
+    ``objective`` and ``tune_params`` (also as ``domains``).  Raises ValueError (one line) for malformed files.
     """
     path = Path(path)
     data = _load_json(path)
@@ -91,7 +91,7 @@ def read_kerneltuner_cache(path: Union[str, Path], name: Optional[str] = None,
         builder.add(key_of(cache_key, entry), _entry_record(cache_key, entry))
     constants = {k: v[0] for k, v in tune_params.items() if len(v) == 1 and k in keys}
     meta = {k: data.get(k) for k in ("device_name", "kernel_name", "problem_size", "objective")}
-    meta["tune_params"] = tune_params
+    meta["tune_params"] = meta["domains"] = tune_params
     return builder.build(constants, str(path), meta)
 
 
@@ -163,15 +163,6 @@ def read_t1_spec(path: Union[str, Path]) -> T1Spec:
         defaults[p["Name"]] = d[0] if isinstance(d, list) and len(d) == 1 else d
     conds = [(c["Expression"], tuple(c.get("Parameters", ()))) for c in space.get("Conditions", [])]
     return T1Spec(path.name.split(".")[0], values, defaults, conds)
-
-
-def substitute_constants(expression: str, constants: Mapping[str, Any]) -> str:
-    """Replace whole-word parameter names in ``expression`` by the repr of their constant value."""
-    if not constants:
-        return expression
-    names = sorted(constants, key=len, reverse=True)
-    pattern = re.compile(r"\b(" + "|".join(re.escape(n) for n in names) + r")\b")
-    return pattern.sub(lambda m: repr(constants[m.group(1)]), expression)
 
 
 def t1_constraints(spec: T1Spec, constants: Optional[Mapping[str, Any]] = None) -> List[str]:
