@@ -13,6 +13,7 @@ from .base import Feedback, Proposal, SequentialTechnique, Technique, TechniqueE
 from .builtin import DEFAULT_TECHNIQUE, register_builtin
 from .bundles import generate_bandit
 from .catalogue import Catalogue
+from .recommendation import AFFINITY_METRICS
 from .naming import is_generated_name, resolve, technique_from_name, technique_name
 from .registry import TechniqueRegistry
 from .simple import GreedyMutation, PureRandom
@@ -58,7 +59,7 @@ def create_technique(names: Sequence[str], C: float = 0.05, window: int = 500) -
     return AUCBanditMetaTechnique(techs, name="AUCBandit", C=C, window=window)
 
 
-__all__ = ["AUCBandit", "AUCBanditMetaTechnique", "Catalogue", "DEFAULT_TECHNIQUE", "Feedback", "GreedyMutation",
+__all__ = ["AFFINITY_METRICS", "AUCBandit", "AUCBanditMetaTechnique", "Catalogue", "DEFAULT_TECHNIQUE", "Feedback", "GreedyMutation",
            "Proposal", "PureRandom", "SequentialTechnique", "Technique", "TechniqueError",
            "TechniqueRegistry", "catalogue", "create_technique", "generate_bandit", "register", "registry",
            "resolve", "technique_from_name", "technique_name"]

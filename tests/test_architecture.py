@@ -200,12 +200,7 @@ def test_the_core_mentions_no_domain(module):
 # --------------------------------------------------------------------------- tools and examples use the public API
 #: imports by tools and examples of names a package does not export (each a candidate for the public API;
 #: this list may only shrink)
-KNOWN_PRIVATE_IMPORTS = {
-    ("tools/compare.py", "tunerlib.techniques.recommendation"),
-    ("tools/db.py", "tunerlib.db.admin"),
-    ("tools/history.py", "tunerlib.store.upload"),
-    ("tools/problems.py", "tunerlib.techniques.structural.tours"),
-}
+KNOWN_PRIVATE_IMPORTS: set = set()
 
 
 def _private_imports():

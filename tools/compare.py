@@ -44,7 +44,7 @@ import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from tunerlib import tune_function
-from tunerlib.techniques.recommendation import AFFINITY_METRICS
+from tunerlib.techniques import AFFINITY_METRICS
 from tunerlib.tools.problems import Problem, default_problems, shared_root
 from tunerlib.tools.references import KERNEL_TUNER_SCORE_SPACES, reference_lines, score_reference_lines
 from tunerlib.tools.score import (CUTOFF_PERCENTILE, Population, SpaceScore, aggregate, cutoff_evaluations,

@@ -14,7 +14,7 @@ import sys
 from typing import Optional, Sequence, TextIO
 
 from tunerlib.db import DatabaseError
-from tunerlib.db.admin import format_run, list_runs, migrate_database
+from tunerlib.db import format_run, list_runs, migrate_database
 
 PROG = "python -m tunerlib.tools.db"
 

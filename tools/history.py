@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from tunerlib import TuningRunManager, MinimizeAttribute, Result
 from tunerlib.store import CrossSessionStore, StoreError
-from tunerlib.store.upload import upload
+from tunerlib.store import upload
 from tunerlib.tools.problems import Problem, default_problems, tsplib_names
 
 WINDOWS = (500, 200, 100)

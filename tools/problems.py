@@ -93,7 +93,7 @@ REFERENCE_KICKS = 400
 
 def reference_tour_length(matrix: np.ndarray, seed: int = 0) -> float:
     """Best tour length found by an iterated 2-opt + or-opt local search from 4 random starts."""
-    from tunerlib.techniques.structural.tours import iterated_search, tour_value
+    from tunerlib.techniques.structural import iterated_search, tour_value
     rng = np.random.default_rng(seed)
     n = matrix.shape[0]
     best = np.inf

@@ -1,4 +1,5 @@
 """Model-based search over structural features (tour edges, orders, one-hot choices, unit values)."""
 from .technique import StructuralSurrogate, register
+from .tours import iterated_search, tour_value
 
-__all__ = ["StructuralSurrogate", "register"]
+__all__ = ["StructuralSurrogate", "iterated_search", "register", "tour_value"]

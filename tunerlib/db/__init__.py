@@ -9,6 +9,7 @@ from .migrations import DEFAULT_URL, MIGRATIONS, migrate, open_engine, resolve_u
 from .storage import ResultsDB
 from .store import MEMORY_URL, ResultsStore, open_store
 from .memory import MemoryStore
+from .admin import format_run, list_runs, migrate_database
 
 __all__ = [
     "DESIRED_RESULT_STATES", "RESULT_STATES", "RUN_STATES", "SCHEMA_VERSION",
@@ -16,4 +17,5 @@ __all__ = [
     "AlreadyCompleteError", "DatabaseError", "NotFoundError", "SchemaVersionError",
     "DEFAULT_URL", "MIGRATIONS", "migrate", "open_engine", "resolve_url",
     "ResultsDB", "ResultsStore", "MemoryStore", "MEMORY_URL", "open_store",
+    "format_run", "list_runs", "migrate_database",
 ]

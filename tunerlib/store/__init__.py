@@ -9,5 +9,6 @@ techniques and performance snapshots, and the queries the recommendation bandits
 """
 from .schema import STORE_SCHEMA_VERSION, StoreError
 from .store import ENV_VAR, CrossSessionStore, default_store_url
+from .upload import upload
 
-__all__ = ["CrossSessionStore", "ENV_VAR", "STORE_SCHEMA_VERSION", "StoreError", "default_store_url"]
+__all__ = ["CrossSessionStore", "ENV_VAR", "STORE_SCHEMA_VERSION", "StoreError", "default_store_url", "upload"]
