@@ -160,14 +160,14 @@ class _Future:
     def __init__(self, key, status="pending", value=None, error=None):
         self.key, self.status, self._value, self._error = key, status, value, error
 
-    def result(self):
+    def result(self, timeout=None):
         return self._value
 
     def exception(self):
         return self._error
 
-    def add_done_callback(self, callback):
-        self.callback = callback
+    def done(self):
+        return self.status != "pending"
 
 
 class _Client:
@@ -188,13 +188,16 @@ def _executor():
     run = SimpleNamespace(options=opts, db=store, pv_id=1, uuid="abcdef12-0000", interface=cls(opts))
     executor = DaskExecutor(run, interrupts=None)
     executor.client = _Client()
+    executor._ended_tasks = SimpleNamespace(add=lambda future: None)
     return executor
 
 
 def _end(executor, status, value=None, error=None):
+    """End the newest task as the client reports it (``value``: what its fetch gave)."""
     future = executor.client.submitted[-1]
     future.status, future._value, future._error = status, value, error
-    return executor._ended(future)
+    fetched = value if status == "finished" else (type(error), error, None) if error else error
+    return executor._ended(future, fetched, fetched=True)
 
 
 def test_a_lost_task_is_submitted_again_then_recorded_error():
@@ -215,13 +218,25 @@ def test_killed_worker_is_error_and_only_the_newest_submission_counts():
     first = executor.client.submitted[-1]
     assert _end(executor, "cancelled") is None
     first.status = "finished"  # an earlier submission ending late counts for nothing
-    assert executor._ended(first) is None
+    assert executor._ended(first, "late", fetched=True) is None
     reply = WorkerReply(Result(time=1.0), dask_executor.Input(), 0.5, "h", 2, "h:1:dask")
     done = _end(executor, "finished", value=reply)
     assert (done.desired_id, done.record.state, done.record.worker, done.record.machine_id) == (5, "OK", "h:1:dask", 7)
-    assert executor._ended(executor.client.submitted[-1]) is None  # reported once only
+    assert executor._ended(executor.client.submitted[-1], reply, fetched=True) is None  # reported once only
     executor.submit(_desired(6))
     killed = distributed.KilledWorker("tunerlib-abcdef12-6-1", SimpleNamespace(address="tcp://w:1"), 3)
     done = _end(executor, "error", error=killed)
     assert done.record.state == "ERROR" and "killed every Dask worker" in done.record.extra["error"]
     assert executor.in_flight() == 0
+
+
+def test_a_task_that_ended_unreported_is_fetched_by_the_check():
+    executor = _executor()
+    executor.submit(_desired(8))
+    future = executor.client.submitted[-1]
+    reply = WorkerReply(Result(time=2.0), dask_executor.Input(), 0.5, "h", 2, "h:1:dask")
+    future.status, future._value = "finished", reply
+    assert executor._check_unreported() == []  # just ended: the client's own fetch gets time
+    [done] = executor._check_unreported()
+    assert (done.desired_id, done.record.state) == (8, "OK") and executor.in_flight() == 0
+    assert executor._ended(future, reply, fetched=True) is None  # the late report counts for nothing
