@@ -76,9 +76,9 @@ class Executor(ABC):
 
     @abstractmethod
     def poll(self, timeout: float) -> List[Completion]:
-        """Called by the run loop when the database had no new result: wait at most ``timeout``
-        seconds (less as soon as a measurement finishes) and return the finished measurements the run
-        loop must store, [] when there are none. Every submitted request appears exactly once (a
+        """Called by the run loop when the database had no new result: when nothing has finished,
+        wait at most ``timeout`` seconds (the loop's back-off, 1-20 ms), then return the finished
+        measurements the run loop must store, [] when there are none. Every submitted request appears exactly once (a
         measurement lost with its worker is measured again first). Raises TunerScriptError when a
         worker found the tuner script broken, and RunInterrupted when a signal or the run's deadline
         comes during the wait."""
