@@ -141,10 +141,11 @@ class WorkerPool(Executor):
     def shutdown(self, wait: float = 5.0) -> None:
         """Wait up to ``wait`` s for the workers to exit; kill those still alive."""
         self.stop_event.set()
+        started = [proc for proc in self.procs if proc.pid is not None]  # start() may have failed midway
         deadline = time.monotonic() + wait
-        for proc in self.procs:
+        for proc in started:
             proc.join(max(0.0, deadline - time.monotonic()))
-        for proc in self.procs:
+        for proc in started:
             if proc.is_alive():
                 proc.kill()
                 proc.join(5)
