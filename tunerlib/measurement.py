@@ -33,14 +33,15 @@ class MeasurementDriver:
     """Called by the serial loop (:meth:`measure`, between ``TuningRun.ask`` and ``tell``) or by a worker
     process (:meth:`run_one`: claim, measure, record)."""
 
-    def __init__(self, db: ResultsStore, run_id: int, program_version_id: int,
+    def __init__(self, db: Optional[ResultsStore], run_id: int, program_version_id: int,
                  interface: MeasurementInterface, input_manager: InputManager,
                  machine_id: Optional[int], worker: str = "main",
                  interrupts: Optional[Interrupts] = None, cap: Optional[float] = None,
                  retrying: Optional[Callable[[Callable[[], Any]], Any]] = None) -> None:
         """``interrupts`` (installed by the caller) stops a measurement at the run's deadline or on a
         signal; ``cap`` (``--measurement-timeout``) is the longest a measurement may run; ``retrying(call)``
-        runs the driver's own database calls (a remote worker retries them when the connection drops)."""
+        runs the driver's own database calls (a remote worker retries them when the connection drops).
+        ``db`` None: only :meth:`measure_only` may be called (a Dask worker, which has no database)."""
         self.retrying = retrying or (lambda call: call())
         self.db = db
         self.interrupts = interrupts or Interrupts()
@@ -70,6 +71,12 @@ class MeasurementDriver:
     def measure(self, desired: DesiredResult) -> Tuple[Result, ResultRecord]:
         """Measure one claimed request (the serial loop's step between ``ask`` and ``tell``): the
         Result and its database record (cost, machine, input). Raises RunInterrupted as above."""
+        result, inp, cost = self.measure_only(desired)
+        return result, result.record(cost, self.machine_id, self._input_id(inp), self.worker)
+
+    def measure_only(self, desired: DesiredResult) -> Tuple[Result, Input, float]:
+        """Measure one request without touching the database: (Result, the input it ran on, seconds
+        it took). :meth:`measure` records them; a Dask worker (no database) returns them to the run."""
         desired = DesiredResult(desired.configuration, desired.id, self._limit(desired.limit),
                                 desired.requestor)
         inp = self.input_manager.select_input(desired)
@@ -81,8 +88,7 @@ class MeasurementDriver:
             result = Result(state="TIMEOUT", extra={"error": str(exc)})
         if self.interrupts.cap_hit and result.state != "TIMEOUT":  # the stop landed in C code
             result = Result(state="TIMEOUT", extra={"error": str(MeasurementTimedOut(self.cap))})
-        cost = time.perf_counter() - start
-        return result, result.record(cost, self.machine_id, self._input_id(inp), self.worker)
+        return result, inp, time.perf_counter() - start
 
     def _limit(self, requested: Optional[float]) -> Optional[float]:
         """The ``limit`` run() gets: the request's limit and the cap, whichever is smaller. (The run's

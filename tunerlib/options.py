@@ -11,6 +11,7 @@ argparse-dataclass reads the real type hints, so a module defining options must 
 """
 
 
+import importlib.util
 import math
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Type, TypeVar
@@ -21,6 +22,9 @@ from .errors import UsageError
 
 #: tests stop here when neither --test-limit nor --stop-after is given
 DEFAULT_TEST_CAP = 1000
+
+#: the values of ``--executor``
+EXECUTORS = ("local", "dask")
 
 T = TypeVar("T", bound="TuningOptions")
 
@@ -49,8 +53,15 @@ class TuningOptions:
     distributed: bool = _opt(False, "measure with `tunerlib worker` processes (on any machine that shares "
                                     "--database) instead of in this process; --parallelism N > 1 adds N "
                                     "local workers")
-    queue_per_worker: int = _opt(1, "with --distributed: requests kept waiting per live worker, beyond "
-                                    "the one it measures, so that a worker never waits for the search")
+    queue_per_worker: int = _opt(1, "with --distributed or --executor dask: requests kept waiting per live "
+                                    "worker (Dask: per worker thread), beyond the one it measures, so that "
+                                    "a worker never waits for the search")
+    executor: str = _opt("local", "what measures with --parallelism N > 1: local (worker processes on this "
+                                  "machine) or dask (the workers of the Dask cluster at --scheduler; this "
+                                  "process stores their results; needs the [dask] extra)",
+                         choices=list(EXECUTORS))
+    scheduler: Optional[str] = _opt(None, "with --executor dask: address of a running Dask scheduler, "
+                                          "e.g. tcp://HOST:8786", metavar="ADDRESS")
     database: Optional[str] = _opt(None, "results database: a file path or SQLAlchemy URL "
                                          "(default ./tunerlib.db)")
     label: Optional[str] = _opt(None, "label stored with the tuning run (and matched by --resume)")
@@ -117,6 +128,7 @@ class TuningOptions:
         _check(self.bandit_window, "--bandit-window", "a number of uses >= 1", lambda v: v >= 1)
         _check(self.measurement_timeout, "--measurement-timeout", "a number of seconds > 0",
                lambda v: v > 0)
+        _check_executor(self)
 
     @property
     def resume_target(self) -> Optional[str]:
@@ -128,6 +140,26 @@ class TuningOptions:
 
 #: the value of a bare ``--resume``
 RESUME_LATEST = "latest"
+
+
+def _check_executor(options: "TuningOptions") -> None:
+    """UsageError for ``--executor`` / ``--scheduler`` values that cannot work (together)."""
+    executor, scheduler = options.executor, options.scheduler
+    if executor not in EXECUTORS:
+        raise UsageError(f"--executor {executor}: expected one of {', '.join(EXECUTORS)}")
+    if executor == "local":
+        if scheduler:
+            raise UsageError(f"--scheduler {scheduler}: only --executor dask has a scheduler; "
+                             "add --executor dask or drop --scheduler")
+        return
+    if not scheduler:
+        raise UsageError("--executor dask needs --scheduler ADDRESS, the address of a running Dask "
+                         "scheduler (e.g. --scheduler tcp://HOST:8786)")
+    if options.distributed or options.parallelism > 1:
+        raise UsageError("--executor dask measures on the Dask cluster's workers: drop --distributed and "
+                         "--parallelism (the cluster's size sets how many measurements run at once)")
+    if importlib.util.find_spec("distributed") is None:
+        raise UsageError("--executor dask needs Dask's distributed scheduler: pip install 'tunerlib[dask]'")
 
 
 def _check(value, option: str, wanted: str, ok) -> None:

@@ -16,8 +16,9 @@ import time
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
-from .db import open_store
+from .db import AlreadyCompleteError, open_store
 from .distributed import RemoteCoordinator
+from .executor import Completion, Executor
 from .errors import UsageError
 from .callbacks import Callback, ResultEvent, ResultsLog, TechniqueSnapshots, close_callbacks
 from .finalform import FINAL_FORM, MAX_CHARS, call_captured
@@ -32,7 +33,7 @@ from .search import SearchDriver, TunerScriptError
 from .seeds import checked_seed_configurations
 from .techniques import Proposal, Technique, create_technique, generate_bandit, registry
 from .transfer import attach_recommender, stderr_say, upload_finished_run, warm_start
-from .workers import WorkerPool, death_message
+from .workers import WorkerPool
 
 if TYPE_CHECKING:  # annotations only: the interface's main() imports the CLI, which imports this
     from .interface import MeasurementInterface
@@ -240,7 +241,8 @@ class TuningRun:
             try:
                 self.prepare()
                 status.begin(self.search.tests)
-                loop = self._loop_parallel if opts.parallelism > 1 or opts.distributed else self._loop_serial
+                parallel = opts.parallelism > 1 or opts.distributed or opts.executor != "local"
+                loop = self._loop_parallel if parallel else self._loop_serial
                 reason = loop(status, interrupts)
             except RunInterrupted as exc:
                 reason = self._interrupted(exc)
@@ -333,60 +335,90 @@ class TuningRun:
 
     def _loop_parallel(self, status: StatusLine, interrupts: Interrupts) -> str:
         """--parallelism N > 1: N local worker processes; --distributed: `tunerlib worker` processes
-        anywhere (and the local ones, if any). This process only proposes and collects."""
+        anywhere (and the local ones, if any); --executor dask: the workers of a Dask cluster. This
+        process only proposes, hands requests over (Dask) and stores and collects results."""
         opts = self.options
-        url = self.db.worker_url()
+        executor = self._executor(interrupts)
         local = opts.parallelism if opts.parallelism > 1 else 0
         remote = RemoteCoordinator(self.db, self.run_id, opts.queue_per_worker, local) if opts.distributed else None
-        pool = None
-        if local:
-            self.db.dispose()  # forked workers must not share pooled connections
-            pool = WorkerPool(local, url, self.run_id, self.pv_id, self.interface, self.machine_id,
-                              interrupts.deadline, opts.measurement_timeout)
-            pool.start()
         idle = 0.001
-        listener = self.db.listen(self.run_id) if remote is not None else None
+        listener = None
         try:
+            if executor is not None:
+                executor.start()
+            listener = self.db.listen(self.run_id) if remote is not None else None
             while True:
                 interrupts.check()
-                reason = self.stop_check() or self.top_up(remote.target() if remote else local)
+                reason = self.stop_check() or self.top_up(remote.target() if remote else executor.capacity())
                 if reason:
                     return reason
+                if executor is not None and not executor.pulls_requests:
+                    self._hand_over(executor)
                 if self.collect():
                     idle = 0.001
                     continue
-                if pool is not None:
-                    self._watch_pool(pool)
                 if remote is not None and remote.maintain():
                     continue
                 if listener is not None:  # woken by the next result, or after 0.25 s to sweep leases
+                    if executor is not None and self._store(executor.poll(0)):
+                        continue
                     with interrupts.measuring():
                         listener.wait(0.25)
+                elif executor is not None:
+                    if self._store(executor.poll(idle)):
+                        idle = 0.001
+                        continue
+                    idle = min(idle * 2, 0.02)
                 else:
                     interrupts.sleep(idle)
                     idle = min(idle * 2, 0.02)
                 status.update(self.search.tests, self._best_display(), self.search.outstanding)
         finally:
             interrupts.ignore_signals()
-            if pool is not None:
-                pool.stop(cancel=True)
-            if listener is not None:
-                listener.close()
-            self.collect()
+            try:
+                if executor is not None:
+                    executor.cancel()
+                    executor.shutdown()
+            finally:
+                if listener is not None:
+                    listener.close()
+                self.collect()
 
-    def _watch_pool(self, pool: WorkerPool) -> None:
-        """A local worker that found the script broken stops the run; dead ones are replaced."""
-        failure = pool.failed()
-        if failure:
-            raise TunerScriptError(failure)
-        for name, code in pool.replace_dead():
-            self._record_lost_measurements(name, code)
+    def _executor(self, interrupts: Interrupts) -> Optional[Executor]:
+        """What measures in the parallel loop: the Dask executor (``--executor dask``; Dask is imported
+        only then), the local process pool (``--parallelism N > 1``), or None when only ``tunerlib
+        worker`` processes measure (``--distributed`` alone)."""
+        opts = self.options
+        if opts.executor == "dask":
+            from .dask_executor import DaskExecutor
+            return DaskExecutor(self, interrupts)
+        if opts.parallelism <= 1:
+            return None
+        url = self.db.worker_url()
+        self.db.dispose()  # forked workers must not share pooled connections
+        return WorkerPool(opts.parallelism, url, self.run_id, self.pv_id, self.interface, self.machine_id,
+                          interrupts.deadline, opts.measurement_timeout, store=self.db, interrupts=interrupts)
 
-    def _record_lost_measurements(self, worker: str, exitcode: Optional[int]) -> None:
-        """A worker died: the measurement it held is an ERROR (the run goes on)."""
-        for dr_id in self.db.running_claims(self.run_id, worker):
-            self.db.complete(dr_id, Result(state="ERROR", extra={"error": death_message(worker, exitcode)})
-                             .record(machine_id=self.machine_id))
+    def _hand_over(self, executor: Executor) -> None:
+        """Claim waiting requests for a pushing executor (Dask) and submit them, up to its capacity."""
+        while executor.in_flight() < executor.capacity():
+            claim = self.db.claim_next(self.run_id, self.options.executor)
+            if claim is None:
+                return
+            executor.submit(desired_result(claim))
+
+    def _store(self, completions: List[Completion]) -> int:
+        """Store what an executor measured (its workers could not); stop on a broken tuner script."""
+        broken = None
+        for done in completions:
+            try:
+                self.db.complete(done.desired_id, done.record)
+            except AlreadyCompleteError:  # the run was stopping, or a worker stored it after all
+                continue
+            broken = broken or done.contract_error
+        if broken:
+            raise TunerScriptError(broken)
+        return len(completions)
 
     # ---- wrap-up ----------------------------------------------------------------
     def _best_display(self) -> Optional[float]:

@@ -1,4 +1,5 @@
-"""Worker processes for --parallelism N: each runs a MeasurementDriver on its own connection.
+"""The local executor, ``--parallelism N``: N worker processes, each runs a MeasurementDriver on its own
+connection (an :class:`~tunerlib.executor.Executor` whose workers pull requests from the database).
 
 A worker ignores SIGINT (the run loop handles Ctrl-C for the whole run) and stops on SIGTERM, on the
 run's deadline and when its parent dies: a measurement in progress is stopped at once (its process
@@ -15,9 +16,12 @@ import sys
 import time
 from typing import TYPE_CHECKING, List, Optional, Tuple
 
-from .db import ResultsDB
+from .db import ResultsDB, ResultsStore
+from .executor import Completion, Executor
 from .interrupts import Interrupts, RunInterrupted, die_with_parent, signal_name
 from .measurement import MeasurementDriver
+from .result import DesiredResult, Result
+from .search import TunerScriptError
 
 if TYPE_CHECKING:  # annotations only: the interface's main() imports the CLI, which imports this
     from .interface import MeasurementInterface
@@ -62,12 +66,19 @@ def death_message(name: str, exitcode: Optional[int]) -> str:
     return f"measurement worker {name} {how} while measuring this configuration"
 
 
-class WorkerPool:
-    """Starts N measurement processes (fork where available, so the interface needs no pickling)."""
+class WorkerPool(Executor):
+    """The local executor (``--parallelism N``): N measurement processes on this machine (fork where
+    available, so the interface needs no pickling). A pulling executor: each worker claims requests
+    from the results database and stores their results itself."""
+
+    pulls_requests = True
 
     def __init__(self, n: int, url: str, run_id: int, program_version_id: int,
                  interface: MeasurementInterface, machine_id: Optional[int],
-                 deadline: Optional[float] = None, cap: Optional[float] = None) -> None:
+                 deadline: Optional[float] = None, cap: Optional[float] = None,
+                 store: Optional[ResultsStore] = None, interrupts: Optional[Interrupts] = None) -> None:
+        """``store`` (the run's own connection) finds the claims of a worker that died, ``interrupts``
+        (the run loop's) makes :meth:`poll`'s wait stop on a signal or the deadline."""
         methods = multiprocessing.get_all_start_methods()
         self.ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
         self.stop_event = self.ctx.Event()
@@ -75,6 +86,8 @@ class WorkerPool:
         self._tail = (os.getpid(), self.stop_event, deadline, cap)
         self.names = [f"worker-{i}" for i in range(n)]
         self.procs: List = [self._process(name) for name in self.names]
+        self.store, self.run_id, self.machine_id = store, run_id, machine_id
+        self.interrupts = interrupts or Interrupts()
         #: workers that died while the run went on, each replaced by a new process
         self.restarts = 0
 
@@ -82,9 +95,64 @@ class WorkerPool:
         return self.ctx.Process(target=_worker_main, name=f"tunerlib-{name}", daemon=True,
                                 args=(*self._args, name, *self._tail))
 
+    # ---- the Executor interface ------------------------------------------------------------------
     def start(self) -> None:
+        """Start the worker processes."""
         for proc in self.procs:
             proc.start()
+
+    def capacity(self) -> int:
+        """One request in flight per worker process."""
+        return len(self.procs)
+
+    def in_flight(self) -> int:
+        """Not called (the workers claim requests themselves): 0, nothing is ever submitted."""
+        return 0
+
+    def submit(self, desired: DesiredResult) -> None:
+        """Never called: the run loop leaves requests REQUESTED in the database for the workers."""
+        raise RuntimeError("the local pool's workers claim requests from the results database themselves; "
+                           "the run loop must not submit them")
+
+    def poll(self, timeout: float) -> List[Completion]:
+        """Replace every worker that died and return an ERROR completion for each measurement it held;
+        when none died, sleep ``timeout`` s (the workers' results arrive through the database).
+        TunerScriptError when a worker found the tuner script broken."""
+        failure = self.failed()
+        if failure:
+            raise TunerScriptError(failure)
+        lost = [Completion(dr_id, Result(state="ERROR", extra={"error": death_message(name, code)})
+                           .record(machine_id=self.machine_id))
+                for name, code in self.replace_dead() for dr_id in self._claims_of(name)]
+        if not lost and timeout > 0:
+            self.interrupts.sleep(timeout)
+        return lost
+
+    def cancel(self) -> None:
+        """Stop the measurements in progress now (SIGTERM to every worker)."""
+        self.stop_event.set()
+        for proc in self.procs:
+            if proc.is_alive():
+                try:
+                    os.kill(proc.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+
+    def shutdown(self, wait: float = 5.0) -> None:
+        """Wait up to ``wait`` s for the workers to exit; kill those still alive."""
+        self.stop_event.set()
+        started = [proc for proc in self.procs if proc.pid is not None]  # start() may have failed midway
+        deadline = time.monotonic() + wait
+        for proc in started:
+            proc.join(max(0.0, deadline - time.monotonic()))
+        for proc in started:
+            if proc.is_alive():
+                proc.kill()
+                proc.join(5)
+
+    # ---- watching the workers ----------------------------------------------------------------------
+    def _claims_of(self, name: str) -> List[int]:
+        return [] if self.store is None else self.store.running_claims(self.run_id, name)
 
     def failed(self) -> Optional[str]:
         """A message when a worker found the tuner script broken, else None."""
@@ -93,8 +161,8 @@ class WorkerPool:
         return None
 
     def replace_dead(self) -> List[Tuple[str, Optional[int]]]:
-        """Start a new process for every worker that died; returns (worker name, exit code) of each.
-        Called by the run loop while it waits; it records their measurements as ERROR."""
+        """Start a new process for every worker that died; returns (worker name, exit code) of each
+        (:meth:`poll` records their measurements as ERROR)."""
         dead = []
         for i, proc in enumerate(self.procs):
             if proc.exitcode is None or proc.exitcode == CONTRACT_EXIT or self.stop_event.is_set():
@@ -105,23 +173,3 @@ class WorkerPool:
             self.procs[i] = self._process(self.names[i])
             self.procs[i].start()
         return dead
-
-    def stop(self, cancel: bool, wait: float = 30.0) -> None:
-        """Stop the workers. ``cancel``: stop measurements in progress now (SIGTERM); otherwise let
-        them finish (at most ``wait`` s). A worker still alive after that is killed."""
-        self.stop_event.set()
-        if cancel:
-            for proc in self.procs:
-                if proc.is_alive():
-                    try:
-                        os.kill(proc.pid, signal.SIGTERM)
-                    except ProcessLookupError:
-                        pass
-            wait = min(wait, 5.0)
-        deadline = time.monotonic() + wait
-        for proc in self.procs:
-            proc.join(max(0.0, deadline - time.monotonic()))
-        for proc in self.procs:
-            if proc.is_alive():
-                proc.kill()
-                proc.join(5)

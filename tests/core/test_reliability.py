@@ -195,6 +195,17 @@ def test_bad_option_values_are_one_line_errors_that_create_nothing(tmp_path, opt
     assert not db.exists()
 
 
+@pytest.mark.parametrize("args, needle", [(["--executor", "dask"], "--executor dask needs --scheduler ADDRESS"),
+                                          (["--scheduler", "tcp://h:8786"], "add --executor dask"),
+                                          (["--executor", "dask", "--scheduler", "tcp://h:8786",
+                                            "--parallelism", "2"], "drop --distributed and --parallelism")])
+def test_executor_options_that_cannot_work_are_one_line_errors_that_create_nothing(tmp_path, args, needle):
+    db = tmp_path / "bad.db"
+    proc = _run(TOY, *args, "--database", db)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and needle in proc.stderr, proc.stderr
+    assert not db.exists()
+
+
 # ------------------------------------------------------------------------------- 6. nothing succeeds
 def test_run_in_which_every_measurement_raises(tmp_path):
     db = tmp_path / "e.db"

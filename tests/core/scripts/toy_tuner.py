@@ -26,6 +26,9 @@ class ToyOptions(TuningOptions):
                 "100 s), segv (a child killed by SIGSEGV), memory (a child that allocates 2 GB under a "
                 "256 MB limit), raise (run() raises), die (the measuring process kills itself with "
                 "SIGSEGV; use with --parallelism > 1 only)"})
+    kill_once: Optional[str] = field(default=None, metadata={
+        "help": "the first measurement that creates this file (writing its request id and pid) kills its "
+                "own process with SIGKILL after --sleep; the others measure normally (for executors)"})
 
 
 class ToyTuner(MeasurementInterface):
@@ -57,6 +60,8 @@ class ToyTuner(MeasurementInterface):
                 return Result(state="TIMEOUT")
         if self.options.sleep:
             time.sleep(self.options.sleep)
+        if self.options.kill_once:
+            self._kill_once(desired_result.id)
         if self.options.marker:
             with open(self.options.marker, "a") as fh:
                 fh.write(f"{os.getpid()}\n")
@@ -71,6 +76,15 @@ class ToyTuner(MeasurementInterface):
         cost = (cfg["x"] - 3) ** 2 + (cfg["y"] - 1.5) ** 2 + penalty + inversions + math.sin(cfg["y"])
         return Result(extra={"cost": cost})
 
+
+    def _kill_once(self, request_id):
+        try:
+            fd = os.open(self.options.kill_once, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            return
+        os.write(fd, f"{request_id} {os.getpid()}\n".encode())
+        os.close(fd)
+        os.kill(os.getpid(), signal.SIGKILL)
 
     def _fault(self, cfg):
         """The result of a faulty configuration (None: this one measures normally)."""

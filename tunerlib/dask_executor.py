@@ -1,0 +1,326 @@
+"""``--executor dask --scheduler tcp://HOST:8786``: measure on the workers of an existing Dask cluster.
+
+The run process claims each request and submits one task per request to the cluster
+(:meth:`DaskExecutor.submit`); the task, :func:`measure_on_worker`, builds the run's interface on the
+Dask worker, runs ``MeasurementInterface.run()`` and returns the Result, the input it ran on, the time
+it took and where it ran (:class:`WorkerReply`). The run process stores it (the model SMAC uses): Dask
+workers need the tuner script and tunerlib, never the results database.
+
+How the interface reaches a worker: not pickled -- an interface may hold compiled programs or open
+files -- but named, as ``tunerlib worker --interface`` names it (:class:`DaskJob`): ``module:Class``
+(``python -m pkg.tuner``, or a class imported from a module) or ``/abs/path/tuner.py:Class`` (a script
+run as ``python tuner.py``; the workers need the file at that path: a shared file system, as on SLURM
+clusters), with the run's options. Each worker thread builds its own interface once and keeps it; a
+worker whose tuner script version differs from the run's stops the run with one line.
+
+Lost measurements: Dask itself runs again a task whose worker process died
+(``distributed.scheduler.allowed-failures`` times, default 3); a task the cluster lost otherwise
+(cancelled by a scheduler restart, its result gone with its worker) is submitted again by the executor,
+at most :data:`MAX_ATTEMPTS` times in all. A configuration that killed every worker it ran on
+(``KilledWorker``) is recorded ERROR, as a local worker's death is. Every request gets exactly one
+result: only the newest submission of a request counts, and only once.
+
+Limits: Dask runs tasks in worker threads, where ``--measurement-timeout`` cannot stop a measurement
+with a signal: run() gets the cap as its ``limit`` (``call_program`` honours it). A run that stops
+(deadline, Ctrl-C) cancels its tasks, but a measurement already running finishes on its worker. For
+timing, start workers with one thread each (``dask worker --nthreads 1 --nworkers N``).
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import socket
+import sys
+import threading
+import time
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+
+from .errors import UsageError
+from .executor import Completion, Executor
+from .interrupts import Interrupts
+from .measurement import MeasurementDriver
+from .remote import load_interface, run_options
+from .result import DesiredResult, Input, Result
+
+if TYPE_CHECKING:  # annotations only
+    from .tuningrun import TuningRun
+
+__all__ = ["DaskExecutor", "DaskJob", "WorkerReply", "interface_job", "measure_on_worker"]
+
+#: submissions of one request at most (the first included) when the cluster loses its task
+MAX_ATTEMPTS = 4
+#: seconds between two counts of the cluster's worker threads
+COUNT_EVERY = 1.0
+#: seconds between two looks for tasks that ended without being reported
+CHECK_EVERY = 5.0
+
+
+# ---- the worker side ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DaskJob:
+    """What a Dask worker needs to build the run's interface (sent with every task, a few hundred bytes)."""
+
+    module: Optional[str]  #: importable module of the interface class (None: load ``file``)
+    file: Optional[str]  #: absolute path of the file that defines it (tried when the module is not importable)
+    class_name: str
+    args: str  #: the run's options, JSON
+    script_version: str  #: the run's tuner script version; a worker whose own differs refuses
+    machine_class: Optional[str] = None
+    cap: Optional[float] = None  #: --measurement-timeout
+
+
+@dataclass
+class WorkerReply:
+    """What :func:`measure_on_worker` returns: the measurement, or why the worker refused (``refused``)."""
+
+    result: Optional[Result]
+    input: Optional[Input]
+    cost: float
+    host: str
+    cpus: Optional[int]
+    worker: str  #: ``host:pid:dask``, recorded with the result
+    contract_error: Optional[str] = None
+    refused: Optional[str] = None
+
+
+_CLASSES: Dict[Tuple, type] = {}
+_CLASSES_LOCK = threading.Lock()
+_PER_THREAD = threading.local()
+
+
+def _interface_class(job: DaskJob) -> type:
+    """The interface class, imported once per worker process and tuner script version (by module, else
+    from the file): a worker that served a run of an older version of the script loads it anew."""
+    key = (job.module, job.file, job.class_name, job.script_version)
+    with _CLASSES_LOCK:
+        cls = _CLASSES.get(key)
+        if cls is None:
+            loaded = sys.modules.get(job.module) if job.module else None
+            if loaded is not None and any(k[0] == job.module for k in _CLASSES):
+                importlib.reload(loaded)  # loaded for another version's run: read the file again
+            specs = [f"{source}:{job.class_name}" for source in (job.module, job.file) if source]
+            for i, spec in enumerate(specs):
+                try:
+                    cls = load_interface(spec)
+                    break
+                except UsageError:
+                    if i == len(specs) - 1:
+                        raise
+            _CLASSES[key] = cls
+    return cls
+
+
+def _driver(job: DaskJob, worker: str) -> MeasurementDriver:
+    """This thread's measurement driver for the job's interface (built on first use, then kept);
+    UsageError when the interface cannot be built or its script version differs from the run's."""
+    drivers = getattr(_PER_THREAD, "drivers", None)
+    if drivers is None:
+        drivers = _PER_THREAD.drivers = {}
+    driver = drivers.get(job)
+    if driver is None:
+        cls = _interface_class(job)
+        interface = cls(run_options(cls, json.loads(job.args), job.machine_class))
+        mine = interface.script_version()
+        if mine != job.script_version:
+            raise UsageError(f"tuner script version {mine} differs from {job.script_version} of the run: "
+                             f"give the Dask workers the same tuner script as the run "
+                             f"({job.file or job.module})")
+        driver = MeasurementDriver(None, 0, 0, interface, interface.input_manager(), None, worker=worker,
+                                   interrupts=Interrupts(), cap=job.cap)
+        drivers[job] = driver
+    return driver
+
+
+def measure_on_worker(job: DaskJob, desired: DesiredResult) -> WorkerReply:
+    """The Dask task: measure ``desired`` with the job's interface on this worker (no database)."""
+    host, cpus = socket.gethostname(), os.cpu_count()
+    worker = f"{host}:{os.getpid()}:dask"
+    try:
+        driver = _driver(job, worker)
+    except UsageError as exc:
+        return WorkerReply(None, None, 0.0, host, cpus, worker, refused=f"Dask worker on {host}: {exc}")
+    driver.contract_error = None
+    result, inp, cost = driver.measure_only(desired)
+    return WorkerReply(result, inp, cost, host, cpus, worker, contract_error=driver.contract_error)
+
+
+def interface_job(run: TuningRun) -> DaskJob:
+    """The :class:`DaskJob` of a run (UsageError when its interface class cannot be named for workers)."""
+    cls = type(run.interface)
+    if "." in cls.__qualname__:
+        raise UsageError(f"--executor dask: {cls.__qualname__} is defined inside a function or class; define "
+                         "it at the top level of the tuner script, so that Dask workers can import it")
+    module = sys.modules.get(cls.__module__)
+    name: Optional[str] = cls.__module__
+    if name == "__main__":  # `python -m pkg.tuner` has an importable name; `python tuner.py` has none
+        spec = getattr(module, "__spec__", None)
+        name = spec.name if spec is not None else None
+    path = getattr(module, "__file__", None)
+    if name is None and path is None:
+        raise UsageError(f"--executor dask: {cls.__name__} has no module or file Dask workers could import; "
+                         "put it in a tuner script file")
+    opts = run.options
+    return DaskJob(name, os.path.abspath(path) if path else None, cls.__name__,
+                   json.dumps(asdict(opts), default=str), run.interface.script_version(),
+                   opts.machine_class, opts.measurement_timeout)
+
+
+# ---- the run side -----------------------------------------------------------------------------------------
+class DaskExecutor(Executor):
+    """A pushing executor: requests are claimed by the run loop and submitted to the Dask cluster at
+    ``--scheduler``; their results come back through :meth:`poll` and are stored by the run loop."""
+
+    def __init__(self, run: TuningRun, interrupts: Interrupts) -> None:
+        opts = run.options
+        self.address = opts.scheduler
+        self.queue_per_worker = opts.queue_per_worker
+        self.store, self.pv_id, self.machine_class = run.db, run.pv_id, opts.machine_class
+        self.interrupts = interrupts
+        self.job = interface_job(run)
+        self.tag = run.uuid[:8]
+        self.client: Any = None
+        #: request id -> (its newest future, the request, attempt number)
+        self._tasks: Dict[int, Tuple[Any, DesiredResult, int]] = {}
+        self._ended_tasks: Any = None  # distributed.as_completed, made by start()
+        self._checked, self._seen_ended = time.monotonic(), set()
+        self._machines: Dict[str, int] = {}
+        self._inputs: Dict[Tuple, int] = {}
+        self._threads, self._counted = 0, None
+        #: submissions made again because the cluster lost a task
+        self.resubmitted = 0
+
+    def start(self) -> None:
+        """Connect to the scheduler (within Dask's ``distributed.comm.timeouts.connect``, 30 s by default)."""
+        try:
+            from distributed import Client, as_completed
+            from distributed.comm import parse_address
+            from distributed.comm.registry import get_backend
+        except ImportError:
+            raise UsageError("--executor dask needs Dask's distributed scheduler: pip install "
+                             "'tunerlib[dask]'") from None
+        try:
+            get_backend(parse_address(self.address)[0])  # a bad scheme fails here, before a Client exists
+            self.client = Client(self.address, set_as_default=False)
+            self._ended_tasks = as_completed(loop=self.client.loop, with_results=True, raise_errors=False)
+        except (OSError, ValueError, TypeError) as exc:
+            reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise UsageError(f"--scheduler {self.address}: cannot reach a Dask scheduler there ({reason}); "
+                             "start one (`dask scheduler`, or a dask-jobqueue cluster) and pass its address, "
+                             "e.g. --scheduler tcp://HOST:8786") from None
+
+    def capacity(self) -> int:
+        """Worker threads in the cluster (counted every COUNT_EVERY s; at least 1, so that a cluster whose
+        workers are still starting gets work) x (1 + --queue-per-worker)."""
+        now = time.monotonic()
+        if self._counted is None or now - self._counted >= COUNT_EVERY:
+            self._counted = now
+            try:
+                self._threads = sum(self.client.nthreads().values())
+            except (OSError, TimeoutError):  # the scheduler is unreachable for now: keep the last count
+                pass
+        return max(1, self._threads) * (1 + self.queue_per_worker)
+
+    def in_flight(self) -> int:
+        return len(self._tasks)
+
+    def submit(self, desired: DesiredResult, attempt: int = 1) -> None:
+        """One task per request (``attempt`` > 1: the cluster lost the earlier ones)."""
+        future = self.client.submit(measure_on_worker, self.job, desired,
+                                    key=f"tunerlib-{self.tag}-{desired.id}-{attempt}", pure=False)
+        self._tasks[desired.id] = (future, desired, attempt)
+        self._ended_tasks.add(future)  # its result is fetched in the client's thread when it ends
+
+    def poll(self, timeout: float) -> List[Completion]:
+        """The completions of the tasks that ended, their results already fetched (by the client's own
+        thread, concurrently: a fetch costs this thread nothing); when none has, sleep ``timeout`` s
+        first (the local pool's back-off: 1-20 ms)."""
+        if not self._ended_tasks.has_ready() and timeout > 0:
+            self.interrupts.sleep(timeout)
+        ended = self._ended_tasks.next_batch(block=False)
+        done = [self._ended(future, value, fetched=True) for future, value in ended]
+        if time.monotonic() - self._checked >= CHECK_EVERY:
+            done += self._check_unreported()
+        return [c for c in done if c is not None]
+
+    def _check_unreported(self) -> List[Optional[Completion]]:
+        """Tasks that ended at least CHECK_EVERY s ago and were never reported (the client lost its
+        fetch): handled here, so that no request waits forever."""
+        self._checked = time.monotonic()
+        ended = {future for future, _, _ in self._tasks.values() if future.done()}
+        late, self._seen_ended = ended & self._seen_ended, ended
+        return [self._ended(future, None, fetched=False) for future in late]
+
+    def _ended(self, future: Any, value: Any, fetched: bool) -> Optional[Completion]:
+        """The completion of an ended task (``value``: its result, when ``fetched``); None for a stale
+        one or one submitted again."""
+        dr_id = int(future.key.rsplit("-", 2)[1])
+        current = self._tasks.get(dr_id)
+        if current is None or current[0] is not future:
+            return None  # dropped by cancel(), or an earlier submission
+        _, desired, attempt = current
+        if future.status == "finished":
+            try:
+                reply = value if fetched else future.result(timeout=60)
+            except Exception as exc:  # noqa: BLE001  (its result was lost with its worker)
+                return self._lost(desired, attempt, exc)
+            if not isinstance(reply, WorkerReply):
+                return self._lost(desired, attempt, None)
+            del self._tasks[dr_id]
+            return self._completion(dr_id, reply)
+        exc = None
+        if future.status == "error":  # a fetched error is (type, exception, traceback)
+            exc = value[1] if fetched and isinstance(value, tuple) else future.exception()
+        from distributed import KilledWorker
+        if isinstance(exc, KilledWorker):
+            del self._tasks[dr_id]
+            text = str(exc).split(". ")[0]
+            return Completion(dr_id, Result(state="ERROR", extra={
+                "error": f"the measurement killed every Dask worker that ran it (KilledWorker: {text})"}).record())
+        return self._lost(desired, attempt, exc)
+
+    def _lost(self, desired: DesiredResult, attempt: int, exc: Optional[BaseException]) -> Optional[Completion]:
+        """Submit a lost task again, or record ERROR after MAX_ATTEMPTS submissions."""
+        why = "cancelled by the cluster" if exc is None else f"{type(exc).__name__}: {exc}"
+        if attempt < MAX_ATTEMPTS:
+            self.resubmitted += 1
+            self.submit(desired, attempt + 1)
+            return None
+        del self._tasks[desired.id]
+        return Completion(desired.id, Result(state="ERROR", extra={
+            "error": f"the Dask cluster lost this measurement {attempt} times (last: {why})"}).record())
+
+    def _completion(self, dr_id: int, reply: WorkerReply) -> Completion:
+        if reply.refused:
+            raise UsageError(reply.refused)
+        machine = self._machines.get(reply.host)
+        if machine is None:
+            machine = self._machines[reply.host] = self.store.machine_id(reply.host, self.machine_class, reply.cpus)
+        inp = reply.input
+        key = (inp.input_class, inp.path, inp.size)
+        input_id = self._inputs.get(key)
+        if input_id is None:
+            input_id = self._inputs[key] = self.store.input_id(self.pv_id, inp.input_class, inp.path, inp.size,
+                                                               inp.extra)
+        return Completion(dr_id, reply.result.record(reply.cost, machine, input_id, reply.worker),
+                          reply.contract_error)
+
+    def cancel(self) -> None:
+        """Cancel every task not ended yet (one already running finishes on its worker; its result is
+        dropped)."""
+        futures = [future for future, _, _ in self._tasks.values()]
+        self._tasks.clear()
+        if self.client is not None and futures:
+            try:
+                self.client.cancel(futures)
+            except Exception:  # noqa: BLE001  (the scheduler is gone: nothing left to cancel)
+                pass
+
+    def shutdown(self) -> None:
+        """Close the connection to the scheduler (the cluster keeps running)."""
+        if self.client is not None:
+            try:
+                self.client.close()
+            finally:
+                self.client = None

@@ -1,0 +1,95 @@
+"""Executors: what measures the requests of a run whose loop does not measure them itself.
+
+With ``--parallelism N > 1``, ``--distributed`` or ``--executor dask`` the run loop
+(``TuningRun._loop_parallel``) only proposes requests and feeds results to the technique; an
+:class:`Executor` measures. There are two kinds, told apart by :attr:`Executor.pulls_requests`:
+
+* **pulling** executors (:class:`tunerlib.workers.WorkerPool`, the default ``--executor local``): their
+  worker processes claim REQUESTED rows and store results in the shared results database themselves;
+  the run loop learns of results from the database and never calls :meth:`Executor.submit`.
+* **pushing** executors (:class:`tunerlib.dask_executor.DaskExecutor`, ``--executor dask``): the run
+  loop claims each request and hands it over with :meth:`Executor.submit`; the executor only runs
+  ``MeasurementInterface.run()`` somewhere and gives back what it measured from :meth:`Executor.poll`,
+  and the run loop stores it (the model SMAC uses with Dask). Its workers need no database access.
+
+Either way :meth:`Executor.poll` returns :class:`Completion` records that the run loop stores with
+``ResultsStore.complete`` -- for a pulling executor only the results its workers could not store
+themselves (a worker died while measuring).
+
+The order of calls by the run loop: :meth:`~Executor.start` once; then, each iteration,
+:meth:`~Executor.capacity` (before requests are topped up), :meth:`~Executor.in_flight` and
+:meth:`~Executor.submit` (pushing executors: until ``in_flight() == capacity()``), and
+:meth:`~Executor.poll` when the database had no new result; when the run stops (its limits, a signal,
+the deadline, an error) :meth:`~Executor.cancel` and then :meth:`~Executor.shutdown`, once each.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import List, Optional
+
+from .db import ResultRecord
+from .result import DesiredResult
+
+__all__ = ["Completion", "Executor"]
+
+
+@dataclass
+class Completion:
+    """A finished measurement that the run loop stores: the request's id and its database record.
+    ``contract_error``: the tuner script broke the ``run()`` contract (the record is its ERROR result);
+    the run loop stores the record, then stops the run with that message."""
+
+    desired_id: int
+    record: ResultRecord
+    contract_error: Optional[str] = None
+
+
+class Executor(ABC):
+    """Measures a run's requests in other processes or on other machines (see the module docstring)."""
+
+    #: True: the executor's workers claim requests and store results in the database themselves
+    pulls_requests: bool = False
+
+    @abstractmethod
+    def start(self) -> None:
+        """Called once by the run loop before its first request: start the worker processes, or
+        connect to the cluster. Raises UsageError (one line naming the option and the fix) when it
+        cannot; the run then stops before anything was measured."""
+
+    @abstractmethod
+    def capacity(self) -> int:
+        """Called before every top-up of requests: how many requests the run keeps in flight for this
+        executor (being measured plus waiting), >= 1. It may change while the run goes on (a cluster
+        that grows or shrinks)."""
+
+    @abstractmethod
+    def in_flight(self) -> int:
+        """Called by the run loop before :meth:`submit` (pushing executors only): how many submitted
+        requests have not come back from :meth:`poll` yet."""
+
+    @abstractmethod
+    def submit(self, desired: DesiredResult) -> None:
+        """Called by the run loop with each request it has claimed for the executor, while
+        ``in_flight() < capacity()`` (pushing executors only; a pulling one's workers claim requests
+        themselves). Returns at once; the measurement comes back, exactly once, from :meth:`poll`."""
+
+    @abstractmethod
+    def poll(self, timeout: float) -> List[Completion]:
+        """Called by the run loop when the database had no new result: when nothing has finished,
+        wait at most ``timeout`` seconds (the loop's back-off, 1-20 ms), then return the finished
+        measurements the run loop must store, [] when there are none. Every submitted request appears exactly once (a
+        measurement lost with its worker is measured again first). Raises TunerScriptError when a
+        worker found the tuner script broken, and RunInterrupted when a signal or the run's deadline
+        comes during the wait."""
+
+    @abstractmethod
+    def cancel(self) -> None:
+        """Called once when the run stops, before :meth:`shutdown`: stop or abandon the measurements in
+        progress (their requests are CANCELLED by the run and measured again by ``--resume``); what
+        they would still return is dropped."""
+
+    @abstractmethod
+    def shutdown(self) -> None:
+        """Called once at the very end, after :meth:`cancel`: release the worker processes or the
+        connection to the cluster (a cluster the user started keeps running)."""
