@@ -3,6 +3,7 @@ argv, temp-folder clean-up and error states, and the isolated worker that measur
 (hangs, crashes, slow start-up)."""
 import json
 import os
+import tempfile
 from types import SimpleNamespace
 
 import pytest
@@ -22,7 +23,11 @@ from taco_cli import TacoCli  # noqa: E402
     ("abort", "INFEASIBLE", "taco", "SIGABRT"),
     ("garbage", "INFEASIBLE", "compile", "error"),
 ])
-def test_fake_taco_backend(tmp_path, compiler, mode, state, phase, fragment):
+def test_fake_taco_backend(tmp_path, monkeypatch, compiler, mode, state, phase, fragment):
+    private = tmp_path / "tmp"              # a temporary folder of this test's own: parallel tests make theirs
+    private.mkdir()
+    monkeypatch.setenv("TMPDIR", str(private))
+    monkeypatch.setattr(tempfile, "tempdir", None)      # gettempdir() reads TMPDIR again
     before = leftovers()
     cli = TacoCli(fake_taco(tmp_path, mode), timeout_s=20)
     cli.check()
