@@ -41,7 +41,7 @@ import rise_replay as replay_backend  # noqa: E402
 import rise_spaces as spaces  # noqa: E402
 import rise_worker  # noqa: E402
 
-from tunerlib import MeasurementInterface, Result, TuningOptions, UsageError  # noqa: E402
+from tunerlib import MeasurementInterface, Result, RetimedBest, TuningOptions, UsageError  # noqa: E402
 from tunerlib.measure import BEST, format_table  # noqa: E402
 from tunerlib.parameters import ConfigurationManipulator  # noqa: E402
 from tunerlib.replay.interface import TABLE_SPACE_HELP  # noqa: E402
@@ -130,6 +130,7 @@ class RiseTuner(MeasurementInterface):
         self._check(options)
         self.measured = 0
         self.confirmed: Optional[Dict[str, Any]] = None   # set when re-timing found a faster one
+        self.retimed: Optional[RetimedBest] = None         # the table's best with its re-timed seconds
         self._ok: Dict[str, Tuple[float, Dict[str, Any]]] = {}   # configuration hash -> (seconds, config)
         self.kernel = options.kernel or DEFAULT_KERNEL
         self.spec = spaces.KERNELS[self.kernel]
@@ -231,6 +232,10 @@ class RiseTuner(MeasurementInterface):
             configs[BEST] = candidates[fastest]
             timed[BEST] = timed[fastest]
             self.confirmed = candidates[fastest]
+        if timed.get(BEST, (None,))[0] is not None:
+            self.retimed = RetimedBest(configs[BEST], timed[BEST][0],
+                                       f"min of {self.options.compare_rounds} interleaved rounds with the "
+                                       f"expert, the default and {len(candidates)} other finalists")
         rows = []
         for name, cfg in configs.items():
             if cfg is None:
@@ -270,15 +275,19 @@ class RiseTuner(MeasurementInterface):
         else:
             self.runner.close()
 
-    def save_final_config(self, config: Dict[str, Any]) -> None:
-        """Called once at the end with the best configuration: :meth:`report` (which re-times it
-        with the other ``--confirm`` fastest ones), then ``--final-config PATH`` gets the fastest."""
+    def save_final_config(self, config: Dict[str, Any]) -> Optional[RetimedBest]:
+        """Called once at the end with the recorded best: :meth:`report` (which re-times it with the
+        other ``--confirm`` fastest ones), then ``--final-config PATH`` gets the fastest, which is
+        returned with its re-timed seconds so that the summary, ``--summary-json`` and the results
+        database name the configuration the table shows (one best; replay: the recorded best)."""
         self.confirmed = None
+        self.retimed = None
         self.report(config)
         if self.confirmed is not None:
             print(f"re-timed the {self.options.confirm} fastest configurations measured: another one is "
                   "faster than the recorded best and is reported above")
         super().save_final_config(self.confirmed or config)
+        return self.retimed
 
     def finish_without_best(self) -> None:
         """Called at the end when no configuration succeeded: the table without a best."""

@@ -25,6 +25,7 @@ best configuration is re-timed next to the default and expert ones (interleaved 
 speed-ups are printed.
 """
 # No `from __future__ import annotations`: argparse-dataclass needs the real type hints.
+import math
 import os
 import shlex
 import sys
@@ -41,7 +42,7 @@ from taco_problem import Problem, build_problem  # noqa: E402
 from taco_replay import ReplayBackend  # noqa: E402
 from taco_cli import TacoCli, TacoFailure  # noqa: E402
 
-from tunerlib import MeasurementInterface, Result, TuningOptions, UsageError  # noqa: E402
+from tunerlib import MeasurementInterface, Result, RetimedBest, TuningOptions, UsageError  # noqa: E402
 from tunerlib.measure import BEST, Row, format_table  # noqa: E402
 from tunerlib.parameters import ConfigurationManipulator  # noqa: E402
 from tunerlib.replay.interface import TABLE_SPACE_HELP  # noqa: E402
@@ -128,6 +129,7 @@ class TacoTuner(MeasurementInterface):
         """Check the options and prepare the backend (input, compiler, TACO or the replay table)."""
         super().__init__(options)
         self.runs = 0
+        self.retimed: Optional[RetimedBest] = None     # the best with the table's re-timed seconds
         self.kernel = options.kernel
         self.evaluator: Optional[Evaluator] = None
         self.replay: Optional[ReplayBackend] = None
@@ -195,14 +197,18 @@ class TacoTuner(MeasurementInterface):
         return self.evaluator.evaluate(cfg, limit)
 
     # ---- the end ----------------------------------------------------------------------
-    def save_final_config(self, config: Dict[str, Any]) -> None:
-        """Called once at the end: prints the best configuration next to the expert and default."""
+    def save_final_config(self, config: Dict[str, Any]) -> Optional[RetimedBest]:
+        """Called once at the end: prints the best configuration next to the expert and default and
+        returns its re-timed seconds (the table's figure, so the summary and ``--summary-json`` show
+        it next to the recorded one; None for replay and ``--compare-rounds 0``)."""
+        self.retimed = None
         if self.replay is not None:
             print(self.replay.report(config))
         else:
             print(self.comparison(config))
             self.evaluator.close()
         super().save_final_config(config)
+        return self.retimed
 
     def finish_without_best(self) -> None:
         """Called at the end when no configuration succeeded: the report without a best."""
@@ -233,6 +239,9 @@ class TacoTuner(MeasurementInterface):
                          f"{failure.extra.get('error', '')}"))
         times = retime_kernels(ready, self.options.compare_rounds, self.options.run_timeout)
         rows = [(n, c, times.get(n), why) for n, c, _, why in rows]
+        if times.get(BEST) is not None and math.isfinite(times[BEST]):
+            self.retimed = RetimedBest(best, times[BEST], f"min of {self.options.compare_rounds} interleaved "
+                                                          "rounds with the default and expert schedules")
         return format_comparison(self.kernel, self.options.backend, ev.problem, rows) + "\n" + counts
 
 

@@ -318,16 +318,29 @@ def test_random_inputs_are_deterministic():
 
 
 # ------------------------------------------------------------------ the tuner
-def test_end_to_end_builtin(tmp_path, capsys):
+def test_end_to_end_builtin(tmp_path, capsys, monkeypatch):
+    from onebest import assert_one_best
+    real_retime, seen = taco_tuner.retime_kernels, {}
+
+    def retime(runs, rounds, timeout):
+        seen.update(real_retime(runs, rounds, timeout))
+        return dict(seen)
+    monkeypatch.setattr(taco_tuner, "retime_kernels", retime)
     args = ["--kernel", "spmm", "--rows", "200", "--density", "0.03", "--dense", "8", "--test-limit", "8",
             "--database", str(tmp_path / "t.db"), "--quiet", "--seed", "3", "--compare-rounds", "3",
-            "--run-timeout", "0.5",
+            "--run-timeout", "0.5", "--final-config", str(tmp_path / "f.json"),
             "--summary-json", str(tmp_path / "s.json")]
     assert taco_tuner.TacoTuner.main(args) == 0
     out = capsys.readouterr().out
     assert "tunerlib best" in out and "expert" in out and "default" in out and "speed-up" in out
     summary = json.loads((tmp_path / "s.json").read_text())
     assert summary["tests"] == 8 and summary["best_configuration"]["permutation"]
+    # one best: the table's row is the configuration and re-timed value every other output names
+    (row,) = [line for line in out.splitlines() if line.lstrip().startswith(taco_tuner.BEST)]
+    assert row.rstrip().endswith(spaces.describe("spmm", summary["best_configuration"]))
+    assert f"{1e3 * seen[taco_tuner.BEST]:.3f}" in row
+    assert_one_best(tmp_path / "s.json", tmp_path / "f.json", tmp_path / "t.db", summary["best_configuration"],
+                    seen[taco_tuner.BEST])
 
 
 def test_end_to_end_tensor_kernel_strict_orders(tmp_path, capsys):
