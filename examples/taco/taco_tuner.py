@@ -10,8 +10,9 @@ Pick a kernel (``--kernel spmv|spmm|sddmm|ttv|mttkrp``) and a backend:
   schedule (``taco_cli.py``); the same compile/verify/time harness runs it;
 * ``replay``: recorded measurements of CATBench's variant of these spaces (a 128-thread CPU,
   ``../shared/data/taco_cache``, or ``--data FILE`` from another machine) through
-  ``tunerlib.replay``; configurations absent from the table are INFEASIBLE and counted as "not
-  measured".
+  ``tunerlib.replay``.  The tables are sparse samples, so only their recorded configurations are
+  searched unless ``--whole-space`` (there, configurations absent from the table are INFEASIBLE and
+  counted as "not measured").
 
 Inputs: ``--matrix FILE.mtx[.gz]`` (spmv, spmm, sddmm), ``--tensor FILE.tns`` (ttv, mttkrp), or
 random sparse inputs (``--rows/--cols/--dims/--density/--input-seed``), the default.  Examples::
@@ -45,7 +46,6 @@ from taco_cli import TacoCli, TacoFailure  # noqa: E402
 from tunerlib import MeasurementInterface, Result, RetimedBest, TuningOptions, UsageError  # noqa: E402
 from tunerlib.measure import BEST, Row, format_table  # noqa: E402
 from tunerlib.parameters import ConfigurationManipulator  # noqa: E402
-from tunerlib.replay.interface import TABLE_SPACE_HELP  # noqa: E402
 
 #: random-input defaults per kernel (one evaluation of the default schedule well under a second)
 DEFAULT_SIZES: Dict[str, Dict[str, Any]] = {
@@ -81,7 +81,12 @@ class TacoOptions(TuningOptions):
                                    "data/taco_cache, or one table file of the kernel recorded on any "
                                    "machine, under any name, columns in any order (default: "
                                    "$TUNERLIB_SHARED_DIR or ../shared beside the repository)"})
-    table_space: bool = field(default=False, metadata={"help": "replay: " + TABLE_SPACE_HELP})
+    table_space: bool = field(default=False, metadata={
+        "help": "replay: search only the table's recorded configurations (as Kernel Tuner's simulation mode "
+                "does); the default, since the CATBench tables are sparse samples of their spaces"})
+    whole_space: bool = field(default=False, metadata={
+        "help": "replay: search the kernel's whole space instead; configurations the table lacks (nearly "
+                "all of them) are INFEASIBLE 'not measured'"})
     matrix: Optional[str] = field(default=None, metadata={
         "metavar": "FILE", "help": "Matrix Market input .mtx or .mtx.gz (spmv, spmm, sddmm) instead "
                                    "of a random matrix"})
@@ -253,8 +258,11 @@ def _check_options(o: TacoOptions) -> None:
         raise OptionError(f"--matrix is for spmv/spmm/sddmm; {o.kernel} takes a 3-tensor: use --tensor FILE.tns")
     if o.tensor and not info.is_tensor_kernel:
         raise OptionError(f"--tensor is for ttv/mttkrp; {o.kernel} takes a matrix: use --matrix FILE.mtx")
-    if o.table_space and o.backend != "replay":
-        raise OptionError("--table-space restricts a replayed table's space; add --backend replay")
+    if (o.table_space or o.whole_space) and o.backend != "replay":
+        flag = "--table-space" if o.table_space else "--whole-space"
+        raise OptionError(f"{flag} chooses a replayed table's space; add --backend replay")
+    if o.table_space and o.whole_space:
+        raise OptionError("--table-space and --whole-space exclude each other; give one")
     if o.parallelism != 1 and o.backend != "replay":
         raise OptionError(f"--parallelism {o.parallelism}: kernels are timed in this process and need the "
                           "machine to themselves; use --parallelism 1")

@@ -350,7 +350,7 @@ def test_print_params_prints_no_comparison(tmp_path, capsys):
 
 @needs_data
 def test_replay_counts_not_measured_apart(tmp_path):
-    tuner = rise_tuner.RiseTuner(rise_tuner.RiseOptions(kernel="mm", backend="replay"))
+    tuner = rise_tuner.RiseTuner(rise_tuner.RiseOptions(kernel="mm", backend="replay", whole_space=True))
     space = tuner.manipulator()
     rng = random.Random(5)
     results = [tuner.evaluate(space.random(rng)) for _ in range(30)]
@@ -371,6 +371,15 @@ def test_table_space_replays_only_recorded_configurations(tmp_path, capsys):
     assert stats.evaluations == 15 and stats.not_measured == 0
     assert rise_tuner.RiseTuner.main(["--kernel", "mm", "--table-space", "--database", str(tmp_path / "u.db")]) == 2
     assert "add --backend replay" in capsys.readouterr().err
+    # a sparse table is searched in its recorded configurations by default, and says so
+    assert Recorded.main(args[:4] + args[5:]) == 0
+    assert Recorded.made[-1].replay.stats.not_measured == 0
+    assert "searched space: the table's" in capsys.readouterr().out
+    assert Recorded.main(args[:4] + ["--whole-space"] + args[5:]) in (0, 1)   # 1: nothing measured
+    assert Recorded.made[-1].replay.stats.not_measured > 0
+    assert "the kernel's whole space" in capsys.readouterr().out
+    assert rise_tuner.RiseTuner.main(args + ["--whole-space"]) == 2
+    assert "exclude each other" in capsys.readouterr().err
 
 
 @needs_data

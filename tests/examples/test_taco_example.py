@@ -399,10 +399,17 @@ def test_table_space_needs_the_replay_backend(tmp_path, capsys):
 def test_replay_end_to_end_and_not_measured_counts(tmp_path, capsys):
     args = ["--kernel", "spmm", "--backend", "replay", "--data", str(TACO_CACHE), "--test-limit", "8",
             "--database", str(tmp_path / "t.db"), "--quiet", "--seed", "2"]
-    assert taco_tuner.TacoTuner.main(args) == 1                          # nothing succeeded: exit 1
+    assert taco_tuner.TacoTuner.main(args) == 0     # a sparse table: its recorded configurations by default
+    out = capsys.readouterr().out
+    assert "(8 ok, 0 failed, 0 not measured)" in out and "searched space: the table's" in out
+    assert taco_tuner.TacoTuner.main(args + ["--whole-space"]) == 1     # nothing succeeded: exit 1
     out = capsys.readouterr().out
     assert "not measured" in out and "replay: 8 evaluations" in out     # reported even without a best
-    opts = taco_tuner.TacoOptions.parse(["--kernel", "spmm", "--backend", "replay", "--data", str(SHARED)])
+    assert "searched space: the kernel's whole space" in out
+    assert taco_tuner.TacoTuner.main(args + ["--whole-space", "--table-space"]) == 2
+    assert "exclude each other" in capsys.readouterr().err
+    opts = taco_tuner.TacoOptions.parse(["--kernel", "spmm", "--backend", "replay", "--data", str(SHARED),
+                                         "--whole-space"])
     tuner = taco_tuner.TacoTuner(opts)
     bench = tuner.replay.benchmark
     recorded = next(iter(bench.recorded_configs(ok_only=True)))
@@ -429,3 +436,15 @@ def test_taco_commands_for_every_kernel():
         assert f"reorder({','.join(order)})" in s
     assert "unroll(j,8)" in schedule_string("mttkrp", spaces.expert_config("mttkrp"))
     assert "fuse(i1,j,f),pos(f,fpos,B)" in schedule_string("ttv", spaces.expert_config("ttv"))
+
+
+@pytest.mark.parametrize("kernel", KERNEL_NAMES)
+def test_print_params_shows_the_default_schedule(kernel, capsys):
+    """--print-params' value column is the tuner's default schedule (its first seed), which satisfies
+    the space's constraints -- not each parameter's own seed value (unroll 32 with chunk 32 broke one)."""
+    assert taco_tuner.TacoTuner.main(["--kernel", kernel, "--print-params"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[-1] == "default" and "violates" not in "\n".join(lines)
+    default = spaces.default_config(kernel)
+    shown = {line.split()[0]: line.split("  ")[-1].strip() for line in lines[2:2 + len(default)]}
+    assert shown == {name: repr(value) for name, value in default.items()}
