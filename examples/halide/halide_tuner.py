@@ -304,8 +304,8 @@ class HalideTuner(MeasurementInterface):
             if times.get(BEST) is not None and math.isfinite(times[BEST]):
                 seconds = times[BEST]       # the table's figure: the same rounds as the baselines
                 others = ", ".join(name for name in ready if name != BEST) or "no baseline"
-                how = (f"re-timed in interleaved rounds with {others} (min-of-k)"
-                       + (f"; chosen as the fastest of {together} schedules re-timed together" if together else ""))
+                how = (f"min-of-k in interleaved rounds with {others}"
+                       + (f", after being the fastest of {together} schedules re-timed" if together else ""))
         super().save_final_config(config)          # --final-config PATH still writes the JSON
         return None if seconds is None else RetimedBest(config, seconds, how)
 

@@ -245,9 +245,11 @@ class RiseTuner(MeasurementInterface):
             timed[BEST] = timed[fastest]
             self.confirmed = candidates[fastest]
         if timed.get(BEST, (None,))[0] is not None:
+            others = [f"the {name}" for name in ("expert", "default") if timed.get(name, (None,))[0] is not None]
+            others += [f"{len(candidates)} other finalists"] if candidates else []
             self.retimed = RetimedBest(configs[BEST], timed[BEST][0],
-                                       f"min of {self.options.compare_rounds} interleaved rounds with the "
-                                       f"expert, the default and {len(candidates)} other finalists")
+                                       f"min of {self.options.compare_rounds} interleaved rounds"
+                                       + (f" with {' and '.join(others)}" if others else ""))
         rows = []
         for name, cfg in configs.items():
             if cfg is None:
