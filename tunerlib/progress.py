@@ -79,7 +79,7 @@ class Summary:
         ]
         if self.retimed is not None and self.retimed.get("search_best_was_another_configuration"):
             lines.append(f"  (the search's recorded best, {self.retimed['search_best_value']:.6g}, was another "
-                         "configuration: slower when re-timed)")
+                         "configuration; the re-timing at the end preferred this one)")
         lines += [
             f"  results: {states}; duplicates reused: {self.duplicates}",
         ]
