@@ -42,7 +42,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -383,8 +383,7 @@ def _selected(figures: Sequence[Figure], ns: argparse.Namespace) -> List[Figure]
     return out
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Entry point (see the module docstring); returns the exit code."""
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tools/readme_figures.py", description=__doc__.split("\n")[0])
     parser.add_argument("files", nargs="*", help="README files (default: examples/*/README.md)")
     mode = parser.add_mutually_exclusive_group(required=True)
@@ -396,9 +395,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         "contains one of these (slow ones included)")
     parser.add_argument("--budget", type=float, default=600.0, metavar="SECONDS",
                         help="time for all re-runs together (default 600)")
-    ns = parser.parse_args(argv)
-    os.chdir(REPO)
-    files = ns.files or DEFAULT_FILES
+    return parser
+
+
+def _read_all(files: Sequence[str]) -> Tuple[Dict[str, Tuple[List[str], List[Figure]]], List[str]]:
+    """({path: (lines, figures)}, problems: malformed or unmarked figures)."""
     problems: List[str] = []
     parsed: Dict[str, Tuple[List[str], List[Figure]]] = {}
     for path in files:
@@ -410,42 +411,59 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         problems += [f"{where}: looks like printed output but is not marked as a figure "
                      "(<!-- figure: check|measured --> and its command)"
                      for where in unmarked_outputs(path, *parsed[path])]
+    return parsed, problems
+
+
+class _Budget(Exception):
+    """The --budget ran out before a figure."""
+
+
+def _rerun(path: str, lines: List[str], figures: List[Figure], ns: argparse.Namespace, start: float,
+           problems: List[str]) -> Tuple[int, int]:
+    """Re-run the chosen figures of one README (rewriting stale ones with --update); (run, stale)."""
+    ran = stale = 0
+    chosen = _selected(figures, ns)
+    for fig in (list(reversed(chosen)) if ns.update else chosen):   # bottom-up: edits move no later figure
+        left = ns.budget - (time.monotonic() - start)
+        if left <= 0:
+            raise _Budget(f"{fig.where}: not run: the --budget of {ns.budget:g} s is spent (mark it slow or "
+                          "raise --budget)")
+        t0 = time.monotonic()
+        actual, why = run_figure(fig, min(fig.timeout, left))
+        ran += 1
+        if actual is None:
+            problems.append(f"{fig.where}: `{fig.command}` {why}")
+        elif matches(fig.expected, actual):
+            print(f"{fig.where}: ok ({time.monotonic() - t0:.1f} s) {fig.command}")
+        elif ns.update:
+            stale += 1
+            lines[fig.first:fig.end] = updated(fig, actual)
+            Path(path).write_text("\n".join(lines), encoding="utf-8")
+            print(f"{fig.where}: updated {fig.command}")
+        else:
+            stale += 1
+            problems.append(f"{fig.where}: stale figure of `{fig.command}`:\n" + "\n".join(differences(fig, actual)))
+    return ran, stale
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point (see the module docstring); returns the exit code."""
+    ns = _parser().parse_args(argv)
+    os.chdir(REPO)
+    parsed, problems = _read_all(ns.files or DEFAULT_FILES)
     if ns.list:
-        for path, (_, figures) in parsed.items():
-            for fig in figures:
-                tags = fig.kind + (" slow" if fig.slow else "")
-                print(f"{fig.where}\t{tags}\t{fig.command}")
+        for fig in (fig for _, figures in parsed.values() for fig in figures):
+            print(f"{fig.where}\t{fig.kind + (' slow' if fig.slow else '')}\t{fig.command}")
         print("\n".join(problems), file=sys.stderr)
         return 1 if problems else 0
-    start, stale, ran = time.monotonic(), 0, 0
-    for path, (lines, figures) in parsed.items():
-        changed = False
-        chosen = _selected(figures, ns)
-        for fig in (reversed(chosen) if ns.update else chosen):   # bottom-up: edits move no later figure
-            left = ns.budget - (time.monotonic() - start)
-            if left <= 0:
-                print(f"{fig.where}: not run: the --budget of {ns.budget:g} s is spent (mark it slow or raise "
-                      "--budget)", file=sys.stderr)
-                return 3
-            t0 = time.monotonic()
-            actual, why = run_figure(fig, min(fig.timeout, left))
-            ran += 1
-            if actual is None:
-                problems.append(f"{fig.where}: `{fig.command}` {why}")
-                continue
-            if matches(fig.expected, actual):
-                print(f"{fig.where}: ok ({time.monotonic() - t0:.1f} s) {fig.command}")
-                continue
-            stale += 1
-            if ns.update:
-                new = updated(fig, actual)
-                lines[fig.first:fig.end] = new
-                changed = True
-                print(f"{fig.where}: updated ({len(new)} lines) {fig.command}")
-            else:
-                problems.append(f"{fig.where}: stale figure of `{fig.command}`:\n" + "\n".join(differences(fig, actual)))
-        if changed:
-            Path(path).write_text("\n".join(lines), encoding="utf-8")
+    start, ran, stale = time.monotonic(), 0, 0
+    try:
+        for path, (lines, figures) in parsed.items():
+            r, s = _rerun(path, lines, figures, ns, start, problems)
+            ran, stale = ran + r, stale + s
+    except _Budget as exc:
+        print(str(exc), file=sys.stderr)
+        return 3
     if ns.update and stale:
         print("re-run --check to confirm the rewritten figures (a figure whose line count changed inside "
               "'...' may need a hand edit)")
