@@ -25,7 +25,9 @@ absolute path (written ``../shared``).
 entries, and ``../shared`` to the shared data folder: ``$TUNERLIB_SHARED_DIR`` or ``../shared``), so a
 run's ``./tunerlib.db`` or ``--database /tmp/x.db`` never touches a real file twice: absolute
 ``--database``/``--results-log``/``--summary-json``/``--final-config`` paths are redirected into the
-scratch folder too.  ``python`` is this interpreter; ``TUNERLIB_STORE`` points into the scratch folder.
+scratch folder too.  ``python`` is this interpreter; ``TUNERLIB_STORE`` and ``TMPDIR`` point into the
+scratch folder, which is removed afterwards (a command past its time limit is killed with every process
+it started).
 ``--budget SECONDS`` (default 600) bounds the whole check: a figure that would start after it is a
 failure (mark it ``slow`` or raise the budget).
 
@@ -38,6 +40,7 @@ import argparse
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import tempfile
@@ -248,22 +251,26 @@ def _run_command(command: str, timeout: float) -> Tuple[Optional[List[str]], str
     with tempfile.TemporaryDirectory(prefix="readme-figure-") as tmp:
         root = Path(tmp)
         work = _sandbox(root)
-        env = dict(os.environ, TUNERLIB_SHARED_DIR=str(root / "shared"),
+        (root / "tmp").mkdir()
+        env = dict(os.environ, TUNERLIB_SHARED_DIR=str(root / "shared"), TMPDIR=str(root / "tmp"),
                    TUNERLIB_STORE=str(root / "store.db"), PYTHONHASHSEED="0")
         env.update(env_words)
         if "TUNERLIB_SHARED_DIR" in env_words:
             env["TUNERLIB_SHARED_DIR"] = str((work / env_words["TUNERLIB_SHARED_DIR"]).resolve())
-        try:
-            done = subprocess.run(_argv(words, root), cwd=work, env=env, capture_output=True, text=True,
-                                  timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return None, f"timed out after {timeout:g} s (raise timeout= in its marker)"
+        try:       # its own session, so a timeout stops the processes it started too
+            proc = subprocess.Popen(_argv(words, root), cwd=work, env=env, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True, start_new_session=True)
         except OSError as exc:
             return None, f"cannot run: {exc}"
-        text = done.stdout
-        if done.returncode != 0:
-            tail = (done.stderr.strip().splitlines() or ["no output on stderr"])[-1]
-            return None, f"exited with {done.returncode}: {tail}"
+        try:
+            text, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            return None, f"timed out after {timeout:g} s (raise timeout= in its marker)"
+        if proc.returncode != 0:
+            tail = (err.strip().splitlines() or ["no output on stderr"])[-1]
+            return None, f"exited with {proc.returncode}: {tail}"
         for prefix in {str(root / "shared"), str(shared_dir()), os.path.realpath(root / "shared")}:
             text = text.replace(prefix, "../shared")
         text = text.replace(str(work) + os.sep, "")
