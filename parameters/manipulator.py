@@ -399,22 +399,30 @@ class ConfigurationManipulator:
         return (f"{len(self._params)} parameters ({by_kind or 'none'}), {len(self._constraints)} constraints, "
                 f"{len(self.groups())} independent groups; search space {size} before constraints")
 
-    def print_params(self, file: Optional[TextIO] = None) -> None:
-        """Print a table of parameters (name, kind, legal values, seed) and the constraints
-        (``--print-params``); writes to ``file`` or stdout."""
+    def print_params(self, file: Optional[TextIO] = None, default: Optional[Mapping[str, Any]] = None,
+                     default_header: str = "default") -> None:
+        """Print a table of parameters (name, kind, legal values and, when ``default`` is given, its
+        value of each parameter under ``default_header``) and the constraints (``--print-params``,
+        which passes the tuner's default configuration: its first seed configuration); writes to
+        ``file`` or stdout."""
         out = file if file is not None else sys.stdout
-        rows = [("name", "kind", "legal values", "seed")]
+        shown = default is not None
+        rows = [("name", "kind", "legal values", default_header if shown else "")]
         for p in self._params:
-            rows.append((p.name, p.kind or type(p).__name__, self._clip(p.describe(), 60),
-                         self._clip(repr(p.seed_value()), 40)))
+            value = self._clip(repr(default[p.name]), 40) if shown and p.name in default else ""
+            rows.append((p.name, p.kind or type(p).__name__, self._clip(p.describe(), 60), value))
         widths = [max(len(r[i]) for r in rows) for i in range(3)]
         for i, r in enumerate(rows):
-            print("  ".join(r[k].ljust(widths[k]) for k in range(3)) + "  " + r[3], file=out)
+            print(("  ".join(r[k].ljust(widths[k]) for k in range(3)) + "  " + r[3]).rstrip(), file=out)
             if i == 0:
-                print("-" * (sum(widths) + 6 + max(len(r[3]) for r in rows)), file=out)
+                print("-" * (sum(widths) + 4 + (2 + max(len(r[3]) for r in rows) if shown else 0)), file=out)
         print(f"constraints ({len(self._constraints)}):", file=out)
         for c in self._constraints:
             print(f"  {c.describe()}", file=out)
+        if shown:
+            broken = self.violated_constraints(default)
+            if broken:
+                print(f"the {default_header} configuration violates: {', '.join(broken)}", file=out)
         print(self.describe_space(), file=out)
 
     @staticmethod

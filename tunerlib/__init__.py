@@ -21,6 +21,7 @@ _EXPORTS = {
     "TuningRun": "tuningrun",
     "call_program": "process", "captured_stderr": "process",
     "UsageError": "errors",
+    "RetimedBest": "finalform",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

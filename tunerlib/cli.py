@@ -38,7 +38,8 @@ def run_interface_main(cls: Type, args: Optional[Sequence[str]] = None) -> int:
         if options.print_params or options.print_search_space_size:
             manipulator = interface.manipulator()
             if options.print_params:
-                manipulator.print_params(sys.stdout)
+                seeds = list(interface.seed_configurations())
+                manipulator.print_params(sys.stdout, default=seeds[0] if seeds else None)
             if options.print_search_space_size:
                 print(f"log10 search space size: {manipulator.log10_search_space_size():.2f}")
             return 0

@@ -32,6 +32,13 @@ class Summary:
     #: the signal that interrupted the run (``SIGINT``, ``SIGTERM``), or None
     signal: Optional[str] = None
     extra: Dict[str, Any] = field(default_factory=dict)
+    #: the best configuration's value recorded during the search (equal to ``best_value`` unless the
+    #: tuner re-timed it at the end)
+    recorded_value: Optional[float] = None
+    #: None, or how the tuner re-timed its finalists at the end (``save_final_config`` returned a
+    #: ``tunerlib.RetimedBest``): ``how``, ``search_best_value`` (the best value the search recorded)
+    #: and ``search_best_was_another_configuration``; ``best_value`` is then the re-timed value
+    retimed: Optional[Dict[str, Any]] = None
 
     @property
     def exit_code(self) -> int:
@@ -58,6 +65,8 @@ class Summary:
 
     def render(self) -> str:
         best = "none (no successful measurement)" if self.best_value is None else f"{self.best_value:.6g}"
+        if self.retimed is not None and self.best_value is not None:
+            best += f" ({self.retimed['how']}; recorded during the search: {self.recorded_value:.6g})"
         cfg = json.dumps(self.best_configuration, sort_keys=True)
         if len(cfg) > 400:
             cfg = cfg[:400] + " ..."
@@ -67,6 +76,11 @@ class Summary:
             f"in {self.elapsed_seconds:.1f} s",
             f"  best {self.objective}: {best}",
             f"  best configuration: {cfg}",
+        ]
+        if self.retimed is not None and self.retimed.get("search_best_was_another_configuration"):
+            lines.append(f"  (the search's recorded best, {self.retimed['search_best_value']:.6g}, was another "
+                         "configuration; the re-timing at the end preferred this one)")
+        lines += [
             f"  results: {states}; duplicates reused: {self.duplicates}",
         ]
         if self.first_error:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import random
 import socket
+import sys
 import time
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
@@ -21,7 +22,7 @@ from .distributed import RemoteCoordinator
 from .executor import Completion, Executor
 from .errors import UsageError
 from .callbacks import Callback, ResultEvent, ResultsLog, TechniqueSnapshots, close_callbacks
-from .finalform import FINAL_FORM, MAX_CHARS, call_captured
+from .finalform import FINAL_BEST, FINAL_FORM, MAX_CHARS, call_captured_returning, settle_final_best
 from .interrupts import Interrupts, RunInterrupted, signal_name
 from .measurement import MeasurementDriver, desired_result
 from .objectives import MinimizeTime
@@ -65,6 +66,8 @@ class TuningRun:
         self.options.validate()
         #: one-line notices about the store (stderr, silent with --quiet)
         self.say = stderr_say(bool(getattr(self.options, "quiet", False)))
+        #: the re-timed best that save_final_config returned (see :meth:`_keep_final_best`), or None
+        self.final_best: Optional[Dict[str, Any]] = None
         self.manipulator = interface.manipulator()
         self.objective = interface.objective()
         self.db = open_store(self.options.database)
@@ -433,11 +436,26 @@ class TuningRun:
         upload_finished_run(self.options, self.db, self.run_id, self.say)
         close_callbacks(self.callbacks)
         if self.search.best is not None:
-            text = call_captured(self.interface.save_final_config, self.search.best.config)
+            text, returned = call_captured_returning(self.interface.save_final_config, self.search.best.config)
             if text.strip():
                 self.db.save_technique_state(self.run_id, FINAL_FORM, {"text": text[-MAX_CHARS:]})
+            self._keep_final_best(returned)
         else:
             self.interface.finish_without_best()
+
+    def _keep_final_best(self, returned: Any) -> None:
+        """What ``save_final_config`` returned: a :class:`RetimedBest` becomes the run's best everywhere
+        (:func:`tunerlib.finalform.settle_final_best`); anything else but None is a tuner-script mistake,
+        reported on stderr and ignored (nothing recorded is lost)."""
+        self.final_best, why = settle_final_best(returned, self.manipulator, self.objective, self.search,
+                                                 lambda: self.db.run_results(self.run_id))
+        if why is not None:
+            print(f"tunerlib: warning: save_final_config of {type(self.interface).__name__} {why}; "
+                  "the summary reports the search's recorded best instead", file=sys.stderr)
+        if self.final_best is not None:
+            self.db.save_technique_state(self.run_id, FINAL_BEST, self.final_best)
+        elif self.resumed and self.db.load_technique_state(self.run_id, FINAL_BEST) is not None:
+            self.db.save_technique_state(self.run_id, FINAL_BEST, None)   # an older finish's re-timing
 
     def _final_state(self, reason: str) -> str:
         if reason in _COMPLETE:
@@ -452,11 +470,21 @@ class TuningRun:
         if self.resumed:
             extra["resumed_after_tests"] = self.resumed_from["tests"]
             extra["history_replay"] = getattr(self, "history_replay", "results")
+        final = self.final_best
+        recorded = None if best is None else self.objective.display(best.value)
+        retimed = None
+        if final is not None:
+            retimed = {"how": final["how"], "search_best_value": final["search_best"]["value"],
+                       "search_best_was_another_configuration": final["search_best"]["hash"] != final["hash"]}
+            recorded = final["recorded_value"]
         return Summary(
             program=self.interface.program_name(), run_uuid=self.uuid,
             objective=self.objective.describe(),
-            best_value=None if best is None else self.objective.display(best.value),
-            best_configuration=None if best is None else best.config,
+            best_value=(None if best is None else self.objective.display(best.value)) if final is None
+            else final["value"],
+            best_configuration=(None if best is None else best.config) if final is None
+            else final["configuration"],
+            recorded_value=recorded, retimed=retimed,
             tests=self.search.tests, states=dict(self.search.states),
             duplicates=self.search.duplicates,
             elapsed_seconds=time.perf_counter() - self.start, stopped_because=reason,

@@ -21,6 +21,7 @@ schedule is re-timed next to Halide's default schedule and its autoschedulers (M
 Adams2019, Li2018; ``--baselines``), with tunerlib's speed-up over each.
 """
 # No `from __future__ import annotations`: argparse-dataclass needs the real type hints.
+import math
 import os
 import sys
 from dataclasses import dataclass, field, replace
@@ -32,7 +33,7 @@ import halide_measure  # noqa: E402
 import pipelines  # noqa: E402
 import schedule  # noqa: E402
 
-from tunerlib import MeasurementInterface, Result, TuningOptions, UsageError, captured_stderr  # noqa: E402
+from tunerlib import MeasurementInterface, Result, RetimedBest, TuningOptions, UsageError, captured_stderr  # noqa: E402
 from halide_measure import first_line  # noqa: E402
 from tunerlib.measure import BEST, TimingError, TimingPolicy, format_table, time_interleaved  # noqa: E402
 from tunerlib.parameters import ConfigurationManipulator  # noqa: E402
@@ -196,6 +197,11 @@ class HalideTuner(MeasurementInterface):
         """The fastest of the ``--confirm`` K fastest schedules measured in this process (and
         ``config``), re-timed in interleaved rounds: a single min-of-k under machine load is often
         a lucky sample, so the recorded best is optimistic and not always the fastest schedule."""
+        return self._confirm(config)[0]
+
+    def _confirm(self, config: Dict[str, Any]) -> Tuple[Dict[str, Any], Optional[float], int]:
+        """(:meth:`confirm_best`'s schedule, its re-timed seconds or None when nothing was re-timed,
+        how many schedules were re-timed together)."""
         k = self.options.confirm
         ranked = sorted((r.time, key) for key, r in self._measured.items() if r.state == "OK" and r.time)
         keys = [key for _, key in ranked[:k]]
@@ -203,11 +209,15 @@ class HalideTuner(MeasurementInterface):
         candidates = {key: self._configs[key] for key in keys}
         candidates[own] = config
         if k <= 1 or len(candidates) < 2:
-            return config
+            return config, None, 0
         compiled = {key: c for key, c in ((key, self.compile_checked(cfg)[0]) for key, cfg in candidates.items())
                     if c is not None}
         times = self.compare(compiled) if compiled else {}
-        return candidates[min(times, key=times.get)] if times else config
+        times = {key: t for key, t in times.items() if t is not None and math.isfinite(t)}
+        if not times:
+            return config, None, 0
+        fastest = min(times, key=times.get)
+        return candidates[fastest], times[fastest], len(times)
 
     def evaluate(self, cfg: Dict[str, Any], limit: Optional[float] = None) -> Result:
         """Measure one configuration in this process (usable without a tuning run; ``run`` uses the
@@ -263,12 +273,15 @@ class HalideTuner(MeasurementInterface):
         """The baselines to time at the end (``--baselines``; empty for ``none``)."""
         return [] if "none" in self.options.baselines else list(self.options.baselines)
 
-    def save_final_config(self, config: Dict[str, Any]) -> None:
-        """Called once at the end with the best configuration: confirms it among the fastest
-        measured schedules (:meth:`confirm_best`), prints it and the baseline table, and writes
-        the confirmed one to ``--final-config``."""
+    def save_final_config(self, config: Dict[str, Any]) -> Optional[RetimedBest]:
+        """Called once at the end with the recorded best: confirms it among the fastest measured
+        schedules (:meth:`confirm_best`), prints the confirmed one and the baseline table, writes it
+        to ``--final-config`` and returns it with its re-timed seconds, so that the summary,
+        ``--summary-json`` and the results database name the schedule the table shows (one best)."""
         self.close()                    # the end-of-run re-timing compiles in this process
-        confirmed = self.confirm_best(config)
+        confirmed, seconds, together = self._confirm(config)
+        how = (f"fastest of {together} schedules re-timed in interleaved rounds (min-of-k)"
+               if seconds is not None else None)
         if confirmed is not config:
             print(f"re-timed the {self.options.confirm} fastest schedules measured: another one is "
                   "faster than the recorded best and is reported below")
@@ -287,7 +300,13 @@ class HalideTuner(MeasurementInterface):
             rows = [(name, times.get(name), why) for name, (_, why) in built.items()]
             rows.append((BEST, times.get(BEST), None if failure is None else failure.extra["error"]))
             print(format_baselines(self.spec.name, self.instance.size, self.threads, rows))
+            if times.get(BEST) is not None and math.isfinite(times[BEST]):
+                seconds = times[BEST]       # the table's figure: the same rounds as the baselines
+                others = ", ".join(name for name in ready if name != BEST) or "no baseline"
+                how = (f"min-of-k in interleaved rounds with {others}"
+                       + (f", after being the fastest of {together} schedules re-timed" if together else ""))
         super().save_final_config(config)          # --final-config PATH still writes the JSON
+        return None if seconds is None else RetimedBest(config, seconds, how)
 
     def finish_without_best(self) -> None:
         """Called at the end when no schedule succeeded: stop the worker."""

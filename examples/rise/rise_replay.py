@@ -17,7 +17,9 @@ recorded benchmarks and their readers); nothing is duplicated here:
 Outcomes (:func:`tunerlib.replay.replay_result`): OK with the recorded time (ms), failed ->
 INFEASIBLE (``extra["reason"]``), absent -> INFEASIBLE with ``extra["not_measured"] = True``,
 counted apart in :class:`tunerlib.replay.ReplayStats` together with the simulated tuning time
-(the recorded cost of every replayed measurement, ``extra["simulated_s"]``).
+(the recorded cost of every replayed measurement, ``extra["simulated_s"]``).  A sparse table (a
+sample of its space: RISE mm, asum, scal, harris, and any file given with ``--data``) is searched
+in its recorded configurations only unless ``--whole-space``; near-exhaustive ones in the whole space.
 """
 from __future__ import annotations
 
@@ -53,12 +55,25 @@ def load(kernel: Optional[str], data: Optional[str], benchmark: Optional[str],
         raise UsageError(str(exc.args[0]) if exc.args else str(exc)) from None
 
 
+def searched_space(benchmark: ReplayBenchmark, table_space: bool, whole_space: bool) -> Tuple[bool, str]:
+    """(search only the recorded configurations?, one line saying which space is searched): the table
+    space for a sparse table (the RISE mm, asum, scal and harris tables, any file given with ``--data``)
+    unless ``whole_space``, and whenever ``table_space``."""
+    rows = len(benchmark.table)
+    if table_space or (benchmark.spec.sparse and not whole_space):
+        why = "--table-space" if table_space else "a sparse table: the default; --whole-space searches the whole space"
+        return True, f"searched space: the table's {rows} recorded configurations ({why})"
+    what = "sparse table" if benchmark.spec.sparse else "table"
+    return False, (f"searched space: the kernel's whole space; the {what}'s {rows} recorded configurations are "
+                   "the only ones measured, the rest are 'not measured'")
+
+
 class ReplayBackend:
     """Answers configurations from a :class:`~tunerlib.replay.ReplayBenchmark` and counts them."""
 
-    def __init__(self, benchmark: ReplayBenchmark, table_space: bool = False) -> None:
+    def __init__(self, benchmark: ReplayBenchmark, table_space: bool = False, whole_space: bool = False) -> None:
         self.benchmark = benchmark
-        self.table_space = table_space
+        self.table_space, self.space_note = searched_space(benchmark, table_space, whole_space)
         self.stats = ReplayStats()
 
     @property
@@ -103,5 +118,5 @@ class ReplayBackend:
 
     def summary_lines(self) -> List[str]:
         """Evaluations by outcome, simulated tuning time and the table's optimum."""
-        return [self.stats.render(),
+        return [self.stats.render(), self.space_note,
                 f"table optimum in the space: {self.benchmark.optimum:.6g} ms ({self.benchmark.spec.description})"]

@@ -7,14 +7,17 @@ configuration is looked up in ``<kernel>_7742.csv.gz`` (a 128-thread CPU) or in 
 with ``--data`` (recorded on any machine, under any file name: its columns are read by name, the
 thread counts are the recorded ones, the space and constraints stay the kernel's).  A configuration that
 was never recorded is INFEASIBLE with ``extra["not_measured"] = True`` and counted separately from
-failed runs (:class:`tunerlib.replay.ReplayStats`).  The paper's default and expert schedules are
+failed runs (:class:`tunerlib.replay.ReplayStats`).  The CATBench tables are sparse samples (about
+10^4 rows of spaces of about 10^8 configurations), so by default only their recorded configurations
+are searched (``--table-space``, a ``TableConstraint``); ``--whole-space`` searches the whole space,
+where nearly every proposal is "not measured".  The paper's default and expert schedules are
 mapped into CATBench's parameters where their values are legal there (static scheduling, no
 monotonic/dynamic flags) and reported with their recorded times, or as not measured.
 """
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import taco_spaces
 from tunerlib import Configuration, DesiredResult, Result
@@ -44,6 +47,18 @@ def table_path(kernel: str, data: Optional[str]) -> Path:
                             "the shared folder, or the table file")
 
 
+def searched_space(benchmark: Any, table_space: bool, whole_space: bool) -> Tuple[bool, str]:
+    """(search only the recorded configurations?, one line saying which space is searched): the table
+    space for a sparse table unless ``whole_space``, and whenever ``table_space``."""
+    rows = len(benchmark.table)
+    if table_space or (benchmark.spec.sparse and not whole_space):
+        why = "--table-space" if table_space else "a sparse table: the default; --whole-space searches the whole space"
+        return True, f"searched space: the table's {rows} recorded configurations ({why})"
+    what = "sparse table" if benchmark.spec.sparse else "table"
+    return False, (f"searched space: the kernel's whole space; the {what}'s {rows} recorded configurations are "
+                   "the only ones measured, the rest are 'not measured'")
+
+
 class ReplayBackend:
     """Replays one kernel's table; :meth:`run` answers a configuration, :meth:`report` summarises."""
 
@@ -51,7 +66,8 @@ class ReplayBackend:
         self.kernel = kernel
         self.benchmark = benchmark_from_file(table_path(kernel, data), like=f"taco_{kernel}")
         self.interface = ReplayInterface(options, benchmark=self.benchmark)
-        self.table_space = bool(getattr(options, "table_space", False))
+        self.table_space, self.space_note = searched_space(self.benchmark, bool(getattr(options, "table_space", False)),
+                                                           bool(getattr(options, "whole_space", False)))
 
     def manipulator(self) -> ConfigurationManipulator:
         """CATBench's space of the kernel (a new one per call); with ``--table-space`` only the
@@ -97,6 +113,7 @@ class ReplayBackend:
         None: the run measured nothing)."""
         best_ms = self.benchmark.evaluate(best) if best is not None else None
         lines = [f"taco {self.kernel} (replay of {self.benchmark.table.source}): {self.interface.stats.render()}",
+                 f"  {self.space_note}",
                  f"  {'schedule':<15}{'time (ms)':>26}{'speed-up of best':>18}"]
         rows = [("default", self.mapped(taco_spaces.default_config(self.kernel))),
                 ("expert", self.mapped(taco_spaces.expert_config(self.kernel))),

@@ -33,7 +33,8 @@ constraints (``--strict-orders``); they are not part of the paper's spaces.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Tuple
+import os
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from taco_codegen import nest_for
 from taco_kernels import KERNELS
@@ -131,6 +132,37 @@ def default_config(kernel: str) -> Dict[str, Any]:
 def expert_config(kernel: str) -> Dict[str, Any]:
     """The expert (paper client's reference) configuration (identity loop order)."""
     return dict(EXPERTS[kernel], permutation=list(IDENTITY))
+
+
+def machine_threads() -> int:
+    """Threads this machine gives the tuner: the CPUs in its affinity mask (os.cpu_count() where
+    there is no affinity call)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def baselines(kernel: str, threads: Optional[int] = None) -> List[Tuple[str, Dict[str, Any]]]:
+    """The table's default and the expert schedule, each as given and -- when it asks for another
+    number of threads than this machine has (both ask for 32) -- mapped to this machine:
+    ``[("default", cfg), ("default, 2 threads", cfg), ("expert", cfg), ("expert, 2 threads", cfg)]``.
+    The mapped forms are baselines, not points of the search space (2 is; 6 would not be)."""
+    threads = threads or machine_threads()
+    out = []
+    for name, cfg in (("default", default_config(kernel)), ("expert", expert_config(kernel))):
+        out.append((name, cfg))
+        if cfg["omp_num_threads"] != threads:
+            out.append((f"{name}, {threads} thread{'s' if threads > 1 else ''}", dict(cfg, omp_num_threads=threads)))
+    return out
+
+
+def stronger(times: Mapping[str, Optional[float]], baseline: str) -> Optional[Tuple[str, float]]:
+    """(row name, seconds) of the faster of ``baseline`` as given and mapped (rows named as
+    :func:`baselines` names them) among the timed ``times``; None when neither was timed."""
+    forms = [(name, t) for name, t in times.items()
+             if t is not None and (name == baseline or name.startswith(f"{baseline}, "))]
+    return min(forms, key=lambda nt: nt[1]) if forms else None
 
 
 def describe(kernel: str, cfg: Dict[str, Any]) -> str:

@@ -10,8 +10,10 @@ Pick a kernel (``--kernel spmv|spmm|sddmm|ttv|mttkrp``) and a backend:
   schedule (``taco_cli.py``); the same compile/verify/time harness runs it;
 * ``replay``: recorded measurements of CATBench's variant of these spaces (a 128-thread CPU,
   ``$TUNERLIB_SHARED_DIR/data/taco_cache``, or ``--data PATH``: that folder, the shared folder or a
-  table from another machine) through ``tunerlib.replay`` and ``tunerlib.tools.recorded``; configurations absent from the table are INFEASIBLE and counted as "not
-  measured".
+  table from another machine) through ``tunerlib.replay`` and ``tunerlib.tools.recorded``.  The
+  tables are sparse samples, so only their recorded configurations are searched unless
+  ``--whole-space`` (there, configurations absent from the table are INFEASIBLE and counted as
+  "not measured").
 
 Inputs: ``--matrix FILE.mtx[.gz]`` (spmv, spmm, sddmm), ``--tensor FILE.tns`` (ttv, mttkrp), or
 random sparse inputs (``--rows/--cols/--dims/--density/--input-seed``), the default.  Examples::
@@ -25,6 +27,7 @@ best configuration is re-timed next to the default and expert ones (interleaved 
 speed-ups are printed.
 """
 # No `from __future__ import annotations`: argparse-dataclass needs the real type hints.
+import math
 import os
 import shlex
 import sys
@@ -41,10 +44,9 @@ from taco_problem import Problem, build_problem  # noqa: E402
 from taco_replay import ReplayBackend  # noqa: E402
 from taco_cli import TacoCli, TacoFailure  # noqa: E402
 
-from tunerlib import MeasurementInterface, Result, TuningOptions, UsageError  # noqa: E402
+from tunerlib import MeasurementInterface, Result, RetimedBest, TuningOptions, UsageError  # noqa: E402
 from tunerlib.measure import BEST, Row, format_table  # noqa: E402
 from tunerlib.parameters import ConfigurationManipulator  # noqa: E402
-from tunerlib.replay import TABLE_SPACE_HELP  # noqa: E402
 
 #: random-input defaults per kernel (one evaluation of the default schedule well under a second)
 DEFAULT_SIZES: Dict[str, Dict[str, Any]] = {
@@ -80,7 +82,12 @@ class TacoOptions(TuningOptions):
                                    "data/taco_cache, or one table file of the kernel recorded on any "
                                    "machine, under any name, columns in any order (default: "
                                    "$TUNERLIB_SHARED_DIR)"})
-    table_space: bool = field(default=False, metadata={"help": "replay: " + TABLE_SPACE_HELP})
+    table_space: bool = field(default=False, metadata={
+        "help": "replay: search only the table's recorded configurations (as Kernel Tuner's simulation mode "
+                "does); the default, since the CATBench tables are sparse samples of their spaces"})
+    whole_space: bool = field(default=False, metadata={
+        "help": "replay: search the kernel's whole space instead; configurations the table lacks (nearly "
+                "all of them) are INFEASIBLE 'not measured'"})
     matrix: Optional[str] = field(default=None, metadata={
         "metavar": "FILE", "help": "Matrix Market input .mtx or .mtx.gz (spmv, spmm, sddmm) instead "
                                    "of a random matrix"})
@@ -128,6 +135,7 @@ class TacoTuner(MeasurementInterface):
         """Check the options and prepare the backend (input, compiler, TACO or the replay table)."""
         super().__init__(options)
         self.runs = 0
+        self.retimed: Optional[RetimedBest] = None     # the best with the table's re-timed seconds
         self.kernel = options.kernel
         self.evaluator: Optional[Evaluator] = None
         self.replay: Optional[ReplayBackend] = None
@@ -195,14 +203,18 @@ class TacoTuner(MeasurementInterface):
         return self.evaluator.evaluate(cfg, limit)
 
     # ---- the end ----------------------------------------------------------------------
-    def save_final_config(self, config: Dict[str, Any]) -> None:
-        """Called once at the end: prints the best configuration next to the expert and default."""
+    def save_final_config(self, config: Dict[str, Any]) -> Optional[RetimedBest]:
+        """Called once at the end: prints the best configuration next to the expert and default and
+        returns its re-timed seconds (the table's figure, so the summary and ``--summary-json`` show
+        it next to the recorded one; None for replay and ``--compare-rounds 0``)."""
+        self.retimed = None
         if self.replay is not None:
             print(self.replay.report(config))
         else:
             print(self.comparison(config))
             self.evaluator.close()
         super().save_final_config(config)
+        return self.retimed
 
     def finish_without_best(self) -> None:
         """Called at the end when no configuration succeeded: the report without a best."""
@@ -220,8 +232,8 @@ class TacoTuner(MeasurementInterface):
             return f"{self.kernel} best: {taco_spaces.describe(self.kernel, best)}\n{counts}"
         rows: List[Tuple[str, Dict[str, Any], Optional[float], str]] = []
         ready = {}
-        for name, cfg in (("default", taco_spaces.default_config(self.kernel)),
-                          ("expert", taco_spaces.expert_config(self.kernel)), (BEST, best)):
+        threads = taco_spaces.machine_threads()
+        for name, cfg in taco_spaces.baselines(self.kernel, threads) + [(BEST, best)]:
             kernel, failure = ev.build(cfg)
             if failure is None:
                 result = ev.evaluate(cfg)
@@ -233,7 +245,12 @@ class TacoTuner(MeasurementInterface):
                          f"{failure.extra.get('error', '')}"))
         times = retime_kernels(ready, self.options.compare_rounds, self.options.run_timeout)
         rows = [(n, c, times.get(n), why) for n, c, _, why in rows]
-        return format_comparison(self.kernel, self.options.backend, ev.problem, rows) + "\n" + counts
+        if times.get(BEST) is not None and math.isfinite(times[BEST]):
+            self.retimed = RetimedBest(best, times[BEST], f"min of {self.options.compare_rounds} interleaved "
+                                                          "rounds with the default and expert schedules, as given "
+                                                          f"and at {threads} threads")
+        return "\n".join([format_comparison(self.kernel, self.options.backend, ev.problem, rows),
+                          format_stronger(times, threads), counts])
 
 
 def _check_options(o: TacoOptions) -> None:
@@ -244,8 +261,11 @@ def _check_options(o: TacoOptions) -> None:
         raise OptionError(f"--matrix is for spmv/spmm/sddmm; {o.kernel} takes a 3-tensor: use --tensor FILE.tns")
     if o.tensor and not info.is_tensor_kernel:
         raise OptionError(f"--tensor is for ttv/mttkrp; {o.kernel} takes a matrix: use --matrix FILE.mtx")
-    if o.table_space and o.backend != "replay":
-        raise OptionError("--table-space restricts a replayed table's space; add --backend replay")
+    if (o.table_space or o.whole_space) and o.backend != "replay":
+        flag = "--table-space" if o.table_space else "--whole-space"
+        raise OptionError(f"{flag} chooses a replayed table's space; add --backend replay")
+    if o.table_space and o.whole_space:
+        raise OptionError("--table-space and --whole-space exclude each other; give one")
     if o.parallelism != 1 and o.backend != "replay":
         raise OptionError(f"--parallelism {o.parallelism}: kernels are timed in this process and need the "
                           "machine to themselves; use --parallelism 1")
@@ -283,12 +303,31 @@ def format_counts(ev: Evaluator) -> str:
             f"compile errors; ERROR (wrong output): {c.wrong}; TIMEOUT: {c.timeouts}")
 
 
+def format_stronger(times: Dict[str, float], threads: int) -> str:
+    """One line: tunerlib's speed-up over the stronger form (as given or mapped to this machine's
+    ``threads``) of the default and of the expert schedule -- the fair comparison: both ask for 32
+    threads, which oversubscribes a small machine."""
+    best = times.get(BEST)
+    parts = []
+    for baseline in ("default", "expert"):
+        found = taco_spaces.stronger(times, baseline)
+        if found is None or not best:
+            parts.append(f"{baseline} -")
+            continue
+        name, seconds = found
+        form = "as given" if name == baseline else name.split(", ", 1)[1]
+        parts.append(f"{baseline} {seconds / best:.2f}x ({form})")
+    return (f"  tunerlib best vs the stronger form of each baseline ({threads} threads on this machine): "
+            + ", ".join(parts))
+
+
 def format_comparison(kernel: str, backend: str, problem: Problem,
                       rows: List[Tuple[str, Dict[str, Any], Optional[float], str]]) -> str:
     """The final table (:func:`tunerlib.measure.format_table`): each schedule's time and tunerlib's
     speed-up over it (its time / best's)."""
     title = (f"{kernel} ({backend} backend, {problem.description}): tunerlib's best vs the table's "
-             "default and the expert schedule (min of interleaved rounds)")
+             "default and the expert schedule, as given and mapped to this machine's threads (min of "
+             "interleaved rounds)")
     return format_table(title, [Row(name, seconds, why or None, taco_spaces.describe(kernel, cfg))
                                 for name, cfg, seconds, why in rows], BEST)
 

@@ -247,9 +247,11 @@ def test_tuner_end_to_end_opencl(tmp_path, capsys):
 def test_confirm_retimes_the_fastest_recorded_configurations(tmp_path, capsys, monkeypatch):
     """--confirm K: the K-1 fastest other OK configurations are re-timed with the best; when one of
     them is faster in the re-timing it is reported and written to --final-config."""
-    final = tmp_path / "final.json"
+    from onebest import assert_one_best
+    final, summary = tmp_path / "final.json", tmp_path / "summary.json"
     args = ["--kernel", "stencil", "--size", "32", "--test-limit", "8", "--seed", "3", "--compare-rounds", "2",
             "--confirm", "3", "--database", str(tmp_path / "t.db"), "--quiet", "--final-config", str(final),
+            "--summary-json", str(summary),
             "--limit-multiplier", "1000"]   # microsecond kernels: a 2x limit makes most of them TIMEOUT
     real_compare = rise_worker.IsolatedRunner.compare
     seen = {}
@@ -267,7 +269,14 @@ def test_confirm_retimes_the_fastest_recorded_configurations(tmp_path, capsys, m
     assert len(recorded) >= 3 and {"candidate 1", "candidate 2", rise_tuner.BEST} <= set(seen)
     assert seen["candidate 1"] == recorded[1][1] and seen["candidate 2"] == recorded[2][1]
     assert json.loads(final.read_text()) == recorded[2][1] == tuner.confirmed
-    assert "another one is faster" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "another one is faster" in out
+    # one best: the table's row, the summary, --summary-json, --final-config and the database agree
+    (row,) = [line for line in out.splitlines() if line.lstrip().startswith(rise_tuner.BEST)]
+    assert row.rstrip().endswith(rise_spaces.describe(tuner.confirmed)) and " 0.0000 " in row
+    data = assert_one_best(summary, final, tmp_path / "t.db", tuner.confirmed, 1e-9)
+    assert data["recorded_value"] == recorded[2][0] and data["retimed"]["search_best_was_another_configuration"]
+    assert f"best configuration: {json.dumps(tuner.confirmed, sort_keys=True)}" in out
 
 
 @needs_opencl
@@ -341,7 +350,7 @@ def test_print_params_prints_no_comparison(tmp_path, capsys):
 
 @needs_data
 def test_replay_counts_not_measured_apart(tmp_path):
-    tuner = rise_tuner.RiseTuner(rise_tuner.RiseOptions(kernel="mm", backend="replay"))
+    tuner = rise_tuner.RiseTuner(rise_tuner.RiseOptions(kernel="mm", backend="replay", whole_space=True))
     space = tuner.manipulator()
     rng = random.Random(5)
     results = [tuner.evaluate(space.random(rng)) for _ in range(30)]
@@ -362,6 +371,15 @@ def test_table_space_replays_only_recorded_configurations(tmp_path, capsys):
     assert stats.evaluations == 15 and stats.not_measured == 0
     assert rise_tuner.RiseTuner.main(["--kernel", "mm", "--table-space", "--database", str(tmp_path / "u.db")]) == 2
     assert "add --backend replay" in capsys.readouterr().err
+    # a sparse table is searched in its recorded configurations by default, and says so
+    assert Recorded.main(args[:4] + args[5:]) == 0
+    assert Recorded.made[-1].replay.stats.not_measured == 0
+    assert "searched space: the table's" in capsys.readouterr().out
+    assert Recorded.main(args[:4] + ["--whole-space"] + args[5:]) in (0, 1)   # 1: nothing measured
+    assert Recorded.made[-1].replay.stats.not_measured > 0
+    assert "the kernel's whole space" in capsys.readouterr().out
+    assert rise_tuner.RiseTuner.main(args + ["--whole-space"]) == 2
+    assert "exclude each other" in capsys.readouterr().err
 
 
 @needs_data

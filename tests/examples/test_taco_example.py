@@ -318,16 +318,40 @@ def test_random_inputs_are_deterministic():
 
 
 # ------------------------------------------------------------------ the tuner
-def test_end_to_end_builtin(tmp_path, capsys):
+def test_end_to_end_builtin(tmp_path, capsys, monkeypatch):
+    from onebest import assert_one_best
+    real_retime, seen = taco_tuner.retime_kernels, {}
+
+    def retime(runs, rounds, timeout):
+        seen.update(real_retime(runs, rounds, timeout))
+        return dict(seen)
+    monkeypatch.setattr(taco_tuner, "retime_kernels", retime)
     args = ["--kernel", "spmm", "--rows", "200", "--density", "0.03", "--dense", "8", "--test-limit", "8",
             "--database", str(tmp_path / "t.db"), "--quiet", "--seed", "3", "--compare-rounds", "3",
-            "--run-timeout", "0.5",
+            "--run-timeout", "0.5", "--final-config", str(tmp_path / "f.json"),
             "--summary-json", str(tmp_path / "s.json")]
     assert taco_tuner.TacoTuner.main(args) == 0
     out = capsys.readouterr().out
     assert "tunerlib best" in out and "expert" in out and "default" in out and "speed-up" in out
     summary = json.loads((tmp_path / "s.json").read_text())
     assert summary["tests"] == 8 and summary["best_configuration"]["permutation"]
+    # one best: the table's row is the configuration and re-timed value every other output names
+    (row,) = [line for line in out.splitlines()
+              if line.lstrip().startswith(taco_tuner.BEST) and "vs the stronger" not in line]
+    assert row.rstrip().endswith(spaces.describe("spmm", summary["best_configuration"]))
+    assert f"{1e3 * seen[taco_tuner.BEST]:.3f}" in row
+    assert_one_best(tmp_path / "s.json", tmp_path / "f.json", tmp_path / "t.db", summary["best_configuration"],
+                    seen[taco_tuner.BEST])
+    # fair baselines: default and expert as given (32 threads) and mapped to this machine's threads
+    threads = spaces.machine_threads()
+    if threads != 32:
+        mapped = f"expert, {threads} thread{'s' if threads > 1 else ''}"
+        (row,) = [line for line in out.splitlines() if line.lstrip().startswith(mapped)]
+        assert f"x {threads} threads;" in row
+        name, seconds = spaces.stronger(seen, "expert")
+        assert seconds == min(seen["expert"], seen[mapped])
+        form = "as given" if name == "expert" else name.split(", ")[1]
+        assert f"expert {seconds / seen[taco_tuner.BEST]:.2f}x ({form})" in out
 
 
 def test_end_to_end_tensor_kernel_strict_orders(tmp_path, capsys):
@@ -386,10 +410,17 @@ def test_table_space_needs_the_replay_backend(tmp_path, capsys):
 def test_replay_end_to_end_and_not_measured_counts(tmp_path, capsys):
     args = ["--kernel", "spmm", "--backend", "replay", "--data", str(TACO_CACHE), "--test-limit", "8",
             "--database", str(tmp_path / "t.db"), "--quiet", "--seed", "2"]
-    assert taco_tuner.TacoTuner.main(args) == 1                          # nothing succeeded: exit 1
+    assert taco_tuner.TacoTuner.main(args) == 0     # a sparse table: its recorded configurations by default
+    out = capsys.readouterr().out
+    assert "(8 ok, 0 failed, 0 not measured)" in out and "searched space: the table's" in out
+    assert taco_tuner.TacoTuner.main(args + ["--whole-space"]) == 1     # nothing succeeded: exit 1
     out = capsys.readouterr().out
     assert "not measured" in out and "replay: 8 evaluations" in out     # reported even without a best
-    opts = taco_tuner.TacoOptions.parse(["--kernel", "spmm", "--backend", "replay", "--data", str(SHARED)])
+    assert "searched space: the kernel's whole space" in out
+    assert taco_tuner.TacoTuner.main(args + ["--whole-space", "--table-space"]) == 2
+    assert "exclude each other" in capsys.readouterr().err
+    opts = taco_tuner.TacoOptions.parse(["--kernel", "spmm", "--backend", "replay", "--data", str(SHARED),
+                                         "--whole-space"])
     tuner = taco_tuner.TacoTuner(opts)
     bench = tuner.replay.benchmark
     recorded = next(iter(bench.recorded_configs(ok_only=True)))
@@ -416,3 +447,38 @@ def test_taco_commands_for_every_kernel():
         assert f"reorder({','.join(order)})" in s
     assert "unroll(j,8)" in schedule_string("mttkrp", spaces.expert_config("mttkrp"))
     assert "fuse(i1,j,f),pos(f,fpos,B)" in schedule_string("ttv", spaces.expert_config("ttv"))
+
+
+@pytest.mark.parametrize("kernel", KERNEL_NAMES)
+def test_print_params_shows_the_default_schedule(kernel, capsys):
+    """--print-params' value column is the tuner's default schedule (its first seed), which satisfies
+    the space's constraints -- not each parameter's own seed value (unroll 32 with chunk 32 broke one)."""
+    assert taco_tuner.TacoTuner.main(["--kernel", kernel, "--print-params"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[-1] == "default" and "violates" not in "\n".join(lines)
+    default = spaces.default_config(kernel)
+    shown = {line.split()[0]: line.split("  ")[-1].strip() for line in lines[2:2 + len(default)]}
+    assert shown == {name: repr(value) for name, value in default.items()}
+
+
+def test_baselines_are_shown_as_given_and_mapped_to_this_machine(monkeypatch):
+    """Item 4 of issue 18: the default and expert ask for 32 threads; on a smaller machine they are also
+    shown with its thread count, and speed-ups are stated over the stronger form."""
+    rows = dict(spaces.baselines("spmm", 2))
+    assert list(rows) == ["default", "default, 2 threads", "expert", "expert, 2 threads"]
+    assert rows["expert"]["omp_num_threads"] == 32 and rows["expert, 2 threads"]["omp_num_threads"] == 2
+    assert dict(rows["expert, 2 threads"], omp_num_threads=32) == rows["expert"]
+    assert [n for n, _ in spaces.baselines("spmm", 32)] == ["default", "expert"]     # nothing to map
+    assert spaces.stronger({"expert": 1.42e-3, "expert, 2 threads": 0.56e-3, "default": 1.0}, "expert") == \
+        ("expert, 2 threads", 0.56e-3)
+    assert spaces.stronger({"expert": None, "default": 1.0}, "expert") is None
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 5}, raising=False)
+    assert spaces.machine_threads() == 3
+    line = taco_tuner.format_stronger({"expert": 1.42e-3, "expert, 2 threads": 0.56e-3, "default": 2e-3,
+                                       "default, 2 threads": 3e-3, taco_tuner.BEST: 0.67e-3}, 2)
+    assert "default 2.99x (as given)" in line and "expert 0.84x (2 threads)" in line   # not 2.12x over 32 threads
+    table = taco_bench.format_rows([{"kernel": "spmv", "problem": "p", "threads": 2, "best_ms": [0.67],
+                                     "default_ms": {"default": 2.0, "default, 2 threads": 3.0},
+                                     "expert_ms": {"expert": 1.42, "expert, 2 threads": 0.56},
+                                     "vs_default": [2.0 / 0.67], "vs_expert": [0.56 / 0.67], "reached_expert": 0}])
+    assert "| 1.420 / 0.560 |" in table and "| 0.84x | 0/1 |" in table and "as given / 2 threads" in table

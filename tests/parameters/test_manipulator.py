@@ -315,7 +315,14 @@ def test_print_params_and_describe_space():
     for fragment in ("x ", "int [1, 64]", "permutation", "['i', 'j', 'k']", "x * y <= 256",
                      "b_or_small_f (Python callable reading b, f)", "constraints (4):"):
         assert fragment in text
-    assert text.splitlines()[0].split() == ["name", "kind", "legal", "values", "seed"]
+    assert text.splitlines()[0].split() == ["name", "kind", "legal", "values"]     # no default given
+    buf = io.StringIO()
+    default = dict(m.seed_config(), x=64, y=64)
+    m.print_params(buf, default=default)
+    lines = buf.getvalue().splitlines()
+    assert lines[0].split() == ["name", "kind", "legal", "values", "default"]
+    assert lines[2].split()[0] == "x" and lines[2].split()[-1] == "64"
+    assert "the default configuration violates: " in buf.getvalue()      # x * y <= 256 is broken
     line = m.describe_space()
     assert "\n" not in line and "8 parameters" in line and "4 constraints" in line
     assert "infinite" in line

@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from ..db import DatabaseError, ResultsDB
 from ..db.store import open_existing
 from ..errors import UsageError
-from ..finalform import FINAL_FORM, final_form_text
+from ..finalform import FINAL_BEST, FINAL_FORM, final_best, final_form_text
 
 __all__ = ["FAILURE_STATES", "Point", "ReportError", "RunData", "credited_technique", "load_runs",
            "open_results"]
@@ -69,6 +69,8 @@ class RunData:
     final_form: Optional[str] = None
     #: result id -> name of the machine that measured it
     machines: Dict[int, str] = field(default_factory=dict)
+    #: the tuner's re-timed best (:func:`tunerlib.finalform.final_best`), or None
+    final_best: Optional[Dict[str, Any]] = None
 
     @property
     def shown_label(self) -> str:
@@ -86,9 +88,21 @@ class RunData:
         return out
 
     def best_point(self) -> Optional[Point]:
-        """The first result with the best value, or None when nothing succeeded."""
+        """The run's best result, or None when nothing succeeded: the recorded result of the
+        configuration the tuner re-timed as its best at the end (:attr:`final_best`) when it did,
+        else the first result with the best recorded value."""
         ok = [p for p in self.points if p.value is not None]
+        if self.final_best is not None:
+            chosen = [p for p in ok if p.result_id == self.final_best.get("result_id")] or \
+                     [p for p in ok if p.row is not None and p.row.config_hash == self.final_best["hash"]]
+            if chosen:
+                return min(chosen, key=lambda p: (self.sign * p.value, p.index))
         return min(ok, key=lambda p: (self.sign * p.value, p.index)) if ok else None
+
+    @property
+    def retimed_value(self) -> Optional[float]:
+        """The re-timed value of :meth:`best_point` when the tuner re-timed it at the end, else None."""
+        return None if self.final_best is None else self.final_best.get("value")
 
     def new_bests(self) -> List[Point]:
         """The results that improved on every earlier one (the first OK result included)."""
@@ -150,7 +164,7 @@ def _run_data(store: Any, info: dict) -> RunData:
                    export["version"], info["state"], info["seed"], export["objective"], export["args"] or {},
                    export["parameter_info"], start, export["end_date"], export["machine_class"], points,
                    requests, sign, final_form_text(store.load_technique_state(info["id"], FINAL_FORM)),
-                   store.result_machines(info["id"]))
+                   store.result_machines(info["id"]), final_best(store.load_technique_state(info["id"], FINAL_BEST)))
 
 
 def select_runs(infos: Sequence[dict], labels: Sequence[str], where: str) -> List[dict]:

@@ -47,6 +47,9 @@ def _facts(s: RunSummary) -> List[tuple]:
         improvement = f"{s.baseline_kind} {_num(s.baseline.value)} -> best {_num(s.best.value if s.best else None)}"
     best = "none (no successful result)" if s.best is None else \
         f"{_num(s.best.value)} at evaluation {s.best.index} (proposed by {s.best.technique})"
+    if s.best is not None and run.retimed_value is not None:
+        best = (f"{_num(run.retimed_value)} re-timed at the end ({run.final_best.get('how', '')}); recorded "
+                f"{_num(s.best.value)} at evaluation {s.best.index} (proposed by {s.best.technique})")
     failures = ", ".join(f"{k} {v}" for k, v in sorted(s.failures.items())) or "none"
     return [("program", f"{run.project}/{run.program} version {run.version}"),
             ("state", f"{run.state}, seed {run.seed}, started {iso(run.start_date)}, "
