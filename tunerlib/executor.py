@@ -26,9 +26,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
-from .db import ResultRecord
+from .db import AlreadyCompleteError, ResultRecord, ResultsStore
+from .measurement import desired_result
 from .result import DesiredResult
 
 __all__ = ["Completion", "Executor"]
@@ -93,3 +94,26 @@ class Executor(ABC):
     def shutdown(self) -> None:
         """Called once at the very end, after :meth:`cancel`: release the worker processes or the
         connection to the cluster (a cluster the user started keeps running)."""
+
+
+def hand_over(executor: Executor, db: ResultsStore, run_id: int, worker: str) -> None:
+    """Called by the run loop for a pushing executor (Dask): claim waiting requests of the run under
+    ``worker`` and submit them, up to the executor's capacity."""
+    while executor.in_flight() < executor.capacity():
+        claim = db.claim_next(run_id, worker)
+        if claim is None:
+            return
+        executor.submit(desired_result(claim))
+
+
+def store_completions(db: ResultsStore, completions: List[Completion]) -> Tuple[int, Optional[str]]:
+    """Store what an executor measured (its workers could not); returns how many completions there were
+    and the first tuner-script contract error among the stored ones (the run then stops), or None."""
+    broken = None
+    for done in completions:
+        try:
+            db.complete(done.desired_id, done.record)
+        except AlreadyCompleteError:  # the run was stopping, or a worker stored it after all
+            continue
+        broken = broken or done.contract_error
+    return len(completions), broken

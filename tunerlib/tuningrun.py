@@ -17,9 +17,9 @@ import time
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
-from .db import AlreadyCompleteError, open_store
+from .db import open_store
 from .distributed import RemoteCoordinator
-from .executor import Completion, Executor
+from .executor import Completion, Executor, hand_over, store_completions
 from .errors import UsageError
 from .callbacks import Callback, ResultEvent, ResultsLog, TechniqueSnapshots, close_callbacks
 from .finalform import FINAL_BEST, FINAL_FORM, MAX_CHARS, call_captured_returning, settle_final_best
@@ -356,7 +356,7 @@ class TuningRun:
                 if reason:
                     return reason
                 if executor is not None and not executor.pulls_requests:
-                    self._hand_over(executor)
+                    hand_over(executor, self.db, self.run_id, self.options.executor)
                 if self.collect():
                     idle = 0.001
                     continue
@@ -402,26 +402,12 @@ class TuningRun:
         return WorkerPool(opts.parallelism, url, self.run_id, self.pv_id, self.interface, self.machine_id,
                           interrupts.deadline, opts.measurement_timeout, store=self.db, interrupts=interrupts)
 
-    def _hand_over(self, executor: Executor) -> None:
-        """Claim waiting requests for a pushing executor (Dask) and submit them, up to its capacity."""
-        while executor.in_flight() < executor.capacity():
-            claim = self.db.claim_next(self.run_id, self.options.executor)
-            if claim is None:
-                return
-            executor.submit(desired_result(claim))
-
     def _store(self, completions: List[Completion]) -> int:
-        """Store what an executor measured (its workers could not); stop on a broken tuner script."""
-        broken = None
-        for done in completions:
-            try:
-                self.db.complete(done.desired_id, done.record)
-            except AlreadyCompleteError:  # the run was stopping, or a worker stored it after all
-                continue
-            broken = broken or done.contract_error
+        """Store what an executor measured; a broken tuner script stops the run."""
+        count, broken = store_completions(self.db, completions)
         if broken:
             raise TunerScriptError(broken)
-        return len(completions)
+        return count
 
     # ---- wrap-up ----------------------------------------------------------------
     def _best_display(self) -> Optional[float]:
