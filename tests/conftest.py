@@ -14,6 +14,30 @@ from pg import postgres_server, postgres_url  # noqa: E402,F401  (fixtures regis
 # lays it out) unless TUNERLIB_SHARED_DIR names another.
 os.environ.setdefault("TUNERLIB_SHARED_DIR", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                                           os.pardir, "shared"))
+# The suite starts several hundred Python processes (tuner scripts, workers, CLI commands). Where the
+# environment forbids bytecode caching (PYTHONDONTWRITEBYTECODE), each of them would compile every
+# tunerlib module from source again; the tests cache bytecode outside the repository instead, in one
+# folder under the temporary directory shared by the test processes and their children (CPython checks
+# each cached file against its source and writes it atomically). The folder is this user's own.
+
+
+def _private_cache_dir() -> str:
+    path = os.path.join(tempfile.gettempdir(), f"tunerlib-test-pycache-{os.getuid()}")
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        info = os.stat(path)
+        if info.st_uid == os.getuid() and not info.st_mode & 0o022:
+            return path
+    except OSError:
+        pass
+    return tempfile.mkdtemp(prefix="tunerlib-test-pycache-")
+
+
+_PYCACHE = _private_cache_dir()
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+os.environ["PYTHONPYCACHEPREFIX"] = _PYCACHE
+sys.dont_write_bytecode = False
+sys.pycache_prefix = _PYCACHE
 os.environ["TUNERLIB_STORE"] = os.path.join(tempfile.mkdtemp(prefix="tunerlib-test-store-"), "store.db")
 
 
