@@ -9,11 +9,14 @@ bandit, warm start adds nothing, and the run says so once on stderr (unless ``--
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
 from .db import ResultsStore
 from .parameters import ConfigurationManipulator
 from .techniques import Technique, create_technique
+
+if TYPE_CHECKING:  # the store's modules are imported only when a run uses the store
+    from .store.recommender import StoreRecommender
 
 Say = Callable[[str], None]
 

@@ -27,7 +27,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from tunerlib import Result, UsageError
 from tunerlib.parameters import ConfigurationManipulator
-from tunerlib.replay import ReplayBenchmark, ReplayStats, replay_result
+from tunerlib.replay import ReplayBenchmark, ReplayStats, replay_result, searched_space
 from tunerlib.tools.recorded import BENCHMARKS, benchmark_from_file, load_benchmark, shared_folder
 
 
@@ -53,19 +53,6 @@ def load(kernel: Optional[str], data: Optional[str], benchmark: Optional[str],
         if isinstance(exc, UsageError):
             raise
         raise UsageError(str(exc.args[0]) if exc.args else str(exc)) from None
-
-
-def searched_space(benchmark: ReplayBenchmark, table_space: bool, whole_space: bool) -> Tuple[bool, str]:
-    """(search only the recorded configurations?, one line saying which space is searched): the table
-    space for a sparse table (the RISE mm, asum, scal and harris tables, any file given with ``--data``)
-    unless ``whole_space``, and whenever ``table_space``."""
-    rows = len(benchmark.table)
-    if table_space or (benchmark.spec.sparse and not whole_space):
-        why = "--table-space" if table_space else "a sparse table: the default; --whole-space searches the whole space"
-        return True, f"searched space: the table's {rows} recorded configurations ({why})"
-    what = "sparse table" if benchmark.spec.sparse else "table"
-    return False, (f"searched space: the kernel's whole space; the {what}'s {rows} recorded configurations are "
-                   "the only ones measured, the rest are 'not measured'")
 
 
 class ReplayBackend:

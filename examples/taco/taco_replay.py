@@ -17,12 +17,12 @@ monotonic/dynamic flags) and reported with their recorded times, or as not measu
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional
 
 import taco_spaces
 from tunerlib import Configuration, DesiredResult, Result
 from tunerlib.parameters import ConfigurationManipulator
-from tunerlib.replay import ReplayInterface
+from tunerlib.replay import ReplayInterface, searched_space
 from tunerlib.tools.recorded import BENCHMARKS, benchmark_from_file, shared_folder
 
 TABLE_DIR = Path("data") / "taco_cache"
@@ -45,18 +45,6 @@ def table_path(kernel: str, data: Optional[str]) -> Path:
     where = " or ".join(str(p) for p in candidates)
     raise FileNotFoundError(f"replay table {where} not found; pass --data with the taco_cache folder, "
                             "the shared folder, or the table file")
-
-
-def searched_space(benchmark: Any, table_space: bool, whole_space: bool) -> Tuple[bool, str]:
-    """(search only the recorded configurations?, one line saying which space is searched): the table
-    space for a sparse table unless ``whole_space``, and whenever ``table_space``."""
-    rows = len(benchmark.table)
-    if table_space or (benchmark.spec.sparse and not whole_space):
-        why = "--table-space" if table_space else "a sparse table: the default; --whole-space searches the whole space"
-        return True, f"searched space: the table's {rows} recorded configurations ({why})"
-    what = "sparse table" if benchmark.spec.sparse else "table"
-    return False, (f"searched space: the kernel's whole space; the {what}'s {rows} recorded configurations are "
-                   "the only ones measured, the rest are 'not measured'")
 
 
 class ReplayBackend:

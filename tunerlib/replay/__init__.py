@@ -29,7 +29,7 @@ and the catalogue of recorded benchmarks are in ``tunerlib.tools.recorded``.  Th
 from importlib import import_module
 from typing import Any
 
-from .benchmark import ReplayBenchmark, benchmark_from_table
+from .benchmark import ReplayBenchmark, benchmark_from_table, searched_space
 from .columns import METADATA_COLUMNS, OBJECTIVE_COLUMN, read_header, split_columns
 from .csvtable import FAILED_REASON, cached_parser, parse_number, parse_value, read_csv_table
 from .spec import BenchmarkSpec, ParamDef, params_from_values, rows_in_space, substitute_constants
@@ -41,7 +41,7 @@ _LAZY = ("NOT_MEASURED_REASON", "TABLE_SPACE_HELP", "ReplayInterface", "ReplayOp
 __all__ = sorted(["BenchmarkSpec", "FAILED_REASON", "METADATA_COLUMNS", "OBJECTIVE_COLUMN", "ParamDef", "Record",
                   "RecordedTable", "ReplayBenchmark", "TableBuilder", "benchmark_from_table", "cached_parser",
                   "canonical_value", "open_text", "params_from_values", "parse_number", "parse_value",
-                  "read_csv_table", "read_header", "rows_in_space", "split_columns", "substitute_constants",
+                  "read_csv_table", "read_header", "rows_in_space", "searched_space", "split_columns", "substitute_constants",
                   *_LAZY])
 
 

@@ -165,3 +165,16 @@ class ReplayBenchmark:
 
     def __repr__(self) -> str:
         return f"ReplayBenchmark({self.name!r}, {self.table!r})"
+
+
+def searched_space(benchmark: "ReplayBenchmark", table_space: bool, whole_space: bool) -> Tuple[bool, str]:
+    """Called by a replay tuner once, when it opens its table: (search only the recorded configurations?,
+    one line saying which space is searched). The table space whenever ``table_space``, and for a sparse
+    table (``spec.sparse``: its rows sample the kernel's space) unless ``whole_space``."""
+    rows = len(benchmark.table)
+    if table_space or (benchmark.spec.sparse and not whole_space):
+        why = "--table-space" if table_space else "a sparse table: the default; --whole-space searches the whole space"
+        return True, f"searched space: the table's {rows} recorded configurations ({why})"
+    what = "sparse table" if benchmark.spec.sparse else "table"
+    return False, (f"searched space: the kernel's whole space; the {what}'s {rows} recorded configurations are "
+                   "the only ones measured, the rest are 'not measured'")
