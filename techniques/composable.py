@@ -305,10 +305,19 @@ class ComposableEvolutionaryTechnique(Technique):
         return param.apply_operator(choice.op, child, configs, rng, **kwargs)
 
 
+def _crossover_rate(default: float, high: float) -> HyperParameter:
+    """The ``crossover_rate`` option of the greedy and DE bases (random values drawn in [0.1, high])."""
+    return HyperParameter("crossover_rate", float, default, 0.0, 1.0, 0.1, high,
+                          "probability that a parameter is operated on")
+
+
 class _RateCrossoverReplaceIfBetter(ComposableEvolutionaryTechnique):
     """Shared by the greedy and DE bases: each parameter is operated on with probability
     ``crossover_rate`` (at least one), and the child replaces its primary parent when strictly
     better (and the parent is still in the population)."""
+
+    def minimum_number_of_parents(self) -> int:
+        return 4  # greedy: member, best, member, best; DE: the primary and three others
 
     def select_parameters(self, params: List[Parameter]) -> List[Parameter]:
         return self.select_by_rate(params, self.crossover_rate)  # type: ignore[attr-defined]
@@ -332,17 +341,13 @@ class GreedyComposableTechnique(_RateCrossoverReplaceIfBetter):
     """
 
     HYPER_PARAMETERS = (POPULATION_SIZE,
-                        HyperParameter("crossover_rate", float, 0.5, 0.0, 1.0, 0.1, 0.9,
-                                       "probability that a parameter is operated on"))
+                        _crossover_rate(0.5, 0.9))
     description = "composable greedy base: members cycle, each bred with the global best"
 
     def bind(self, manipulator: ConfigurationManipulator, rng: random.Random,
              path: Optional[str] = None) -> None:
         super().bind(manipulator, rng, path)
         self._cursor = 0
-
-    def minimum_number_of_parents(self) -> int:
-        return 4
 
     def get_parents(self, population: List[Member]) -> List[Member]:
         member = population[self._cursor % len(population)]
@@ -372,8 +377,7 @@ class RandomThreeParentsComposableTechnique(_RateCrossoverReplaceIfBetter):
     """
 
     HYPER_PARAMETERS = (POPULATION_SIZE,
-                        HyperParameter("crossover_rate", float, 0.9, 0.0, 1.0, 0.1, 1.0,
-                                       "probability that a parameter is operated on"),
+                        _crossover_rate(0.9, 1.0),
                         HyperParameter("best_probability", float, 0.2, 0.0, 1.0, 0.0, 0.5,
                                        "probability that the global best is one of the three parents"))
     description = "composable DE base: oldest member plus three random parents"
@@ -383,9 +387,6 @@ class RandomThreeParentsComposableTechnique(_RateCrossoverReplaceIfBetter):
         super().bind(manipulator, rng, path)
         self._f = 0.5
         self._default = OperatorChoice("op4_set_linear", (), {"a": 1.0, "b": 0.5, "c": -0.5})
-
-    def minimum_number_of_parents(self) -> int:
-        return 4
 
     def get_parents(self, population: List[Member]) -> List[Member]:
         self._f = self.rng.random()

@@ -112,7 +112,19 @@ class SimplexTechnique(BatchSequentialTechnique):
             edge = min(0.5, self.edge * 2.0 ** self.rng.uniform(-1.0, 1.0))
 
     def iterate(self, simplex: List[Vertex]) -> BatchGen:
-        """Run the method from an evaluated simplex; return when it has converged."""
+        """Run the method from an evaluated simplex: sort it and take :meth:`step` after step until
+        :meth:`converged` (a step that requested no new point counts as stale); then return."""
+        stale = 0
+        while True:
+            self.sort(simplex)
+            if self.converged(simplex, stale):
+                return
+            novel = yield from self.step(simplex)
+            stale = 0 if novel else stale + 1
+
+    def step(self, s: List[Vertex]) -> Generator[List[Config], List[float], int]:
+        """One step of the method on the sorted simplex ``s`` (changed in place); returns how many of
+        the points it requested were new.  Implemented by each simplex method."""
         raise NotImplementedError
 
     def _random(self) -> Config:
@@ -231,15 +243,6 @@ class NelderMead(SimplexTechnique):
                  gamma: float = 2.0, beta: float = 0.5, sigma: float = 0.5, **kw: Any) -> None:
         super().__init__(name, initial=initial, **kw)
         self.alpha, self.gamma, self.beta, self.sigma = alpha, gamma, beta, sigma
-
-    def iterate(self, simplex: List[Vertex]) -> BatchGen:
-        stale = 0
-        while True:
-            self.sort(simplex)
-            if self.converged(simplex, stale):
-                return
-            novel = yield from self.step(simplex)
-            stale = 0 if novel else stale + 1
 
     def step(self, s: List[Vertex]) -> Generator[List[Config], List[float], int]:
         """One Nelder–Mead step on the sorted simplex ``s``; returns how many points were new."""

@@ -31,15 +31,6 @@ class Torczon(SimplexTechnique):
         super().__init__(name, initial=initial, **kw)
         self.alpha, self.gamma, self.beta = alpha, gamma, beta
 
-    def iterate(self, simplex: List[Vertex]) -> BatchGen:
-        stale = 0
-        while True:
-            self.sort(simplex)
-            if self.converged(simplex, stale):
-                return
-            novel = yield from self.step(simplex)
-            stale = 0 if novel else stale + 1
-
     def scaled(self, s: List[Vertex], scale: float) -> List[Vertex]:
         """The simplex mapped by ``x0 + scale (x0 - xi)`` around the best vertex ``s[0]``."""
         best = s[0]

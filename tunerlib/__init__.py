@@ -5,8 +5,7 @@ A tuner script subclasses :class:`MeasurementInterface`, declares a search space
 
 Names are imported lazily (PEP 562) so that ``import tunerlib.parameters`` stays light.
 """
-from importlib import import_module
-from typing import Any
+from .lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -24,17 +23,6 @@ _EXPORTS = {
     "RetimedBest": "finalform",
 }
 
-__all__ = sorted(_EXPORTS) + ["__version__"]
+__all__ = sorted([*_EXPORTS, "lazy_exports"]) + ["__version__"]
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tunerlib' has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)

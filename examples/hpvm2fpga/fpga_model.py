@@ -169,25 +169,19 @@ def node_resources(design: Design, node: Node, cfg: Mapping[str, int]) -> Resour
 
 # ------------------------------------------------------------------------------ kernels
 def kernels_of(design: Design, cfg: Mapping[str, int]) -> Dict[str, str]:
-    """Node → kernel id (the name of the kernel's first node in description order)."""
-    parent = {n.name: n.name for n in design.nodes}
-
-    def find(x: str) -> str:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
+    """Node → kernel id (the name of the kernel's first node in description order): the nodes joined
+    by enabled fusions form one kernel."""
+    kernel = {n.name: n.name for n in design.nodes}
+    members = {n.name: [n.name] for n in design.nodes}  # kernel id -> its nodes
     for f in design.fusions:
-        if cfg[f.param]:
-            a, b = find(f.src), find(f.dst)
-            if a != b:
-                parent[b] = a
+        a, b = kernel[f.src], kernel[f.dst]
+        if cfg[f.param] and a != b:
+            for name in members.pop(b):  # merge b's kernel into a's
+                kernel[name] = a
+                members[a].append(name)
     order = [n.name for n in design.nodes]
-    groups: Dict[str, List[str]] = {}
-    for name in order:
-        groups.setdefault(find(name), []).append(name)
-    return {name: members[0] for members in groups.values() for name in members}
+    first = {k: min(names, key=order.index) for k, names in members.items()}
+    return {name: first[kernel[name]] for name in order}
 
 
 def _kernel_edges(design: Design, kernel: Mapping[str, str]) -> Dict[Tuple[str, str], float]:

@@ -22,8 +22,7 @@ Examples and tools import it as a public module (``from tunerlib.tools.recorded 
       python -m tunerlib.tools.recorded --benchmark rise_kmeans --shared-dir ../shared --test-limit 60
       python -m tunerlib.tools.recorded --data OTHER_GPU.csv.gz --benchmark rise_kmeans
 """
-from importlib import import_module
-from typing import Any
+from tunerlib import lazy_exports
 
 from .catalogue import BENCHMARKS, FAMILIES, RecordedSpec
 from .files import benchmark_from_file
@@ -37,14 +36,4 @@ __all__ = sorted(["BENCHMARKS", "FAMILIES", "RecordedSpec", "SHARED_ENV", "avail
                   "benchmark_from_file", "load_benchmark", "load_table", "read_kerneltuner_cache", "read_rise_csv",
                   "read_t1_spec", "read_taco_csv", "shared_folder", "t1_constraints", *_LAZY])
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module 'tunerlib.tools.recorded' has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.interface"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, dict.fromkeys(_LAZY, "interface"), __all__)

@@ -19,20 +19,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional, Sequence, Union
 
-from tunerlib.replay import FAILED_REASON, RecordedTable, parse_number, read_csv_table
+from tunerlib.replay import FAILED_REASON, RecordedTable, parse_number
+
+from .csvformat import CsvFormat
 
 __all__ = ["FAILED_REASON", "read_rise_csv"]
 
 
+RISE_CSV = CsvFormat(what="BaCO/CATBench measurement CSV", value=parse_number, runs=("iterations",),
+                     extras=("energy",), suffix="gpu")
+
+
 def read_rise_csv(path: Union[str, Path], name: Optional[str] = None, duplicates: str = "median",
                   params: Optional[Sequence[str]] = None) -> RecordedTable:
-    """Read a RISE/BaCO measurement CSV into a :class:`RecordedTable` (called once per benchmark).
-
-    ``params``: the kernel's parameter names (the table's key order); None reads an unknown table
-    (see :mod:`tunerlib.replay.columns`).  Metadata: ``columns`` (the other columns) and ``gpu`` (the
-    file-name suffix).  Raises ValueError (one line) for missing columns and malformed rows.
-    """
-    path = Path(path)
-    gpu = path.name.split(".")[0].rsplit("_", 1)[-1]
-    return read_csv_table(path, name, duplicates, params, value=parse_number, what="BaCO/CATBench measurement CSV",
-                          runs=("iterations",), extras=("energy",), metadata={"gpu": gpu})
+    """A RISE/BaCO measurement CSV as a :class:`RecordedTable`, metadata ``gpu`` (:meth:`CsvFormat.read`)."""
+    return RISE_CSV.read(path, name, duplicates, params)

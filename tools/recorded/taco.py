@@ -16,7 +16,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
-from tunerlib.replay import RecordedTable, parse_number, read_csv_table
+from tunerlib.replay import RecordedTable, parse_number
+
+from .csvformat import CsvFormat
 
 __all__ = ["parse_permutation", "permutation_positions", "read_taco_csv"]
 
@@ -42,18 +44,14 @@ def _value(text: str, where: str) -> Any:
     return parse_number(text, where)
 
 
+TACO_CSV = CsvFormat(what="CATBench TACO CSV", value=_value, runs=("iterations", "repeats"), extras=(),
+                     suffix="machine")
+
+
 def read_taco_csv(path: Union[str, Path], name: Optional[str] = None, duplicates: str = "median",
                   params: Optional[Sequence[str]] = None) -> RecordedTable:
-    """Read a CATBench TACO CSV into a :class:`RecordedTable` (called once per benchmark).
-
-    ``params``: the kernel's parameter names (the table's key order); None reads an unknown table
-    (see :mod:`tunerlib.replay.columns`).  Metadata: ``columns`` (the other columns) and ``machine`` (the
-    file-name suffix).  Raises ValueError (one line) for missing columns and malformed rows.
-    """
-    path = Path(path)
-    machine = path.name.split(".")[0].rsplit("_", 1)[-1]
-    return read_csv_table(path, name, duplicates, params, value=_value, what="CATBench TACO CSV",
-                          runs=("iterations", "repeats"), extras=(), metadata={"machine": machine})
+    """A CATBench TACO CSV as a :class:`RecordedTable`, metadata ``machine`` (:meth:`CsvFormat.read`)."""
+    return TACO_CSV.read(path, name, duplicates, params)
 
 
 def permutation_positions(perm: Tuple[int, ...]) -> List[int]:

@@ -343,22 +343,13 @@ class ResultsDB(RunLifecycle, LeaseQueries):
         ``worker`` and mark it RUNNING; None when nothing is requested. Safe across processes: the
         conditional UPDATE is checked by its row count (a claim lost to another worker is retried).
         ``lease`` (seconds): the claim is re-queued unless its heartbeat is renewed (:mod:`.leases`)."""
-        runner = self._runner()
         while True:
-            try:
+            with self._tx() as runner:
                 rows = runner.rows(_PICK, {"run": run_id})
                 if not rows:
-                    runner.end_read()
-                    return None
+                    return None  # the empty read transaction ends with the commit
                 row = rows[0]
                 won = runner.write(_CLAIM, {"dr": row[0], "w": worker, "t": time_module.time(), "lease": lease})
-                runner.commit()
-            except _OPERATIONAL_ERRORS as exc:
-                runner.rollback()
-                raise self._failure(exc) from exc
-            except BaseException:
-                runner.rollback()
-                raise
             if won == 1:
                 return Claim(row[0], run_id, row[1], row[2], row[3], row[4], row[5], row[6])
 

@@ -26,8 +26,7 @@ and the catalogue of recorded benchmarks are in ``tunerlib.tools.recorded``.  Th
 (recorded time), failed (INFEASIBLE with ``extra["reason"]``) and not measured (INFEASIBLE with
 ``extra["not_measured"] = True``).
 """
-from importlib import import_module
-from typing import Any
+from ..lazy import lazy_exports
 
 from .benchmark import ReplayBenchmark, benchmark_from_table, searched_space
 from .columns import METADATA_COLUMNS, OBJECTIVE_COLUMN, read_header, split_columns
@@ -44,14 +43,4 @@ __all__ = sorted(["BenchmarkSpec", "FAILED_REASON", "METADATA_COLUMNS", "OBJECTI
                   "read_csv_table", "read_header", "rows_in_space", "searched_space", "split_columns", "substitute_constants",
                   *_LAZY])
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module 'tunerlib.replay' has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.interface"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, dict.fromkeys(_LAZY, "interface"), __all__)
