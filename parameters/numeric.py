@@ -37,6 +37,9 @@ from .base import ARITY_N, Config, Parameter, ParameterError, PrimitiveParameter
 
 def _is_real(x: Any) -> bool:
     """True for real numbers (int, float, numpy scalars), False for bools and everything else."""
+    kind = type(x)
+    if kind is float or kind is int:  # the common case, without the slower ABC check
+        return True
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
@@ -177,8 +180,9 @@ class NumericParameter(UnitCubeParameter):
         """Clip a number into the range and round it to the nearest legal value; non-numbers raise."""
         if not _is_real(value):
             raise ParameterError(f"parameter {self.name!r}: expected a number, got {value!r}")
-        value = int(value) if isinstance(value, numbers.Integral) else float(value)
-        if isinstance(value, float) and math.isnan(value):
+        if type(value) is not float and type(value) is not int:  # numpy scalars, Fractions ...
+            value = int(value) if isinstance(value, numbers.Integral) else float(value)
+        if type(value) is float and math.isnan(value):
             raise ParameterError(f"parameter {self.name!r}: expected a number, got NaN")
         if value <= self.min:
             return self.min

@@ -303,7 +303,8 @@ class TuningRun:
         while True:
             reason = self.stop_check()
             if reason is None:
-                claim = self.db.claim_next(self.run_id, worker)
+                # nothing in flight means nothing queued (this run's search writes every request)
+                claim = self.db.claim_next(self.run_id, worker) if self.search.outstanding else None
                 if claim is not None:
                     return desired_result(claim)
                 reason = self.top_up(1)

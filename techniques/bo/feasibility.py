@@ -94,46 +94,30 @@ def permutation_features(pos: np.ndarray) -> np.ndarray:
 
 
 class PackedForest:
-    """The fitted forest's trees packed into arrays and evaluated for a whole batch at once.
+    """The fitted forest's leaf probabilities, evaluated for a whole batch at once.
 
     Gives the same probabilities as ``RandomForestClassifier.predict_proba`` (inputs are rounded to
     float32 as scikit-learn does) without its per-call overhead, which matters because the local
-    search asks for a few hundred points at a time.
+    search asks for a few hundred points at a time: each tree only finds the leaf of every row
+    (``Tree.apply``, compiled) and the leaf's probability of ``label`` is looked up.
     """
 
     def __init__(self, forest: "RandomForestClassifier", label: int = 1) -> None:
-        trees = [est.tree_ for est in forest.estimators_]
+        self.trees = [est.tree_ for est in forest.estimators_]
         k = list(forest.classes_).index(label)
-        width = max(t.node_count for t in trees)
-        T = len(trees)
-        self.feature = np.zeros((T, width), dtype=np.int64)
-        self.threshold = np.zeros((T, width))
-        self.left = np.tile(np.arange(width), (T, 1))
-        self.right = self.left.copy()
-        self.prob = np.zeros((T, width))
-        self.depth = max(t.max_depth for t in trees)
-        for i, t in enumerate(trees):
-            n = t.node_count
-            inner = t.children_left[:n] >= 0
-            self.feature[i, :n] = np.where(inner, t.feature[:n], 0)
-            self.threshold[i, :n] = t.threshold[:n]
-            self.left[i, :n] = np.where(inner, t.children_left[:n], np.arange(n))
-            self.right[i, :n] = np.where(inner, t.children_right[:n], np.arange(n))
-            value = t.value[:n, 0, :]
+        self.prob = []
+        for t in self.trees:
+            value = t.value[:, 0, :]
             total = value.sum(axis=1)
-            self.prob[i, :n] = value[:, k] / np.where(total > 0, total, 1.0)
+            self.prob.append(value[:, k] / np.where(total > 0, total, 1.0))
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         """Mean over trees of the leaf probability of ``label`` for each row of ``X``."""
-        X = np.asarray(X, dtype=np.float32).astype(np.float64)
-        T, B = self.feature.shape[0], X.shape[0]
-        rows = np.arange(T)[:, None]
-        cols = np.arange(B)[None, :]
-        node = np.zeros((T, B), dtype=np.int64)
-        for _ in range(self.depth):
-            go_left = X[cols, self.feature[rows, node]] <= self.threshold[rows, node]
-            node = np.where(go_left, self.left[rows, node], self.right[rows, node])
-        return self.prob[rows, node].mean(axis=0)
+        X = np.ascontiguousarray(X, dtype=np.float32)
+        total = np.zeros(X.shape[0])
+        for tree, prob in zip(self.trees, self.prob):
+            total += prob[tree.apply(X)]
+        return total / len(self.trees)
 
 
 class FeasibilityModel:
