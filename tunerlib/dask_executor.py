@@ -234,15 +234,28 @@ class DaskExecutor(Executor):
 
     def poll(self, timeout: float) -> List[Completion]:
         """The completions of the tasks that ended, their results already fetched (by the client's own
-        thread, concurrently: a fetch costs this thread nothing); when none has, sleep ``timeout`` s
-        first (the local pool's back-off: 1-20 ms)."""
+        thread, concurrently: a fetch costs this thread nothing); when none has, wait up to ``timeout``
+        s first (the run loop's back-off: 1-20 ms), woken as soon as a result is in."""
         if not self._ended_tasks.has_ready() and timeout > 0:
-            self.interrupts.sleep(timeout)
+            self._wait_ready(timeout)
         ended = self._ended_tasks.next_batch(block=False)
         done = [self._ended(future, value, fetched=True) for future, value in ended]
         if time.monotonic() - self._checked >= CHECK_EVERY:
             done += self._check_unreported()
         return [c for c in done if c is not None]
+
+    def _wait_ready(self, timeout: float) -> None:
+        """Wait until a fetched result is ready or ``timeout`` s passed (a signal or the deadline stops
+        the wait). ``as_completed`` notifies its thread condition each time it queues a result (how its
+        own blocking iteration waits); without one (another Dask version) this sleeps ``timeout``."""
+        condition = getattr(self._ended_tasks, "thread_condition", None)
+        if condition is None:
+            self.interrupts.sleep(timeout)
+            return
+        with self.interrupts.measuring():
+            with condition:
+                if not self._ended_tasks.has_ready():
+                    condition.wait(timeout)
 
     def _check_unreported(self) -> List[Optional[Completion]]:
         """Tasks that ended at least CHECK_EVERY s ago and were never reported (the client lost its
