@@ -47,7 +47,7 @@ from .result import DesiredResult, Input, Result
 if TYPE_CHECKING:  # annotations only
     from .tuningrun import TuningRun
 
-__all__ = ["DaskExecutor", "DaskJob", "WorkerReply", "interface_job", "measure_on_worker"]
+__all__ = ["DaskExecutor", "DaskJob", "WorkerReply", "interface_job", "measure_on_worker", "probe_scheduler"]
 
 #: submissions of one request at most (the first included) when the cluster loses its task
 MAX_ATTEMPTS = 4
@@ -168,6 +168,28 @@ def interface_job(run: TuningRun) -> DaskJob:
 
 
 # ---- the run side -----------------------------------------------------------------------------------------
+def _unreachable(address: str, exc: BaseException) -> UsageError:
+    reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return UsageError(f"--scheduler {address}: cannot reach a Dask scheduler there ({reason}); start one "
+                      "(`dask scheduler`, or a dask-jobqueue cluster) and pass its address, "
+                      "e.g. --scheduler tcp://HOST:8786")
+
+
+def probe_scheduler(address: str, timeout: float = 10.0) -> None:
+    """Called before the run is created (no tuning-run row for a run that cannot start): UsageError when
+    nothing accepts a TCP connection at a ``tcp://`` or ``tls://`` address. Other transports (``inproc``,
+    ``ucx``) are left to the Dask client. Imports nothing from Dask."""
+    scheme, sep, rest = address.partition("://")
+    if not sep or scheme not in ("tcp", "tls"):
+        return
+    host, _, port = rest.rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            pass
+    except (OSError, ValueError) as exc:
+        raise _unreachable(address, exc) from None
+
+
 class DaskExecutor(Executor):
     """A pushing executor: requests are claimed by the run loop and submitted to the Dask cluster at
     ``--scheduler``; their results come back through :meth:`poll` and are stored by the run loop."""
@@ -205,10 +227,7 @@ class DaskExecutor(Executor):
             self.client = Client(self.address, set_as_default=False)
             self._ended_tasks = as_completed(loop=self.client.loop, with_results=True, raise_errors=False)
         except (OSError, ValueError, TypeError) as exc:
-            reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            raise UsageError(f"--scheduler {self.address}: cannot reach a Dask scheduler there ({reason}); "
-                             "start one (`dask scheduler`, or a dask-jobqueue cluster) and pass its address, "
-                             "e.g. --scheduler tcp://HOST:8786") from None
+            raise _unreachable(self.address, exc) from None
 
     def capacity(self) -> int:
         """Worker threads in the cluster (counted every COUNT_EVERY s; at least 1, so that a cluster whose

@@ -105,6 +105,9 @@ class TuningRun:
             self.run_id, self.uuid = self.resumed_from["id"], self.resumed_from["uuid"]
             self.db.take_run(self.run_id, **owner, script_version=self.interface.script_version())
         else:
+            if opts.executor == "dask":  # an unreachable scheduler leaves no run behind
+                from .dask_executor import probe_scheduler
+                probe_scheduler(opts.scheduler)
             self.run_id, self.uuid = self.db.create_run(
                 self.pv_id, opts.label, dict(asdict(opts), seed=self.seed), self.seed, self.machine_id,
                 self.objective.describe(), **owner, script_version=self.interface.script_version())

@@ -120,6 +120,7 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path):
     assert line.startswith(f"ToyTuner: error: --scheduler {address}: cannot reach a Dask scheduler there")
     assert "dask scheduler" in line and "--scheduler tcp://HOST:8786" in line
     assert _query(tmp_path / "none.db", "SELECT count(*) FROM result") == [(0,)]
+    assert _query(tmp_path / "none.db", "SELECT count(*) FROM tuning_run") == [(0,)]  # no FAILED run left
 
 
 def test_the_local_executor_never_imports_dask(tmp_path):
