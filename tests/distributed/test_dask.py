@@ -7,6 +7,7 @@ workers load it by its path). After each run every request is COMPLETE with exac
 run stopped at its ``--test-limit``. The executor's handling of lost, killed and stale tasks is also
 checked without a cluster, with stand-in futures.
 """
+import importlib.util
 import os
 import socket
 import subprocess
@@ -21,7 +22,8 @@ from tunerlib import Result
 from tunerlib.db.migrations import open_engine
 from tunerlib.result import Configuration, DesiredResult
 
-distributed = pytest.importorskip("distributed", reason="Dask is not installed (pip install 'tunerlib[dask]')")
+if importlib.util.find_spec("distributed") is None:
+    pytest.skip("Dask is not installed (pip install 'tunerlib[dask]')", allow_module_level=True)
 
 from tunerlib import dask_executor  # noqa: E402  (after the skip)
 from tunerlib.dask_executor import DaskExecutor, DaskJob, WorkerReply, measure_on_worker  # noqa: E402
@@ -35,6 +37,7 @@ def cluster():
     """A local Dask cluster: 2 worker processes (each restarted by its nanny when it dies), 1 thread each
     (skips the module's cluster tests, with the reason, where it cannot be started)."""
     try:
+        import distributed  # imported here: collecting this module stays light
         local = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
                                          dashboard_address=":0", silence_logs=50)
     except Exception as exc:  # noqa: BLE001  (no sockets, no processes: say why and skip)
@@ -80,7 +83,8 @@ def test_a_run_on_a_dask_cluster_gets_one_result_per_request(cluster, tmp_path):
     assert code == 0, err
     assert "stopped (test limit reached) after 12 tests" in out
     pids = _check_invariants(db, 12)
-    with distributed.Client(cluster, set_as_default=False) as client:
+    from distributed import Client
+    with Client(cluster, set_as_default=False) as client:
         workers = set(client.run(os.getpid).values())
     assert set(pids.values()) <= workers  # measured in the cluster's worker processes, never in the run's
 
@@ -225,7 +229,8 @@ def test_killed_worker_is_error_and_only_the_newest_submission_counts():
     assert (done.desired_id, done.record.state, done.record.worker, done.record.machine_id) == (5, "OK", "h:1:dask", 7)
     assert executor._ended(executor.client.submitted[-1], reply, fetched=True) is None  # reported once only
     executor.submit(_desired(6))
-    killed = distributed.KilledWorker("tunerlib-abcdef12-6-1", SimpleNamespace(address="tcp://w:1"), 3)
+    from distributed import KilledWorker
+    killed = KilledWorker("tunerlib-abcdef12-6-1", SimpleNamespace(address="tcp://w:1"), 3)
     done = _end(executor, "error", error=killed)
     assert done.record.state == "ERROR" and "killed every Dask worker" in done.record.extra["error"]
     assert executor.in_flight() == 0

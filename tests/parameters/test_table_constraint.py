@@ -4,7 +4,7 @@ import random
 
 import pytest
 from hypothesis import given, settings, strategies as st
-from scipy.stats import chisquare
+from lazystats import chisquare
 
 from tunerlib.parameters import (ConfigurationError, ConfigurationManipulator, ConstraintError,
                                  IntegerParameter, PermutationParameter, TableConstraint)

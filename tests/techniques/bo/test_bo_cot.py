@@ -6,7 +6,7 @@ import random
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.stats import chisquare
+from lazystats import chisquare
 
 from tunerlib.parameters import (BooleanParameter, ConfigurationManipulator, EnumParameter, FloatParameter,
                                  IntegerParameter, OrdinalParameter, PermutationParameter,

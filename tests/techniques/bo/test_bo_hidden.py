@@ -2,7 +2,7 @@
 import math
 import statistics
 
-from scipy.stats import wilcoxon
+from lazystats import wilcoxon
 
 from tunerlib import tune_function
 from tunerlib.parameters import ConfigurationManipulator, EnumParameter, FloatParameter, IntegerParameter

@@ -3,7 +3,7 @@ import collections
 import random
 
 import numpy as np
-from scipy.stats import chisquare
+from lazystats import chisquare
 
 from tunerlib import tune_function
 from tunerlib.parameters import (ConfigurationManipulator, IntegerParameter, PermutationParameter,
