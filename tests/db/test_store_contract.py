@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from tunerlib.db import (AlreadyCompleteError, DatabaseError, MemoryStore, NotFoundError, ResultRecord, ResultsDB, ResultsStore,
-                         open_store)
+from tunerlib.db import (AlreadyCompleteError, DatabaseError, MemoryStore, NotFoundError, ResultPlace, ResultRecord,
+                         ResultsDB, ResultsStore, open_store)
 
 from kit import core_path
 
@@ -119,9 +119,20 @@ def test_results_name_the_machine_that_measured_them(store):
     m1, m2 = store.machine_id("host-a"), store.machine_id("host-b", "cls")
     ids = [store.complete(dr, ResultRecord("OK", 1.0, machine_id=m)) for dr, m in
            ((first, m1), (second, m2), (third, None))]
-    assert store.result_machines(run_id) == {ids[0]: "host-a", ids[1]: "host-b"}
+    assert store.result_places(run_id) == {ids[0]: ResultPlace("host-a", None, None),
+                                           ids[1]: ResultPlace("host-b", "cls", None)}
     _, other, _ = _run(store)
-    assert store.result_machines(other) == {}
+    assert store.result_places(other) == {}
+
+
+def test_results_name_the_worker_that_measured_them(store):
+    pv, run_id, _ = _run(store)
+    first, second = _requests(store, pv, run_id, 2)
+    m = store.machine_id("host-c", "gpu-farm")
+    ids = [store.complete(first, ResultRecord("OK", 1.0, machine_id=m, worker="host-c:42:w1")),
+           store.complete(second, ResultRecord("OK", 2.0, worker="main"))]
+    assert store.result_places(run_id) == {ids[0]: ResultPlace("host-c", "gpu-farm", "host-c:42:w1"),
+                                           ids[1]: ResultPlace(None, None, "main")}
 
 
 def test_values_are_not_shared_with_the_caller(store):

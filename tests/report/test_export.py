@@ -5,6 +5,7 @@ import csv
 import io
 import json
 import socket
+import sqlite3
 import sys
 
 import pytest
@@ -24,13 +25,19 @@ def _expected(path):
     return found
 
 
+def row_worker(path, result_id):
+    """The worker column of a result, read with sqlite3 (not through the code under test)."""
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT worker FROM result WHERE id = ?", (result_id,)).fetchone()[0]
+
+
 def _check(records, path, parse=lambda v: v):
     expected = _expected(path)
     assert len(records) == len(expected)
     for rec in records:
         row, label, index = expected[(rec["run_uuid"], int(rec["result_id"]))]
         assert rec["label"] == label and int(rec["evaluation"]) == index and rec["state"] == row.state
-        assert rec["machine"] == socket.gethostname()
+        assert rec["machine"] == socket.gethostname() and (rec["worker"] or None) == row_worker(path, row.id)
         assert float(rec["collection_date"]) == pytest.approx(row.collection_date)
         technique = row.requestor.split("/")[-1]
         assert rec["technique"] == technique and rec["requestor"] == row.requestor

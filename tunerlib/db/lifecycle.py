@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 from sqlalchemy import and_, bindparam, func, or_, select, update
 
-from .models import (DesiredResult, Machine, MachineClass, NotFoundError, Program, ProgramVersion, Result,
+from .models import (DesiredResult, Machine, MachineClass, NotFoundError, Program, ProgramVersion, Result, ResultPlace,
                      TuningRun)
 
 __all__ = ["RunLifecycle", "process_alive"]
@@ -44,9 +44,12 @@ _EXPORT_KEYS = ("uuid", "state", "start_date", "end_date", "seed", "args", "obje
 _ERRORS = (select(_RES.c.id, _RES.c.extra).where(_RES.c.tuning_run_id == bindparam("run"),
                                                   _RES.c.state == "ERROR")
            .order_by(_RES.c.id))
-_RESULT_MACHINES = (select(_RES.c.id, _MACHINE.c.name)
-                    .join_from(_RES, _MACHINE, _RES.c.machine_id == _MACHINE.c.id)
-                    .where(_RES.c.tuning_run_id == bindparam("run")).order_by(_RES.c.id))
+_RESULT_PLACES = (select(_RES.c.id, _MACHINE.c.name, _MCLASS.c.name, _RES.c.worker)
+                  .outerjoin_from(_RES, _MACHINE, _RES.c.machine_id == _MACHINE.c.id)
+                  .outerjoin(_MCLASS, _MACHINE.c.machine_class_id == _MCLASS.c.id)
+                  .where(_RES.c.tuning_run_id == bindparam("run"),
+                         or_(_RES.c.machine_id.is_not(None), _RES.c.worker.is_not(None)))
+                  .order_by(_RES.c.id))
 
 
 def process_alive(pid: Optional[int]) -> bool:
@@ -140,6 +143,6 @@ class RunLifecycle:
         query = _ERRORS if limit is None else _ERRORS.limit(limit)
         return [(row[0], row[1]) for row in self._read(query, {"run": run_id}, cache=False)]
 
-    def result_machines(self, run_id: int) -> dict[int, str]:
-        """{result id: name of the machine that measured it} of the run's results that name one."""
-        return {row[0]: row[1] for row in self._read(_RESULT_MACHINES, {"run": run_id})}
+    def result_places(self, run_id: int) -> dict[int, ResultPlace]:
+        """{result id: where it was measured} of the run's results that name a machine or a worker."""
+        return {row[0]: ResultPlace(row[1], row[2], row[3]) for row in self._read(_RESULT_PLACES, {"run": run_id})}

@@ -16,7 +16,7 @@ import uuid as uuid_module
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .models import (RESULT_STATES, RUN_STATES, AlreadyCompleteError, Claim, DatabaseError, DesiredResultRow, NotFoundError,
-                     ResultRecord, ResultRow)
+                     ResultPlace, ResultRecord, ResultRow)
 __all__ = ["MEMORY_URL", "MemoryStore"]
 
 #: the ``--database`` value of the in-memory store
@@ -300,10 +300,12 @@ class MemoryStore:
         found = [(r["id"], _load(r["extra"])) for r in rows if r["record"].state == "ERROR"]
         return found if limit is None else found[:limit]
 
-    def result_machines(self, run_id: int) -> Dict[int, str]:
+    def result_places(self, run_id: int) -> Dict[int, ResultPlace]:
         names = {mid: key[0] for (table, key), mid in self._keys.items() if table == "machine"}
         rows = (self._results[i] for i in self._run_results.get(run_id, ()))
-        return {r["id"]: names[r["record"].machine_id] for r in rows if r["record"].machine_id in names}
+        records = {r["id"]: r["record"] for r in rows}
+        return {rid: ResultPlace(names.get(rec.machine_id), self._machine_classes.get(rec.machine_id), rec.worker)
+                for rid, rec in records.items() if rec.machine_id in names or rec.worker is not None}
 
     # ---- technique state ------------------------------------------------------------------
     def save_technique_state(self, run_id: int, name: str, data: Any) -> None:

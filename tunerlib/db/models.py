@@ -227,6 +227,15 @@ class Claim:
 
 
 @dataclass(frozen=True, slots=True)
+class ResultPlace:
+    """Where a result was measured (``result_places``): the machine's name and class, and the worker."""
+
+    machine: Optional[str]
+    machine_class: Optional[str]
+    worker: Optional[str]
+
+
+@dataclass(frozen=True, slots=True)
 class ResultRow:
     """A result joined with its configuration and requestor (``results_after`` / ``run_results``)."""
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Optional, Protocol, Sequence, Union, runtime_checkable
 
 from .memory import MEMORY_URL, MemoryStore
-from .models import Claim, DesiredResultRow, ResultRecord, ResultRow
+from .models import Claim, DesiredResultRow, ResultPlace, ResultRecord, ResultRow
 
 __all__ = ["MEMORY_URL", "ResultsStore", "open_store"]
 
@@ -134,9 +134,9 @@ class ResultsStore(Protocol):
     def error_results(self, run_id: int, limit: Optional[int] = None) -> list[tuple[int, Any]]:
         """(result id, extra) of the run's ERROR results in id order (``tunerlib errors``)."""
 
-    def result_machines(self, run_id: int) -> dict[int, str]:
-        """{result id: machine name} of the run's results measured on a known machine (``tunerlib
-        export``)."""
+    def result_places(self, run_id: int) -> dict[int, ResultPlace]:
+        """{result id: machine name, machine class and worker} of the run's results that name a machine
+        or a worker (``tunerlib export``)."""
 
     # ---- technique state ------------------------------------------------------------------
     def save_technique_state(self, run_id: int, name: str, data: Any) -> None:

@@ -1,7 +1,7 @@
 """Reading tuning runs for plots, reports and exports.
 
 Everything is read through the :class:`~tunerlib.db.ResultsStore` protocol (``list_runs``,
-``run_export``, ``run_results``, ``desired_results``, ``error_results``, ``result_machines``,
+``run_export``, ``run_results``, ``desired_results``, ``error_results``, ``result_places``,
 ``load_technique_state``), so a SQLite file and a PostgreSQL database read the same way. Nothing here
 writes to the database, and a path that names no existing database is refused instead of created.
 """
@@ -67,8 +67,8 @@ class RunData:
     #: +1 when lower is better, -1 when higher is better
     sign: float = 1.0
     final_form: Optional[str] = None
-    #: result id -> name of the machine that measured it
-    machines: Dict[int, str] = field(default_factory=dict)
+    #: result id -> where it was measured (machine, machine class, worker)
+    places: Dict[int, Any] = field(default_factory=dict)
     #: the tuner's re-timed best (:func:`tunerlib.finalform.final_best`), or None
     final_best: Optional[Dict[str, Any]] = None
 
@@ -164,7 +164,7 @@ def _run_data(store: Any, info: dict) -> RunData:
                    export["version"], info["state"], info["seed"], export["objective"], export["args"] or {},
                    export["parameter_info"], start, export["end_date"], export["machine_class"], points,
                    requests, sign, final_form_text(store.load_technique_state(info["id"], FINAL_FORM)),
-                   store.result_machines(info["id"]), final_best(store.load_technique_state(info["id"], FINAL_BEST)))
+                   store.result_places(info["id"]), final_best(store.load_technique_state(info["id"], FINAL_BEST)))
 
 
 def select_runs(infos: Sequence[dict], labels: Sequence[str], where: str) -> List[dict]:

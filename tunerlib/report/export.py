@@ -13,6 +13,7 @@ import math
 import sys
 from typing import Any, Dict, List, Optional, Sequence, TextIO
 
+from ..db import ResultPlace
 from .data import ReportError, RunData
 from .summary import iso
 
@@ -21,13 +22,17 @@ __all__ = ["COLUMNS", "FORMATS", "export_rows", "write_export"]
 FORMATS = ("csv", "json", "parquet")
 COLUMNS = ("run_uuid", "label", "program", "objective", "result_id", "evaluation", "state", "value",
            "best_so_far", "was_new_best", "technique", "requestor", "time", "accuracy", "energy", "size",
-           "collection_date", "collection_time", "seconds_into_run", "collection_cost", "machine", "error")
+           "collection_date", "collection_time", "seconds_into_run", "collection_cost", "machine", "machine_class", "worker", "error")
+
+
+_NOWHERE = ResultPlace(None, None, None)
 
 
 def _fixed(run: RunData, point: Any, best: Optional[float]) -> Dict[str, Any]:
     row = point.row
     extra = row.extra if isinstance(row.extra, dict) else {}
     error = next((extra[k] for k in ("error", "message") if isinstance(extra.get(k), str)), None)
+    place = run.places.get(point.result_id, _NOWHERE)
     return {"run_uuid": run.uuid, "label": run.label, "program": run.program, "objective": run.objective,
             "result_id": point.result_id, "evaluation": point.index, "state": point.state,
             "value": point.value, "best_so_far": best, "was_new_best": point.was_new_best,
@@ -35,7 +40,7 @@ def _fixed(run: RunData, point: Any, best: Optional[float]) -> Dict[str, Any]:
             "accuracy": row.accuracy, "energy": row.energy, "size": row.size,
             "collection_date": row.collection_date, "collection_time": iso(row.collection_date),
             "seconds_into_run": round(point.seconds, 6), "collection_cost": row.collection_cost,
-            "machine": run.machines.get(point.result_id), "error": error}
+            "machine": place.machine, "machine_class": place.machine_class, "worker": place.worker, "error": error}
 
 
 def parameter_columns(runs: Sequence[RunData]) -> Dict[str, str]:
