@@ -167,6 +167,24 @@ def test_unfinished_requests_are_cancelled_and_requeued_oldest_first(store):
     assert store.runs_of(pv)[0]["requests"] == 4
 
 
+def test_a_resumed_run_leaves_live_leased_claims_with_their_workers(store):
+    """A run killed while a remote worker measured: on --resume, the worker's claim (lease still alive)
+    stays RUNNING and counts against the cap; a claim without a lease or with an expired one goes back."""
+    pv, run_id, _ = _run(store)
+    drs = _requests(store, pv, run_id, 4)
+    live = store.claim_next(run_id, "remote", lease=300.0)
+    expired = store.claim_next(run_id, "gone", lease=300.0)
+    local = store.claim_next(run_id, "worker-0")
+    assert store.requeue_expired(run_id, now=time.time() + 1000) == [live.dr_id, expired.dr_id]
+    store.claim_next(run_id, "remote", lease=300.0)                    # claimed again: drs[0] live
+    assert store.claim_next(run_id, "gone", lease=1e-9).dr_id == drs[1]  # this lease is over at once
+    time.sleep(0.01)
+    assert store.requeue_unfinished(run_id, at_most=2) == 1           # 2 minus the live claim
+    states = [(d.id, d.state) for d in store.desired_results(run_id)]
+    assert states == [(drs[0], "RUNNING"), (drs[1], "REQUESTED"), (local.dr_id, "CANCELLED"), (drs[3], "REQUESTED")]
+    store.complete(drs[0], ResultRecord("OK", 1.0, worker="remote"))  # the worker's result is kept
+
+
 def test_limits_of_waiting_requests_tighten(store):
     pv, run_id, _ = _run(store)
     drs = _requests(store, pv, run_id, 3)

@@ -7,6 +7,7 @@ short transaction (``self._tx`` / ``self._read`` of the storage class) and commi
 from __future__ import annotations
 
 import os
+import time
 from typing import Any, Optional
 
 from sqlalchemy import and_, bindparam, func, or_, select, update
@@ -111,11 +112,17 @@ class RunLifecycle:
 
     def requeue_unfinished(self, run_id: int, at_most: Optional[int] = None) -> int:
         """Put the run's CANCELLED and RUNNING desired results (oldest first, at most ``at_most``) back to
-        REQUESTED (called when a run is resumed); the rest become CANCELLED. Returns how many."""
-        ids = [row[0] for row in self._read(
-            select(_DR.c.id).where(_DR.c.tuning_run_id == run_id, _REQUEUABLE).order_by(_DR.c.id), {},
-            cache=False)]
-        keep = len(ids) if at_most is None else max(0, min(at_most, len(ids)))
+        REQUESTED (called when a run is resumed); the rest become CANCELLED. A claim whose lease is still
+        alive (a ``tunerlib worker`` on another machine that kept measuring while the run was down) stays
+        RUNNING and counts against ``at_most``. Returns how many were put back."""
+        now = time.time()
+        live = and_(_DR.c.state == "RUNNING", _DR.c.lease.is_not(None), _DR.c.heartbeat.is_not(None),
+                    _DR.c.heartbeat + _DR.c.lease >= now)
+        rows = self._read(select(_DR.c.id, live).where(_DR.c.tuning_run_id == run_id, _REQUEUABLE)
+                          .order_by(_DR.c.id), {}, cache=False)
+        ids = [row[0] for row in rows if not row[1]]
+        held = len(rows) - len(ids)
+        keep = len(ids) if at_most is None else max(0, min(at_most - held, len(ids)))
         if ids:
             with self._tx() as runner:
                 runner.many(_SET_DR_STATE, [{"dr": dr, "s": "REQUESTED" if i < keep else "CANCELLED"}

@@ -206,8 +206,12 @@ class MemoryStore:
         return len(rows)
 
     def requeue_unfinished(self, run_id: int, at_most: Optional[int] = None) -> int:
-        rows = sorted(self._of_run(run_id, "CANCELLED", "RUNNING"), key=lambda d: d["id"])
-        keep = len(rows) if at_most is None else max(0, min(at_most, len(rows)))
+        now = time.time()
+        live = [d for d in self._of_run(run_id, "RUNNING")
+                if d.get("lease") is not None and d["heartbeat"] is not None and d["heartbeat"] + d["lease"] >= now]
+        rows = sorted((d for d in self._of_run(run_id, "CANCELLED", "RUNNING") if d not in live),
+                      key=lambda d: d["id"])
+        keep = len(rows) if at_most is None else max(0, min(at_most - len(live), len(rows)))
         for i, dr in enumerate(rows):
             dr.update(state="REQUESTED" if i < keep else "CANCELLED", worker=None)
             if i < keep:
