@@ -117,9 +117,8 @@ class SearchDriver:
         if row is not None:
             self.generation = row.generation
         else:
-            cfg_id = self.db.configuration_id(self.pv_id, key, cfg)
-            self.db.request(self.run_id, cfg_id, proposal.requestor, self.generation,
-                            self.limit() if self.limit else None)
+            self.db.request_configuration(self.run_id, self.pv_id, key, cfg, proposal.requestor, self.generation,
+                                          self.limit() if self.limit else None)
         self.generation += 1
         self.inflight[key] = [proposal.requestor]
         self.stall = 0

@@ -55,6 +55,19 @@ def test_identity_rows_are_get_or_create(store):
     assert store.configuration_id(pv, "h" * 64, {"x": 1}) == store.configuration_id(pv, "h" * 64, {"x": 2})
 
 
+def test_a_configuration_and_its_request_are_written_together(store):
+    pv, run_id, _ = _run(store)
+    first = store.request_configuration(run_id, pv, "e" * 64, {"x": [1, 2]}, "T", 0, limit=2.0)
+    again = store.request_configuration(run_id, pv, "e" * 64, {"x": "ignored"}, "U", 1)   # known configuration
+    other = store.request_configuration(run_id, pv, "d" * 64, {"x": 3}, "T", 2)
+    rows = store.desired_results(run_id)
+    assert [(d.id, d.config_hash, d.requestor, d.generation) for d in rows] == [
+        (first, "e" * 64, "T", 0), (again, "e" * 64, "U", 1), (other, "d" * 64, "T", 2)]
+    assert store.configuration_id(pv, "e" * 64, None) != store.configuration_id(pv, "d" * 64, None)
+    claim = store.claim_next(run_id, "w")
+    assert (claim.dr_id, claim.config_data, claim.limit) == (first, {"x": [1, 2]}, 2.0)
+
+
 def test_runs_selection_and_states(store):
     pv, run_id, run_uuid = _run(store, "a")
     _, other, _ = _run(store, "b")

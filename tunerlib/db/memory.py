@@ -157,6 +157,11 @@ class MemoryStore:
             self._configs[cfg_id] = (hash, _dump(data))
         return cfg_id
 
+    def request_configuration(self, run_id: int, program_version_id: int, hash: str, data: Any, requestor: str,
+                              generation: int, limit: Optional[float] = None) -> int:
+        return self.request(run_id, self.configuration_id(program_version_id, hash, data), requestor, generation,
+                            limit)
+
     def request(self, run_id: int, configuration_id: int, requestor: str, generation: int,
                 limit: Optional[float] = None) -> int:
         dr_id = self._new_id("request")

@@ -315,28 +315,47 @@ class ResultsDB(RunLifecycle, LeaseQueries):
         rows = self._read(_SEL_CONFIG, params)
         if rows:
             return rows[0][0]
-        values = {"program_version_id": program_version_id, "hash": hash, "data": data}
         with self._tx() as runner:
-            if self._ins_config is not None:  # INSERT ... ON CONFLICT DO NOTHING
-                new_id = runner.insert(self._ins_config, values)
-            else:
-                try:
-                    with runner.conn.begin_nested():
-                        new_id = runner.insert(_CFG.insert(), values)
-                except IntegrityError:
-                    new_id = None
-            if new_id is None:  # inserted concurrently by another process
-                new_id = runner.rows(_SEL_CONFIG, params)[0][0]
+            return self._insert_configuration(runner, program_version_id, hash, data)
+
+    def _insert_configuration(self, runner: _Runner, program_version_id: int, hash: str, data: Any) -> int:
+        """Create the configuration inside the caller's transaction; its id (another process's, when it
+        created the same one first)."""
+        values = {"program_version_id": program_version_id, "hash": hash, "data": data}
+        if self._ins_config is not None:  # INSERT ... ON CONFLICT DO NOTHING
+            new_id = runner.insert(self._ins_config, values)
+        else:
+            try:
+                with runner.conn.begin_nested():
+                    new_id = runner.insert(_CFG.insert(), values)
+            except IntegrityError:
+                new_id = None
+        if new_id is None:  # inserted concurrently by another process
+            new_id = runner.rows(_SEL_CONFIG, {"pv": program_version_id, "h": hash})[0][0]
         return int(new_id)
 
     def request(self, run_id: int, configuration_id: int, requestor: str, generation: int,
                 limit: Optional[float] = None) -> int:
         """Queue a measurement (state REQUESTED, claimed oldest first); returns its id."""
         with self._tx() as runner:
-            return runner.insert(_INS_DR, {
-                "tuning_run_id": run_id, "configuration_id": configuration_id, "requestor": requestor,
-                "generation": generation, "priority": 0, "limit": limit, "state": "REQUESTED",
-                "request_date": time_module.time()})
+            return self._insert_request(runner, run_id, configuration_id, requestor, generation, limit)
+
+    def request_configuration(self, run_id: int, program_version_id: int, hash: str, data: Any, requestor: str,
+                              generation: int, limit: Optional[float] = None) -> int:
+        """Get or create the configuration and queue a measurement of it, in one transaction; returns the
+        request's id."""
+        rows = self._read(_SEL_CONFIG, {"pv": program_version_id, "h": hash})
+        with self._tx() as runner:
+            cfg_id = rows[0][0] if rows else self._insert_configuration(runner, program_version_id, hash, data)
+            return self._insert_request(runner, run_id, cfg_id, requestor, generation, limit)
+
+    @staticmethod
+    def _insert_request(runner: _Runner, run_id: int, configuration_id: int, requestor: str, generation: int,
+                        limit: Optional[float]) -> int:
+        return runner.insert(_INS_DR, {
+            "tuning_run_id": run_id, "configuration_id": configuration_id, "requestor": requestor,
+            "generation": generation, "priority": 0, "limit": limit, "state": "REQUESTED",
+            "request_date": time_module.time()})
 
     def claim_next(self, run_id: int, worker: str, lease: Optional[float] = None) -> Optional[Claim]:
         """Atomically claim the oldest REQUESTED desired result of the run (by id) for

@@ -75,6 +75,11 @@ class ResultsStore(Protocol):
                 limit: Optional[float] = None) -> int:
         """Queue a measurement in state REQUESTED (the search driver); returns its id."""
 
+    def request_configuration(self, run_id: int, program_version_id: int, hash: str, data: Any, requestor: str,
+                              generation: int, limit: Optional[float] = None) -> int:
+        """:meth:`configuration_id` and :meth:`request` in one transaction (the search driver's hot path:
+        one commit per new request); returns the request's id."""
+
     def claim_next(self, run_id: int, worker: str, lease: Optional[float] = None) -> Optional[Claim]:
         """Atomically claim the oldest REQUESTED request for ``worker`` (RUNNING); None if there is none.
         With a ``lease`` (s) the claim is re-queued by :meth:`requeue_expired` unless :meth:`beat` renews
