@@ -196,3 +196,18 @@ def test_run_rank_scores_techniques_by_the_runs_they_took_part_in(tmp_path):
     assert not any("lonely" in s for s in table.affinity.values())
     assert any("lonely" in s for s in table.similarity.values())  # similarity keeps the affinities
     assert [n for n, *_ in ranked(table, [rep.id])] == ["good", "both", "bad"]
+
+
+def test_run_rank_gives_runs_with_the_same_best_the_same_score(tmp_path):
+    """Runs tied at the same best (small instances solved by most runs) share the mean of their ranks,
+    so the order they happen to be stored in does not rank their techniques."""
+    with CrossSessionStore(str(tmp_path / "s.db")) as store:
+        for best, name in ((1.0, "first"), (1.0, "second"), (1.0, "third"), (2.0, "worst")):
+            run = hand_run("p", {name: (1, 10)})
+            run.best_value = best
+            store.write_run(run)
+        table = load_affinities(store, "run-rank")
+    [rep] = [r for r in table.reps.values() if r.program == "p"]
+    scores = {name: score for name, (score, _) in table.affinity[rep.id].items()}
+    assert scores == {"first": pytest.approx(2 / 3), "second": pytest.approx(2 / 3),
+                      "third": pytest.approx(2 / 3), "worst": 0.0}
