@@ -111,6 +111,24 @@ def test_dbi_initial_set_comes_from_the_nearest_representation(tmp_path):
     assert pearson([1, 1], [1, 2]) is None and pearson([1, 2, 3], [2, 4, 6]) == pytest.approx(1.0)
 
 
+def test_dbi_set_builds_a_stored_structural_surrogate_with_its_fallback_under_it(tmp_path):
+    """A technique that holds its own bandit (StructuralSurrogate: the default bandit is its fallback)
+    is no meta-technique: the DBI set takes it from the store, and what its fallback requests counts
+    for it in the recommendation bandit."""
+    from tunerlib.transfer import _build
+    with CrossSessionStore(str(tmp_path / "s.db")) as store:
+        store.write_run(hand_run("tsp", affinity_pairs({"StructuralSurrogate": 0.4, "OrOptGreedyMutation": 0.2})))
+        table = load_affinities(store)
+    bandit = _bandit_on_tsp(["A"], initial_from_store=True, size=2, swap=False)
+    bandit.attach_recommender(StoreRecommender(table, {"PermutationParameter": 1}), _build)
+    _bind(bandit)
+    assert [t.name for t in bandit.techniques] == ["StructuralSurrogate", "OrOptGreedyMutation"]
+    surrogate = bandit.techniques[0]
+    assert surrogate.fallback.path == "rec/StructuralSurrogate/AUCBanditMetaTechniqueA"
+    feedback = Feedback({"t": list(range(8))}, "k", 5.0, "ok", surrogate.fallback.path + "/UniformGreedyMutation", True)
+    assert bandit.sub_technique_of(feedback) is surrogate
+
+
 def test_without_a_store_an_approach_is_its_auc_bandit(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("TUNERLIB_STORE", str(tmp_path / "missing.db"))
     m, fn = SPACES["permutation"]()
