@@ -216,6 +216,26 @@ def test_run_rank_scores_techniques_by_the_runs_they_took_part_in(tmp_path):
     assert [n for n, *_ in ranked(table, [rep.id])] == ["good", "both", "bad"]
 
 
+def test_loading_affinities_while_a_run_is_uploaded(tmp_path, monkeypatch):
+    """A run uploaded while the table loads (history generation uploads as runs finish) brings a
+    technique the reader has not seen yet: it must not break the reader."""
+    import tunerlib.store.queries as queries
+    path = str(tmp_path / "s.db")
+    with CrossSessionStore(path) as store:
+        store.write_run(hand_run("p", affinity_pairs({"old": 0.2})))
+    snapshots = queries._final_snapshots
+
+    def upload_meanwhile():
+        with CrossSessionStore(path) as other:
+            other.write_run(hand_run("p", affinity_pairs({"new": 0.3})))
+        return snapshots()
+
+    monkeypatch.setattr(queries, "_final_snapshots", upload_meanwhile)
+    with CrossSessionStore(path) as store:
+        table = load_affinities(store)
+    assert {name for known in table.affinity.values() for name in known} <= {"old", "new"}
+
+
 def test_run_rank_gives_runs_with_the_same_best_the_same_score(tmp_path):
     """Runs tied at the same best (small instances solved by most runs) share the mean of their ranks,
     so the order they happen to be stored in does not rank their techniques."""

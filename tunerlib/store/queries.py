@@ -104,11 +104,13 @@ def load_affinities(store: CrossSessionStore, metric: str = "new-bests",
     table = AffinityTable(metric)
     with store.engine.connect() as conn:
         _load_reps(conn, table, set(exclude_programs))
+        # snapshots before technique names: a run uploaded between the two statements (each its own
+        # read where others upload, e.g. history generation) then adds no snapshot of an unknown name
+        snapshots = [tuple(r) for r in conn.execute(_final_snapshots()) if r[0] in table.reps]
         names = {r.id: (r.name, r.root, r.full_name) for r in conn.execute(
             select(S.Technique.id, S.Technique.name, S.Technique.root, S.Technique.full_name))}
-        rows = [(rep, run, best, names[tech][0], requests, new_bests, gained)
-                for rep, run, best, tech, requests, new_bests, gained in conn.execute(_final_snapshots())
-                if rep in table.reps]
+    rows = [(rep, run, best, names[tech][0], requests, new_bests, gained)
+            for rep, run, best, tech, requests, new_bests, gained in snapshots]
     similarity = metric if metric in AFFINITY_METRICS else "new-bests"
     table.similarity = _pooled(rows, lambda r: r[5] if similarity == "new-bests" else r[6], lambda r: r[4])
     if metric == "run-rank":
