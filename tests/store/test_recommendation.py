@@ -111,6 +111,24 @@ def test_dbi_initial_set_comes_from_the_nearest_representation(tmp_path):
     assert pearson([1, 1], [1, 2]) is None and pearson([1, 2, 3], [2, 4, 6]) == pytest.approx(1.0)
 
 
+def test_dbi_set_builds_a_stored_structural_surrogate_with_its_fallback_under_it(tmp_path):
+    """A technique that holds its own bandit (StructuralSurrogate: the default bandit is its fallback)
+    is no meta-technique: the DBI set takes it from the store, and what its fallback requests counts
+    for it in the recommendation bandit."""
+    from tunerlib.transfer import _build
+    with CrossSessionStore(str(tmp_path / "s.db")) as store:
+        store.write_run(hand_run("tsp", affinity_pairs({"StructuralSurrogate": 0.4, "OrOptGreedyMutation": 0.2})))
+        table = load_affinities(store)
+    bandit = _bandit_on_tsp(["A"], initial_from_store=True, size=2, swap=False)
+    bandit.attach_recommender(StoreRecommender(table, {"PermutationParameter": 1}), _build)
+    _bind(bandit)
+    assert [t.name for t in bandit.techniques] == ["StructuralSurrogate", "OrOptGreedyMutation"]
+    surrogate = bandit.techniques[0]
+    assert surrogate.fallback.path == "rec/StructuralSurrogate/AUCBanditMetaTechniqueA"
+    feedback = Feedback({"t": list(range(8))}, "k", 5.0, "ok", surrogate.fallback.path + "/UniformGreedyMutation", True)
+    assert bandit.sub_technique_of(feedback) is surrogate
+
+
 def test_without_a_store_an_approach_is_its_auc_bandit(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("TUNERLIB_STORE", str(tmp_path / "missing.db"))
     m, fn = SPACES["permutation"]()
@@ -196,3 +214,38 @@ def test_run_rank_scores_techniques_by_the_runs_they_took_part_in(tmp_path):
     assert not any("lonely" in s for s in table.affinity.values())
     assert any("lonely" in s for s in table.similarity.values())  # similarity keeps the affinities
     assert [n for n, *_ in ranked(table, [rep.id])] == ["good", "both", "bad"]
+
+
+def test_loading_affinities_while_a_run_is_uploaded(tmp_path, monkeypatch):
+    """A run uploaded while the table loads (history generation uploads as runs finish) brings a
+    technique the reader has not seen yet: it must not break the reader."""
+    import tunerlib.store.queries as queries
+    path = str(tmp_path / "s.db")
+    with CrossSessionStore(path) as store:
+        store.write_run(hand_run("p", affinity_pairs({"old": 0.2})))
+    snapshots = queries._final_snapshots
+
+    def upload_meanwhile():
+        with CrossSessionStore(path) as other:
+            other.write_run(hand_run("p", affinity_pairs({"new": 0.3})))
+        return snapshots()
+
+    monkeypatch.setattr(queries, "_final_snapshots", upload_meanwhile)
+    with CrossSessionStore(path) as store:
+        table = load_affinities(store)
+    assert {name for known in table.affinity.values() for name in known} <= {"old", "new"}
+
+
+def test_run_rank_gives_runs_with_the_same_best_the_same_score(tmp_path):
+    """Runs tied at the same best (small instances solved by most runs) share the mean of their ranks,
+    so the order they happen to be stored in does not rank their techniques."""
+    with CrossSessionStore(str(tmp_path / "s.db")) as store:
+        for best, name in ((1.0, "first"), (1.0, "second"), (1.0, "third"), (2.0, "worst")):
+            run = hand_run("p", {name: (1, 10)})
+            run.best_value = best
+            store.write_run(run)
+        table = load_affinities(store, "run-rank")
+    [rep] = [r for r in table.reps.values() if r.program == "p"]
+    scores = {name: score for name, (score, _) in table.affinity[rep.id].items()}
+    assert scores == {"first": pytest.approx(2 / 3), "second": pytest.approx(2 / 3),
+                      "third": pytest.approx(2 / 3), "worst": 0.0}

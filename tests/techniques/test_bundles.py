@@ -45,3 +45,14 @@ def test_cli_generate_bandit_technique(tmp_path):
     clash = subprocess.run([sys.executable, str(SCRIPT), "--generate-bandit-technique", "--technique",
                             "PureRandom", "--database", str(tmp_path / "g.db")], capture_output=True, text=True)
     assert clash.returncode == 2 and "exclude each other" in clash.stderr
+
+
+def test_generated_bandits_draw_every_listed_catalogue_technique_that_is_no_meta_technique():
+    """History generation draws its arms from the whole catalogue: techniques added later (the
+    structural surrogate, or-opt mutation) are arms too; bundles and approaches never are."""
+    from tunerlib.techniques.bundles import _NOT_ARMS
+    pool = [n for n in registry() if n not in _NOT_ARMS]
+    assert {"StructuralSurrogate", "OrOptGreedyMutation"} <= set(pool)
+    assert not set(pool) & {"AUCBanditMetaTechniqueA", "rec-bndt-dbi", "GreedyMutationBandit"}
+    drawn = {t.name for s in range(200) for t in generate_bandit(registry(), space(), random.Random(s)).techniques}
+    assert {"StructuralSurrogate", "OrOptGreedyMutation"} <= drawn

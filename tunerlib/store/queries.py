@@ -96,18 +96,21 @@ def load_affinities(store: CrossSessionStore, metric: str = "new-bests",
 
     ``metric`` is an affinity (``new-bests``, ``improvement``) or ``run-rank``: techniques ranked by
     how well the runs they took part in did among the runs of their representation (1 for the best
-    run, 0 for the worst), weighted by their share of each run's requests; the similarity between
-    representations then uses ``new-bests`` affinities."""
+    run, 0 for the worst; runs with the same best share the mean of their ranks), weighted by their
+    share of each run's requests; the similarity between representations then uses ``new-bests``
+    affinities."""
     if metric not in RANKINGS:
         raise ValueError(f"metric {metric!r} is not one of {', '.join(RANKINGS)}")
     table = AffinityTable(metric)
     with store.engine.connect() as conn:
         _load_reps(conn, table, set(exclude_programs))
+        # snapshots before technique names: a run uploaded between the two statements (each its own
+        # read where others upload, e.g. history generation) then adds no snapshot of an unknown name
+        snapshots = [tuple(r) for r in conn.execute(_final_snapshots()) if r[0] in table.reps]
         names = {r.id: (r.name, r.root, r.full_name) for r in conn.execute(
             select(S.Technique.id, S.Technique.name, S.Technique.root, S.Technique.full_name))}
-        rows = [(rep, run, best, names[tech][0], requests, new_bests, gained)
-                for rep, run, best, tech, requests, new_bests, gained in conn.execute(_final_snapshots())
-                if rep in table.reps]
+    rows = [(rep, run, best, names[tech][0], requests, new_bests, gained)
+            for rep, run, best, tech, requests, new_bests, gained in snapshots]
     similarity = metric if metric in AFFINITY_METRICS else "new-bests"
     table.similarity = _pooled(rows, lambda r: r[5] if similarity == "new-bests" else r[6], lambda r: r[4])
     if metric == "run-rank":
@@ -143,10 +146,13 @@ def _run_rank(rows: Sequence[tuple]) -> Dict[int, Dict[str, Tuple[float, float]]
             total[run] = total.get(run, 0) + requests
     score: Dict[int, float] = {}
     for runs in best.values():
-        order = sorted(runs, key=lambda r: (runs[r], r))
-        for i, run in enumerate(order):
-            if len(order) > 1:
-                score[run] = 1.0 - i / (len(order) - 1)
+        if len(runs) < 2:
+            continue
+        ranks: Dict[float, List[int]] = {}
+        for i, run in enumerate(sorted(runs, key=lambda r: (runs[r], r))):
+            ranks.setdefault(runs[run], []).append(i)
+        for run, value in runs.items():  # runs with the same best share the mean of their ranks
+            score[run] = 1.0 - (sum(ranks[value]) / len(ranks[value])) / (len(runs) - 1)
     kept = [r for r in rows if r[1] in score and total[r[1]] > 0]
     return _pooled(kept, lambda r: score[r[1]] * r[4] / total[r[1]], lambda r: r[4] / total[r[1]])
 
