@@ -38,8 +38,7 @@ def _setup_run(path, rows):
     pv = db.program_version_id("proj", "prog", "v1", '{"x":"int"}')
     run_id, _ = db.create_run(pv, None, {}, 1, None, "MinimizeTime()")
     for i in range(rows):
-        cid = db.configuration_id(pv, f"{i:064x}", {"x": i})
-        db.request(run_id, cid, "T", 0)
+        db.request_configuration(run_id, pv, f"{i:064x}", {"x": i}, "T", 0)
     db.close()
     return run_id
 

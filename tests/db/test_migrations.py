@@ -45,8 +45,7 @@ def _tables(url):
 def _request(db, pv, run_id, n, requestor="T"):
     ids = []
     for i in range(n):
-        cid = db.configuration_id(pv, f"{i:064x}", {"x": i})
-        ids.append(db.request(run_id, cid, requestor, i, limit=1.5))
+        ids.append(db.request_configuration(run_id, pv, f"{i:064x}", {"x": i}, requestor, i, limit=1.5))
     return ids
 
 

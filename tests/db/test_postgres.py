@@ -48,7 +48,7 @@ def test_lost_connection_is_a_one_line_error_and_the_next_call_reconnects(postgr
     with ResultsDB(postgres_url) as database:
         pv = database.program_version_id("proj", "prog", "v1", "{}")
         run_id, _ = database.create_run(pv, None, {}, None, None, "o")
-        database.request(run_id, database.configuration_id(pv, "a" * 64, {"x": 1}), "T", 0)
+        database.request_configuration(run_id, pv, "a" * 64, {"x": 1}, "T", 0)
         assert postgres_server.end_sessions(make_url(postgres_url).query["application_name"]) == 1
         with pytest.raises(DatabaseError) as info:
             database.claim_next(run_id, "w")
@@ -87,7 +87,7 @@ def test_a_stored_result_wakes_the_listener_of_its_run(postgres_url, tmp_path):
     with ResultsDB(postgres_url) as database, ResultsDB(postgres_url) as worker:
         pv = database.program_version_id("proj", "prog", "v1", "{}")
         run_id, _ = database.create_run(pv, None, {}, None, None, "o")
-        dr = database.request(run_id, database.configuration_id(pv, "a" * 64, {"x": 1}), "T", 0)
+        dr = database.request_configuration(run_id, pv, "a" * 64, {"x": 1}, "T", 0)
         listener = database.listen(run_id)
         try:
             assert listener.wait(0.2) is False  # nothing stored yet: the timeout ends the wait

@@ -35,8 +35,7 @@ def run(db):
 def _request(db, pv, run_id, n, requestor="T"):
     ids = []
     for i in range(n):
-        cid = db.configuration_id(pv, f"{i:064x}", {"x": i})
-        ids.append(db.request(run_id, cid, requestor, i, limit=1.5))
+        ids.append(db.request_configuration(run_id, pv, f"{i:064x}", {"x": i}, requestor, i, limit=1.5))
     return ids
 
 
@@ -319,8 +318,7 @@ json_values = st.recursive(
 @given(config=st.dictionaries(st.text(min_size=1, max_size=8), json_values, max_size=6), extra=json_values)
 def test_json_round_trips_through_claim_and_results(db, run, config, extra):
     pv, run_id = run
-    cid = db.configuration_id(pv, json.dumps(config, sort_keys=True), config)
-    dr = db.request(run_id, cid, "prop", 0)
+    dr = db.request_configuration(run_id, pv, json.dumps(config, sort_keys=True), config, "prop", 0)
     claim = db.claim_next(run_id, "w")
     assert claim.dr_id == dr and claim.config_data == config
     # same types (ints stay ints, bools bools); keys sorted: an equal config stored by an earlier example
@@ -333,8 +331,8 @@ def test_json_round_trips_through_claim_and_results(db, run, config, extra):
 
 def test_request_claim_complete_flow(db, run):
     pv, run_id = run
-    cid = db.configuration_id(pv, "c" * 64, {"x": 3, "p": [2, 0, 1]})
-    dr = db.request(run_id, cid, "DE", 4, limit=2.5)
+    dr = db.request_configuration(run_id, pv, "c" * 64, {"x": 3, "p": [2, 0, 1]}, "DE", 4, limit=2.5)
+    cid = db.configuration_id(pv, "c" * 64, None)  # the configuration it created
     assert db.pending_count(run_id) == 1
     claim = db.claim_next(run_id, "worker-1")
     assert (claim.dr_id, claim.run_id, claim.configuration_id, claim.config_hash) == (dr, run_id, cid, "c" * 64)
@@ -362,8 +360,7 @@ def test_claim_order_is_request_order_and_per_run(db, run):
     other_run, _ = db.create_run(pv, None, {}, None, None, "o")
     first = _request(db, pv, run_id, 3)
     _request(db, pv, other_run, 2)
-    cid = db.configuration_id(pv, "e" * 64, {"x": "late"})
-    late = [db.request(run_id, cid, "T", 9), db.request(run_id, cid, "T", 10)]
+    late = [db.request_configuration(run_id, pv, "e" * 64, {"x": "late"}, "T", g) for g in (9, 10)]
     order = [db.claim_next(run_id, "w").dr_id for _ in range(5)]
     assert order == first + late
     assert db.claim_next(run_id, "w") is None
@@ -440,8 +437,7 @@ def test_json_stays_json_in_the_file(tmp_path):
     database = ResultsDB(str(path))
     pv = database.program_version_id("proj", "prog", "v1", '{"x":"int"}')
     run_id, _ = database.create_run(pv, None, {"technique": ["A"]}, 1, None, "o")
-    cid = database.configuration_id(pv, "e" * 64, {"perm": [2, 0, 1], "flag": True, "f": 0.5})
-    dr = database.request(run_id, cid, "A", 0)
+    dr = database.request_configuration(run_id, pv, "e" * 64, {"perm": [2, 0, 1], "flag": True, "f": 0.5}, "A", 0)
     database.complete(dr, ResultRecord("OK", 1.0, extra={"length": 12, "nested": {"a": [1.5]}}))
     database.save_technique_state(run_id, "A", {"k": [1]})
     database.input_id(pv, "files", "/x", None, {"n": 3})

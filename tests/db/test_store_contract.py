@@ -33,8 +33,8 @@ def _run(store, label=None, seed=7):
 
 
 def _requests(store, pv, run_id, n, start=0):
-    return [store.request(run_id, store.configuration_id(pv, f"{i:064x}", {"x": i, "l": [i, "a"]}), "T", i,
-                          limit=2.0) for i in range(start, start + n)]
+    return [store.request_configuration(run_id, pv, f"{i:064x}", {"x": i, "l": [i, "a"]}, "T", i,
+                                        limit=2.0) for i in range(start, start + n)]
 
 
 def _pending(store, run_id):
@@ -151,7 +151,7 @@ def test_results_name_the_worker_that_measured_them(store):
 def test_values_are_not_shared_with_the_caller(store):
     pv, run_id, _ = _run(store)
     data = {"x": [1, 2]}
-    store.request(run_id, store.configuration_id(pv, "a" * 64, data), "T", 0)
+    store.request_configuration(run_id, pv, "a" * 64, data, "T", 0)
     data["x"].append(3)
     claim = store.claim_next(run_id, "w")
     assert claim.config_data == {"x": [1, 2]}
@@ -209,7 +209,7 @@ def test_limits_of_waiting_requests_tighten(store):
 
 def test_floats_keep_double_precision(store):
     pv, run_id, _ = _run(store)
-    dr = store.request(run_id, store.configuration_id(pv, "f" * 64, {"x": 0.1 + 0.2}), "T", 0, limit=1 / 3)
+    dr = store.request_configuration(run_id, pv, "f" * 64, {"x": 0.1 + 0.2}, "T", 0, limit=1 / 3)
     store.tighten_limits(run_id, 2 / 7)
     claim = store.claim_next(run_id, "w")
     assert (claim.limit, claim.config_data) == (2 / 7, {"x": 0.1 + 0.2})
@@ -234,7 +234,7 @@ def test_long_names_and_labels_are_stored_whole(store):
     long = "é" * 300
     pv = store.program_version_id(long, long, long, "{}")
     run_id, _ = store.create_run(pv, long, {}, None, store.machine_id(long, long), "o", long)
-    dr = store.request(run_id, store.configuration_id(pv, "c" * 64, {}), f"AUCBanditMetaTechnique/{name}", 0)
+    dr = store.request_configuration(run_id, pv, "c" * 64, {}, f"AUCBanditMetaTechnique/{name}", 0)
     claim = store.claim_next(run_id, long)
     assert (claim.dr_id, claim.requestor) == (dr, f"AUCBanditMetaTechnique/{name}")
     assert store.running_claims(run_id, long) == [dr]

@@ -40,8 +40,7 @@ def filled(tmp_path):
         pv2 = db.program_version_id("proj", "gemm", "2.0", '{"x":1}')
         r1, _ = db.create_run(pv1, "baseline", {}, None, None, "o")
         for i in range(3):
-            cid = db.configuration_id(pv1, f"{i:064x}", {"x": i})
-            db.request(r1, cid, "T", i)
+            db.request_configuration(r1, pv1, f"{i:064x}", {"x": i}, "T", i)
             db.complete(db.claim_next(r1, "w").dr_id, ResultRecord("OK", float(i)))
         db.set_run_state(r1, "COMPLETE")
         r2, _ = db.create_run(pv2, None, {}, None, None, "o")

@@ -159,11 +159,7 @@ class MemoryStore:
 
     def request_configuration(self, run_id: int, program_version_id: int, hash: str, data: Any, requestor: str,
                               generation: int, limit: Optional[float] = None) -> int:
-        return self.request(run_id, self.configuration_id(program_version_id, hash, data), requestor, generation,
-                            limit)
-
-    def request(self, run_id: int, configuration_id: int, requestor: str, generation: int,
-                limit: Optional[float] = None) -> int:
+        configuration_id = self.configuration_id(program_version_id, hash, data)
         dr_id = self._new_id("request")
         self._requests[dr_id] = {"id": dr_id, "run": run_id, "config": configuration_id, "requestor": requestor,
                                  "generation": generation, "limit": limit, "state": "REQUESTED",

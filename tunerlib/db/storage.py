@@ -334,16 +334,10 @@ class ResultsDB(RunLifecycle, LeaseQueries):
             new_id = runner.rows(_SEL_CONFIG, {"pv": program_version_id, "h": hash})[0][0]
         return int(new_id)
 
-    def request(self, run_id: int, configuration_id: int, requestor: str, generation: int,
-                limit: Optional[float] = None) -> int:
-        """Queue a measurement (state REQUESTED, claimed oldest first); returns its id."""
-        with self._tx() as runner:
-            return self._insert_request(runner, run_id, configuration_id, requestor, generation, limit)
-
     def request_configuration(self, run_id: int, program_version_id: int, hash: str, data: Any, requestor: str,
                               generation: int, limit: Optional[float] = None) -> int:
-        """Get or create the configuration and queue a measurement of it, in one transaction; returns the
-        request's id."""
+        """Get or create the configuration and queue a measurement of it (state REQUESTED, claimed oldest
+        first), in one transaction; returns the request's id."""
         rows = self._read(_SEL_CONFIG, {"pv": program_version_id, "h": hash})
         with self._tx() as runner:
             cfg_id = rows[0][0] if rows else self._insert_configuration(runner, program_version_id, hash, data)

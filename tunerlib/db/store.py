@@ -71,14 +71,11 @@ class ResultsStore(Protocol):
     def configuration_id(self, program_version_id: int, hash: str, data: Any) -> int:
         """Get or create the configuration with this hash (called for each new request)."""
 
-    def request(self, run_id: int, configuration_id: int, requestor: str, generation: int,
-                limit: Optional[float] = None) -> int:
-        """Queue a measurement in state REQUESTED (the search driver); returns its id."""
-
     def request_configuration(self, run_id: int, program_version_id: int, hash: str, data: Any, requestor: str,
                               generation: int, limit: Optional[float] = None) -> int:
-        """:meth:`configuration_id` and :meth:`request` in one transaction (the search driver's hot path:
-        one commit per new request); returns the request's id."""
+        """Get or create the configuration (as :meth:`configuration_id`) and queue a measurement of it in
+        state REQUESTED, in one transaction (the search driver, for each new request); returns the
+        request's id."""
 
     def claim_next(self, run_id: int, worker: str, lease: Optional[float] = None) -> Optional[Claim]:
         """Atomically claim the oldest REQUESTED request for ``worker`` (RUNNING); None if there is none.
