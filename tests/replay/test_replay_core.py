@@ -1,15 +1,13 @@
 """The domain-free replay core: the measurement CSV reader, a spec joined with a table, a table of
 unknown space, replay_result and ReplayInterface (synthetic tables only; no catalogue, no shared data)."""
 import gzip
-import json
 import random
 
 import pytest
 
-from tunerlib import TuningRunManager
+from replaycheck import assert_replay_outcomes, run_through_ask_tell
 from tunerlib.replay import (FAILED_REASON, BenchmarkSpec, ParamDef, Record, ReplayBenchmark, ReplayInterface,
-                             ReplayOptions, TableBuilder, benchmark_from_table, parse_value, read_csv_table,
-                             replay_result)
+                             ReplayOptions, TableBuilder, benchmark_from_table, parse_value, read_csv_table)
 
 #: x in 1, 2, 4 and y in 0, 1 recorded, (4, 1) failed; iterations 10, repeats 5: cost = t * 50 / 1000
 CSV = """y,iterations,x,compute_time,repeats,energy
@@ -92,16 +90,7 @@ def test_a_table_of_unknown_space_gets_the_space_its_values_span(tmp_path):
 
 
 def test_replay_result_outcomes():
-    b = _bench()
-    ok = replay_result(b, {"x": 2, "y": 1})
-    assert ok.state == "OK" and ok.time == 7.0 and ok.extra == {"simulated_s": 1.0}
-    failed = replay_result(b, {"x": 4, "y": 1})
-    assert failed.state == "INFEASIBLE" and failed.extra["reason"] == "crashed"
-    assert "not_measured" not in failed.extra and failed.extra["simulated_s"] == 1.0
-    absent = replay_result(b, {"x": 8, "y": 0})
-    assert absent.state == "INFEASIBLE" and absent.extra["not_measured"] is True
-    assert absent.extra["simulated_s"] == 0.0
-    json.dumps(ok.extra), json.dumps(failed.extra), json.dumps(absent.extra)   # JSON-compatible
+    assert_replay_outcomes(_bench(), "crashed")
 
 
 @pytest.mark.parametrize("table_space, outcomes", [(False, (5, 1, 1)), (True, (5, 1, 0))])
@@ -110,10 +99,7 @@ def test_interface_counts_outcomes_through_ask_tell(tmp_path, table_space, outco
                             table_space=table_space)
     interface = ReplayInterface(options, benchmark=_bench())
     assert interface.program_name() == "replay-tiny"
-    manager = TuningRunManager(interface, options)
-    while (desired := manager.get_next_desired_result()) is not None:
-        manager.report_result(desired, interface.run(desired, None, None))
-    summary = manager.finish()
+    summary = run_through_ask_tell(interface, options)
     stats = interface.stats
     assert stats.evaluations == summary.tests == sum(outcomes)   # every feasible configuration, once
     assert (stats.ok, stats.failed, stats.not_measured) == outcomes

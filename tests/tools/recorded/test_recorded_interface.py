@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from replaycheck import assert_replay_outcomes, run_through_ask_tell
 from tunerlib import TuningRunManager, tune_function
 from tunerlib.replay import replay_result
 from tunerlib.tools.recorded import (RecordedInterface, RecordedOptions, benchmark_from_file, load_benchmark,
@@ -35,16 +36,7 @@ def _cache(tmp_path: Path) -> Path:
 
 
 def test_replay_result_outcomes(tmp_path):
-    b = benchmark_from_file(_cache(tmp_path))
-    ok = replay_result(b, {"x": 2, "y": 1})
-    assert ok.state == "OK" and ok.time == 7.0 and ok.extra == {"simulated_s": 1.0}
-    failed = replay_result(b, {"x": 4, "y": 1})
-    assert failed.state == "INFEASIBLE" and failed.extra["reason"] == "RuntimeFailedConfig"
-    assert "not_measured" not in failed.extra and failed.extra["simulated_s"] == 1.0
-    absent = replay_result(b, {"x": 8, "y": 0})
-    assert absent.state == "INFEASIBLE" and absent.extra["not_measured"] is True
-    assert absent.extra["simulated_s"] == 0.0
-    json.dumps(ok.extra), json.dumps(failed.extra), json.dumps(absent.extra)   # JSON-compatible
+    assert_replay_outcomes(benchmark_from_file(_cache(tmp_path)), "RuntimeFailedConfig")
 
 
 def test_interface_counts_outcomes_through_ask_tell(tmp_path):
@@ -52,10 +44,7 @@ def test_interface_counts_outcomes_through_ask_tell(tmp_path):
                             test_limit=8, quiet=True)
     interface = RecordedInterface(options)
     assert interface.program_name() == "replay-tiny"
-    manager = TuningRunManager(interface, options)
-    while (desired := manager.get_next_desired_result()) is not None:
-        manager.report_result(desired, interface.run(desired, None, None))
-    summary = manager.finish()
+    summary = run_through_ask_tell(interface, options)
     stats = interface.stats
     assert stats.evaluations == summary.tests == 8      # the space has 8 configurations
     assert (stats.ok, stats.failed, stats.not_measured) == (5, 1, 2)
