@@ -8,6 +8,7 @@ Every import statement counts, also one inside a function (a lazy import is stil
 only imports under ``if TYPE_CHECKING:`` do not, since they exist for annotations alone.
 """
 import ast
+import functools
 import importlib
 import re
 from pathlib import Path
@@ -76,6 +77,7 @@ def _type_checking_nodes(tree):
     return skip
 
 
+@functools.lru_cache(maxsize=None)   # three tests read the same graph: parse each module once
 def _graph():
     graph = {}
     for module, path in MODULES.items():

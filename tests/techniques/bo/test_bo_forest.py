@@ -1,0 +1,30 @@
+"""The feasibility model's own tree loop (feasibility.fit_trees) is BaCO's forest: the same trees, and
+so the same probabilities, as scikit-learn's ``RandomForestClassifier`` with the same settings."""
+import numpy as np
+import pytest
+from sklearn.ensemble import RandomForestClassifier
+
+from tunerlib.techniques.bo.feasibility import CLASS_WEIGHT, MAX_FEATURES, N_TREES, PackedForest, fit_trees
+
+
+@pytest.mark.parametrize("rows, columns, seed", [(6, 2, 0), (20, 6, 1), (57, 11, 2), (300, 9, 2 ** 40 + 3)])
+def test_the_trees_predict_what_sklearns_forest_predicts(rows, columns, seed):
+    rng = np.random.default_rng(seed % 1000)
+    X = rng.random((rows, columns))
+    X[:, -1] = np.round(X[:, -1] * 3)                      # a few tied values, as one-hot/ordinal columns give
+    labels = (X[:, 0] + 0.3 * X[:, 1] + 0.2 * rng.random(rows) > 0.6).astype(int)
+    labels[:2] = (0, 1)                                    # both classes present
+    forest = RandomForestClassifier(n_estimators=N_TREES, max_features=MAX_FEATURES, bootstrap=False,
+                                    class_weight=CLASS_WEIGHT, random_state=seed % (2 ** 32)).fit(X, labels)
+    ours = PackedForest(fit_trees(X, labels, seed))
+    query = np.vstack([X, rng.random((200, columns))])
+    assert np.array_equal(ours.predict(query), forest.predict_proba(query)[:, 1])
+
+
+def test_a_different_seed_gives_different_trees():
+    rng = np.random.default_rng(5)
+    X = rng.random((40, 8))
+    labels = (X[:, 0] > 0.5).astype(int)
+    query = rng.random((300, 8))
+    assert not np.array_equal(PackedForest(fit_trees(X, labels, 1)).predict(query),
+                              PackedForest(fit_trees(X, labels, 2)).predict(query))
