@@ -1,5 +1,6 @@
 """``tunerlib plot``: every kind renders headless (Agg) to PNG, SVG and HTML, and what each figure shows is
 checked against the results database read directly."""
+import importlib.util
 import json
 import subprocess
 import sys
@@ -9,7 +10,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-pytest.importorskip("matplotlib", reason="the [plot] extra (matplotlib) is not installed")
+# a skip marker, not importorskip: collection (in every test process) need not import matplotlib
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None,
+                                reason="the [plot] extra (matplotlib) is not installed")
 
 from tunerlib.cli import main
 from tunerlib.db import ResultsDB

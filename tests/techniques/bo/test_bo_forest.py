@@ -2,13 +2,13 @@
 so the same probabilities, as scikit-learn's ``RandomForestClassifier`` with the same settings."""
 import numpy as np
 import pytest
-from sklearn.ensemble import RandomForestClassifier
 
 from tunerlib.techniques.bo.feasibility import CLASS_WEIGHT, MAX_FEATURES, N_TREES, PackedForest, fit_trees
 
 
 @pytest.mark.parametrize("rows, columns, seed", [(6, 2, 0), (20, 6, 1), (57, 11, 2), (300, 9, 2 ** 40 + 3)])
 def test_the_trees_predict_what_sklearns_forest_predicts(rows, columns, seed):
+    from sklearn.ensemble import RandomForestClassifier   # here, not at collection (1 s per test process)
     rng = np.random.default_rng(seed % 1000)
     X = rng.random((rows, columns))
     X[:, -1] = np.round(X[:, -1] * 3)                      # a few tied values, as one-hot/ordinal columns give
