@@ -23,7 +23,8 @@ import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
 from scipy.linalg.lapack import dpotri
 from scipy.optimize import minimize
-from threadpoolctl import ThreadpoolController
+
+from ..blas import single_thread_blas
 
 SQRT5 = math.sqrt(5.0)
 LOG_2PI = math.log(2.0 * math.pi)
@@ -35,18 +36,6 @@ NOISE_BOUNDS = (1e-6, 1.0)
 #: Gamma prior on lengthscales (shape, rate)
 LENGTHSCALE_PRIOR = (1.3, 0.1)
 JITTER = 1e-8
-
-
-_CONTROLLER: Optional[ThreadpoolController] = None
-
-
-def single_thread_blas() -> Any:
-    """Context manager limiting BLAS to one thread: the matrices here are small, and a threaded
-    BLAS on a busy machine is many times slower than a single thread."""
-    global _CONTROLLER
-    if _CONTROLLER is None:
-        _CONTROLLER = ThreadpoolController()
-    return _CONTROLLER.limit(limits=1, user_api="blas")
 
 
 class GPFitError(ArithmeticError):

@@ -56,11 +56,12 @@ import numpy as np
 
 from ...parameters import ConfigurationError, ConfigurationManipulator, FeasibleSpace
 from ..base import Config, Feedback, Technique, TechniqueError
+from ..blas import single_thread_blas
 from ..options import schema_from_dataclass, validate
 from .acquisition import Acquisition, LocalSearch
 from .distances import PERMUTATION_DISTANCES, ConfigKey, SpaceEncoder
 from .feasibility import FeasibilityModel
-from .gp import GaussianProcess, GPFitError, Hyper, single_thread_blas
+from .gp import GaussianProcess, GPFitError, Hyper
 from .neighbours import NeighbourGenerator
 
 log = logging.getLogger(__name__)

@@ -32,6 +32,7 @@ from ...parameters import ConfigurationManipulator
 from ...parameters.features import (ArrayFeatures, FeatureLayout, OneHotFeatures, PermutationFeatures,
                                     UnitFeatures)
 from ..base import Config, Feedback, Proposal, Technique, TechniqueError
+from ..blas import single_thread_blas
 from ..options import Option
 from ..simple import GreedyMutation
 from .constrained import FeasibleCandidates, has_known_constraints
@@ -146,7 +147,8 @@ class StructuralSurrogate(Technique):
         fallback's proposal (under the fallback's path); None when neither has one right now."""
         if self.best_config is not None and self.results >= self.initial and self.layout.maps \
                 and self.rng.random() < self._model_share():
-            cfg = self._from_model()
+            with single_thread_blas():
+                cfg = self._from_model()
             if cfg is not None:
                 assert self.manipulator is not None
                 key = self.manipulator.hash_config(cfg)

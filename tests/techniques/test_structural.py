@@ -253,3 +253,23 @@ def test_the_gate_gives_the_model_no_more_than_min_share_when_it_does_not_predic
     again.bind(noise.manipulator, random.Random(0), "SS")
     again.load_state_dict(json.loads(json.dumps(noise.state_dict())))
     assert list(again.predictions) == list(noise.predictions)
+
+
+def test_the_model_side_does_its_linear_algebra_on_one_blas_thread(monkeypatch):
+    """Threaded BLAS on vectors of the model's size costs more than it saves on a busy machine and
+    makes sums depend on the thread count (tunerlib.techniques.blas): the model refresh, sampling and
+    search run with BLAS limited to one thread, and the limit is lifted again afterwards."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def blas_threads():
+        return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+    seen = []
+    refresh = SparseBayesLinear.refresh
+    monkeypatch.setattr(SparseBayesLinear, "refresh", lambda self: (seen.append(blas_threads()), refresh(self))[1])
+    m = ConfigurationManipulator([PermutationParameter("tour", list(range(12)))])
+    with threadpool_limits(limits=2, user_api="blas"):
+        outside = blas_threads()
+        tune_function(m, lambda c: float(sum(abs(a - b) for a, b in zip(c["tour"], c["tour"][1:]))),
+                      test_limit=40, technique=["StructuralSurrogate"], seed=1)
+        assert blas_threads() == outside
+    assert seen and all(threads == [1] * len(threads) for threads in seen), seen
