@@ -230,7 +230,7 @@ class RiseTuner(MeasurementInterface):
 
     # ---- the final comparison ---------------------------------------------------------------
     def comparison(self, best: Optional[Mapping[str, Any]]) -> List[Row]:
-        """Rows (name, milliseconds or None, why not, configuration): default, expert, best."""
+        """Rows (name, seconds or None, why not, configuration): default, expert, best."""
         if self.replay:
             return self.replay.comparison(best)
         configs = dict(self.paper_configs(), **{BEST: None if best is None else dict(best)})
@@ -257,7 +257,7 @@ class RiseTuner(MeasurementInterface):
                 rows.append((name, None, why, None))
                 continue
             seconds, why = timed.get(name, (None, "not re-timed (--compare-rounds 0)"))
-            rows.append((name, None if seconds is None else 1e3 * seconds, why, cfg))
+            rows.append((name, seconds, why, cfg))
         return rows
 
     def candidates(self, best: Optional[Mapping[str, Any]]) -> Dict[str, Dict[str, Any]]:
@@ -272,8 +272,7 @@ class RiseTuner(MeasurementInterface):
     def header(self) -> str:
         """First line of the comparison table."""
         if self.replay:
-            return (f"tunerlib's best vs the paper's configurations on {self.replay.name} "
-                    "(recorded times, ms):")
+            return f"tunerlib's best vs the paper's configurations on {self.replay.name} (recorded times):"
         return (f"tunerlib's best vs the paper's configurations on {self.kernel} (size {self.size}, "
                 f"{self.runner.device_name}; min of {self.options.compare_rounds} interleaved rounds):")
 
@@ -281,8 +280,8 @@ class RiseTuner(MeasurementInterface):
         """Print the comparison table (and, for replay, the evaluation counts and the simulated
         tuning time); ``best`` is None when no configuration succeeded."""
         names = self.manipulator().names
-        rows = [(name, ms, why, None if cfg is None else {k: cfg[k] for k in names if k in cfg})
-                for name, ms, why, cfg in self.comparison(best)]
+        rows = [(name, seconds, why, None if cfg is None else {k: cfg[k] for k in names if k in cfg})
+                for name, seconds, why, cfg in self.comparison(best)]
         print(format_comparison(self.header(), rows))
         if self.replay:
             print("\n".join(self.replay.summary_lines()))
@@ -311,10 +310,10 @@ class RiseTuner(MeasurementInterface):
 
 def format_comparison(header: str, rows: List[Row]) -> str:
     """The table printed at the end (:func:`tunerlib.measure.format_table`); speed-up = that row's
-    time / tunerlib's best time; ``rows`` carry milliseconds."""
-    return format_table(header, [(name, None if ms is None else ms / 1e3, why, spaces.describe(cfg) if cfg else "")
-                                 for name, ms, why, cfg in rows], BEST, name_header="configuration",
-                        ms_digits=4, speedup_header="speed-up", description_header="parameters")
+    time / tunerlib's best time; ``rows`` carry seconds (replay: the recorded times, converted)."""
+    return format_table(header, [(name, seconds, why, spaces.describe(cfg) if cfg else "")
+                                 for name, seconds, why, cfg in rows], BEST, name_header="configuration",
+                        speedup_header="speed-up", description_header="parameters")
 
 
 if __name__ == "__main__":
