@@ -477,8 +477,8 @@ def test_baselines_are_shown_as_given_and_mapped_to_this_machine(monkeypatch):
     line = taco_tuner.format_stronger({"expert": 1.42e-3, "expert, 2 threads": 0.56e-3, "default": 2e-3,
                                        "default, 2 threads": 3e-3, taco_tuner.BEST: 0.67e-3}, 2)
     assert "default 2.99x (as given)" in line and "expert 0.84x (2 threads)" in line   # not 2.12x over 32 threads
-    table = taco_bench.format_rows([{"kernel": "spmv", "problem": "p", "threads": 2, "best_ms": [0.67],
-                                     "default_ms": {"default": 2.0, "default, 2 threads": 3.0},
-                                     "expert_ms": {"expert": 1.42, "expert, 2 threads": 0.56},
+    table = taco_bench.format_rows([{"kernel": "spmv", "problem": "p", "threads": 2, "best_s": [0.67e-3],
+                                     "default_s": {"default": 2e-3, "default, 2 threads": 3e-3},
+                                     "expert_s": {"expert": 1.42e-3, "expert, 2 threads": 0.56e-3},
                                      "vs_default": [2.0 / 0.67], "vs_expert": [0.56 / 0.67], "reached_expert": 0}])
-    assert "| 1.420 / 0.560 |" in table and "| 0.84x | 0/1 |" in table and "as given / 2 threads" in table
+    assert "| 0.001420 / 0.000560 |" in table and "| 0.84x | 0/1 |" in table and "(s; as given / 2 threads)" in table
