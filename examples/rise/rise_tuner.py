@@ -46,7 +46,7 @@ import rise_spaces as spaces  # noqa: E402
 import rise_worker  # noqa: E402
 
 from tunerlib import MeasurementInterface, Result, RetimedBest, TuningOptions, UsageError  # noqa: E402
-from tunerlib.measure import BEST, format_table  # noqa: E402
+from tunerlib.measure import BEST, format_stronger, format_table  # noqa: E402
 from tunerlib.parameters import ConfigurationManipulator  # noqa: E402
 
 BACKENDS = ("opencl", "replay")
@@ -230,10 +230,13 @@ class RiseTuner(MeasurementInterface):
 
     # ---- the final comparison ---------------------------------------------------------------
     def comparison(self, best: Optional[Mapping[str, Any]]) -> List[Row]:
-        """Rows (name, seconds or None, why not, configuration): default, expert, best."""
+        """Rows (name, seconds or None, why not, configuration): default, expert (each as given and, when
+        it launches more work-groups than the device has compute units, mapped to it:
+        :func:`rise_spaces.baselines`), best."""
         if self.replay:
             return self.replay.comparison(best)
-        configs = dict(self.paper_configs(), **{BEST: None if best is None else dict(best)})
+        configs = dict(spaces.baselines(self.kernel, self.size, self.runner.compute_units),
+                       **{BEST: None if best is None else dict(best)})
         present = {name: cfg for name, cfg in configs.items() if cfg is not None}
         candidates = self.candidates(best)
         present.update(candidates)
@@ -246,6 +249,8 @@ class RiseTuner(MeasurementInterface):
             self.confirmed = candidates[fastest]
         if timed.get(BEST, (None,))[0] is not None:
             others = [f"the {name}" for name in ("expert", "default") if timed.get(name, (None,))[0] is not None]
+            others += ["the forms mapped to this device"] if any(", " in n and timed.get(n, (None,))[0] is not None
+                                                             for n in configs) else []
             others += [f"{len(candidates)} other finalists"] if candidates else []
             self.retimed = RetimedBest(configs[BEST], timed[BEST][0],
                                        f"min of {self.options.compare_rounds} interleaved rounds"
@@ -286,6 +291,9 @@ class RiseTuner(MeasurementInterface):
         if self.replay:
             print("\n".join(self.replay.summary_lines()))
         else:
+            if self.options.compare_rounds:
+                print(format_stronger({name: seconds for name, seconds, _, _ in rows},
+                                      f"{self.runner.compute_units} compute units on this device"))
             self.runner.close()
 
     def save_final_config(self, config: Dict[str, Any]) -> Optional[RetimedBest]:

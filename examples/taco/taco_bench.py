@@ -26,6 +26,7 @@ import taco_tuner  # noqa: E402
 from taco_backends import Evaluator  # noqa: E402
 from taco_harness import DEFAULT_POLICY, Compiler, bind, retime_kernels  # noqa: E402
 from taco_kernels import KERNEL_NAMES  # noqa: E402
+from tunerlib.measure import stronger as stronger_form  # noqa: E402
 
 #: the BaCO paper's budget for every TACO kernel (7 initial + 53 guided evaluations)
 BUDGET = 60
@@ -92,7 +93,7 @@ def bench_kernel(kernel: str, seeds: Sequence[int], budget: int, technique: Sequ
     row = {"kernel": kernel, "problem": evaluator.problem.description, "threads": threads,
            "best_s": bests}
     for base in ("default", "expert"):           # speed-ups over the stronger form of each baseline
-        stronger = taco_spaces.stronger(times, base)
+        stronger = stronger_form(times, base)
         row[f"{base}_s"] = {name: t for name, t in times.items() if name == base or name.startswith(base + ",")}
         row[f"{base}_stronger"] = None if stronger is None else stronger[0]
         row[f"vs_{base}"] = [] if stronger is None else [stronger[1] / t for t in bests]

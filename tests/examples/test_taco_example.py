@@ -34,6 +34,7 @@ from taco_backends import Evaluator  # noqa: E402
 from taco_cli import schedule_string, taco_command  # noqa: E402
 from taco_kernels import KERNEL_NAMES, KERNELS  # noqa: E402
 from taco_fakes import QUICK, compiler, small_problem  # noqa: E402,F401  (compiler: a fixture)
+from tunerlib.measure import stronger  # noqa: E402
 
 try:
     harness.Compiler().check()
@@ -348,7 +349,7 @@ def test_end_to_end_builtin(tmp_path, capsys, monkeypatch):
         mapped = f"expert, {threads} thread{'s' if threads > 1 else ''}"
         (row,) = [line for line in out.splitlines() if line.lstrip().startswith(mapped)]
         assert f"x {threads} threads;" in row
-        name, seconds = spaces.stronger(seen, "expert")
+        name, seconds = stronger(seen, "expert")
         assert seconds == min(seen["expert"], seen[mapped])
         form = "as given" if name == "expert" else name.split(", ")[1]
         assert f"expert {seconds / seen[taco_tuner.BEST]:.2f}x ({form})" in out
@@ -469,9 +470,9 @@ def test_baselines_are_shown_as_given_and_mapped_to_this_machine(monkeypatch):
     assert rows["expert"]["omp_num_threads"] == 32 and rows["expert, 2 threads"]["omp_num_threads"] == 2
     assert dict(rows["expert, 2 threads"], omp_num_threads=32) == rows["expert"]
     assert [n for n, _ in spaces.baselines("spmm", 32)] == ["default", "expert"]     # nothing to map
-    assert spaces.stronger({"expert": 1.42e-3, "expert, 2 threads": 0.56e-3, "default": 1.0}, "expert") == \
+    assert stronger({"expert": 1.42e-3, "expert, 2 threads": 0.56e-3, "default": 1.0}, "expert") == \
         ("expert, 2 threads", 0.56e-3)
-    assert spaces.stronger({"expert": None, "default": 1.0}, "expert") is None
+    assert stronger({"expert": None, "default": 1.0}, "expert") is None
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 5}, raising=False)
     assert spaces.machine_threads() == 3
     line = taco_tuner.format_stronger({"expert": 1.42e-3, "expert, 2 threads": 0.56e-3, "default": 2e-3,

@@ -5,13 +5,15 @@ seconds (None when it could not be timed, with ``why``) and an optional descript
 configuration.  Times are printed in seconds (the header says ``time (s)``, as every tunerlib table
 and the results database), with as many decimals as the fastest row needs for 4 significant digits.
 Speed-up of the best = that row's time / the best row's time, so a baseline twice as slow as the
-best shows ``2.00x``.
+best shows ``2.00x``.  A baseline that names a machine resource (threads, work-groups) is shown as
+given and mapped to this machine (rows ``"expert"`` and ``"expert, 2 threads"``), and
+:func:`format_stronger` states the speed-up over the stronger of the two.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable, Optional, Sequence, Tuple, Union
+from typing import Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 #: the row name of the tuner's best configuration
 BEST = "tunerlib best"
@@ -91,3 +93,33 @@ def rows_from_timings(names: Sequence[str], seconds: dict, failures: dict,
     descriptions = descriptions or {}
     return [Row(n, seconds.get(n), None if n in seconds else failures.get(n, "not timed"),
                 descriptions.get(n, "")) for n in names]
+
+
+def stronger(times: Mapping[str, Optional[float]], baseline: str) -> Optional[Tuple[str, float]]:
+    """(row name, seconds) of the faster form of ``baseline`` among the timed ``times``: as given
+    (the row named ``baseline``) or mapped to this machine (rows named ``"<baseline>, <how>"``, e.g.
+    ``"expert, 2 threads"``); None when neither was timed.  Called once per baseline at the end."""
+    forms = [(name, t) for name, t in times.items()
+             if t is not None and (name == baseline or name.startswith(f"{baseline}, "))]
+    return min(forms, key=lambda nt: nt[1]) if forms else None
+
+
+def format_stronger(times: Mapping[str, Optional[float]], machine: str,
+                    baselines: Sequence[str] = ("default", "expert"), best: str = BEST) -> str:
+    """One line: the best's speed-up over the stronger form of each baseline (:func:`stronger`),
+    the fair comparison when a baseline names a machine resource (threads, work-groups) that this
+    machine (``machine``, e.g. ``"2 threads on this machine"``) does not have::
+
+        tunerlib best vs the stronger form of each baseline (2 threads on this machine): default 3.10x (as given), expert 1.61x (2 threads)
+    """
+    ours = times.get(best)
+    parts = []
+    for baseline in baselines:
+        found = stronger(times, baseline)
+        if found is None or not ours:
+            parts.append(f"{baseline} -")
+            continue
+        name, seconds = found
+        form = "as given" if name == baseline else name.split(", ", 1)[1]
+        parts.append(f"{baseline} {seconds / ours:.2f}x ({form})")
+    return f"  {best} vs the stronger form of each baseline ({machine}): " + ", ".join(parts)
