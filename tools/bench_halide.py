@@ -134,33 +134,34 @@ def summarise(name: str, size: int, runs: List[Dict[str, Any]], baseline_names: 
                            "wall_s_median": statistics.median(r["wall_s"] for r in runs)}
     if not ok:
         return out
-    out["best_ms"] = 1e3 * statistics.median(r["best"] for r in ok)
-    out["recorded_best_ms"] = 1e3 * statistics.median(r["recorded_best"] for r in ok)
+    out["best_s"] = statistics.median(r["best"] for r in ok)
+    out["recorded_best_s"] = statistics.median(r["recorded_best"] for r in ok)
     for b in baseline_names:
         timed = [r for r in ok if b in r["baselines"]]
         if timed:
-            out[f"{b}_ms"] = 1e3 * statistics.median(r["baselines"][b] for r in timed)
+            out[f"{b}_s"] = statistics.median(r["baselines"][b] for r in timed)
             out[f"ratio_vs_{b}"] = statistics.median(r["best"] / r["baselines"][b] for r in timed)
     autos = [r for r in ok if any(b != "default" for b in r["baselines"])]
     if autos:
         best_auto = [min(t for b, t in r["baselines"].items() if b != "default") for r in autos]
-        out[f"{BEST_AUTO}_ms"] = 1e3 * statistics.median(best_auto)
+        out[f"{BEST_AUTO}_s"] = statistics.median(best_auto)
         out[f"ratio_vs_{BEST_AUTO}"] = statistics.median(r["best"] / t for r, t in zip(autos, best_auto))
     return out
 
 
 def render(rows: List[Dict[str, Any]], baseline_names: Sequence[str]) -> str:
-    """The table: one line per pipeline, times in ms, ratios = tunerlib best / baseline (median)."""
+    """The table: one line per pipeline, times in seconds (microsecond digits), ratios = tunerlib best /
+    baseline (median)."""
     baseline_names = list(baseline_names) + [BEST_AUTO]
-    head = f"{'pipeline':<9}{'size':>6}{'seeds':>6}{'tests':>7}{'best ms':>10}{'(in run)':>10}"
+    head = f"{'pipeline':<9}{'size':>6}{'seeds':>6}{'tests':>7}{'best (s)':>10}{'(in run)':>10}"
     for b in baseline_names:
-        head += f"{b + ' ms':>{_w(b)}}{'best/' + b:>{_w(b)}}"
+        head += f"{b + ' (s)':>{_w(b)}}{'best/' + b:>{_w(b)}}"
     lines = [head]
     for r in rows:
         line = (f"{r['pipeline']:<9}{r['size']:>6}{r['seeds']:>6}{r['tests_median']:>7.0f}"
-                f"{r.get('best_ms', float('nan')):>10.3f}{r.get('recorded_best_ms', float('nan')):>10.3f}")
+                f"{r.get('best_s', float('nan')):>10.6f}{r.get('recorded_best_s', float('nan')):>10.6f}")
         for b in baseline_names:
-            line += (f"{r.get(f'{b}_ms', float('nan')):>{_w(b)}.3f}"
+            line += (f"{r.get(f'{b}_s', float('nan')):>{_w(b)}.6f}"
                      f"{r.get(f'ratio_vs_{b}', float('nan')):>{_w(b)}.2f}")
         lines.append(line)
     lines.append("best/X < 1.00: tunerlib's best schedule is faster than X (median over seeds of per-seed "
@@ -205,8 +206,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 runs.append(bench.run_seed(seed, ns.test_limit, ns.minutes, ns.technique, workdir))
                 r = runs[-1]
                 print(f"  {pipeline} seed {seed}: {r['tests']} tests in {r['wall_s']:.0f} s, best "
-                      f"{_ms(r['best'])} (in run {_ms(r['recorded_best'])}); "
-                      + ", ".join(f"{b} {_ms(t)}" for b, t in r["baselines"].items()), flush=True)
+                      f"{_s(r['best'])} (in run {_s(r['recorded_best'])}); "
+                      + ", ".join(f"{b} {_s(t)}" for b, t in r["baselines"].items()), flush=True)
             rows.append(summarise(pipeline, bench.size, runs, names))
             everything[pipeline] = runs
     print(render(rows, names))
@@ -220,8 +221,8 @@ def _w(name: str) -> int:
     return len(name) + 7
 
 
-def _ms(seconds: Optional[float]) -> str:
-    return "-" if seconds is None else f"{1e3 * seconds:.3f} ms"
+def _s(seconds: Optional[float]) -> str:
+    return "-" if seconds is None else f"{seconds:.6f} s"
 
 
 if __name__ == "__main__":

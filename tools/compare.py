@@ -194,8 +194,10 @@ def report(results: Dict[Tuple[str, str], List[List[float]]], problems: Dict[str
     per_space: Dict[str, Dict[str, SpaceScore]] = {}
     for pname, problem in problems.items():
         opt = problem.optimum
-        out.write(f"\n== {pname}" + (f" (optimum {opt:g})" if opt else "") + "\n")
-        out.write(f"{'technique':<32}" + "".join(f"{'@' + str(b):>46}" for b in budgets) + "  cpu s/eval\n")
+        unit = f" {problem.unit}" if problem.unit else ""
+        out.write(f"\n== {pname}" + (f" (optimum {opt:g}{unit})" if opt else "") + "\n")
+        head = "technique" + (f" (best, {problem.unit})" if problem.unit else "")
+        out.write(f"{head:<32}" + "".join(f"{'@' + str(b):>46}" for b in budgets) + "  cpu s/eval\n")
         for (p, tech), raw in sorted(results.items()):
             if p != pname:
                 continue
@@ -214,8 +216,8 @@ def report(results: Dict[Tuple[str, str], List[List[float]]], problems: Dict[str
         if expert is None and problem.data.get("expert_value_fn"):
             expert = problem.data["expert_value"] = problem.data["expert_value_fn"]()
         if expert:
-            out.write(f"  expert configuration: {expert:g} ({expert / opt:.3f}x the optimum)\n" if opt else
-                      f"  expert configuration: {expert:g}\n")
+            out.write(f"  expert configuration: {expert:g}{unit} ({expert / opt:.3f}x the optimum)\n" if opt else
+                      f"  expert configuration: {expert:g}{unit}\n")
             for (p, tech), raw in sorted(results.items()):
                 if p == pname:
                     runs = [_split_cpu(v)[0] for v in raw]
@@ -304,7 +306,8 @@ def _baseline_lines(out: Any, pname: str, problem: Any, results: Dict[Tuple[str,
     if not times:
         return
     problem.data["baseline_values"] = times
-    out.write("  baselines: " + ", ".join(f"{n} {t:g}" for n, t in times.items()) + "\n")
+    unit = f" {problem.unit}" if getattr(problem, "unit", "") else ""
+    out.write("  baselines: " + ", ".join(f"{n} {t:g}{unit}" for n, t in times.items()) + "\n")
     for (p, tech), raw in sorted(results.items()):
         if p != pname:
             continue
@@ -327,6 +330,8 @@ def _cell(runs: List[List[float]], budget: int, opt: Optional[float]) -> str:
 Runs = Dict[Tuple[str, str], List[List[float]]]
 #: suffix of the --json keys holding the simulated seconds of each evaluation ("problem|technique|simulated_s")
 _COST_KEY = "simulated_s"
+#: --json key of the problems' units (``{problem: "s"}``); files saved before it hold replay times in ms
+_UNITS_KEY = "@units"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -378,7 +383,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if ns.json:
         with open(ns.json, "w") as fh:
             json.dump({**{f"{p}|{t}": v for (p, t), v in results.items()},
-                       **{f"{p}|{t}|{_COST_KEY}": c for (p, t), c in costs.items()}}, fh)
+                       **{f"{p}|{t}|{_COST_KEY}": c for (p, t), c in costs.items()},
+                       _UNITS_KEY: {p: prob.unit for p, prob in _PROBLEMS.items()}}, fh)
     report(results, _PROBLEMS, budgets, score=ns.score, costs=costs, shared=ns.shared)
     if ns.store:
         print(f"store used: {ns.store}" + (" (leave-one-out: each problem's own runs ignored)"
@@ -417,18 +423,23 @@ def _run_all(ns: argparse.Namespace, top: int) -> Tuple[Runs, Runs]:
 
 def _load_saved(paths: Sequence[str], techniques: Optional[List[str]]) -> Tuple[Runs, Runs]:
     """Runs saved by ``--json`` (merged), restricted to the chosen problems and techniques: (values
-    per run, simulated seconds per evaluation per run where saved)."""
+    per run, simulated seconds per evaluation per run where saved).  A file without units (saved
+    before replayed times were seconds) has its replay problems' values converted from ms."""
     results: Runs = {}
     costs: Runs = {}
     for path in paths:
         with open(path) as fh:
             saved = json.load(fh)
+        in_ms = _UNITS_KEY not in saved
+        saved.pop(_UNITS_KEY, None)
         for key, runs in saved.items():
             pname, tech = key.split("|", 1)
             target = results
             if tech.endswith("|" + _COST_KEY):
                 tech, target = tech[: -len(_COST_KEY) - 1], costs
             if pname in _PROBLEMS and (techniques is None or tech in techniques):
+                if in_ms and target is results and _PROBLEMS[pname].data.get("replay"):
+                    runs = [[v / 1000 if v >= 0 else v for v in run] for run in runs]  # the CPU tail is < 0
                 target.setdefault((pname, tech), []).extend(runs)
     return results, costs
 

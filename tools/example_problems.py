@@ -129,7 +129,7 @@ def _raw(name: str, examples: Folder) -> Optional[Dict[str, Any]]:
 
 def example_problems(names: List[str], problem_cls: Callable[..., Any], examples: Folder = None) -> Dict[str, Any]:
     """``{name: problem_cls(...)}`` for the names in ``names`` that this module knows (``examples``:
-    the examples folder, :func:`examples_dir`)."""
+    the examples folder, :func:`examples_dir`); every one measures seconds (``unit="s"``)."""
     out: Dict[str, Any] = {}
     for name in names:
         raw = _raw(name, examples)
@@ -141,5 +141,5 @@ def example_problems(names: List[str], problem_cls: Callable[..., Any], examples
         out[name] = problem_cls(name, raw["manipulator"], evaluate, None, [raw["budget"]],
                                 data={"expert": expert, "default": raw.get("default"), "real": True,
                                       "expert_value_fn": value_fn, "seeds": raw.get("seeds", ()),
-                                      "baselines_fn": raw.get("baselines_fn")})
+                                      "baselines_fn": raw.get("baselines_fn")}, unit="s")
     return out

@@ -38,7 +38,9 @@ TSP_INSTANCES = ["att48", "berlin52", "eil51", "gr48", "dantzig42", "ftv44", "p4
 
 @dataclass
 class Problem:
-    """A benchmark problem: space factory, evaluation, optimum and default budgets."""
+    """A benchmark problem: space factory, evaluation, optimum and default budgets; ``unit`` names the
+    unit of the values (``"s"`` for times: replays and measured examples; ``""`` for tour lengths and
+    test-function values)."""
 
     name: str
     make_space: Callable[[], ConfigurationManipulator]
@@ -46,6 +48,7 @@ class Problem:
     optimum: Optional[float] = None
     budgets: List[int] = field(default_factory=lambda: [300, 1000, 3000])
     data: Dict[str, Any] = field(default_factory=dict)
+    unit: str = ""
 
 
 def _load_example_module(rel: str, name: str, examples: Folder = None):
@@ -173,7 +176,8 @@ def _replay(names: Optional[List[str]], root: Path) -> Dict[str, Problem]:
     return {name: Problem(name, rp.manipulator, rp.evaluate, rp.optimum, list(rp.budgets),
                           data={"replay": True, "sparse": rp.sparse, "expert_value": rp.expert_value,
                                 "family": getattr(rp.benchmark.spec, "family", ""), "benchmark": rp.benchmark,
-                                "simulated_s": rp.simulated_s, "table_space": name.endswith(TABLE_SUFFIX)})
+                                "simulated_s": rp.simulated_s, "table_space": name.endswith(TABLE_SUFFIX)},
+                          unit="s")
             for name, rp in replay_problems(root, wanted).items()}
 
 

@@ -166,6 +166,10 @@ def read_figures(path: str) -> Tuple[List[str], List[Figure]]:
             if stop is None:
                 raise FigureError(f"{where}: a block holding only the command needs <!-- /figure --> after "
                                   "the figure")
+            inner = next((k for k in range(close + 1, stop) if _MARK.match(lines[k])), None)
+            if inner is not None:
+                raise FigureError(f"{where}: the figure runs into the figure marked at line {inner + 1}; end it "
+                                  "with <!-- /figure -->")
             first, end = close + 1, stop
             while first < end and not lines[first].strip():
                 first += 1

@@ -6,6 +6,7 @@
     p = problems["rise_kmeans"]
     run = tune_function(p.manipulator(), p.evaluate, test_limit=max(p.budgets), technique=[...], seed=s)
     ratio = run.best_at(20) / p.optimum                # best/optimum (>= 1, lower is better)
+    # values and optimum are seconds (the recorded milliseconds, converted when the table is read)
 
 Names: ``gemm_rtxtitan``, ``gemm_rtx3090``, ``conv_a100``, ``conv_a4000``, ``conv_mi250x``,
 ``dedisp_a100``, ``dedisp_a4000``, ``dedisp_mi250x``, ``pnpoly_rtxtitan`` (exhaustive Kernel Tuner
@@ -53,9 +54,10 @@ class Problem:
     """One replay problem.
 
     ``manipulator()`` builds a fresh search space (known constraints included); ``evaluate(config)``
-    returns the recorded time in ms, or None when the configuration failed or was not measured
-    (``status(config)`` tells which: ``"ok"``, ``"failed"``, ``"not_measured"``); ``optimum`` is the
-    best recorded time in the space; ``budgets`` the evaluation counts to report at; ``expert`` and
+    returns the recorded time in seconds (the tables record ms; the readers convert), or None when
+    the configuration failed or was not measured (``status(config)`` tells which: ``"ok"``,
+    ``"failed"``, ``"not_measured"``); ``optimum`` is the best recorded time in the space (seconds);
+    ``budgets`` the evaluation counts to report at; ``expert`` and
     ``default`` the documented configurations (RISE kernels) or None.
     """
 
@@ -156,8 +158,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("names", nargs="*", help="problem names, table files or BENCHMARK=FILE (default: all "
                                              "available)")
     args = ap.parse_args(argv)
-    rows = [("problem", "rows", "configs", "failed", "rows in space", "feasible space", "optimum ms",
-             "expert ms", "kind")]
+    rows = [("problem", "rows", "configs", "failed", "rows in space", "feasible space", "optimum (s)",
+             "expert (s)", "kind")]
     try:
         problems = replay_problems(args.shared, args.names or None)
         rows += [_row(problem_stats(p)) for p in problems.values()]

@@ -182,18 +182,30 @@ def recompute_expression(s: str, target: str, level: str, width: int, height: in
 def default_config(spec: PipelineSpec) -> Dict[str, Any]:
     """Halide's default schedule written in this space (what the search starts from).
 
-    Everything inline except the output (and Funcs with updates, which go to root), no
-    splitting (tiles of 1), ``x`` innermost, no vectorisation, unrolling or parallelism.
+    Everything inline except the output, no splitting (tiles of 1), ``x`` innermost, no
+    vectorisation, unrolling or parallelism.  A Func with an update definition cannot be inlined:
+    unscheduled, Halide computes it at the innermost loop of its consumer, one point per iteration
+    (matmul's ``prod`` as a per-point accumulator, not a buffer at root), which this space writes as
+    ``<consumer>.xo`` of a consumer whose tiles are 1 (:func:`default_placement`).
     """
     cfg: Dict[str, Any] = {}
     for stage in spec.stages:
         s = stage.name
         if s != spec.output_name:
-            cfg[knob(s, "compute")] = "inline" if stage.inlinable else "root"
+            cfg[knob(s, "compute")] = "inline" if stage.inlinable else default_placement(spec, stage)
             cfg[knob(s, "store")] = "compute"
         cfg.update({knob(s, "tile_x"): 1, knob(s, "tile_y"): 1, knob(s, "order"): stage_loops(stage),
                     knob(s, "vectorize"): 1, knob(s, "unroll"): 1, knob(s, "parallel"): False})
     return cfg
+
+
+def default_placement(spec: PipelineSpec, stage: StageSpec) -> str:
+    """Where Halide computes an unscheduled Func that cannot be inlined: the innermost loop of its
+    consumer, here ``<consumer>.xo`` (the consumer's tiles are 1 in the default schedule), the
+    output's when its direct consumer is inlined there or it has several consumers."""
+    direct = placement_targets(spec, stage)[0]
+    inlined = direct != spec.output_name and spec.stage(direct).inlinable
+    return f"{spec.output_name if inlined else direct}.xo"
 
 
 #: vector width and output tile of the schedule templates (8 float32 lanes fill an AVX2 register)

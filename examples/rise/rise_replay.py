@@ -14,9 +14,9 @@ recorded benchmarks and their readers); nothing is duplicated here:
   default); without, in the space of the kernel whose parameters the file holds
   (:func:`tunerlib.tools.recorded.benchmark_from_file`).
 
-Outcomes (:func:`tunerlib.replay.replay_result`): OK with the recorded time (ms), failed ->
-INFEASIBLE (``extra["reason"]``), absent -> INFEASIBLE with ``extra["not_measured"] = True``,
-counted apart in :class:`tunerlib.replay.ReplayStats` together with the simulated tuning time
+Outcomes (:func:`tunerlib.replay.replay_result`): OK with the recorded time in seconds (the tables
+record ms; the readers convert), failed -> INFEASIBLE (``extra["reason"]``), absent -> INFEASIBLE
+with ``extra["not_measured"] = True``, counted apart in :class:`tunerlib.replay.ReplayStats` together with the simulated tuning time
 (the recorded cost of every replayed measurement, ``extra["simulated_s"]``).  A sparse table (a
 sample of its space: RISE mm, asum, scal, harris, and any file given with ``--data``) is searched
 in its recorded configurations only unless ``--whole-space``; near-exhaustive ones in the whole space.
@@ -80,17 +80,14 @@ class ReplayBackend:
         return result
 
     def recorded(self, cfg: Optional[Mapping[str, Any]]) -> Tuple[Optional[float], Optional[str]]:
-        """(recorded ms, None) or (None, why not: "not documented" / "failed" / "not measured")."""
+        """(recorded seconds, None) or (None, why not: "not documented" / "failed" / "not measured")."""
         if cfg is None:
             return None, "not documented for this benchmark"
-        status = self.benchmark.status(cfg)
-        if status == "ok":
-            return self.benchmark.evaluate(cfg), None
-        return None, "not measured" if status == "not_measured" else "failed (recorded run failed)"
+        return self.benchmark.recorded(cfg)
 
     def comparison(self, best: Optional[Mapping[str, Any]]) -> List[Tuple[str, Optional[float], Optional[str],
                                                                            Optional[Dict[str, Any]]]]:
-        """Rows (name, recorded ms or None, why not, configuration) for default, expert and best
+        """Rows (name, recorded seconds or None, why not, configuration) for default, expert and best
         (``best`` None: no configuration of the run succeeded)."""
         rows = []
         for name, cfg in (("default", self.benchmark.default), ("expert", self.benchmark.expert)):
@@ -106,4 +103,4 @@ class ReplayBackend:
     def summary_lines(self) -> List[str]:
         """Evaluations by outcome, simulated tuning time and the table's optimum."""
         return [self.stats.render(), self.space_note,
-                f"table optimum in the space: {self.benchmark.optimum:.6g} ms ({self.benchmark.spec.description})"]
+                f"table optimum in the space: {self.benchmark.optimum:.6g} s ({self.benchmark.spec.description})"]

@@ -232,6 +232,45 @@ def paper_config(kernel: str, which: str, size: int) -> Optional[Config]:
     return space.normalize(scaled)
 
 
+def work_groups(cfg: Mapping[str, Any]) -> int:
+    """How many work-groups a configuration launches: (gs0/ls0) x (gs1/ls1) (1-D kernels: gs0/ls0)."""
+    count = 1
+    for gs, ls in (("gs0", "ls0"), ("gs1", "ls1")):
+        if gs in cfg and ls in cfg:
+            count *= max(1, cfg[gs] // cfg[ls])
+    return count
+
+
+def machine_config(kernel: str, cfg: Optional[Config], size: int, compute_units: int) -> Optional[Config]:
+    """The paper's GPU configuration mapped to this device: the same work-group shape and per-item
+    choices, launching no more work-groups than the device has compute units (a GPU expert fills
+    an 80-SM GPU with hundreds of work-groups; a CPU runs one per core), by halving ``gs1`` and
+    then ``gs0`` down to their local sizes.  None when it already fits, or the mapped form lies
+    outside the space."""
+    if cfg is None or work_groups(cfg) <= max(1, compute_units):
+        return None
+    out = dict(cfg)
+    for gs, ls in (("gs1", "ls1"), ("gs0", "ls0")):
+        while gs in out and out[gs] > out[ls] and work_groups(out) > compute_units:
+            out[gs] //= 2
+    space = build_space(kernel, size)
+    return space.normalize(out) if space.is_valid(out) and space.is_feasible(out) else None
+
+
+def baselines(kernel: str, size: int, compute_units: int) -> Dict[str, Optional[Config]]:
+    """The paper's default and expert, each as given and -- when it launches more work-groups than
+    this device has compute units -- mapped to it (:func:`machine_config`), in table order:
+    ``{"default": cfg, "default, 2 work-groups": cfg, "expert": cfg, "expert, 2 work-groups": cfg}``
+    (None: no configuration; a mapped form only where it differs)."""
+    out: Dict[str, Optional[Config]] = {}
+    for which in ("default", "expert"):
+        cfg = out[which] = paper_config(kernel, which, size)
+        mapped = machine_config(kernel, cfg, size, compute_units)
+        if mapped is not None:
+            out[f"{which}, {work_groups(mapped)} work-group{'s' if work_groups(mapped) > 1 else ''}"] = mapped
+    return out
+
+
 def why_no_config(kernel: str, which: str, size: int) -> str:
     """A short reason why :func:`paper_config` returned None."""
     spec = KERNELS[kernel]

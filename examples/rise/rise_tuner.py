@@ -46,7 +46,7 @@ import rise_spaces as spaces  # noqa: E402
 import rise_worker  # noqa: E402
 
 from tunerlib import MeasurementInterface, Result, RetimedBest, TuningOptions, UsageError  # noqa: E402
-from tunerlib.measure import BEST, format_table  # noqa: E402
+from tunerlib.measure import BEST, format_stronger, format_table  # noqa: E402
 from tunerlib.parameters import ConfigurationManipulator  # noqa: E402
 
 BACKENDS = ("opencl", "replay")
@@ -230,10 +230,13 @@ class RiseTuner(MeasurementInterface):
 
     # ---- the final comparison ---------------------------------------------------------------
     def comparison(self, best: Optional[Mapping[str, Any]]) -> List[Row]:
-        """Rows (name, milliseconds or None, why not, configuration): default, expert, best."""
+        """Rows (name, seconds or None, why not, configuration): default, expert (each as given and, when
+        it launches more work-groups than the device has compute units, mapped to it:
+        :func:`rise_spaces.baselines`), best."""
         if self.replay:
             return self.replay.comparison(best)
-        configs = dict(self.paper_configs(), **{BEST: None if best is None else dict(best)})
+        configs = dict(spaces.baselines(self.kernel, self.size, self.runner.compute_units),
+                       **{BEST: None if best is None else dict(best)})
         present = {name: cfg for name, cfg in configs.items() if cfg is not None}
         candidates = self.candidates(best)
         present.update(candidates)
@@ -246,6 +249,8 @@ class RiseTuner(MeasurementInterface):
             self.confirmed = candidates[fastest]
         if timed.get(BEST, (None,))[0] is not None:
             others = [f"the {name}" for name in ("expert", "default") if timed.get(name, (None,))[0] is not None]
+            others += ["the forms mapped to this device"] if any(", " in n and timed.get(n, (None,))[0] is not None
+                                                             for n in configs) else []
             others += [f"{len(candidates)} other finalists"] if candidates else []
             self.retimed = RetimedBest(configs[BEST], timed[BEST][0],
                                        f"min of {self.options.compare_rounds} interleaved rounds"
@@ -257,7 +262,7 @@ class RiseTuner(MeasurementInterface):
                 rows.append((name, None, why, None))
                 continue
             seconds, why = timed.get(name, (None, "not re-timed (--compare-rounds 0)"))
-            rows.append((name, None if seconds is None else 1e3 * seconds, why, cfg))
+            rows.append((name, seconds, why, cfg))
         return rows
 
     def candidates(self, best: Optional[Mapping[str, Any]]) -> Dict[str, Dict[str, Any]]:
@@ -272,8 +277,7 @@ class RiseTuner(MeasurementInterface):
     def header(self) -> str:
         """First line of the comparison table."""
         if self.replay:
-            return (f"tunerlib's best vs the paper's configurations on {self.replay.name} "
-                    "(recorded times, ms):")
+            return f"tunerlib's best vs the paper's configurations on {self.replay.name} (recorded times):"
         return (f"tunerlib's best vs the paper's configurations on {self.kernel} (size {self.size}, "
                 f"{self.runner.device_name}; min of {self.options.compare_rounds} interleaved rounds):")
 
@@ -281,12 +285,15 @@ class RiseTuner(MeasurementInterface):
         """Print the comparison table (and, for replay, the evaluation counts and the simulated
         tuning time); ``best`` is None when no configuration succeeded."""
         names = self.manipulator().names
-        rows = [(name, ms, why, None if cfg is None else {k: cfg[k] for k in names if k in cfg})
-                for name, ms, why, cfg in self.comparison(best)]
+        rows = [(name, seconds, why, None if cfg is None else {k: cfg[k] for k in names if k in cfg})
+                for name, seconds, why, cfg in self.comparison(best)]
         print(format_comparison(self.header(), rows))
         if self.replay:
             print("\n".join(self.replay.summary_lines()))
         else:
+            if self.options.compare_rounds:
+                print(format_stronger({name: seconds for name, seconds, _, _ in rows},
+                                      f"{self.runner.compute_units} compute units on this device"))
             self.runner.close()
 
     def save_final_config(self, config: Dict[str, Any]) -> Optional[RetimedBest]:
@@ -311,10 +318,10 @@ class RiseTuner(MeasurementInterface):
 
 def format_comparison(header: str, rows: List[Row]) -> str:
     """The table printed at the end (:func:`tunerlib.measure.format_table`); speed-up = that row's
-    time / tunerlib's best time; ``rows`` carry milliseconds."""
-    return format_table(header, [(name, None if ms is None else ms / 1e3, why, spaces.describe(cfg) if cfg else "")
-                                 for name, ms, why, cfg in rows], BEST, name_header="configuration",
-                        ms_digits=4, speedup_header="speed-up", description_header="parameters")
+    time / tunerlib's best time; ``rows`` carry seconds (replay: the recorded times, converted)."""
+    return format_table(header, [(name, seconds, why, spaces.describe(cfg) if cfg else "")
+                                 for name, seconds, why, cfg in rows], BEST, name_header="configuration",
+                        speedup_header="speed-up", description_header="parameters")
 
 
 if __name__ == "__main__":

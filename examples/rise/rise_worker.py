@@ -49,7 +49,7 @@ def serve(payload: Tuple[str, str, int]) -> Callable[[Tuple], Any]:
 
     def handle(request: Tuple) -> Any:
         if request[0] == "describe":
-            return ("device", runner.device_name, runner.device.name.strip())
+            return ("device", runner.device_name, runner.device.name.strip(), runner.device.max_compute_units)
         if request[0] == "evaluate":
             return runner.evaluate(problem, request[1], request[2], request[3])
         if request[0] == "compare":
@@ -74,7 +74,7 @@ class IsolatedRunner:
             why = reply.extra["error"] if isinstance(reply, Result) else reply[1]
             self.close()
             raise opencl_backend.OpenCLUnavailable(why)
-        _, self.device_name, self.device_short = reply
+        _, self.device_name, self.device_short, self.compute_units = reply
 
     @property
     def restarts(self) -> int:

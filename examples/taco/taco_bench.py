@@ -26,6 +26,7 @@ import taco_tuner  # noqa: E402
 from taco_backends import Evaluator  # noqa: E402
 from taco_harness import DEFAULT_POLICY, Compiler, bind, retime_kernels  # noqa: E402
 from taco_kernels import KERNEL_NAMES  # noqa: E402
+from tunerlib.measure import stronger as stronger_form  # noqa: E402
 
 #: the BaCO paper's budget for every TACO kernel (7 initial + 53 guided evaluations)
 BUDGET = 60
@@ -90,10 +91,10 @@ def bench_kernel(kernel: str, seeds: Sequence[int], budget: int, technique: Sequ
     times = retime(evaluator, configs, rounds)
     bests = [times[f"seed {s}"] for s in seeds if f"seed {s}" in times]
     row = {"kernel": kernel, "problem": evaluator.problem.description, "threads": threads,
-           "best_ms": [1e3 * t for t in bests]}
+           "best_s": bests}
     for base in ("default", "expert"):           # speed-ups over the stronger form of each baseline
-        stronger = taco_spaces.stronger(times, base)
-        row[f"{base}_ms"] = {name: 1e3 * t for name, t in times.items() if name == base or name.startswith(base + ",")}
+        stronger = stronger_form(times, base)
+        row[f"{base}_s"] = {name: t for name, t in times.items() if name == base or name.startswith(base + ",")}
         row[f"{base}_stronger"] = None if stronger is None else stronger[0]
         row[f"vs_{base}"] = [] if stronger is None else [stronger[1] / t for t in bests]
     row["reached_expert"] = sum(v >= 1.0 for v in row["vs_expert"])
@@ -101,25 +102,26 @@ def bench_kernel(kernel: str, seeds: Sequence[int], budget: int, technique: Sequ
 
 
 def format_rows(rows: List[Dict[str, Any]]) -> str:
-    """Markdown table of :func:`bench_kernel` rows (medians over seeds).  Default and expert are shown
-    as given (32 threads) and mapped to this machine's threads; speed-ups are over the stronger form."""
+    """Markdown table of :func:`bench_kernel` rows (medians over seeds), times in seconds (microsecond
+    digits).  Default and expert are shown as given (32 threads) and mapped to this machine's threads;
+    speed-ups are over the stronger form."""
     threads = rows[0]["threads"] if rows else taco_spaces.machine_threads()
-    out = [f"| kernel | input | default ms (as given / {threads} threads) | expert ms (as given / {threads} threads) "
-           "| best ms (median; per seed) | best vs stronger default | best vs stronger expert "
+    out = [f"| kernel | input | default (s; as given / {threads} threads) | expert (s; as given / {threads} threads) "
+           "| best (s; median; per seed) | best vs stronger default | best vs stronger expert "
            "| seeds reaching the stronger expert |", "|---|---|---|---|---|---|---|---|"]
 
     def pair(times: Dict[str, float], base: str) -> str:
         given = times.get(base)
         mapped = next((t for n, t in times.items() if n != base), None)
-        return " / ".join("-" if t is None else f"{t:.3f}" for t in (given, mapped if mapped is not None else given))
+        return " / ".join("-" if t is None else f"{t:.6f}" for t in (given, mapped if mapped is not None else given))
     for r in rows:
-        per = ", ".join(f"{t:.3f}" for t in r["best_ms"])
-        med = statistics.median(r["best_ms"]) if r["best_ms"] else float("nan")
+        per = ", ".join(f"{t:.6f}" for t in r["best_s"])
+        med = statistics.median(r["best_s"]) if r["best_s"] else float("nan")
         sd = statistics.median(r["vs_default"]) if r["vs_default"] else float("nan")
         se = statistics.median(r["vs_expert"]) if r["vs_expert"] else float("nan")
-        out.append(f"| {r['kernel']} | {r['problem']} | {pair(r['default_ms'], 'default')} | "
-                   f"{pair(r['expert_ms'], 'expert')} | {med:.3f} ({per}) | {sd:.2f}x | {se:.2f}x | "
-                   f"{r['reached_expert']}/{len(r['best_ms'])} |")
+        out.append(f"| {r['kernel']} | {r['problem']} | {pair(r['default_s'], 'default')} | "
+                   f"{pair(r['expert_s'], 'expert')} | {med:.6f} ({per}) | {sd:.2f}x | {se:.2f}x | "
+                   f"{r['reached_expert']}/{len(r['best_s'])} |")
     return "\n".join(out)
 
 

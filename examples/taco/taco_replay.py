@@ -10,7 +10,8 @@ was never recorded is INFEASIBLE with ``extra["not_measured"] = True`` and count
 failed runs (:class:`tunerlib.replay.ReplayStats`).  The CATBench tables are sparse samples (about
 10^4 rows of spaces of about 10^8 configurations), so by default only their recorded configurations
 are searched (``--table-space``, a ``TableConstraint``); ``--whole-space`` searches the whole space,
-where nearly every proposal is "not measured".  The paper's default and expert schedules are
+where nearly every proposal is "not measured".  Times are in seconds (the tables record ms; the
+reader converts), in the results database and in the final table alike.  The paper's default and expert schedules are
 mapped into CATBench's parameters where their values are legal there (static scheduling, no
 monotonic/dynamic flags) and reported with their recorded times, or as not measured.
 """
@@ -21,6 +22,7 @@ from typing import Any, Dict, List, Mapping, Optional
 
 import taco_spaces
 from tunerlib import Configuration, DesiredResult, Result
+from tunerlib.measure import BEST, Row, format_table
 from tunerlib.parameters import ConfigurationManipulator
 from tunerlib.replay import ReplayInterface, searched_space
 from tunerlib.tools.recorded import BENCHMARKS, benchmark_from_file, shared_folder
@@ -87,29 +89,17 @@ class ReplayBackend:
         """The recorded result of ``cfg`` (INFEASIBLE + ``not_measured`` when absent)."""
         return self.interface.run(DesiredResult(Configuration(dict(cfg), "replay")), None, None)
 
-    def recorded_ms(self, cfg: Optional[Mapping[str, Any]]) -> str:
-        """``'12.345'`` (ms), or why there is no number."""
-        if cfg is None:
-            return "outside CATBench's space"
-        value = self.benchmark.evaluate(cfg)
-        if value is None:
-            return "not measured" if self.benchmark.status(cfg) == "not_measured" else "failed"
-        return f"{value:.3f}"
-
     def report(self, best: Optional[Mapping[str, Any]]) -> str:
-        """Replay statistics, then best / expert / default recorded times and speed-ups (``best``
-        None: the run measured nothing)."""
-        best_ms = self.benchmark.evaluate(best) if best is not None else None
-        lines = [f"taco {self.kernel} (replay of {self.benchmark.table.source}): {self.interface.stats.render()}",
-                 f"  {self.space_note}",
-                 f"  {'schedule':<15}{'time (ms)':>26}{'speed-up of best':>18}"]
-        rows = [("default", self.mapped(taco_spaces.default_config(self.kernel))),
-                ("expert", self.mapped(taco_spaces.expert_config(self.kernel))),
-                ("tunerlib best", dict(best) if best is not None else None)]
-        for name, cfg in rows:
-            text = self.recorded_ms(cfg) if cfg is not None or name != "tunerlib best" else "no measured result"
-            value = self.benchmark.evaluate(cfg) if cfg is not None else None
-            speedup = f"{value / best_ms:.2f}x" if value is not None and best_ms else "-"
-            lines.append(f"  {name:<15}{text:>26}{speedup:>18}")
-        lines.append(f"  table optimum in the space: {self.benchmark.optimum:.3f} ms")
-        return "\n".join(lines)
+        """Replay statistics, then the default / expert / best recorded times in seconds and the speed-up
+        of the best (:func:`tunerlib.measure.format_table`; ``best`` None: the run measured nothing)."""
+        rows = []
+        for name, cfg in (("default", self.mapped(taco_spaces.default_config(self.kernel))),
+                          ("expert", self.mapped(taco_spaces.expert_config(self.kernel))), (BEST, best)):
+            if cfg is None:
+                rows.append(Row(name, None, "no measured result" if name == BEST else "outside CATBench's space"))
+            else:
+                rows.append(Row(name, *self.benchmark.recorded(cfg)))
+        title = (f"taco {self.kernel} (replay of {self.benchmark.table.source}): {self.interface.stats.render()}\n"
+                 f"  {self.space_note}")
+        return (format_table(title, rows, BEST) + "\n"
+                + f"  table optimum in the space: {self.benchmark.optimum:.6g} s")

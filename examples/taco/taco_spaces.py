@@ -34,7 +34,7 @@ constraints (``--strict-orders``); they are not part of the paper's spaces.
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from taco_codegen import nest_for
 from taco_kernels import KERNELS
@@ -155,14 +155,6 @@ def baselines(kernel: str, threads: Optional[int] = None) -> List[Tuple[str, Dic
         if cfg["omp_num_threads"] != threads:
             out.append((f"{name}, {threads} thread{'s' if threads > 1 else ''}", dict(cfg, omp_num_threads=threads)))
     return out
-
-
-def stronger(times: Mapping[str, Optional[float]], baseline: str) -> Optional[Tuple[str, float]]:
-    """(row name, seconds) of the faster of ``baseline`` as given and mapped (rows named as
-    :func:`baselines` names them) among the timed ``times``; None when neither was timed."""
-    forms = [(name, t) for name, t in times.items()
-             if t is not None and (name == baseline or name.startswith(f"{baseline}, "))]
-    return min(forms, key=lambda nt: nt[1]) if forms else None
 
 
 def describe(kernel: str, cfg: Dict[str, Any]) -> str:

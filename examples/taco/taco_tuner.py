@@ -45,7 +45,7 @@ from taco_replay import ReplayBackend  # noqa: E402
 from taco_cli import TacoCli, TacoFailure  # noqa: E402
 
 from tunerlib import MeasurementInterface, Result, RetimedBest, TuningOptions, UsageError  # noqa: E402
-from tunerlib.measure import BEST, Row, format_table  # noqa: E402
+from tunerlib.measure import BEST, Row, format_stronger as stronger_line, format_table  # noqa: E402
 from tunerlib.parameters import ConfigurationManipulator  # noqa: E402
 
 #: random-input defaults per kernel (one evaluation of the default schedule well under a second)
@@ -306,19 +306,8 @@ def format_counts(ev: Evaluator) -> str:
 def format_stronger(times: Dict[str, float], threads: int) -> str:
     """One line: tunerlib's speed-up over the stronger form (as given or mapped to this machine's
     ``threads``) of the default and of the expert schedule -- the fair comparison: both ask for 32
-    threads, which oversubscribes a small machine."""
-    best = times.get(BEST)
-    parts = []
-    for baseline in ("default", "expert"):
-        found = taco_spaces.stronger(times, baseline)
-        if found is None or not best:
-            parts.append(f"{baseline} -")
-            continue
-        name, seconds = found
-        form = "as given" if name == baseline else name.split(", ", 1)[1]
-        parts.append(f"{baseline} {seconds / best:.2f}x ({form})")
-    return (f"  tunerlib best vs the stronger form of each baseline ({threads} threads on this machine): "
-            + ", ".join(parts))
+    threads, which oversubscribes a small machine (:func:`tunerlib.measure.format_stronger`)."""
+    return stronger_line(times, f"{threads} threads on this machine")
 
 
 def format_comparison(kernel: str, backend: str, problem: Problem,

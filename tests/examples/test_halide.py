@@ -8,7 +8,9 @@ import importlib.util
 import json
 import math
 import random
+import re
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -95,6 +97,32 @@ def test_space_and_default_config(name):
         options = m.parameter(schedule.knob(stage.name, "compute")).options
         assert ("inline" in options) == stage.inlinable
         assert "root" in options and any("." in o for o in options)
+
+
+def _loop_nest(spec, cfg):
+    """The lowered loops, allocations and produce blocks of ``spec`` at its tiny size, scheduled as
+    ``cfg`` (None: no directive at all, Halide's own default), without Halide's unique-name suffixes."""
+    inst = spec.instance(spec.tiny_size)
+    alg = inst.define()
+    if cfg is not None:
+        schedule.apply_schedule(alg, spec, cfg, inst.width, inst.height)
+    with tempfile.TemporaryDirectory() as folder:
+        path = str(Path(folder) / "lowered.stmt")
+        hl.Pipeline(alg.output).compile_to_lowered_stmt(path, [], hl.StmtOutputFormat.Text)
+        text = Path(path).read_text()
+    return [re.sub(r"\$\d+|\.rebased|\.(xo|x|yo|y)\b|r\d+\$x", "", line) for line in text.splitlines()
+            if "for (" in line or "allocate" in line or "produce" in line]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_default_config_is_halides_default_schedule(name):
+    """Issue 18 item 4: the "default" the search starts from is the schedule Halide uses without any
+    directive; matmul's prod is computed per output point (a one-float accumulator), not at root."""
+    spec = pipelines.PIPELINES[name]
+    assert _loop_nest(spec, schedule.default_config(spec)) == _loop_nest(spec, None)
+    if name == "matmul":
+        assert schedule.default_config(spec)["prod_compute"] == "matmul.xo"
+        assert _loop_nest(spec, dict(schedule.default_config(spec), prod_compute="root")) != _loop_nest(spec, None)
 
 
 def test_known_constraints_reject_tiles_larger_than_the_extent():

@@ -73,6 +73,22 @@ def runner():
 
 
 # ------------------------------------------------------------------------------ spaces
+@pytest.mark.parametrize("units, mapped", [(2, {"expert, 2 work-groups": dict(ls0=32, ls1=32, gs0=64, gs1=32)}),
+                                           (1024, {})])
+def test_gpu_baselines_are_mapped_to_the_devices_compute_units(units, mapped):
+    """Issue 18 item 4: the paper's GPU expert launches 1024 work-groups of 32x32 on stencil (1024);
+    mapped to a device of 2 compute units it keeps its work-group shape and launches 2."""
+    rows = rise_spaces.baselines("stencil", 1024, units)
+    expert = rise_spaces.paper_config("stencil", "expert", 1024)
+    assert rows["expert"] == expert and rise_spaces.work_groups(expert) == 1024
+    assert {n: c for n, c in rows.items() if n.startswith("expert, ")} == mapped
+    assert list(rows)[0] == "default" and ("default, 2 work-groups" in rows) == (units == 2)
+    assert rise_spaces.machine_config("kmeans", rise_spaces.paper_config("kmeans", "expert", 2 ** 16), 2 ** 16, 4) is None
+    scal = rise_spaces.baselines("scal", 2 ** 22, 2)
+    assert scal["default"] is None and scal["expert, 2 work-groups"]["gs0"] == 512
+
+
+
 @pytest.mark.parametrize("kernel", KERNELS)
 def test_expert_satisfies_every_known_constraint(kernel):
     n = rise_spaces.KERNELS[kernel].default_size
@@ -238,9 +254,15 @@ def test_a_kernel_that_crashes_pocl_is_an_error_not_fatal():
 def test_tuner_end_to_end_opencl(tmp_path, capsys):
     args = ["--kernel", "stencil", "--size", "32", "--test-limit", "6", "--seed", "1", "--compare-rounds", "2",
             "--database", str(tmp_path / "t.db"), "--quiet"]
-    assert rise_tuner.RiseTuner.main(args) == 0
+    assert Recorded.main(args) == 0
     out = capsys.readouterr().out
-    assert "tunerlib best" in out and "expert" in out and "speed-up" in out
+    assert "tunerlib best" in out and "expert" in out and "speed-up" in out and "time (s)" in out
+    # fair baselines: the GPU expert as given and mapped to this device's compute units, the
+    # speed-up stated over the stronger form
+    units = Recorded.made[-1].runner.compute_units
+    for name in rise_spaces.baselines("stencil", 32, units):
+        assert any(line.lstrip().startswith(name + " ") for line in out.splitlines()), name
+    assert f"vs the stronger form of each baseline ({units} compute units on this device): default " in out
 
 
 @needs_opencl
@@ -272,8 +294,9 @@ def test_confirm_retimes_the_fastest_recorded_configurations(tmp_path, capsys, m
     out = capsys.readouterr().out
     assert "another one is faster" in out
     # one best: the table's row, the summary, --summary-json, --final-config and the database agree
-    (row,) = [line for line in out.splitlines() if line.lstrip().startswith(rise_tuner.BEST)]
-    assert row.rstrip().endswith(rise_spaces.describe(tuner.confirmed)) and " 0.0000 " in row
+    (row,) = [line for line in out.splitlines()
+              if line.lstrip().startswith(rise_tuner.BEST) and "vs the stronger" not in line]
+    assert row.rstrip().endswith(rise_spaces.describe(tuner.confirmed)) and float(row.split()[2]) == 1e-9
     data = assert_one_best(summary, final, tmp_path / "t.db", tuner.confirmed, 1e-9)
     assert data["recorded_value"] == recorded[2][0] and data["retimed"]["search_best_was_another_configuration"]
     assert f"best configuration: {json.dumps(tuner.confirmed, sort_keys=True)}" in out

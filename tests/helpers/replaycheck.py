@@ -1,14 +1,15 @@
 """One check of replay_result's three outcomes, shared by the core replay tests (an in-memory table) and
 the recorded-benchmark tests (a Kernel Tuner cache file): both tables record x=2,y=1 as 7.0 (1 s of
-simulated cost), x=4,y=1 as failed with ``reason`` and lack x=8,y=0."""
+simulated cost; seconds in memory, ms in the cache file, so ``seconds`` is what the table holds),
+x=4,y=1 as failed with ``reason`` and lack x=8,y=0."""
 import json
 
 from tunerlib.replay import replay_result
 
 
-def assert_replay_outcomes(bench, reason):
+def assert_replay_outcomes(bench, reason, seconds=7.0):
     ok = replay_result(bench, {"x": 2, "y": 1})
-    assert ok.state == "OK" and ok.time == 7.0 and ok.extra == {"simulated_s": 1.0}
+    assert ok.state == "OK" and ok.time == seconds and ok.extra == {"simulated_s": 1.0}
     failed = replay_result(bench, {"x": 4, "y": 1})
     assert failed.state == "INFEASIBLE" and failed.extra["reason"] == reason
     assert "not_measured" not in failed.extra and failed.extra["simulated_s"] == 1.0

@@ -1,6 +1,7 @@
 """The domain-free replay core: the measurement CSV reader, a spec joined with a table, a table of
 unknown space, replay_result and ReplayInterface (synthetic tables only; no catalogue, no shared data)."""
 import gzip
+import json
 import random
 
 import pytest
@@ -8,8 +9,9 @@ import pytest
 from replaycheck import assert_replay_outcomes, run_through_ask_tell
 from tunerlib.replay import (FAILED_REASON, BenchmarkSpec, ParamDef, Record, ReplayBenchmark, ReplayInterface,
                              ReplayOptions, TableBuilder, benchmark_from_table, parse_value, read_csv_table)
+from tunerlib.report.data import load_runs
 
-#: x in 1, 2, 4 and y in 0, 1 recorded, (4, 1) failed; iterations 10, repeats 5: cost = t * 50 / 1000
+#: x in 1, 2, 4 and y in 0, 1 recorded (ms), (4, 1) failed; iterations 10, repeats 5: cost = t * 50 / 1000 s
 CSV = """y,iterations,x,compute_time,repeats,energy
 0,10,1,9.0,5,1.5
 1,10,1,8.0,5,
@@ -38,7 +40,8 @@ def test_csv_reader_reads_columns_by_name(tmp_path):
     assert t.name == "tiny_box" and t.params == ("y", "x") and len(t) == 6
     assert t.metadata["columns"] == ["iterations", "repeats", "energy"]
     rec = t.lookup({"x": 2, "y": 0})
-    assert rec.value == 8.0 and rec.simulated_s == pytest.approx(0.4) and rec.extra == {"energy": 2.5}
+    assert rec.value == 8.0 / 1000 and rec.simulated_s == pytest.approx(0.4) and rec.extra == {"energy": 2.5}
+    assert t.metadata["recorded_unit"] == "ms" and t.optimum == 6.0 / 1000       # the file's ms, in seconds
     assert t.lookup({"x": 1, "y": 1}).extra == {}               # an empty energy cell is left out
     failed = t.lookup({"x": 4, "y": 1})
     assert failed.value is None and failed.reason == FAILED_REASON and failed.simulated_s == 0.0
@@ -85,7 +88,7 @@ def test_a_table_of_unknown_space_gets_the_space_its_values_span(tmp_path):
     assert b.name == "tiny" and b.constraints == [] and "no known constraints" in b.spec.description
     assert sorted(m.names) == ["perm", "x"] and b.table.constants == {"size": 64}   # one value: a constant
     assert list(m.parameter("x").values) == [1, 2, 4] and m.parameter("perm").kind == "permutation"
-    assert b.optimum == 1.0 and b.status({"x": 4, "perm": [1, 0]}) == "failed"
+    assert b.optimum == 0.001 and b.status({"x": 4, "perm": [1, 0]}) == "failed"
     assert b.status({"x": 1, "perm": [1, 0]}) == "not_measured"
 
 
@@ -130,3 +133,29 @@ def test_main_replays_a_measurement_csv_and_reports_bad_arguments(tmp_path, caps
     (tmp_path / "bad.csv").write_text("x,y\n1,2\n")
     assert ReplayInterface.main(["--data", str(tmp_path / "bad.csv"), "--database", db]) == 2
     assert "no 'compute_time' column" in capsys.readouterr().err
+
+
+def test_the_reader_converts_the_files_unit_to_seconds(tmp_path):
+    """Issue 18 item 6: a table holds seconds whatever unit its file records; the cost follows."""
+    path = tmp_path / "tiny.csv"
+    path.write_text(CSV.replace("9.0", "9000.0"))
+    in_us = read_csv_table(path, unit="us")
+    assert in_us.lookup({"x": 1, "y": 0}).value == 0.009 and in_us.metadata["recorded_unit"] == "us"
+    in_s = read_csv_table(path, unit="s")
+    assert in_s.lookup({"x": 2, "y": 0}).value == 8.0 and in_s.lookup({"x": 2, "y": 0}).simulated_s == 400.0
+    with pytest.raises(ValueError, match="unknown time unit 'min'"):
+        read_csv_table(path, unit="min")
+
+
+def test_a_replayed_run_is_in_seconds_in_the_database_summary_and_report(tmp_path, capsys):
+    """Issue 18 item 6: the file records ms; the run's database, --summary-json and closing line hold
+    seconds (the recorded ms / 1000), as a measured backend's do."""
+    path, db, js = tmp_path / "tiny.csv", tmp_path / "m.db", tmp_path / "s.json"
+    path.write_text(CSV)
+    assert ReplayInterface.main(["--data", str(path), "--test-limit", "8", "--database", str(db), "--seed", "1",
+                                 "--display-frequency", "0", "--summary-json", str(js)]) == 0
+    summary = json.loads(js.read_text())
+    assert summary["best_value"] == 6.0 / 1000 and summary["best_configuration"] == {"x": 4, "y": 0}
+    best = load_runs(str(db))[-1].best_point()
+    assert best.value == 6.0 / 1000 and best.config == {"x": 4, "y": 0}
+    assert "best 0.006 s, table optimum 0.006 s" in capsys.readouterr().out

@@ -30,3 +30,18 @@ def test_report_without_baselines_prints_none():
     out = io.StringIO()
     compare.report({("toy", "PureRandom"): [[2.0, 1.0]]}, {"toy": problem}, [2], out)
     assert "baselines" not in out.getvalue()
+
+
+def test_a_timed_problem_states_its_unit_in_the_header_and_figures():
+    """Issue 18 item 6: replays and measured examples report seconds, and the report says so; a tour
+    length has no unit to state."""
+    timed = Problem("rise_toy", lambda: None, lambda c: 0.0, 0.002, [2], data={"expert_value": 0.004}, unit="s")
+    tour = Problem("tour", lambda: None, lambda c: 0.0, 7542.0, [2])
+    out = io.StringIO()
+    compare.report({("rise_toy", "PureRandom"): [[0.003, 0.002]], ("tour", "PureRandom"): [[8000.0, 7542.0]]},
+                   {"rise_toy": timed, "tour": tour}, [2], out)
+    lines = out.getvalue().splitlines()
+    assert "== rise_toy (optimum 0.002 s)" in lines and "== tour (optimum 7542)" in lines
+    assert sum(line.startswith("technique (best, s) ") for line in lines) == 1
+    assert sum(line.startswith("technique ") for line in lines) == 2
+    assert "  expert configuration: 0.004 s (2.000x the optimum)" in lines

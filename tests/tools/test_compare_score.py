@@ -59,6 +59,15 @@ def test_compare_score_end_to_end_on_a_kernel_tuner_cache(tmp_path, capsys):
     line = next(x for x in first.splitlines() if x.strip().startswith("PureRandom") and "sd over runs" in x)
     assert "time-based" in line and "median-rank" in line and "n=2" in line
     assert "mean over evaluations 2..20" in first
-    assert set(json.loads(saved.read_text())) == {"conv_mi250x|PureRandom", "conv_mi250x|PureRandom|simulated_s"}
+    values = json.loads(saved.read_text())
+    assert set(values) == {"conv_mi250x|PureRandom", "conv_mi250x|PureRandom|simulated_s", "@units"}
+    assert values["@units"] == {"conv_mi250x": "s"}
     assert compare.main(argv + ["--from-json", str(saved)]) == 0     # the saved costs give the same scores
-    assert line in capsys.readouterr().out
+    again = capsys.readouterr().out
+    assert line in again
+    # a file saved before replayed times were seconds holds ms and no units: read as ms, the same report
+    old = {k: ([[1000 * v if v >= 0 else v for v in run] for run in runs] if k == "conv_mi250x|PureRandom" else runs)
+           for k, runs in values.items() if k != "@units"}
+    saved.write_text(json.dumps(old))
+    assert compare.main(argv + ["--from-json", str(saved)]) == 0
+    assert capsys.readouterr().out == again

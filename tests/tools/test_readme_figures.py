@@ -77,6 +77,9 @@ def test_measured_and_slow_figures_are_not_run_by_default(tmp_path, capsys):
     ("<!-- figure: guess -->\n```\n$ true\n```\n", "needs a kind"),
     ("<!-- figure: check -->\ntext\n", "must be followed by a fenced block"),
     ("```\ntunerlib: prog: stopped after 3 tests\n```\n", "not marked as a figure"),
+    # a command-only figure whose end marker is missing must not swallow (and so skip) the next figure
+    ("<!-- figure: measured -->\n```\n$ true\n```\n| a |\n\n<!-- figure: check -->\n```\n$ true\n```\n"
+     "<!-- /figure -->\n", "runs into the figure marked at line 7"),
 ])
 def test_malformed_or_unmarked_figures_are_problems(tmp_path, capsys, body, message):
     assert figures.main(["--check", _readme(tmp_path, body)]) == 1

@@ -20,8 +20,8 @@ Where the definitions come from:
   (log-scaled).  Harris ``tileX``/``tileY`` are integers 1..1024 that must be 1 or even: that rule is
   encoded in the domain {1, 2, 4, 6, ..., 1024}.  Scal's compound constraint is reduced to
   ``s0 % (s1*vec) == 0`` (its other terms follow from it for positive powers of two); 8854 of the
-  13436 recorded scal rows violate it and their times are bogus (down to 0.0026 ms), so the
-  in-space optimum (1.061 ms) is what a replay run can reach.
+  13436 recorded scal rows violate it and their times are bogus (down to 0.0026 ms recorded, 2.6e-06 s), so the
+  in-space optimum (1.061 ms recorded, 0.001061 s) is what a replay run can reach.
 * TACO: CATBench's definitions.  The thread count is the machine's: its values are the recorded
   ones that satisfy CATBench's rule (an integer >= 2, and even for SpMM and SDDMM, which encodes
   their ``omp_num_threads % 2 == 0``), so the shipped 128-thread tables give the even numbers

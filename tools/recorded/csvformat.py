@@ -17,13 +17,15 @@ __all__ = ["CsvFormat"]
 class CsvFormat:
     """One collection's CSV format: ``what`` (its name in error messages), ``value`` (the cell parser),
     ``runs`` (columns whose product with ``compute_time`` is the simulated cost), ``extras`` (columns
-    kept in ``Record.extra``) and ``suffix`` (the metadata key of the file-name suffix)."""
+    kept in ``Record.extra``), ``suffix`` (the metadata key of the file-name suffix) and ``unit`` (of the
+    recorded ``compute_time``; the table holds seconds)."""
 
     what: str
     value: Callable[[str, str], Any]
     runs: Tuple[str, ...]
     extras: Tuple[str, ...]
     suffix: str
+    unit: str = "ms"
 
     def read(self, path: Union[str, Path], name: Optional[str] = None, duplicates: str = "median",
              params: Optional[Sequence[str]] = None) -> RecordedTable:
@@ -37,4 +39,4 @@ class CsvFormat:
         path = Path(path)
         machine = path.name.split(".")[0].rsplit("_", 1)[-1]
         return read_csv_table(path, name, duplicates, params, value=self.value, what=self.what,
-                              runs=self.runs, extras=self.extras, metadata={self.suffix: machine})
+                              runs=self.runs, extras=self.extras, metadata={self.suffix: machine}, unit=self.unit)

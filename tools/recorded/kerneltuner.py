@@ -5,12 +5,15 @@ tune_params, objective, cache}``.  Each cache key is ``",".join(str(v))`` of the
 in ``tune_params_keys`` order; the entry holds the values again, ``time`` (mean, ms) and timing
 fields.  The reader maps entries as follows:
 
-* ``time`` a number -> OK record, value = ``time`` (ms);
+* ``time`` a number -> OK record, value = ``time`` in seconds (the cache records ms; converted
+  when read, the file stays as it is);
 * ``time`` one of :data:`FAILED_MARKERS` -> failed record, reason = that string;
 * configurations excluded by the constraints are absent -> "not measured" on lookup.
 
 ``simulated_s`` of a record is the time Kernel Tuner spent measuring it: the sum of the recorded
 ``compile_time``, ``verification_time`` and ``benchmark_time`` (those present, ms) / 1000.
+``Record.extra`` keeps ``GFLOP/s`` and ``GB/s`` as recorded and the compile and benchmark times in
+seconds (``compile_s``, ``benchmark_s``).
 Parameters with a single value in ``tune_params`` are the table's constants; ``tune_params`` is
 also the table's ``metadata["domains"]`` (the declared legal values of each parameter).
 
@@ -28,14 +31,17 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from tunerlib.parameters import parse_expression
 from tunerlib.replay import (Record, RecordedTable, TableBuilder, cached_parser, canonical_value, open_text,
-                             substitute_constants)
+                             substitute_constants, to_seconds)
 
 #: strings Kernel Tuner writes in ``time`` for configurations that could not be measured
 FAILED_MARKERS = ("RuntimeFailedConfig", "CompilationFailedConfig", "InvalidConfig")
 #: recorded timing fields (ms) summed into ``simulated_s``
 COST_FIELDS = ("compile_time", "verification_time", "benchmark_time")
-#: recorded metrics copied into ``Record.extra`` when present
-EXTRA_FIELDS = ("GFLOP/s", "GB/s", "compile_time", "benchmark_time")
+#: the unit of every time a Kernel Tuner cache records
+CACHE_UNIT = "ms"
+#: recorded metrics copied into ``Record.extra`` when present: cache field -> (extra key, time in ms?)
+EXTRA_FIELDS = {"GFLOP/s": ("GFLOP/s", False), "GB/s": ("GB/s", False), "compile_time": ("compile_s", True),
+                "benchmark_time": ("benchmark_s", True)}
 _REQUIRED = ("tune_params_keys", "tune_params", "cache")
 
 
@@ -53,9 +59,10 @@ def _load_json(path: Path) -> Dict[str, Any]:
 
 def _entry_record(key: str, entry: Mapping[str, Any]) -> Record:
     """The record of one cache entry (failed markers -> failed; numbers -> OK)."""
-    cost = sum(float(entry[f]) for f in COST_FIELDS
-               if isinstance(entry.get(f), (int, float)) and not isinstance(entry.get(f), bool)) / 1000.0
-    extra = {f: entry[f] for f in EXTRA_FIELDS if isinstance(entry.get(f), (int, float))}
+    cost = to_seconds(sum(float(entry[f]) for f in COST_FIELDS
+                          if isinstance(entry.get(f), (int, float)) and not isinstance(entry.get(f), bool)), CACHE_UNIT)
+    extra = {name: to_seconds(entry[f], CACHE_UNIT) if is_time else entry[f]
+             for f, (name, is_time) in EXTRA_FIELDS.items() if isinstance(entry.get(f), (int, float))}
     t = entry.get("time")
     if isinstance(t, str):
         if t not in FAILED_MARKERS:
@@ -64,7 +71,7 @@ def _entry_record(key: str, entry: Mapping[str, Any]) -> Record:
         return Record(None, t, cost, extra)
     if not isinstance(t, (int, float)) or isinstance(t, bool):
         raise ValueError(f"cache entry {key!r}: time must be a number or a failure marker, got {t!r}")
-    return Record(float(t), None, cost, extra)
+    return Record(to_seconds(float(t), CACHE_UNIT), None, cost, extra)
 
 
 def read_kerneltuner_cache(path: Union[str, Path], name: Optional[str] = None,
@@ -73,7 +80,8 @@ def read_kerneltuner_cache(path: Union[str, Path], name: Optional[str] = None,
 
     The key order is ``tune_params_keys``; constants are the parameters with one value in
     ``tune_params``.  Metadata keeps ``device_name``, ``kernel_name``, ``problem_size``,
-    ``objective`` and ``tune_params`` (also as ``domains``).  Raises ValueError (one line) for malformed files.
+    ``objective``, ``tune_params`` (also as ``domains``) and ``recorded_unit`` (ms).  Raises ValueError
+    (one line) for malformed files.
     """
     path = Path(path)
     data = _load_json(path)
@@ -92,6 +100,7 @@ def read_kerneltuner_cache(path: Union[str, Path], name: Optional[str] = None,
     constants = {k: v[0] for k, v in tune_params.items() if len(v) == 1 and k in keys}
     meta = {k: data.get(k) for k in ("device_name", "kernel_name", "problem_size", "objective")}
     meta["tune_params"] = meta["domains"] = tune_params
+    meta["recorded_unit"] = CACHE_UNIT
     return builder.build(constants, str(path), meta)
 
 

@@ -1,8 +1,8 @@
 """RISE/ELEVATE GPU kernel measurements from the BaCO / CATBench data (``<bench>_<gpu>.csv[.gz]``).
 
 CSV columns, in any order (read by name, :mod:`tunerlib.replay.columns`): the tuning parameters
-(``tuned_*``), ``compute_time`` (ms, minimise), ``energy`` (J), ``iterations`` and
-``wait_after_run`` (fidelity columns).  Given the kernel's parameter names, those are the parameters
+(``tuned_*``), ``compute_time`` (ms, minimise; the table holds it in seconds), ``energy`` (J),
+``iterations`` and ``wait_after_run`` (fidelity columns).  Given the kernel's parameter names, those are the parameters
 and every other column is metadata; otherwise every column but the known metadata ones is a
 parameter.  A lookup matches on all the parameters.  The rows are read by tunerlib's measurement
 CSV reader (:func:`tunerlib.replay.read_csv_table`):

@@ -1,8 +1,8 @@
 """TACO schedule measurements from the CATBench data (``<op>_7742.csv[.gz]``).
 
 Columns, in any order (read by name, :mod:`tunerlib.replay.columns`): tuning parameters,
-``compute_time`` (ms, minimise) and fidelity columns (``iterations, repeats, wait_between_repeats,
-wait_after_run``); the rows are read by :func:`tunerlib.replay.read_csv_table`.
+``compute_time`` (ms, minimise; the table holds it in seconds) and fidelity columns (``iterations,
+repeats, wait_between_repeats, wait_after_run``); the rows are read by :func:`tunerlib.replay.read_csv_table`.
 ``permutation`` is a string tuple such as ``"(4, 3, 2, 0, 1)"``: the loop index placed at each
 position.  It is read as a tuple of ints, so it
 matches a tunerlib :class:`~tunerlib.parameters.PermutationParameter` value ``[4, 3, 2, 0, 1]``.

@@ -7,15 +7,17 @@
   one configuration at a time with a wall-clock limit (start-up not counted);
 * :mod:`~tunerlib.measure.states` -- the one rule mapping rejection / timeout / crash / wrong output
   to :class:`~tunerlib.Result` states;
-* :mod:`~tunerlib.measure.report` -- the best-vs-baselines table.
+* :mod:`~tunerlib.measure.report` -- the best-vs-baselines table (times in seconds) and the
+  speed-up over the stronger form of each baseline (as given or mapped to this machine).
 """
-from .report import BEST, Row, format_table, rows_from_timings, speedup
+from .report import BEST, Row, format_stronger, format_table, rows_from_timings, seconds_decimals, speedup, stronger
 from .states import crashed, death, failed, rejected, timed_out, wrong_output
 from .timing import (Timing, TimingError, TimingPolicy, clocked, fixed_rounds, interleaving_order,
                      sample_interleaved, sample_min_of_k, time_after_check, time_interleaved, time_min_of_k)
 from .worker import IsolatedWorker
 
-__all__ = ["BEST", "Row", "format_table", "rows_from_timings", "speedup",
+__all__ = ["BEST", "Row", "format_stronger", "format_table", "rows_from_timings", "seconds_decimals", "speedup",
+           "stronger",
            "crashed", "death", "failed", "rejected", "timed_out", "wrong_output",
            "Timing", "TimingError", "TimingPolicy", "clocked", "fixed_rounds", "interleaving_order",
            "sample_interleaved", "sample_min_of_k", "time_after_check", "time_interleaved", "time_min_of_k",

@@ -2,9 +2,10 @@
 
 The public names, by module (import them from ``tunerlib.replay``):
 
-* :mod:`.table`    -- :class:`RecordedTable` (canonical key -> :class:`Record`), :class:`TableBuilder`
-  (duplicate merging), :func:`canonical_value` (the key form of a value), :func:`open_text`
-  (reads ``.gz`` transparently);
+* :mod:`.table`    -- :class:`RecordedTable` (canonical key -> :class:`Record`, values in seconds),
+  :class:`TableBuilder` (duplicate merging), :func:`canonical_value` (the key form of a value),
+  :func:`open_text` (reads ``.gz`` transparently), :func:`to_seconds` / :data:`TIME_UNITS` (a reader
+  converts the unit its files record);
 * :mod:`.columns`  -- which CSV column is a parameter and which is metadata, by name
   (:func:`read_header`, :func:`split_columns`, :data:`OBJECTIVE_COLUMN`, :data:`METADATA_COLUMNS`);
 * :mod:`.csvtable` -- :func:`read_csv_table`, the measurement CSV reader (``compute_time == 0`` =
@@ -23,7 +24,7 @@ The public names, by module (import them from ``tunerlib.replay``):
 The core knows no benchmark collection, file format of a particular tool, or data folder: readers
 and the catalogue of recorded benchmarks are in ``tunerlib.tools.recorded``.  The names of
 :mod:`.interface` are imported on first use (it imports the tuning machinery).  Outcomes: OK
-(recorded time), failed (INFEASIBLE with ``extra["reason"]``) and not measured (INFEASIBLE with
+(recorded time in seconds), failed (INFEASIBLE with ``extra["reason"]``) and not measured (INFEASIBLE with
 ``extra["not_measured"] = True``).
 """
 from ..lazy import lazy_exports
@@ -32,12 +33,12 @@ from .benchmark import ReplayBenchmark, benchmark_from_table, searched_space
 from .columns import METADATA_COLUMNS, OBJECTIVE_COLUMN, read_header, split_columns
 from .csvtable import FAILED_REASON, cached_parser, parse_number, parse_value, read_csv_table
 from .spec import BenchmarkSpec, ParamDef, params_from_values, rows_in_space, substitute_constants
-from .table import Record, RecordedTable, TableBuilder, canonical_value, open_text
+from .table import TIME_UNITS, Record, RecordedTable, TableBuilder, canonical_value, open_text, to_seconds
 
 _LAZY = ("NOT_MEASURED_REASON", "TABLE_SPACE_HELP", "ReplayInterface", "ReplayOptions", "ReplayStats",
          "replay_result")
 
-__all__ = sorted(["BenchmarkSpec", "FAILED_REASON", "METADATA_COLUMNS", "OBJECTIVE_COLUMN", "ParamDef", "Record",
+__all__ = sorted(["BenchmarkSpec", "FAILED_REASON", "TIME_UNITS", "to_seconds", "METADATA_COLUMNS", "OBJECTIVE_COLUMN", "ParamDef", "Record",
                   "RecordedTable", "ReplayBenchmark", "TableBuilder", "benchmark_from_table", "cached_parser",
                   "canonical_value", "open_text", "params_from_values", "parse_number", "parse_value",
                   "read_csv_table", "read_header", "rows_in_space", "searched_space", "split_columns", "substitute_constants",

@@ -102,9 +102,17 @@ class ReplayBenchmark:
         return "not_measured" if rec is None else ("ok" if rec.ok else "failed")
 
     def evaluate(self, config: Mapping[str, Any]) -> Optional[float]:
-        """Recorded objective (ms) of ``config``; None when failed or not measured."""
+        """Recorded objective (seconds) of ``config``; None when failed or not measured."""
         rec = self.table.lookup(config)
         return None if rec is None else rec.value
+
+    def recorded(self, config: Mapping[str, Any]) -> Tuple[Optional[float], Optional[str]]:
+        """(recorded seconds, None), or (None, why not: ``"not measured"`` /
+        ``"failed (recorded run failed)"``); called for the baselines of a final table."""
+        rec = self.table.lookup(config)
+        if rec is None:
+            return None, "not measured"
+        return (rec.value, None) if rec.ok else (None, "failed (recorded run failed)")
 
     def _in_space_best(self) -> Tuple[float, Dict[str, Any]]:
         if self._best is None:
@@ -123,7 +131,7 @@ class ReplayBenchmark:
 
     @property
     def optimum(self) -> float:
-        """Minimum recorded objective among OK records that lie in the search space (legal values,
+        """Minimum recorded objective (seconds) among OK records that lie in the search space (legal values,
         known constraints satisfied).  Equals :attr:`table_optimum` unless the table holds rows
         outside the space (a recorder that ignored a constraint)."""
         return self._in_space_best()[0]

@@ -2,14 +2,15 @@
 
 :func:`read_csv_table` reads a CSV (``.csv`` or ``.csv.gz``) whose header names the tuning
 parameters, the objective column ``compute_time`` (lower is better, in the file's unit: milliseconds
-by convention) and metadata columns (:mod:`.columns` tells which is which).  Each row becomes a
-:class:`~tunerlib.replay.table.Record`:
+by convention, ``unit=`` says otherwise) and metadata columns (:mod:`.columns` tells which is which).
+Each row becomes a :class:`~tunerlib.replay.table.Record` whose value is in seconds (the file's times
+converted, :func:`~tunerlib.replay.table.to_seconds`):
 
 * ``compute_time == 0.0`` is a failed run (timeout or invalid program) -> failed record, reason
   :data:`FAILED_REASON`, cost 0;
 * a negative or non-finite time is an error (one line naming the file and line);
-* ``simulated_s`` estimates what the measurement cost: ``compute_time`` times the run counts of the
-  row (the ``runs`` columns present, by default ``iterations`` and ``repeats``) / 1000;
+* ``simulated_s`` estimates what the measurement cost: ``compute_time`` (in seconds) times the run
+  counts of the row (the ``runs`` columns present, by default ``iterations`` and ``repeats``);
 * ``Record.extra`` keeps the ``extras`` columns present and non-empty (by default ``energy``);
 * duplicate rows of one configuration are merged (:class:`~tunerlib.replay.table.TableBuilder`).
 
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 from .columns import OBJECTIVE_COLUMN, read_header, split_columns, table_rows
-from .table import Record, RecordedTable, TableBuilder
+from .table import Record, RecordedTable, TableBuilder, to_seconds
 
 FAILED_REASON = "compute_time == 0 (failed run)"
 #: columns whose product (those present) is the number of runs one row's time was measured over
@@ -76,16 +77,19 @@ def read_csv_table(path: Union[str, Path], name: Optional[str] = None, duplicate
                    params: Optional[Sequence[str]] = None,
                    value: Callable[[str, str], Any] = parse_value, what: str = "measurement CSV",
                    runs: Sequence[str] = RUN_COLUMNS, extras: Sequence[str] = EXTRA_COLUMNS,
-                   metadata: Optional[Mapping[str, Any]] = None) -> RecordedTable:
+                   metadata: Optional[Mapping[str, Any]] = None, unit: str = "ms") -> RecordedTable:
     """Read a measurement CSV into a :class:`RecordedTable` (see the module docstring).
 
     ``params``: the benchmark's parameter names (the table's key order); None reads an unknown
     table (every column but the known metadata ones is a parameter, :mod:`.columns`).  ``value``
-    parses one parameter cell, ``what`` names the format in errors.  Metadata: ``columns`` (the
-    columns other than parameters and objective) and ``metadata``.  Raises ValueError (one line)
-    for missing columns and malformed rows.
+    parses one parameter cell, ``what`` names the format in errors, ``unit`` is the unit of the
+    file's ``compute_time`` (a key of :data:`~tunerlib.replay.table.TIME_UNITS`; the table holds
+    seconds).  Metadata: ``columns`` (the columns other than parameters and objective),
+    ``recorded_unit`` and ``metadata``.  Raises ValueError (one line) for missing columns and
+    malformed rows.
     """
     path = Path(path)
+    to_seconds(1.0, unit)  # an unknown unit fails before the file is read
     stem = path.name.split(".")[0]
     header = read_header(path, what)
     names, others = split_columns(header, path, params, name or stem)
@@ -97,16 +101,17 @@ def read_csv_table(path: Union[str, Path], name: Optional[str] = None, duplicate
     for key, row, where in table_rows(path, header, names, parsers):
         counts = [parse_number(row[i], where) for i in run_cols]
         extra = {c: float(parse_number(row[i], where)) for c, i in extra_cols if row[i].strip()}
-        builder.add(key, _record(row[ci], counts, extra, where))
-    meta: Dict[str, Any] = {"columns": others, **(metadata or {})}
+        builder.add(key, _record(row[ci], counts, extra, where, unit))
+    meta: Dict[str, Any] = {"columns": others, "recorded_unit": unit, **(metadata or {})}
     return builder.build({}, str(path), meta)
 
 
-def _record(time_text: str, counts: List[Any], extra: Dict[str, Any], where: str) -> Record:
+def _record(time_text: str, counts: List[Any], extra: Dict[str, Any], where: str, unit: str) -> Record:
     t = float(parse_number(time_text, where))
     if t == 0.0:
         return Record(None, FAILED_REASON, 0.0, extra)
     if not math.isfinite(t) or t < 0:
         raise ValueError(f"{where}: {OBJECTIVE_COLUMN} {t!r} must be a finite non-negative number")
-    return Record(t, None, t * math.prod(float(r) for r in counts) / 1000.0, extra)
+    seconds = to_seconds(t, unit)
+    return Record(seconds, None, seconds * math.prod(float(r) for r in counts), extra)
 

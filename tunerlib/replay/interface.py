@@ -3,7 +3,7 @@ a :class:`~tunerlib.replay.benchmark.ReplayBenchmark`, :func:`replay_result` and
 
 Outcome of :meth:`ReplayInterface.run` for a configuration:
 
-* recorded and OK  -> ``Result(time=<recorded ms>, extra={"simulated_s": s})``;
+* recorded and OK  -> ``Result(time=<recorded seconds>, extra={"simulated_s": s})``;
 * recorded, failed -> ``Result(state="INFEASIBLE", extra={"reason": "<why>", "simulated_s": s})``
   (a hidden constraint: compile or launch failure, timeout);
 * absent           -> ``Result(state="INFEASIBLE", extra={"not_measured": True, "reason": "not
@@ -11,7 +11,9 @@ Outcome of :meth:`ReplayInterface.run` for a configuration:
 
 "Not measured" is a distinct outcome: techniques see it as infeasible (tunerlib's result states are
 fixed), and reports count it apart through ``extra["not_measured"]`` (:class:`ReplayStats` counts it
-in-process).  ``time`` is in the table's unit (milliseconds by convention).
+in-process).  ``time`` is in seconds, as every measured backend's: the readers convert the unit
+the file records (milliseconds by convention), so the database, the summary and ``--summary-json``
+hold seconds.
 ``simulated_s`` is the time measuring that configuration took when the table was recorded (see the
 readers), so the sum over a run is the simulated tuning time.
 
@@ -159,5 +161,5 @@ class ReplayInterface(MeasurementInterface):
         if not getattr(self.options, "quiet", False):
             rec = self.benchmark.lookup(config)
             best = "n/a" if rec is None or rec.value is None else f"{rec.value:.6g}"
-            print(f"{self.stats.render()}; best {best} ms, table optimum {self.benchmark.optimum:.6g} ms")
+            print(f"{self.stats.render()}; best {best} s, table optimum {self.benchmark.optimum:.6g} s")
 

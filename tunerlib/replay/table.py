@@ -9,8 +9,9 @@ is loaded once and answers lookups with one dict access:
   configuration coming from a tunerlib manipulator and a row read from a file meet;
 * parameters that hold a single value in the recorded space (a fixed problem size recorded as a
   parameter) are *constants*: the search space leaves them out and :meth:`RecordedTable.key` fills them in;
-* a record is either OK (``value`` is the recorded objective, in the file's unit: milliseconds by
-  convention) or failed (``value`` is None and ``reason`` says why);
+* a record is either OK (``value`` is the recorded objective in **seconds**: each reader knows the
+  unit its files record, milliseconds for every collection tunerlib ships, and converts with
+  :func:`to_seconds`; the files stay as recorded) or failed (``value`` is None and ``reason`` says why);
 * a configuration whose key is absent was **not measured** (:meth:`RecordedTable.lookup` returns
   None).
 
@@ -32,6 +33,17 @@ Key = Tuple[Any, ...]
 
 #: how duplicate OK rows of one configuration are merged
 DUPLICATE_POLICIES = ("median", "min", "first")
+#: units of a recorded time in one second, by the unit's name (what a reader's ``unit`` may be)
+TIME_UNITS = {"s": 1.0, "ms": 1e3, "us": 1e6, "ns": 1e9}
+
+
+def to_seconds(value: float, unit: str) -> float:
+    """``value`` recorded in ``unit`` (a key of :data:`TIME_UNITS`) in seconds; ValueError (one line)
+    for an unknown unit.  Called by the readers once per recorded time."""
+    try:
+        return value / TIME_UNITS[unit]  # a division: 1.5 ms is exactly 1.5 / 1000 s
+    except KeyError:
+        raise ValueError(f"unknown time unit {unit!r}; use one of {', '.join(TIME_UNITS)}") from None
 
 
 def canonical_value(value: Any) -> Any:
@@ -70,7 +82,7 @@ def open_text(path: Path) -> io.TextIOBase:
 class Record:
     """One recorded configuration.
 
-    ``value`` is the objective (lower is better) or None for a failed measurement, ``reason`` names
+    ``value`` is the objective in seconds (lower is better) or None for a failed measurement, ``reason`` names
     the failure (None when OK), ``simulated_s`` is what measuring it cost in seconds (see the reader
     that built the table), ``extra`` holds other recorded metrics (JSON-compatible), ``count`` the
     number of rows merged into this record.
@@ -93,7 +105,7 @@ class RecordedTable:
 
     Built by the readers through :class:`TableBuilder`; immutable afterwards.  ``metadata`` holds
     reader-specific facts (device, ``domains``: the declared legal values of each parameter,
-    ``rows_read``...).
+    ``rows_read``, ``recorded_unit``: the unit of the file's times, which the values are converted from...).
     """
 
     def __init__(self, name: str, params: Sequence[str], records: Dict[Key, Record],
@@ -169,7 +181,7 @@ class RecordedTable:
 
     @property
     def optimum(self) -> float:
-        """Minimum recorded objective among OK records (ValueError when there is none)."""
+        """Minimum recorded objective (seconds) among OK records (ValueError when there is none)."""
         return self._best()[0]
 
     @property

@@ -45,12 +45,14 @@ def test_synthetic_cache(tmp_path, gz):
     t = read_kerneltuner_cache(_synthetic_cache(tmp_path, gz))
     assert t.name == "toy" and t.params == ("bx", "by", "KW") and t.constants == {"KW": 4}
     assert len(t) == 5 and t.failed_count == 2
-    assert t.lookup({"bx": 16, "by": 1}).value == 16.0
+    assert t.lookup({"bx": 16, "by": 1}).value == 16.0 / 1000                 # recorded 16 ms -> seconds
     assert t.lookup({"bx": 16, "by": 1}).simulated_s == pytest.approx(0.15)   # (100 + 0 + 50) ms
+    assert t.lookup({"bx": 16, "by": 1}).extra == {"GFLOP/s": 1.0, "compile_s": 0.1, "benchmark_s": 0.05}
+    assert t.metadata["recorded_unit"] == "ms"
     assert t.lookup({"bx": 32, "by": 2}).reason == "RuntimeFailedConfig"
     assert t.lookup({"bx": 16, "by": 2}).reason == "CompilationFailedConfig"
     assert t.lookup({"bx": 64, "by": 2}) is None                              # absent: not measured
-    assert t.optimum == 16.0 and t.best_config == {"bx": 16, "by": 1}
+    assert t.optimum == 0.016 and t.best_config == {"bx": 16, "by": 1}
     assert t.metadata["device_name"] == "Toy GPU" and t.metadata["tune_params"]["bx"] == [16, 32, 64]
 
 
@@ -105,7 +107,7 @@ def test_t1_constraints_synthetic(tmp_path):
 
 
 # ------------------------------------------------------------------------------- shared files
-README_FACTS = [  # name, entries, failed, optimum (gpu_cache README table)
+README_FACTS = [  # name, entries, failed, optimum in ms (gpu_cache README table; the tables hold seconds)
     ("gemm_rtxtitan", 17956, 0, 11.47), ("gemm_rtx3090", 17956, 0, 5.66),
     ("conv_a100", 4362, 161, 0.554), ("conv_a4000", 4362, 161, None), ("conv_mi250x", 4362, 0, None),
     ("dedisp_a100", 11130, 0, 68.1), ("dedisp_a4000", 11130, 0, None), ("dedisp_mi250x", 11130, 0, None),
@@ -121,7 +123,7 @@ def test_shared_caches_match_readme(name, entries, failed, optimum):
     assert len(t) == entries == t.metadata["rows_read"] and t.failed_count == failed
     assert {r.reason for _, r in t.items() if not r.ok} <= set(FAILED_MARKERS)
     if optimum is not None:
-        assert b.optimum == pytest.approx(optimum, rel=0.005)
+        assert b.optimum == pytest.approx(optimum / 1000, rel=0.005)
     assert all(r.simulated_s > 0 for _, r in t.items())
     if name not in ("gemm_rtxtitan", "conv_a100", "dedisp_a100", "pnpoly_rtxtitan"):
         return  # the other GPUs share these value sets and constraints

@@ -36,7 +36,7 @@ def _cache(tmp_path: Path) -> Path:
 
 
 def test_replay_result_outcomes(tmp_path):
-    assert_replay_outcomes(benchmark_from_file(_cache(tmp_path)), "RuntimeFailedConfig")
+    assert_replay_outcomes(benchmark_from_file(_cache(tmp_path)), "RuntimeFailedConfig", seconds=7.0 / 1000)
 
 
 def test_interface_counts_outcomes_through_ask_tell(tmp_path):
@@ -49,7 +49,7 @@ def test_interface_counts_outcomes_through_ask_tell(tmp_path):
     assert stats.evaluations == summary.tests == 8      # the space has 8 configurations
     assert (stats.ok, stats.failed, stats.not_measured) == (5, 1, 2)
     assert stats.simulated_s == pytest.approx(6.0)
-    assert summary.best_value == 6.0 and summary.best_configuration == {"x": 4, "y": 0}
+    assert summary.best_value == 6.0 / 1000 and summary.best_configuration == {"x": 4, "y": 0}   # 6 ms
     assert "2 not measured" in stats.render()
 
 
@@ -95,7 +95,7 @@ def test_replay_problems_without_shared_data(tmp_path):
 @needs_shared
 def test_tune_function_pure_random_on_rise_kmeans():
     p = replay_problems(SHARED, names=["rise_kmeans"])["rise_kmeans"]
-    assert p.budgets == [20, 50, 60, 100] and not p.sparse and p.optimum == pytest.approx(2.885664)
+    assert p.budgets == [20, 50, 60, 100] and not p.sparse and p.optimum == pytest.approx(2.885664e-3)
     run = tune_function(p.manipulator(), p.evaluate, test_limit=30, technique=["PureRandom"], seed=1)
     assert len(run.values) == 30 and run.summary.tests == 30
     assert p.optimum <= run.best_at(30) < 10 * p.optimum
@@ -123,10 +123,10 @@ def test_interface_main_on_rise_kmeans(tmp_path, capsys):
                                  "--technique", "PureRandom", "--seed", "2", "--database", str(tmp_path / "k.db"),
                                  "--display-frequency", "0", "--summary-json", str(tmp_path / "s.json")]) == 0
     summary = json.loads((tmp_path / "s.json").read_text())
-    assert summary["tests"] == 30 and summary["best_value"] >= 2.885664
+    assert summary["tests"] == 30 and 2.885664e-3 <= summary["best_value"] < 0.1     # seconds, not ms
     assert sum(summary["states"].values()) == 30
     out = capsys.readouterr().out
-    assert "replay: 30 evaluations" in out and "table optimum 2.88566 ms" in out
+    assert "replay: 30 evaluations" in out and "table optimum 0.00288566 s" in out
 
 
 @needs_shared
@@ -153,9 +153,9 @@ def test_problem_set_names_and_flags():
     assert {n for n, p in problems.items() if p.sparse} == sparse
     assert set(replay_problems(SHARED, include_sparse=False)) == exhaustive
     gemm = problems["gemm_rtxtitan"]
-    assert gemm.optimum == pytest.approx(11.466165) and gemm.budgets == [20, 50, 100]
+    assert gemm.optimum == pytest.approx(11.466165e-3) and gemm.budgets == [20, 50, 100]
     assert gemm.evaluate(gemm.benchmark.best_config) == gemm.optimum
-    assert problems["rise_stencil"].expert_value == pytest.approx(1.452512)
+    assert problems["rise_stencil"].expert_value == pytest.approx(1.452512e-3)
     stats = problem_stats(problems["pnpoly_rtxtitan"])
     assert (stats["configs"], stats["failed"], stats["feasible_space"]) == (4092, 342, 4092)
 

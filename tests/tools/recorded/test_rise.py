@@ -27,13 +27,13 @@ def test_rise_synthetic(tmp_path):
     path.write_bytes(gzip.compress(RISE_CSV.encode()))
     t = read_rise_csv(path)
     assert t.params == ("tuned_gs0", "tuned_ls0") and len(t) == 3 and t.metadata["rows_read"] == 5
-    assert t.lookup({"tuned_gs0": 256, "tuned_ls0": 16}).value == 6.5      # median of duplicates
+    assert t.lookup({"tuned_gs0": 256, "tuned_ls0": 16}).value == 6.5 / 1000   # median of duplicates, in s
     rec = t.lookup({"tuned_gs0": 1024, "tuned_ls0": 32})
     assert not rec.ok and rec.reason == FAILED_REASON                       # compute_time == 0.0
     assert t.lookup({"tuned_gs0": 64, "tuned_ls0": 64}).simulated_s == pytest.approx(0.0225)
     assert t.lookup({"tuned_gs0": 64, "tuned_ls0": 64}).extra == {"energy": 3.0}
     assert t.lookup({"tuned_gs0": 64, "tuned_ls0": 32}) is None
-    assert t.optimum == 2.25 and t.metadata["gpu"] == "rtxtitan"
+    assert t.optimum == 2.25 / 1000 and t.metadata["gpu"] == "rtxtitan" and t.metadata["recorded_unit"] == "ms"
 
 
 def test_rise_bad_files(tmp_path):
@@ -78,8 +78,8 @@ def test_rise_tables(name, rows, unique, failed, feasible):
 @needs_shared
 def test_kmeans_and_stencil_optima_and_experts():
     k, s = load_benchmark("rise_kmeans", SHARED), load_benchmark("rise_stencil", SHARED)
-    assert k.optimum == pytest.approx(2.885664) and s.optimum == pytest.approx(1.445888)
-    assert k.evaluate(k.expert) == pytest.approx(4.637088)
+    assert k.optimum == pytest.approx(2.885664e-3) and s.optimum == pytest.approx(1.445888e-3)   # seconds
+    assert k.evaluate(k.expert) == pytest.approx(4.637088e-3)
     assert s.status(s.expert) == "ok"
     # feasible but absent configurations are "not measured" (92% / 98% coverage)
     m = k.manipulator()
@@ -100,7 +100,7 @@ def test_scal_constraint_excludes_bogus_rows():
     legal, feasible = b.rows_in_space()
     assert legal == 13436 and feasible == 4582
     # rows outside the known constraint hold bogus near-zero times; the in-space optimum ignores them
-    assert b.table_optimum < 0.01 and b.optimum == pytest.approx(1.06096)
+    assert b.table_optimum < 1e-5 and b.optimum == pytest.approx(1.06096e-3)
     assert b.manipulator().is_feasible(b.best_config)
 
 
@@ -123,5 +123,5 @@ def test_unknown_csv_gets_a_generic_space(tmp_path):
     b = benchmark_from_file(path)
     m = b.manipulator()
     assert m.names == ["a", "b"] and b.table.constants == {"fixed": 3} and b.constraints == []
-    assert m.parameter("a").log and b.optimum == 1.0 and b.best_config == {"a": 2, "b": 8}
+    assert m.parameter("a").log and b.optimum == 0.001 and b.best_config == {"a": 2, "b": 8}
     assert b.status({"a": 4, "b": 16}) == "failed" and b.status({"a": 4, "b": 8}) == "not_measured"
