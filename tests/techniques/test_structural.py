@@ -16,8 +16,8 @@ from tunerlib.techniques.base import Feedback
 from tunerlib.techniques.structural import StructuralSurrogate
 from tunerlib.techniques.structural.constrained import FeasibleCandidates
 from tunerlib.techniques.structural.model import SparseBayesLinear
-from tunerlib.techniques.structural.tours import (apply_or_opt, apply_two_opt, local_search, move_table,
-                                                  order_search, tour_value)
+from tunerlib.techniques.structural.tours import (_neighbourhood, apply_or_opt, apply_two_opt, local_search,
+                                                  move_table, order_search, precedence_changes, tour_value)
 
 
 def _matrix(n, seed, symmetric=True):
@@ -44,6 +44,17 @@ def _held_karp(M):
                                          if j != last and (prev, j) in best)
     full = (1 << n) - 1
     return min(best[(full, j)] + M[j][0] for j in range(1, n))
+
+
+@pytest.mark.parametrize("n, seed", [(2, 0), (3, 1), (4, 2), (7, 3), (12, 4), (29, 5)])
+def test_precedence_changes_of_every_insertion_and_swap_equal_the_resummed_values(n, seed):
+    rng = np.random.default_rng(seed)
+    P, C = rng.standard_normal((n, n)), np.zeros((n, n))
+    t = rng.permutation(n)
+    neighbours = _neighbourhood(t)
+    resummed = np.array([tour_value(row, C, P) for row in neighbours]) - tour_value(t, C, P)
+    assert np.allclose(precedence_changes(t, P), resummed, rtol=0, atol=1e-9)
+    assert len(neighbours) == n * (n - 1) + (n - 1) * (n - 2) // 2   # every insertion, every non-adjacent swap
 
 
 @pytest.mark.parametrize("n", [5, 6, 8, 13])
