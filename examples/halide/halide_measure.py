@@ -21,8 +21,8 @@ import baselines
 import pipelines
 import schedule
 from tunerlib import Result, captured_stderr
-from tunerlib.measure import (IsolatedWorker, TimingPolicy, clocked, rejected, time_after_check, timed_out,
-                              wrong_output)
+from tunerlib.measure import (OVER_LIMIT, IsolatedWorker, TimingPolicy, clocked, over_limit, rejected,
+                              time_after_check, timed_out, wrong_output)
 
 #: seconds added to the timing phase's limit (binding buffers, the Python around the runs)
 TIMING_SLACK_S = 10.0
@@ -108,16 +108,17 @@ class Measurer:
         return failure
 
     def finish(self, compiled: pipelines.Compiled, extra: Dict[str, Any], limit: Optional[float]) -> Result:
-        """Time a checked schedule (its check run took ``extra["first_run_s"]``): TIMEOUT when the
-        check run alone passed ``limit``, else OK with the min-of-k time."""
+        """Time a checked schedule (its check run took ``extra["first_run_s"]``): TIMEOUT when it is
+        slower than ``limit`` in a warm run (:func:`tunerlib.measure.time_after_check`), else OK with
+        the min-of-k time."""
         import halide as hl
         first = extra["first_run_s"]
-        if limit is not None and first > limit:
-            return Result(state="TIMEOUT", time=first, extra=dict(extra, runs=1))
         try:
-            measured = time_after_check(clocked(compiled.run), first, self.policy)
+            measured = time_after_check(clocked(compiled.run), first, self.policy, limit)
         except hl.HalideError as exc:
             return rejected(first_line(exc), "run", **extra)
+        if measured.stopped_because == OVER_LIMIT:
+            return over_limit(measured.best, limit, runs=measured.runs, **extra)
         extra.update(runs=measured.runs, median_s=measured.median)
         return Result(time=measured.best, extra=extra)
 

@@ -20,13 +20,13 @@ Failures follow the measurement kit's state rule (:mod:`tunerlib.measure.states`
   stopping once they used ``budget_s``).
   ``extra``: ``compile_s`` (build + what the first launch took beyond its kernel time: PoCL
   compiles lazily at the first launch of a local size), ``build_s``, ``first_launch_s``, ``runs``,
-  ``median_s``.  ``TIMEOUT`` when the warm-up kernel alone exceeded the run's time limit.
+  ``median_s``.  ``TIMEOUT`` when it is slower than the run's time limit in a warm launch (the kit's
+  :func:`~tunerlib.measure.time_after_check`).
 """
 from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -34,8 +34,8 @@ import numpy as np
 import rise_kernels as kernels
 from rise_problems import Problem
 from tunerlib import Result, UsageError, captured_stderr
-from tunerlib.measure import (TimingPolicy, failed, fixed_rounds, rejected, sample_interleaved, time_after_check,
-                              wrong_output)
+from tunerlib.measure import (OVER_LIMIT, TimingPolicy, failed, fixed_rounds, over_limit, rejected,
+                              sample_interleaved, time_after_check, wrong_output)
 
 INSTALL_HINT = "pip install -e '.[opencl]' (pyopencl + pocl-binary-distribution)"
 
@@ -250,12 +250,12 @@ class OpenCLRunner:
         if failure is not None:
             return failure
         first = extra["first_kernel_s"]
-        if limit is not None and first > limit:
-            return Result(state="TIMEOUT", time=first, extra=dict(extra, runs=1))
         try:
-            timing = time_after_check(lambda: self.launch(kernel, cfg, problem.kernel), first, policy)
+            timing = time_after_check(lambda: self.launch(kernel, cfg, problem.kernel), first, policy, limit)
         except self.cl.Error as exc:
             return rejected(f"timed launch failed: {first_line(exc)}", "launch", **extra)
+        if timing.stopped_because == OVER_LIMIT:
+            return over_limit(timing.best, limit, runs=timing.runs, **extra)
         extra.update(runs=timing.runs, median_s=timing.median)
         return Result(time=timing.best, extra=extra)
 

@@ -35,8 +35,8 @@ import numpy as np
 
 from taco_problem import Operand, Problem
 from tunerlib import Result
-from tunerlib.measure import (TimingPolicy, failed, fixed_rounds, time_after_check, time_interleaved, timed_out,
-                              wrong_output)
+from tunerlib.measure import (OVER_LIMIT, TimingPolicy, check_run_limit, failed, fixed_rounds, over_limit,
+                              time_after_check, time_interleaved, timed_out, wrong_output)
 
 DEFAULT_FLAGS: Tuple[str, ...] = ("-O3", "-fopenmp", "-shared", "-fPIC")
 _OMP_PROBE = ("#include <omp.h>\nint tunerlib_probe(void) { int n = 0;\n"
@@ -237,17 +237,18 @@ def measure(kernel: CompiledKernel, problem: Problem, backend: str, policy: Timi
             run_timeout_s: float, limit: Optional[float] = None) -> Result:
     """Check-run, verify and time ``kernel`` on ``problem`` (see the module docstring).
 
-    Returns OK (``time`` = min of k seconds), TIMEOUT (the deadline or ``limit`` passed), or
-    ERROR (wrong output or a non-zero status).
+    Returns OK (``time`` = min of k seconds), TIMEOUT (the deadline passed, or slower than ``limit``
+    in a warm run: :func:`tunerlib.measure.time_after_check`), or ERROR (wrong output or a non-zero
+    status).
     """
-    timeout = min(run_timeout_s, limit) if limit else run_timeout_s
+    timeout = min(run_timeout_s, check_run_limit(limit)) if limit else run_timeout_s
     out, args = bind(problem, backend)
     extra: Dict[str, object] = {"compile_s": round(kernel.compile_s, 4)}
     start = time.perf_counter()
     status = kernel.call(args, timeout)
     first = time.perf_counter() - start
     extra["first_run_s"] = first
-    if status == 1 or (limit is not None and first > limit):
+    if status == 1:
         return timed_out(f"run stopped after {first:.3g} s", time=first, **extra)
     if status != 0:
         return failed(f"kernel returned status {status}", **extra)
@@ -255,9 +256,11 @@ def measure(kernel: CompiledKernel, problem: Problem, backend: str, policy: Timi
     if not ok:
         return wrong_output(f"max abs error {err:.3g}", **extra)
     try:
-        timing = time_after_check(_timed_call(kernel, args, timeout), first, policy)
+        timing = time_after_check(_timed_call(kernel, args, timeout), first, policy, limit)
     except KernelStopped:
         return timed_out("a timed run passed the deadline", time=first, **extra)
+    if timing.stopped_because == OVER_LIMIT:
+        return over_limit(timing.best, limit, runs=timing.runs, **extra)
     extra.update(runs=timing.runs, median_s=timing.median)
     return Result(time=timing.best, extra=extra)
 

@@ -1,7 +1,8 @@
 """The measurement kit: what a tuner script needs to time real programs honestly.
 
 * :mod:`~tunerlib.measure.timing` -- :class:`TimingPolicy` (min-of-k after warm-up, k adaptive to
-  noise), :func:`time_min_of_k`, :func:`sample_min_of_k`, :func:`time_after_check` and
+  noise), :func:`time_min_of_k`, :func:`sample_min_of_k`, :func:`time_after_check` (which also
+  judges the run's time limit on warm runs: :data:`OVER_LIMIT`, :func:`check_run_limit`) and
   :func:`time_interleaved` (re-timing finalists and baselines in rotating rounds);
 * :mod:`~tunerlib.measure.worker` -- :class:`IsolatedWorker`, a worker process that builds and runs
   one configuration at a time with a wall-clock limit (start-up not counted);
@@ -11,14 +12,15 @@
   speed-up over the stronger form of each baseline (as given or mapped to this machine).
 """
 from .report import BEST, Row, format_stronger, format_table, rows_from_timings, seconds_decimals, speedup, stronger
-from .states import crashed, death, failed, rejected, timed_out, wrong_output
-from .timing import (Timing, TimingError, TimingPolicy, clocked, fixed_rounds, interleaving_order,
-                     sample_interleaved, sample_min_of_k, time_after_check, time_interleaved, time_min_of_k)
+from .states import crashed, death, failed, over_limit, rejected, timed_out, wrong_output
+from .timing import (OVER_LIMIT, Timing, TimingError, TimingPolicy, check_run_limit, clocked, fixed_rounds,
+                     interleaving_order, sample_interleaved, sample_min_of_k, time_after_check, time_interleaved,
+                     time_min_of_k)
 from .worker import IsolatedWorker
 
 __all__ = ["BEST", "Row", "format_stronger", "format_table", "rows_from_timings", "seconds_decimals", "speedup",
            "stronger",
-           "crashed", "death", "failed", "rejected", "timed_out", "wrong_output",
-           "Timing", "TimingError", "TimingPolicy", "clocked", "fixed_rounds", "interleaving_order",
+           "crashed", "death", "failed", "over_limit", "rejected", "timed_out", "wrong_output",
+           "OVER_LIMIT", "Timing", "TimingError", "TimingPolicy", "check_run_limit", "clocked", "fixed_rounds", "interleaving_order",
            "sample_interleaved", "sample_min_of_k", "time_after_check", "time_interleaved", "time_min_of_k",
            "IsolatedWorker"]

@@ -47,6 +47,13 @@ def timed_out(error: str, time: Optional[float] = None, **extra: Any) -> Result:
     return Result(state="TIMEOUT", time=time, extra=dict(extra, error=error))
 
 
+def over_limit(seconds: float, limit: float, **extra: Any) -> Result:
+    """TIMEOUT: the configuration is slower than the run's time limit (its warm run, or a check run
+    past :func:`~tunerlib.measure.check_run_limit`, took ``seconds``); the timing function said
+    :data:`~tunerlib.measure.OVER_LIMIT`."""
+    return timed_out(f"{seconds:.3g} s, over the time limit of {limit:.3g} s", time=seconds, **extra)
+
+
 def crashed(exitcode: Optional[int], what: str = "kernel", **extra: Any) -> Result:
     """ERROR: the process running ``what`` died; the message names the signal or exit status."""
     return Result(state="ERROR", extra=dict(extra, error=f"{what} crashed ({death(exitcode)})", crashed=True))

@@ -23,6 +23,12 @@ from typing import Callable, Dict, List, Optional, Tuple, Type
 
 #: the reason recorded when the check run alone used the budget (see :func:`time_after_check`)
 SLOW_CHECK = "slow check run"
+#: the reason recorded when a configuration is slower than the run's time limit (a TIMEOUT)
+OVER_LIMIT = "over the time limit"
+#: a check run pays one-time costs a warm run does not (thread pools, first touch of memory, cold
+#: caches): on kernels of a few milliseconds those alone exceed twice the best warm time.  So the
+#: check run may take this many times the time limit; past the limit it is judged by one warm run.
+COLD_LIMIT_FACTOR = 10.0
 
 
 class TimingError(ValueError):
@@ -134,11 +140,30 @@ def sample_min_of_k(sample: Callable[[], float], policy: Optional[TimingPolicy] 
             return timing
 
 
-def time_after_check(sample: Callable[[], float], first_s: float, policy: TimingPolicy) -> Timing:
+def check_run_limit(limit: Optional[float]) -> Optional[float]:
+    """The wall-clock limit of a configuration's check run under the run's time ``limit`` (None:
+    none): :data:`COLD_LIMIT_FACTOR` times it.  Called before the check run, to stop one that hangs."""
+    return None if limit is None else COLD_LIMIT_FACTOR * limit
+
+
+def time_after_check(sample: Callable[[], float], first_s: float, policy: TimingPolicy,
+                     limit: Optional[float] = None) -> Timing:
     """The timing of a configuration whose check run (which doubles as the warm-up) took
     ``first_s``: that run alone when it used the budget, else :func:`sample_min_of_k` without
-    further warm-up.  Called right after a configuration's output was checked."""
+    further warm-up.  Called right after a configuration's output was checked.
+
+    With a time ``limit`` (the run's ``--limit-multiplier`` x the best time, passed to ``run()``),
+    a configuration is judged by its warm runs, as the best time was: when the check run passed the
+    limit, one more run decides; the result stops with :data:`OVER_LIMIT` (the caller records
+    TIMEOUT) when that run passed it too, or when the check run alone passed
+    :func:`check_run_limit`."""
     policy = policy.check()
+    if limit is not None and first_s > limit:
+        if first_s > COLD_LIMIT_FACTOR * limit:
+            return Timing([first_s], OVER_LIMIT)
+        warm = sample()
+        if warm > limit:
+            return Timing([warm], OVER_LIMIT)
     if first_s >= policy.budget_s:
         return Timing([first_s], SLOW_CHECK)
     return sample_min_of_k(sample, TimingPolicy(0, policy.min_runs, policy.max_runs, policy.patience,
