@@ -14,10 +14,12 @@ Each suggestion (after a few random configurations) either
   ``<path>/<fallback name>`` that sees every result (registered ``StructuralSurrogate``: the default
   bandit, ``AUCBanditMetaTechniqueA``; constructed without one: :class:`~..simple.GreedyMutation`).
 
-The fallback also makes the first ``initial`` suggestions.  A small bandit inside the technique shares
-the suggestions between the model and the fallback by how often each recently found a new best (each
-keeps at least ``min_share``), so on objectives that are not additive the technique degrades to its
-fallback instead of following a wrong model.  The model side never proposes a configuration that was
+The fallback also makes the first ``initial`` suggestions.  The model then gets half the suggestions
+until ``explore`` of its results are in; after that its share is the posterior probability that its
+proposals find new bests more often than the fallback's (:mod:`.credit`; each arm keeps at least
+``min_share``), capped by a predictive gate (how well the posterior predicted the recent results), so
+on objectives that are not additive the technique degrades to its fallback instead of following a
+wrong model.  The model side never proposes a configuration that was
 measured or is being measured.
 """
 from __future__ import annotations
@@ -62,7 +64,11 @@ class StructuralSurrogate(Technique):
     predicted by the posterior mean before it is added, and the model's share is capped at
     ``min_share + (1 - 2 min_share) * max(0, rho)``, rho the rank correlation of those predictions with
     the values (from 10 pairs on), so a model that does not predict the objective hands its share to
-    the fallback.
+    the fallback; ``gate_z`` (null: that plain cap only): while the model's record of new bests is not
+    the better one, the cap is ``(1 - min_share) * max(0, rho_low)`` instead, rho_low being rho less
+    ``gate_z`` standard errors; ``explore`` the model's own results before its share follows its record
+    (half the suggestions until then, gate or not); ``prior`` the pseudo-results of each arm's prior
+    rate of new bests (:func:`.credit.prob_better`).
     """
 
     description = ("learns an additive model over structural features (tour edges, orders, one-hot, "
