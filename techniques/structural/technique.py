@@ -14,10 +14,12 @@ Each suggestion (after a few random configurations) either
   ``<path>/<fallback name>`` that sees every result (registered ``StructuralSurrogate``: the default
   bandit, ``AUCBanditMetaTechniqueA``; constructed without one: :class:`~..simple.GreedyMutation`).
 
-The fallback also makes the first ``initial`` suggestions.  A small bandit inside the technique shares
-the suggestions between the model and the fallback by how often each recently found a new best (each
-keeps at least ``min_share``), so on objectives that are not additive the technique degrades to its
-fallback instead of following a wrong model.  The model side never proposes a configuration that was
+The fallback also makes the first ``initial`` suggestions.  The model then gets half the suggestions
+until ``explore`` of its results are in; after that its share is the posterior probability that its
+proposals find new bests more often than the fallback's (:mod:`.credit`; each arm keeps at least
+``min_share``), capped by a predictive gate (how well the posterior predicted the recent results), so
+on objectives that are not additive the technique degrades to its fallback instead of following a
+wrong model.  The model side never proposes a configuration that was
 measured or is being measured.
 """
 from __future__ import annotations
@@ -36,6 +38,7 @@ from ..blas import single_thread_blas
 from ..options import Option
 from ..simple import GreedyMutation
 from .constrained import FeasibleCandidates, has_known_constraints
+from .credit import prob_better
 from .model import SparseBayesLinear, rank_correlation
 from .tours import descend, iterated_search
 
@@ -62,7 +65,11 @@ class StructuralSurrogate(Technique):
     predicted by the posterior mean before it is added, and the model's share is capped at
     ``min_share + (1 - 2 min_share) * max(0, rho)``, rho the rank correlation of those predictions with
     the values (from 10 pairs on), so a model that does not predict the objective hands its share to
-    the fallback.
+    the fallback; ``gate_z`` (null: that plain cap only): while the model's record of new bests is not
+    the better one, the cap is ``(1 - min_share) * max(0, rho_low)`` instead, rho_low being rho less
+    ``gate_z`` standard errors; ``explore`` the model's own results before its share follows its record
+    (half the suggestions until then, gate or not); ``prior`` the pseudo-results of each arm's prior
+    rate of new bests (:func:`.credit.prob_better`).
     """
 
     description = ("learns an additive model over structural features (tour edges, orders, one-hot, "
@@ -77,19 +84,30 @@ class StructuralSurrogate(Technique):
                Option("model_kicks", int, 4, 0, 10000, 0, 8, "perturbation kicks of the model search"),
                Option("intercept", bool, None, optional=True, doc="fit an intercept (null: auto)"),
                Option("gate", int, 30, 0, 100000, 10, 60,
-                      "recent results over which the model's predictions cap its share (0: no gate)"))
+                      "recent results over which the model's predictions cap its share (0: no gate)"),
+               Option("explore", int, 6, 0, 100000, 2, 12,
+                      "model results before its share follows its record of new bests"),
+               Option("prior", float, 2.0, 0.01, 1000.0, 0.5, 8.0,
+                      "pseudo-results of the pooled rate in each arm's prior rate of new bests"),
+               Option("gate_z", float, 1.0, 0.0, 10.0, 0.0, 2.0, optional=True,
+                      doc="standard errors the predictions' rank correlation must clear while the model's "
+                          "record is not the better one (null: the plain cap)"))
 
     def __init__(self, name: Optional[str] = None, initial: int = 10, window: int = 50,
                  min_share: float = 0.1, temperature: float = 1.0, cg_steps: int = 10,
                  precedence: Optional[bool] = None, model_kicks: int = 4,
                  intercept: Optional[bool] = None, fallback: Optional[Technique] = None,
-                 gate: int = 30) -> None:
+                 gate: int = 30, explore: int = 6, prior: float = 2.0,
+                 gate_z: Optional[float] = 1.0) -> None:
         super().__init__(name)
         if initial < 1 or window < 1 or not 0.0 < min_share <= 0.5 or temperature < 0 or cg_steps < 1 \
-                or gate < 0:
+                or gate < 0 or explore < 0 or prior <= 0:
             raise TechniqueError("StructuralSurrogate: needs initial >= 1, window >= 1, 0 < min_share <= 0.5, "
-                                 "temperature >= 0, cg_steps >= 1 and gate >= 0")
+                                 "temperature >= 0, cg_steps >= 1, gate >= 0, explore >= 0 and prior > 0")
         self.gate = gate
+        self.explore = explore
+        self.prior = prior
+        self.gate_z = gate_z
         self.initial = initial
         self.window = window
         self.min_share = min_share
@@ -134,6 +152,9 @@ class StructuralSurrogate(Technique):
         if feedback.ok and np.isfinite(feedback.value):
             active = self.layout.encode(feedback.config)
             if self.gate and self.model.n >= self.initial:
+                if self.gate_z is not None:
+                    with single_thread_blas():
+                        self.model.refresh()  # the current posterior, also while the model is not used
                 self.predictions.append((self.model.predict(active, self.model.mean), feedback.value))
             self.model.add(active, feedback.value)
         if self.is_own(feedback):
@@ -164,14 +185,35 @@ class StructuralSurrogate(Technique):
 
     # ---- arms ---------------------------------------------------------------------------------------
     def _model_share(self) -> float:
-        rates = {arm: (sum(c) + 1.0) / (len(c) + 2.0) for arm, c in self.credit.items()}
-        share = min(max(rates["model"] / (rates["model"] + rates["fallback"]), self.min_share),
-                    1.0 - self.min_share)
+        """Half the suggestions until the model has ``explore`` results of its own; then the posterior
+        probability that its proposals find new bests more often than the fallback's
+        (:func:`.credit.prob_better`, ``prior`` pseudo-results), kept within ``[min_share,
+        1 - min_share]``; capped by the predictive gate when it is on."""
+        if len(self.credit["model"]) < self.explore:
+            return 0.5
+        model, fallback = ((float(sum(self.credit[arm])), float(len(self.credit[arm])))
+                           for arm in ("model", "fallback"))
+        better = prob_better(model, fallback, self.prior)
+        share = min(max(better, self.min_share), 1.0 - self.min_share)
         if self.gate and len(self.predictions) >= 10:
-            predicted, values = zip(*self.predictions)
-            rho = rank_correlation(predicted, values)
-            share = min(share, self.min_share + (1.0 - 2.0 * self.min_share) * max(0.0, rho))
+            share = min(share, self._gate_cap(better))
         return share
+
+    def _gate_cap(self, better: float) -> float:
+        """The most share the model's predictions allow: ``min_share + (1 - 2 min_share) * max(0, rho)``,
+        rho the rank correlation of the recent predictions with the values; with ``gate_z``, while the
+        model's record is not the better one (``better`` <= 0.5), ``(1 - min_share) * max(0, rho_low)``
+        instead, rho_low being rho less ``gate_z`` standard errors (Fisher's z, 1.06 / (n - 3) for
+        Spearman's rho), so that a correlation the recent results cannot tell from noise gives the
+        model nothing."""
+        predicted, values = zip(*self.predictions)
+        rho = rank_correlation(predicted, values)
+        loose = self.min_share + (1.0 - 2.0 * self.min_share) * max(0.0, rho)
+        if self.gate_z is None or better > 0.5:
+            return loose
+        n = len(self.predictions)
+        low = float(np.tanh(np.arctanh(np.clip(rho, -0.999, 0.999)) - self.gate_z * np.sqrt(1.06 / (n - 3))))
+        return (1.0 - self.min_share) * max(0.0, low)
 
     def _adapt_radius(self, improved: bool) -> None:
         if improved:

@@ -15,6 +15,7 @@ from tunerlib.techniques import registry
 from tunerlib.techniques.base import Feedback
 from tunerlib.techniques.structural import StructuralSurrogate
 from tunerlib.techniques.structural.constrained import FeasibleCandidates
+from tunerlib.techniques.structural.credit import prob_better
 from tunerlib.techniques.structural.model import SparseBayesLinear
 from tunerlib.techniques.structural.tours import (_neighbourhood, apply_or_opt, apply_two_opt, local_search,
                                                   move_table, order_search, precedence_changes, tour_value)
@@ -249,16 +250,20 @@ def _fed(objective, n=80, seed=0, **options):
     return tech
 
 
-def test_the_gate_gives_the_model_no_more_than_min_share_when_it_does_not_predict():
+def test_the_gate_gives_the_model_nothing_while_it_does_not_predict_and_has_no_better_record():
     weights = {f"e{i}": {c: (i + 1) * k for k, c in enumerate("abcd")} for i in range(10)}
-    additive = [_fed(lambda cfg, rng: sum(weights[k][v] for k, v in cfg.items()), seed=s) for s in range(8)]
-    noisy = [_fed(lambda cfg, rng: rng.random(), seed=s) for s in range(8)]
-    # predictions track the values: the inner bandit's share (0.5 before any credit) is not capped
+    additive = [_fed(lambda cfg, rng: sum(weights[k][v] for k, v in cfg.items()), seed=s, explore=0)
+                for s in range(8)]
+    noisy = [_fed(lambda cfg, rng: rng.random(), seed=s, explore=0) for s in range(8)]
+    # predictions track the values: the share (0.5 before any record) is not capped
     assert min(t._model_share() for t in additive) == pytest.approx(0.5)
-    # rank correlation near 0: the cap is near min_share (0.1) on average
-    assert statistics.mean(t._model_share() for t in noisy) < 0.25
+    # rank correlation within a standard error of 0: no share for the model
+    assert statistics.mean(t._model_share() for t in noisy) < 0.05
+    # the plain cap (no gate_z): near min_share (0.1) on average
+    plain = [_fed(lambda cfg, rng: rng.random(), seed=s, explore=0, gate_z=None) for s in range(8)]
+    assert statistics.mean(t._model_share() for t in plain) < 0.25
     noise = noisy[0]
-    ungated = _fed(lambda cfg, rng: rng.random(), gate=0)
+    ungated = _fed(lambda cfg, rng: rng.random(), gate=0, explore=0)
     assert ungated._model_share() == pytest.approx(0.5)
     again = StructuralSurrogate()
     again.bind(noise.manipulator, random.Random(0), "SS")
@@ -284,3 +289,63 @@ def test_the_model_side_does_its_linear_algebra_on_one_blas_thread(monkeypatch):
                       test_limit=40, technique=["StructuralSurrogate"], seed=1)
         assert blas_threads() == outside
     assert seen and all(threads == [1] * len(threads) for threads in seen), seen
+
+
+def test_prob_better_is_a_probability_that_follows_the_records():
+    assert prob_better((0.0, 0.0), (0.0, 0.0)) == pytest.approx(0.5)
+    assert prob_better((3.0, 30.0), (3.0, 30.0)) == pytest.approx(0.5, abs=0.01)
+    assert prob_better((0.0, 20.0), (8.0, 60.0)) < 0.05
+    assert prob_better((6.0, 30.0), (2.0, 60.0)) > 0.95
+    # more evidence of the same rates: more decisive
+    assert prob_better((0.0, 20.0), (4.0, 40.0)) < prob_better((0.0, 5.0), (1.0, 10.0)) < 0.5
+
+
+def _credited(model_improves, fallback_improves, steps=80, **options):
+    """A StructuralSurrogate (no gate) on ten 4-way choices after ``steps`` suggestions of its own,
+    each result a new best when the requesting arm's ``*_improves(k)`` says so for its k-th result."""
+    m = ConfigurationManipulator([EnumParameter(f"e{i}", list("abcd")) for i in range(10)])
+    tech = StructuralSurrogate(gate=0, **options)
+    tech.bind(m, random.Random(0), "SS")
+    counts = {"model": 0, "fallback": 0}
+    for _ in range(steps):
+        proposal = tech.propose()
+        arm = "model" if proposal.requestor == tech.path else "fallback"
+        improves = (model_improves if arm == "model" else fallback_improves)(counts[arm])
+        counts[arm] += 1
+        value = tech.best_value - 1.0 if tech.best_config is not None and improves else 1000.0 + counts[arm]
+        cfg = proposal.config
+        tech.observe(Feedback(cfg, m.hash_config(cfg), value, "ok", proposal.requestor, False))
+    return tech, counts
+
+
+def test_a_model_whose_proposals_never_improve_falls_to_the_floor():
+    # the fallback finds a new best one time in ten, the model never: within 80 suggestions the
+    # model's share is min_share (the rate ratio would still give it about a third)
+    tech, counts = _credited(lambda k: False, lambda k: k % 10 == 9)
+    assert tech._model_share() == pytest.approx(tech.min_share)
+    assert counts["model"] >= 6
+
+
+def test_a_model_that_improves_more_often_keeps_its_share():
+    tech, counts = _credited(lambda k: k % 3 == 2, lambda k: k % 10 == 9)
+    assert tech._model_share() >= 0.8
+    assert counts["model"] > counts["fallback"] - 10
+
+
+def test_the_model_keeps_its_share_on_an_additive_objective():
+    # twenty 5-way choices with additive random costs: the model's proposals find new bests more often
+    # than the fallback's, and it keeps a majority share
+    rnd = np.random.default_rng(0)
+    weights = {f"e{i}": dict(zip("abcde", rnd.random(5))) for i in range(20)}
+    m = ConfigurationManipulator([EnumParameter(f"e{i}", list("abcde")) for i in range(20)])
+    for seed in range(3):
+        tech = StructuralSurrogate()
+        tech.bind(m, random.Random(seed), "SS")
+        for _ in range(80):
+            proposal = tech.propose()
+            cfg = proposal.config
+            value = float(sum(weights[k][v] for k, v in cfg.items()))
+            tech.observe(Feedback(cfg, m.hash_config(cfg), value, "ok", proposal.requestor, False))
+        model, fallback = tech.credit["model"], tech.credit["fallback"]
+        assert sum(model) / len(model) > sum(fallback) / len(fallback)
+        assert tech._model_share() >= 0.6
