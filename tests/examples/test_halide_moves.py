@@ -1,0 +1,118 @@
+"""Tests of the Halide schedule moves (examples/halide/moves.py) and of the benchmark's side-by-side
+seed modes (tools/bench_halide.py).  The moves work on the schedule space alone; the test that runs
+the tuner's default technique needs the ``halide`` package and is skipped without it."""
+import importlib.util
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from tunerlib.techniques import Feedback
+
+REPO = Path(__file__).resolve().parents[2]
+HALIDE_DIR = REPO / "examples" / "halide"
+sys.path.insert(0, str(HALIDE_DIR))
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+pipelines = _load("pipelines", HALIDE_DIR / "pipelines.py")
+schedule = _load("schedule", HALIDE_DIR / "schedule.py")
+moves = _load("moves", HALIDE_DIR / "moves.py")
+
+
+def _bound(name: str, size: int = 256, seed: int = 0):
+    spec = pipelines.PIPELINES[name]
+    m = schedule.build_space(spec, size, size)
+    tech = moves.ScheduleMoves()
+    tech.bind(m, random.Random(seed))
+    default = schedule.default_config(spec)
+    tech.observe(Feedback(default, m.hash_config(default), 1.0, "ok", "seed", True))
+    return spec, m, tech, default
+
+
+def test_legal_orders_keep_inner_loops_inside_outer_ones():
+    m = schedule.build_space(pipelines.PIPELINES["matmul"], 64, 64)
+    assert len(moves.legal_orders(m.parameter("matmul_order"))) == 6
+    orders = moves.legal_orders(m.parameter("prod_order"))
+    assert len(orders) == 30
+    assert all(o.index("xi") < o.index("xo") and o.index("yi") < o.index("yo") for o in orders)
+
+
+def test_nothing_proposed_before_a_result():
+    m = schedule.build_space(pipelines.PIPELINES["blur"], 64, 64)
+    tech = moves.ScheduleMoves()
+    tech.bind(m, random.Random(1))
+    assert tech.desired_configuration() is None
+
+
+@pytest.mark.parametrize("name", ["blur", "harris", "matmul"])
+def test_proposals_are_feasible_and_new(name):
+    _, m, tech, default = _bound(name)
+    keys = {tech.schedule_key(default)}
+    for _ in range(150):
+        cfg = tech.desired_configuration()
+        assert cfg is not None and m.is_feasible(cfg)
+        key = tech.schedule_key(cfg)
+        assert key not in keys
+        keys.add(key)
+
+
+@pytest.mark.parametrize("name", ["blur", "harris", "matmul"])
+def test_one_move_makes_the_output_vectorised_tiled_and_parallel(name):
+    """From the scalar default, one proposal changes vector width, tile width and parallel
+    together, which one- or two-parameter mutation does not reach in one step."""
+    spec, _, tech, _ = _bound(name, seed=3)
+    out = spec.output_name
+    hits = 0
+    for _ in range(100):
+        cfg = tech.desired_configuration()
+        hits += (cfg[f"{out}_vectorize"] >= 4 and cfg[f"{out}_tile_x"] >= cfg[f"{out}_vectorize"]
+                 and cfg[f"{out}_parallel"])
+    assert hits >= 5
+
+
+def test_moves_start_from_the_fastest_schedules():
+    spec, m, tech, default = _bound("blur", seed=5)
+    good = dict(default, blur_y_vectorize=8, blur_y_tile_x=8, blur_y_tile_y=8, blur_y_parallel=True)
+    tech.observe(Feedback(good, m.hash_config(good), 0.1, "ok", "x", True))
+    tech.p_best = 1.0
+    for _ in range(30):
+        cfg = tech.desired_configuration()
+        changed = [k for k in good if cfg[k] != good[k]]
+        assert 0 < len(changed) <= 12
+
+
+def test_schedule_key_ignores_knobs_of_inlined_stages():
+    _, _, tech, default = _bound("blur")
+    assert default["blur_x_compute"] == "inline"
+    other = dict(default, blur_x_tile_x=16, blur_x_vectorize=8)
+    assert tech.schedule_key(other) == tech.schedule_key(default)
+    assert tech.schedule_key(dict(default, blur_y_tile_x=16)) != tech.schedule_key(default)
+
+
+def test_the_halide_tuner_runs_the_moves_in_its_default_bandit():
+    pytest.importorskip("halide")
+    halide_tuner = _load("halide_tuner", HALIDE_DIR / "halide_tuner.py")
+    assert halide_tuner.MOVES_TECHNIQUE in halide_tuner.DEFAULT_TECHNIQUES
+    opts = halide_tuner.HalideOptions.parse(["--pipeline", "blur", "--size", "32", "--baselines", "none",
+                                             "--compile-timeout", "0"])
+    tuner = halide_tuner.HalideTuner(opts)
+    try:
+        assert opts.technique == halide_tuner.DEFAULT_TECHNIQUES
+    finally:
+        tuner.close()
+    opts = halide_tuner.HalideOptions.parse(["--pipeline", "blur", "--size", "32", "--baselines", "none",
+                                             "--compile-timeout", "0", "--technique", "PureRandom"])
+    tuner = halide_tuner.HalideTuner(opts)
+    try:
+        assert opts.technique == ["PureRandom"]
+    finally:
+        tuner.close()
