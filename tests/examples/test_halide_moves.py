@@ -116,3 +116,48 @@ def test_the_halide_tuner_runs_the_moves_in_its_default_bandit():
         assert opts.technique == ["PureRandom"]
     finally:
         tuner.close()
+
+
+def _fake_run(seed, mode, best, autos):
+    return {"seed": seed, "seed_mode": mode, "tests": 200, "states": {}, "wall_s": 1.0, "recorded_best": best,
+            "best": best, "baselines": {"default": 1.0, **autos}}
+
+
+def test_bench_summarises_and_prints_both_seed_modes_side_by_side():
+    from tunerlib.tools import bench_halide as bench
+    names = ["default", "Adams2019", "Mullapudi2016"]
+    rows = []
+    for mode, bests in (("default", (0.3, 0.5)), ("templates", (0.2, 0.25))):
+        runs = [_fake_run(i + 1, mode, b, {"Adams2019": 0.4, "Mullapudi2016": 0.25 if i else 0.5})
+                for i, b in enumerate(bests)]
+        rows.append(bench.summarise("blur", 1024, runs, names))
+    assert rows[0]["seed_mode"] == "default"
+    assert rows[0]["per_seed_vs_best_auto"] == pytest.approx([0.75, 2.0])
+    assert rows[0]["best_auto_name"] in ("Adams2019", "Mullapudi2016")
+    text = bench.render_side_by_side(rows)
+    line = text.splitlines()[1]
+    assert line.startswith("blur") and "1024" in line
+    assert "0.75 2.00" in line and "0.50 1.00" in line        # per-seed ratios, both modes
+    assert "search only (s)" in text and "with templates (s)" in text
+
+
+def test_bench_runs_each_seed_mode_through_the_tuners_seeds_option(tmp_path, monkeypatch, capsys):
+    from tunerlib.tools import bench_halide as bench
+    seen = []
+
+    class FakeBench:
+        def __init__(self, halide_tuner, name, size, baseline_names, common):
+            self.name, self.size = name, size or 64
+
+        def run_seed(self, seed, test_limit, minutes, technique, workdir, seed_mode="templates"):
+            seen.append((self.name, seed_mode, seed))
+            return _fake_run(seed, seed_mode, 0.5 if seed_mode == "default" else 0.3, {"Adams2019": 0.4})
+
+    monkeypatch.setattr(bench, "_import_example", lambda examples: None)
+    monkeypatch.setattr(bench, "PipelineBench", FakeBench)
+    assert bench.main(["--pipelines", "blur", "--seeds", "2", "--baselines", "none",
+                       "--workdir", str(tmp_path)]) == 0
+    assert seen == [("blur", "default", 1), ("blur", "default", 2), ("blur", "templates", 1),
+                    ("blur", "templates", 2)]
+    out = capsys.readouterr().out
+    assert "--seeds default:" in out and "--seeds templates:" in out and "with templates (s)" in out
