@@ -148,14 +148,21 @@ class ScheduleMoves(Technique):
             cfg[f"{s}_parallel"] = True
 
     def place(self, cfg: Config, s: str) -> None:
-        """A new compute level for producer ``s``, with a vector width and storage to match."""
+        """A new compute level for producer ``s``, vectorised (one vector wide, one row high at a
+        consumer loop, so it covers no more than the consumer needs); a consumer that is not tiled
+        yet gets a tile or register block, since computing per point of it recomputes ``s``."""
         options = self.manipulator.parameter(f"{s}_compute").options
-        cfg[f"{s}_compute"] = self.rng.choice([o for o in options if o != cfg[f"{s}_compute"]] or options)
-        if cfg[f"{s}_compute"] == "inline":
+        where = cfg[f"{s}_compute"] = self.rng.choice([o for o in options if o != cfg[f"{s}_compute"]] or options)
+        if where == "inline":
             return
         cfg[f"{s}_store"] = self.rng.choice(("compute", "compute", "outer", "root"))
         self.simd(cfg, s)
-        cfg[f"{s}_parallel"] = self._at_root(cfg, s)
+        cfg[f"{s}_parallel"] = where == "root"
+        if where != "root":
+            cfg[f"{s}_tile_x"], cfg[f"{s}_tile_y"] = cfg[f"{s}_vectorize"], 1
+            target = where.split(".")[0]
+            if cfg[f"{target}_tile_x"] * cfg[f"{target}_tile_y"] == 1:
+                (self.block if self.rng.random() < 0.5 else self.tile)(cfg, target)
 
     def nudge(self, cfg: Config, s: str) -> None:
         """One small step: a factor doubled or halved, parallel flipped, or another loop order."""
