@@ -161,3 +161,33 @@ def test_bench_runs_each_seed_mode_through_the_tuners_seeds_option(tmp_path, mon
                     ("blur", "templates", 2)]
     out = capsys.readouterr().out
     assert "--seeds default:" in out and "--seeds templates:" in out and "with templates (s)" in out
+
+
+class _SleepyCompiled:
+    """A compiled pipeline whose runs sleep the given seconds (the first run, the check, is not here)."""
+
+    def __init__(self, *seconds):
+        self.seconds, self.calls = list(seconds), 0
+
+    def run(self):
+        import time
+        self.calls += 1
+        time.sleep(self.seconds[min(self.calls, len(self.seconds)) - 1])
+
+
+@pytest.mark.parametrize("first, warm, state, runs", [
+    (0.05, 0.002, "OK", None),          # cold check run over the limit, warm run under it: timed
+    (0.05, 0.03, "TIMEOUT", 2),         # warm run over the limit too
+    (0.5, 0.002, "TIMEOUT", 1),         # check run past COLD_RUN_FACTOR x the limit: no second run
+])
+def test_a_cold_check_run_gets_one_warm_run_before_timeout(first, warm, state, runs):
+    halide_measure = _load("halide_measure", HALIDE_DIR / "halide_measure.py")
+    from tunerlib.measure import TimingPolicy
+    measurer = halide_measure.Measurer(None, None, None, TimingPolicy(warmup=0, min_runs=2, max_runs=3))
+    compiled = _SleepyCompiled(warm)
+    res = measurer.finish(compiled, {"first_run_s": first}, limit=0.01)
+    assert res.state == state
+    if state == "OK":
+        assert res.time < 0.01 and res.extra["warm_run_s"] < 0.01
+    else:
+        assert res.extra["runs"] == runs and compiled.calls == runs - 1
