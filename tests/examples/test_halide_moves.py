@@ -176,15 +176,16 @@ class _SleepyCompiled:
 
 
 @pytest.mark.parametrize("first, warm, state, runs", [
-    (0.05, 0.002, "OK", None),          # cold check run over the limit, warm run under it: timed
-    (0.05, 0.03, "TIMEOUT", 2),         # warm run over the limit too
-    (0.5, 0.002, "TIMEOUT", 1),         # check run past COLD_RUN_FACTOR x the limit: no second run
+    (0.05, (0.002,), "OK", None),           # cold check run over the limit, warm run under it: timed
+    (0.05, (0.03, 0.02, 0.003), "OK", None),  # a noisy warm run, the third one under the limit
+    (0.05, (0.03,), "TIMEOUT", 4),           # every warm run over the limit too
+    (0.5, (0.002,), "TIMEOUT", 1),           # check run past COLD_RUN_FACTOR x the limit: no warm run
 ])
-def test_a_cold_check_run_gets_one_warm_run_before_timeout(first, warm, state, runs):
+def test_a_cold_check_run_gets_warm_runs_before_timeout(first, warm, state, runs):
     halide_measure = _load("halide_measure", HALIDE_DIR / "halide_measure.py")
     from tunerlib.measure import TimingPolicy
     measurer = halide_measure.Measurer(None, None, None, TimingPolicy(warmup=0, min_runs=2, max_runs=3))
-    compiled = _SleepyCompiled(warm)
+    compiled = _SleepyCompiled(*warm)
     res = measurer.finish(compiled, {"first_run_s": first}, limit=0.01)
     assert res.state == state
     if state == "OK":
