@@ -184,7 +184,8 @@ def render_side_by_side(rows: List[Dict[str, Any]]) -> str:
         lines.append(line)
     lines.append("ratio = tunerlib's best / the fastest autoscheduler of the same run, re-timed in interleaved "
                  "rounds (median over seeds; < 1.00: tunerlib faster); 'search only' starts from Halide's "
-                 "default schedule (--seeds default), 'with templates' also from schedule.template_configs.")
+                 "default schedule (--seeds default), 'with templates' also from schedule.template_configs; 'best autoscheduler' is the "
+                 "one fastest in most runs, its median time over the first mode's runs.")
     return "\n".join(lines)
 
 
