@@ -235,7 +235,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--json", default=None, help="also write every run and the summary to this JSON file")
     p.add_argument("--examples", default=None, metavar="DIR",
                    help="the examples/ folder of a tunerlib checkout (default: the one beside this tool)")
+    p.add_argument("--merge", nargs="+", default=None, metavar="JSON",
+                   help="measure nothing: print the tables of the runs in these --json files together "
+                        "(e.g. more seeds measured by later commands)")
     ns = p.parse_args(argv)
+    if ns.merge:
+        print_tables(*merge_runs(ns.merge))
+        return 0
     halide_tuner = _import_example(ns.examples)
     sizes = parse_sizes(ns.size)
     names = list(CORE_BASELINES) + [b for b in ns.baselines if b not in CORE_BASELINES and b != "none"]
@@ -250,15 +256,45 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         for seed in range(ns.first_seed, ns.first_seed + ns.seeds)]
                 rows.append(summarise(pipeline, bench.size, runs, names))
                 everything[f"{pipeline}/{mode}"] = runs
-    for mode in ns.seed_modes:
-        print(f"--seeds {mode}:")
-        print(render([r for r in rows if r.get("seed_mode") == mode], names))
-    if len(ns.seed_modes) > 1:
-        print(render_side_by_side(rows))
+    print_tables(rows, names)
     if ns.json:
         with open(ns.json, "w") as fh:
             json.dump({"summary": rows, "runs": everything}, fh, indent=2)
     return 0
+
+
+def print_tables(rows: List[Dict[str, Any]], names: Sequence[str]) -> None:
+    """One table per seed mode, then (with both) the side-by-side table."""
+    modes = list(dict.fromkeys(r.get("seed_mode", "templates") for r in rows))
+    for mode in modes:
+        print(f"--seeds {mode}:")
+        print(render([r for r in rows if r.get("seed_mode", "templates") == mode], names))
+    if len(modes) > 1:
+        print(render_side_by_side(rows))
+
+
+def merge_runs(paths: Sequence[str]) -> Tuple[List[Dict[str, Any]], List[str]]:
+    """The runs of several ``--json`` files grouped by pipeline and seed mode (a seed measured twice:
+    the later file wins), summarised; returns the rows and the baseline names seen."""
+    groups: Dict[Tuple[str, str], Dict[int, Dict[str, Any]]] = {}
+    sizes: Dict[str, int] = {}
+    for path in paths:
+        with open(path) as fh:
+            data = json.load(fh)
+        sizes.update({row["pipeline"]: row["size"] for row in data["summary"]})
+        for key, runs in data["runs"].items():
+            pipeline = key.split("/")[0]
+            for run in runs:
+                mode = run.get("seed_mode", "templates")
+                groups.setdefault((pipeline, mode), {})[run["seed"]] = run
+    names = list(CORE_BASELINES)
+    for runs in groups.values():
+        for run in runs.values():
+            names += [b for b in run["baselines"] if b not in names]
+    order = {m: i for i, m in enumerate(SEED_MODES)}
+    rows = [summarise(pipeline, sizes[pipeline], [runs[k] for k in sorted(runs)], names)
+            for (pipeline, mode), runs in sorted(groups.items(), key=lambda kv: (kv[0][0], order.get(kv[0][1], 9)))]
+    return rows, names
 
 
 def run_logged(bench: PipelineBench, seed: int, ns: argparse.Namespace, workdir: str,

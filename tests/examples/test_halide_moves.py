@@ -192,3 +192,21 @@ def test_a_cold_check_run_gets_warm_runs_before_timeout(first, warm, state, runs
         assert res.time < 0.01 and res.extra["warm_run_s"] < 0.01
     else:
         assert res.extra["runs"] == runs and compiled.calls == runs - 1
+
+
+def test_bench_merges_json_files_of_several_commands(tmp_path, capsys):
+    import json
+    from tunerlib.tools import bench_halide as bench
+    paths = []
+    for i, seeds in enumerate(((1, 2), (3,))):
+        runs = {"blur/default": [_fake_run(s, "default", 0.3, {"Adams2019": 0.4}) for s in seeds],
+                "blur/templates": [_fake_run(s, "templates", 0.2, {"Adams2019": 0.4}) for s in seeds]}
+        path = tmp_path / f"{i}.json"
+        path.write_text(json.dumps({"summary": [{"pipeline": "blur", "size": 1024}], "runs": runs}))
+        paths.append(str(path))
+    rows, names = bench.merge_runs(paths)
+    assert [(r["seed_mode"], r["seeds"]) for r in rows] == [("default", 3), ("templates", 3)]
+    assert names == ["default", "Adams2019"]
+    assert bench.main(["--merge", *paths]) == 0
+    out = capsys.readouterr().out
+    assert "0.75 0.75 0.75" in out and "0.50 0.50 0.50" in out
