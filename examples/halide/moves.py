@@ -29,7 +29,7 @@ import itertools
 import json
 from typing import Any, Dict, List, Optional, Tuple
 
-from tunerlib.techniques import Feedback, Technique
+from tunerlib.techniques import Feedback, GreedyMutation
 from tunerlib.techniques.base import Config
 
 #: vector widths the moves choose from (4 and 8 float32 lanes fill SSE/AVX2 registers)
@@ -40,8 +40,9 @@ MOVES = {"simd": 0.2, "tile": 0.2, "block": 0.1, "place": 0.2, "nudge": 0.25, "c
 NUDGED = ("tile_x", "tile_y", "vectorize", "unroll")
 
 
-class ScheduleMoves(Technique):
-    """Mutate the best Halide schedules with moves that change coupled knobs together."""
+class ScheduleMoves(GreedyMutation):
+    """Mutate the best Halide schedules with moves that change coupled knobs together (on a space that
+    is not a Halide schedule space, plain greedy mutation, so the technique runs anywhere)."""
 
     description = ("Halide schedule moves: tile, vector, unroll, parallel and placement knobs of a stage "
                    "changed together (examples/halide/moves.py)")
@@ -50,7 +51,7 @@ class ScheduleMoves(Technique):
                  max_tries: int = 60) -> None:
         """``top``: how many of the fastest schedules a move may start from; ``p_best``: how often it
         starts from the fastest; ``max_tries``: attempts at a new feasible schedule per proposal."""
-        super().__init__(name or "ScheduleMoves")
+        super().__init__(name or "ScheduleMoves", mutation_rate=0.1, must_mutate=1)
         self.top, self.p_best, self.max_tries = top, p_best, max_tries
         self._top: List[Tuple[float, Config]] = []
         self._seen: set = set()
@@ -58,7 +59,10 @@ class ScheduleMoves(Technique):
     def bind(self, manipulator, rng, path=None) -> None:
         """Read the stages and their bounds from ``manipulator`` (see the module docstring)."""
         super().bind(manipulator, rng, path)
+        names = set(manipulator.names)
         self.stages = [n[:-len("_order")] for n in manipulator.names if n.endswith("_order")]
+        if any(f"{s}_{k}" not in names for s in self.stages for k in NUDGED + ("parallel",)):
+            self.stages = []                   # not a Halide schedule space: generic greedy mutation
         self.placeable = [s for s in self.stages if f"{s}_compute" in manipulator.names]
         self.orders = {s: legal_orders(manipulator.parameter(f"{s}_order")) for s in self.stages}
 
@@ -75,6 +79,8 @@ class ScheduleMoves(Technique):
         """A feasible, unseen schedule one or two moves away from one of the fastest; None when
         nothing was measured yet or no move found one."""
         m = self.manipulator
+        if not self.stages:
+            return super().desired_configuration()
         if not self._top:
             return None
         for _ in range(self.max_tries):

@@ -210,3 +210,22 @@ def test_bench_merges_json_files_of_several_commands(tmp_path, capsys):
     assert bench.main(["--merge", *paths]) == 0
     out = capsys.readouterr().out
     assert "0.75 0.75 0.75" in out and "0.50 0.50 0.50" in out
+
+
+def test_moves_fall_back_to_greedy_mutation_on_other_spaces():
+    from tunerlib.parameters import ConfigurationManipulator, IntegerParameter
+    m = ConfigurationManipulator()
+    m.add_parameter(IntegerParameter("x", 0, 10))
+    tech = moves.ScheduleMoves()
+    tech.bind(m, random.Random(0))
+    assert tech.stages == [] and 0 <= tech.desired_configuration()["x"] <= 10
+
+
+def test_moves_pass_the_technique_conformance_kit():
+    """On the kit's generic spaces the moves act as greedy mutation (registered with halide_tuner, they
+    run in tests/techniques/test_conformance.py too)."""
+    from tunerlib.techniques import register, registry
+    from tunerlib.testing import check_technique
+    if "HalideScheduleMoves" not in registry():     # as halide_tuner registers it
+        register("HalideScheduleMoves", moves.ScheduleMoves, moves.ScheduleMoves.description)
+    check_technique("HalideScheduleMoves", scale=0.3)
