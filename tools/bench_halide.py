@@ -6,9 +6,13 @@ technique unless ``--technique``) for a budget of evaluations (``--test-limit``)
 default schedule and Adams2019, plus any ``--baselines``), so drift in machine load hits both
 sides alike.  Prints, per pipeline, the median over seeds of tunerlib's best time relative to
 each baseline and to the fastest autoscheduler of that run ("best-auto"; below 1.0: tunerlib is
-faster), and of the best time recorded during the run::
+faster), and of the best time recorded during the run.  Each seed runs once per ``--seed-modes``
+entry: the search alone from Halide's default schedule (the tuner's ``--seeds default``) and from
+the schedule templates too (``--seeds templates``); with both, a last table puts the two side by
+side (best / fastest autoscheduler, median and per seed)::
 
     python tools/bench_halide.py --test-limit 200 --seeds 5
+    python tools/bench_halide.py --seed-modes default --test-limit 200 --seeds 2
     python tools/bench_halide.py --pipelines blur matmul --test-limit 200 --seeds 2 --size blur=512
 
 The Halide example is loaded by path from ``--examples DIR`` (default: the ``examples/`` folder of
@@ -40,6 +44,8 @@ CORE_BASELINES = ("default", "Adams2019")
 DEFAULT_EXTRA_BASELINES = ["Mullapudi2016", "Li2018"]
 #: column of the fastest autoscheduler of each run
 BEST_AUTO = "best-auto"
+#: values of the tuner's --seeds compared by --seed-modes
+SEED_MODES = ("default", "templates")
 
 
 def _import_example(examples: Folder = None):
@@ -100,10 +106,12 @@ class PipelineBench:
         return best_time, times
 
     def run_seed(self, seed: int, test_limit: Optional[int], minutes: Optional[float],
-                 technique: Sequence[str], workdir: str) -> Dict[str, Any]:
-        """One tuning run; returns its best (recorded and re-timed) and the baselines timed now."""
-        summary = os.path.join(workdir, f"{self.name}-{seed}.json")
-        args = self.args + ["--seed", str(seed), "--database", os.path.join(workdir, f"{self.name}.db"),
+                 technique: Sequence[str], workdir: str, seed_mode: str = "templates") -> Dict[str, Any]:
+        """One tuning run starting from ``seed_mode`` (the tuner's ``--seeds``: ``default`` or
+        ``templates``); returns its best (recorded and re-timed) and the baselines timed now."""
+        summary = os.path.join(workdir, f"{self.name}-{seed_mode}-{seed}.json")
+        args = self.args + ["--seed", str(seed), "--seeds", seed_mode,
+                            "--database", os.path.join(workdir, f"{self.name}-{seed_mode}.db"),
                             "--quiet", "--display-frequency", "0", "--summary-json", summary]
         if test_limit is not None:
             args += ["--test-limit", str(test_limit)]
@@ -122,7 +130,7 @@ class PipelineBench:
         chosen = data["best_configuration"]          # the tuner's re-timed best (= --final-config)
         retimed, base = self.retime(chosen)
         recorded = data["retimed"]["search_best_value"] if data.get("retimed") else data["best_value"]
-        return {"seed": seed, "tests": data["tests"], "states": data["states"], "wall_s": wall,
+        return {"seed": seed, "seed_mode": seed_mode, "tests": data["tests"], "states": data["states"], "wall_s": wall,
                 "recorded_best": recorded, "best": retimed, "baselines": base}
 
 
@@ -145,8 +153,40 @@ def summarise(name: str, size: int, runs: List[Dict[str, Any]], baseline_names: 
     if autos:
         best_auto = [min(t for b, t in r["baselines"].items() if b != "default") for r in autos]
         out[f"{BEST_AUTO}_s"] = statistics.median(best_auto)
-        out[f"ratio_vs_{BEST_AUTO}"] = statistics.median(r["best"] / t for r, t in zip(autos, best_auto))
+        per_seed = [r["best"] / t for r, t in zip(autos, best_auto)]
+        out[f"ratio_vs_{BEST_AUTO}"] = statistics.median(per_seed)
+        out["per_seed_vs_best_auto"] = per_seed
+        fastest = [min((t, b) for b, t in r["baselines"].items() if b != "default")[1] for r in autos]
+        out["best_auto_name"] = max(sorted(set(fastest)), key=fastest.count)
+    if runs and "seed_mode" in runs[0]:
+        out["seed_mode"] = runs[0]["seed_mode"]
     return out
+
+
+def render_side_by_side(rows: List[Dict[str, Any]]) -> str:
+    """One line per pipeline: the search from Halide's default schedule alone (``--seeds default``)
+    next to the search that also starts from the templates (``--seeds templates``), each as the
+    median over seeds of best / fastest autoscheduler, with the per-seed ratios."""
+    by = {(r["pipeline"], r.get("seed_mode")): r for r in rows}
+    head = (f"{'pipeline':<9}{'size':>6}{'seeds':>6}  {'best autoscheduler (s)':<26}"
+            f"{'search only (s)':>16}{'ratio':>7}  {'per seed':<24}{'with templates (s)':>19}{'ratio':>7}  per seed")
+    lines = [head]
+    for pipeline in dict.fromkeys(r["pipeline"] for r in rows):
+        mine = [by.get((pipeline, m)) for m in ("default", "templates")]
+        first = next(r for r in mine if r is not None)
+        auto = f"{first.get('best_auto_name', '-')} {first.get(f'{BEST_AUTO}_s', float('nan')):.6f}"
+        line = f"{pipeline:<9}{first['size']:>6}{first['seeds']:>6}  {auto:<26}"
+        for i, r in enumerate(mine):
+            per = " ".join(f"{v:.2f}" for v in (r or {}).get("per_seed_vs_best_auto", [])) or "-"
+            best = (r or {}).get("best_s", float("nan"))
+            ratio = (r or {}).get(f"ratio_vs_{BEST_AUTO}", float("nan"))
+            line += f"{best:>{16 if i == 0 else 19}.6f}{ratio:>7.2f}  " + (f"{per:<24}" if i == 0 else per)
+        lines.append(line)
+    lines.append("ratio = tunerlib's best / the fastest autoscheduler of the same run, re-timed in interleaved "
+                 "rounds (median over seeds; < 1.00: tunerlib faster); 'search only' starts from Halide's "
+                 "default schedule (--seeds default), 'with templates' also from schedule.template_configs; 'best autoscheduler' is the "
+                 "one fastest in most runs, its median time over the first mode's runs.")
+    return "\n".join(lines)
 
 
 def render(rows: List[Dict[str, Any]], baseline_names: Sequence[str]) -> str:
@@ -177,6 +217,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--minutes", type=float, default=None, help="wall-time budget per run (minutes)")
     p.add_argument("--seeds", type=int, default=5, help="seeds per pipeline (default 5)")
     p.add_argument("--first-seed", type=int, default=1)
+    p.add_argument("--seed-modes", nargs="+", choices=SEED_MODES, default=list(SEED_MODES),
+                   help="the tuner's starting points, each run over every seed: 'default' (Halide's default "
+                        "schedule only: the search alone) and/or 'templates' (also the schedule templates); "
+                        "with both, a side-by-side table follows (default: both)")
     p.add_argument("--size", nargs="+", default=[], metavar="PIPELINE=N",
                    help="problem size per pipeline (default: the tuner's default size)")
     p.add_argument("--baselines", nargs="+", default=DEFAULT_EXTRA_BASELINES,
@@ -191,7 +235,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--json", default=None, help="also write every run and the summary to this JSON file")
     p.add_argument("--examples", default=None, metavar="DIR",
                    help="the examples/ folder of a tunerlib checkout (default: the one beside this tool)")
+    p.add_argument("--merge", nargs="+", default=None, metavar="JSON",
+                   help="measure nothing: print the tables of the runs in these --json files together "
+                        "(e.g. more seeds measured by later commands)")
     ns = p.parse_args(argv)
+    if ns.merge:
+        print_tables(*merge_runs(ns.merge))
+        return 0
     halide_tuner = _import_example(ns.examples)
     sizes = parse_sizes(ns.size)
     names = list(CORE_BASELINES) + [b for b in ns.baselines if b not in CORE_BASELINES and b != "none"]
@@ -201,20 +251,60 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         os.makedirs(workdir, exist_ok=True)
         for pipeline in ns.pipelines:
             bench = PipelineBench(halide_tuner, pipeline, sizes.get(pipeline), names, ns.tuner_args)
-            runs = []
-            for seed in range(ns.first_seed, ns.first_seed + ns.seeds):
-                runs.append(bench.run_seed(seed, ns.test_limit, ns.minutes, ns.technique, workdir))
-                r = runs[-1]
-                print(f"  {pipeline} seed {seed}: {r['tests']} tests in {r['wall_s']:.0f} s, best "
-                      f"{_s(r['best'])} (in run {_s(r['recorded_best'])}); "
-                      + ", ".join(f"{b} {_s(t)}" for b, t in r["baselines"].items()), flush=True)
-            rows.append(summarise(pipeline, bench.size, runs, names))
-            everything[pipeline] = runs
-    print(render(rows, names))
+            for mode in ns.seed_modes:
+                runs = [run_logged(bench, seed, ns, workdir, mode)
+                        for seed in range(ns.first_seed, ns.first_seed + ns.seeds)]
+                rows.append(summarise(pipeline, bench.size, runs, names))
+                everything[f"{pipeline}/{mode}"] = runs
+    print_tables(rows, names)
     if ns.json:
         with open(ns.json, "w") as fh:
             json.dump({"summary": rows, "runs": everything}, fh, indent=2)
     return 0
+
+
+def print_tables(rows: List[Dict[str, Any]], names: Sequence[str]) -> None:
+    """One table per seed mode, then (with both) the side-by-side table."""
+    modes = list(dict.fromkeys(r.get("seed_mode", "templates") for r in rows))
+    for mode in modes:
+        print(f"--seeds {mode}:")
+        print(render([r for r in rows if r.get("seed_mode", "templates") == mode], names))
+    if len(modes) > 1:
+        print(render_side_by_side(rows))
+
+
+def merge_runs(paths: Sequence[str]) -> Tuple[List[Dict[str, Any]], List[str]]:
+    """The runs of several ``--json`` files grouped by pipeline and seed mode (a seed measured twice:
+    the later file wins), summarised; returns the rows and the baseline names seen."""
+    groups: Dict[Tuple[str, str], Dict[int, Dict[str, Any]]] = {}
+    sizes: Dict[str, int] = {}
+    for path in paths:
+        with open(path) as fh:
+            data = json.load(fh)
+        sizes.update({row["pipeline"]: row["size"] for row in data["summary"]})
+        for key, runs in data["runs"].items():
+            pipeline = key.split("/")[0]
+            for run in runs:
+                mode = run.get("seed_mode", "templates")
+                groups.setdefault((pipeline, mode), {})[run["seed"]] = run
+    names = list(CORE_BASELINES)
+    for runs in groups.values():
+        for run in runs.values():
+            names += [b for b in run["baselines"] if b not in names]
+    order = {m: i for i, m in enumerate(SEED_MODES)}
+    rows = [summarise(pipeline, sizes[pipeline], [runs[k] for k in sorted(runs)], names)
+            for (pipeline, mode), runs in sorted(groups.items(), key=lambda kv: (kv[0][0], order.get(kv[0][1], 9)))]
+    return rows, names
+
+
+def run_logged(bench: PipelineBench, seed: int, ns: argparse.Namespace, workdir: str,
+               mode: str) -> Dict[str, Any]:
+    """One run of :meth:`PipelineBench.run_seed`, with a progress line."""
+    r = bench.run_seed(seed, ns.test_limit, ns.minutes, ns.technique, workdir, mode)
+    print(f"  {bench.name} --seeds {mode} seed {seed}: {r['tests']} tests in {r['wall_s']:.0f} s, best "
+          f"{_s(r['best'])} (in run {_s(r['recorded_best'])}); "
+          + ", ".join(f"{b} {_s(t)}" for b, t in r["baselines"].items()), flush=True)
+    return r
 
 
 def _w(name: str) -> int:

@@ -21,7 +21,7 @@ import baselines
 import pipelines
 import schedule
 from tunerlib import Result, captured_stderr
-from tunerlib.measure import (OVER_LIMIT, IsolatedWorker, TimingPolicy, clocked, over_limit, rejected,
+from tunerlib.measure import (OVER_LIMIT, WARM_TRIES, IsolatedWorker, TimingPolicy, clocked, over_limit, rejected,
                               time_after_check, timed_out, wrong_output)
 
 #: seconds added to the timing phase's limit (binding buffers, the Python around the runs)
@@ -163,7 +163,8 @@ class IsolatedMeasurer:
                                  phase="compile")
             return reply
         first = reply[1]["first_run_s"]
-        timing_limit = 2 * self.policy.budget_s + 2 * first + TIMING_SLACK_S
+        # the timed runs, the check-run-sized warm runs judging the limit, and the slack
+        timing_limit = 2 * self.policy.budget_s + (2 + WARM_TRIES) * first + TIMING_SLACK_S
         return self.worker.call(("time", limit), timing_limit)
 
     def close(self) -> None:

@@ -30,6 +30,7 @@ from typing import Any, Dict, List, Optional, Tuple
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import baselines  # noqa: E402  (sibling modules, see above)
 import halide_measure  # noqa: E402
+import moves  # noqa: E402
 import pipelines  # noqa: E402
 import schedule  # noqa: E402
 
@@ -37,6 +38,16 @@ from tunerlib import MeasurementInterface, Result, RetimedBest, TuningOptions, U
 from halide_measure import first_line  # noqa: E402
 from tunerlib.measure import BEST, TimingError, TimingPolicy, format_table, time_interleaved  # noqa: E402
 from tunerlib.parameters import ConfigurationManipulator  # noqa: E402
+from tunerlib.techniques import register, registry  # noqa: E402
+
+#: the Halide schedule moves (moves.py), registered once per process under this name
+MOVES_TECHNIQUE = "HalideScheduleMoves"
+if MOVES_TECHNIQUE not in registry():
+    register(MOVES_TECHNIQUE, moves.ScheduleMoves, moves.ScheduleMoves.description)
+#: technique used without --technique: an AUC bandit over the members of tunerlib's default
+#: (AUCBanditMetaTechniqueA) and the schedule moves
+DEFAULT_TECHNIQUES = ["DifferentialEvolutionAlt", "UniformGreedyMutation", "NormalGreedyMutation30",
+                      "RandomNelderMead", MOVES_TECHNIQUE]
 
 #: smallest and largest --size accepted
 MIN_SIZE, MAX_SIZE = 16, 4096
@@ -110,6 +121,8 @@ class HalideTuner(MeasurementInterface):
             raise OptionError("the halide package is not installed; pip install 'tunerlib[halide]' "
                               "(or pip install halide==21.0.0)") from None
         self._check_options(options)
+        if not options.technique and not options.generate_bandit_technique:
+            options.technique = list(DEFAULT_TECHNIQUES)
         if options.threads is not None:
             os.environ["HL_NUM_THREADS"] = str(options.threads)
         self.threads = options.threads or os.cpu_count() or 1

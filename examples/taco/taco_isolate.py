@@ -21,7 +21,7 @@ from typing import Any, Callable, Dict, Optional, Tuple
 from taco_harness import CompiledKernel, TimingPolicy, measure
 from taco_problem import Problem
 from tunerlib import Result
-from tunerlib.measure import IsolatedWorker, check_run_limit
+from tunerlib.measure import WARM_TRIES, IsolatedWorker, check_run_limit
 
 #: seconds a new worker may take to import its modules, receive the problem and answer "ready";
 #: generous, since it does not count against any measurement's deadline (read at each measurement)
@@ -61,13 +61,13 @@ class IsolatedMeasurer:
         return self.worker.restarts
 
     def deadline(self, run_timeout_s: float, limit: Optional[float]) -> float:
-        """Seconds to wait for a ready worker's answer: the check run, a warm run judged by ``limit``
-        and the last timed run may each take the run timeout (the check run's limit under ``limit``:
-        :func:`tunerlib.measure.check_run_limit`), the timed runs stop after the policy's budget;
-        ``slack_s`` covers loading the library, binding and checking (not the worker's start-up, see
-        the module doc)."""
+        """Seconds to wait for a ready worker's answer: the check run, the warm runs judging ``limit``
+        (:data:`tunerlib.measure.WARM_TRIES`) and the last timed run may each take the run timeout
+        (the check run's limit under ``limit``: :func:`tunerlib.measure.check_run_limit`), the timed
+        runs stop after the policy's budget; ``slack_s`` covers loading the library, binding and
+        checking (not the worker's start-up, see the module doc)."""
         timeout = min(run_timeout_s, check_run_limit(limit)) if limit else run_timeout_s
-        return 3 * timeout + self.policy.budget_s + self.slack_s
+        return (2 + WARM_TRIES) * timeout + self.policy.budget_s + self.slack_s
 
     def measure(self, kernel: CompiledKernel, omp: Tuple[int, int, int], run_timeout_s: float,
                 limit: Optional[float] = None) -> Result:

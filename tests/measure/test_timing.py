@@ -92,22 +92,24 @@ def test_self_timed_samples_and_the_check_run():
 
 def test_the_time_limit_is_judged_on_warm_runs_as_the_best_time_was():
     """A millisecond kernel's cold check run (thread start-up, first touch of memory) may pass twice
-    the best warm time; one warm run then decides.  Only a check run past check_run_limit, or a warm
+    the best warm time; up to three warm runs then decide.  Only a check run past check_run_limit, or a warm
     run past the limit, makes the configuration slower than the limit (TIMEOUT)."""
     policy = TimingPolicy(budget_s=100)
     cold = iter([0.0009, 0.0008, 0.0008, 0.0008, 0.0008])
     ok = time_after_check(lambda: next(cold), 0.005, policy, limit=0.002)   # cold 5 ms, warm 0.9 ms
     assert ok.stopped_because == "stable" and ok.best == 0.0008
-    slow = iter([0.003, 9.0])
+    noisy = iter([0.006, 0.0009, 0.0008, 0.0008, 0.0008, 0.0008])          # one warm run hit by load
+    assert time_after_check(lambda: next(noisy), 0.005, policy, limit=0.002).best == 0.0008
+    slow = iter([0.003, 0.004, 0.0025, 9.0])
     over = time_after_check(lambda: next(slow), 0.005, policy, limit=0.002)
-    assert over.stopped_because == OVER_LIMIT and over.samples == [0.003]
+    assert over.stopped_because == OVER_LIMIT and over.samples == [0.003, 0.004, 0.0025]
     hopeless = time_after_check(lambda: pytest.fail("not run again"), 0.0201, policy, limit=0.002)
     assert hopeless.stopped_because == OVER_LIMIT and hopeless.samples == [0.0201]
     assert check_run_limit(0.002) == pytest.approx(COLD_LIMIT_FACTOR * 0.002) and check_run_limit(None) is None
     within = iter([0.0019, 0.0018, 0.0018, 0.0018, 0.0018])
     assert time_after_check(lambda: next(within), 0.0019, policy, limit=0.002).stopped_because == "stable"
     result = over_limit(over.best, 0.002, runs=over.runs)
-    assert result.state == "TIMEOUT" and result.time == 0.003 and "over the time limit of 0.002 s" in result.extra["error"]
+    assert result.state == "TIMEOUT" and result.time == 0.0025 and "over the time limit of 0.002 s" in result.extra["error"]
 
 
 @pytest.mark.parametrize("field, value", [("min_runs", 0), ("max_runs", 0), ("patience", 0), ("warmup", -1),

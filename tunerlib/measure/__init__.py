@@ -13,14 +13,15 @@
 """
 from .report import BEST, Row, format_stronger, format_table, rows_from_timings, seconds_decimals, speedup, stronger
 from .states import crashed, death, failed, over_limit, rejected, timed_out, wrong_output
-from .timing import (OVER_LIMIT, Timing, TimingError, TimingPolicy, check_run_limit, clocked, fixed_rounds,
-                     interleaving_order, sample_interleaved, sample_min_of_k, time_after_check, time_interleaved,
-                     time_min_of_k)
+from .timing import (OVER_LIMIT, WARM_TRIES, Timing, TimingError, TimingPolicy, check_run_limit, clocked,
+                     fixed_rounds, interleaving_order, sample_interleaved, sample_min_of_k, time_after_check,
+                     time_interleaved, time_min_of_k)
 from .worker import IsolatedWorker
 
 __all__ = ["BEST", "Row", "format_stronger", "format_table", "rows_from_timings", "seconds_decimals", "speedup",
            "stronger",
            "crashed", "death", "failed", "over_limit", "rejected", "timed_out", "wrong_output",
-           "OVER_LIMIT", "Timing", "TimingError", "TimingPolicy", "check_run_limit", "clocked", "fixed_rounds", "interleaving_order",
+           "OVER_LIMIT", "WARM_TRIES", "Timing", "TimingError", "TimingPolicy", "check_run_limit", "clocked",
+           "fixed_rounds", "interleaving_order",
            "sample_interleaved", "sample_min_of_k", "time_after_check", "time_interleaved", "time_min_of_k",
            "IsolatedWorker"]
