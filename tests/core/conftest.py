@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+import zygote
+
 SCRIPT = Path(__file__).parent / "scripts" / "toy_tuner.py"
 
 
@@ -24,8 +26,10 @@ def toy():
 
 @pytest.fixture
 def run_script():
-    """Run the toy tuner script as a real subprocess; returns CompletedProcess."""
-    def run(*args, timeout=120, **kw):
-        return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True,
-                              text=True, timeout=timeout, **kw)
+    """Run the toy tuner script as a real process (a zygote child, or a new interpreter with
+    ``fresh=True``: where a test compares processes that must not share a hash seed); CompletedProcess."""
+    def run(*args, timeout=120, fresh=False, **kw):
+        argv = [sys.executable, str(SCRIPT), *map(str, args)]
+        return (subprocess.run if fresh else zygote.run)(argv, capture_output=True, text=True, timeout=timeout,
+                                                         **kw)
     return run

@@ -16,6 +16,8 @@ from types import SimpleNamespace
 
 import pytest
 
+import zygote
+
 from tunerlib.progress import StatusLine
 
 SCRIPT = Path(__file__).parent / "scripts" / "toy_tuner.py"
@@ -69,8 +71,8 @@ def test_a_terminal_gets_a_progress_bar(tmp_path, size):
 
 
 def test_without_a_terminal_it_logs_lines(tmp_path):
-    proc = subprocess.run([sys.executable, str(SCRIPT), *_args(tmp_path)], capture_output=True, text=True,
-                          timeout=120)
+    proc = zygote.run([sys.executable, str(SCRIPT), *_args(tmp_path)], capture_output=True, text=True,
+                      timeout=120)
     assert proc.returncode == 0 and "\r" not in proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.startswith("[")]
     assert len(lines) >= 2 and all(LINE.match(line) for line in lines), proc.stderr
@@ -85,7 +87,7 @@ def test_quiet_silences_it(tmp_path, terminal):
     if terminal:
         err, out, code = _in_pty(args, (30, 120))
     else:
-        proc = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=120)
+        proc = zygote.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=120)
         err, out, code = proc.stderr, proc.stdout, proc.returncode
     assert code == 0 and err.strip() == "" and "best minimize cost" in out
 

@@ -15,15 +15,18 @@ from pathlib import Path
 
 import pytest
 
+import zygote
+
 from procs import processes_in_session, wait_until
 
 SCRIPTS = Path(__file__).parent / "scripts"
 TOY, SLEEPER = SCRIPTS / "toy_tuner.py", SCRIPTS / "sleep_tuner.py"
 
 
-def _run(script, *args, timeout=90):
-    return subprocess.run([sys.executable, str(script), *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout)
+def _run(script, *args, timeout=90, fresh=False):
+    """Run a tuner script as a real process: a zygote child, or a new interpreter with ``fresh=True``."""
+    return (subprocess.run if fresh else zygote.run)([sys.executable, str(script), *map(str, args)],
+                                                     capture_output=True, text=True, timeout=timeout)
 
 
 def _rows(db, sql):
@@ -86,7 +89,8 @@ def test_resume_by_uuid_and_its_errors(tmp_path):
 
 def test_interrupted_and_resumed_run_continues_like_an_uninterrupted_one(tmp_path):
     """Same seed: 30 tests, then --resume to 60, propose exactly what one run of 60 proposes."""
-    assert _run(TOY, "--test-limit", 60, "--seed", 5, "--database", tmp_path / "a.db", "--quiet").returncode == 0
+    assert _run(TOY, "--test-limit", 60, "--seed", 5, "--database", tmp_path / "a.db", "--quiet",
+                fresh=True).returncode == 0
     assert _run(TOY, "--test-limit", 30, "--seed", 5, "--database", tmp_path / "b.db", "--quiet").returncode == 0
     assert _run(TOY, "--test-limit", 60, "--resume", "--database", tmp_path / "b.db", "--quiet").returncode == 0
     assert _sequence(tmp_path / "a.db") == _sequence(tmp_path / "b.db")
@@ -95,14 +99,14 @@ def test_interrupted_and_resumed_run_continues_like_an_uninterrupted_one(tmp_pat
 
 def test_tunerlib_runs_shows_a_killed_run(tmp_path):
     db = tmp_path / "k.db"
-    proc = subprocess.Popen([sys.executable, str(TOY), "--database", str(db), "--child-sleep", "0.05",
-                             "--test-limit", "500", "--quiet"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = zygote.popen([sys.executable, str(TOY), "--database", str(db), "--child-sleep", "0.05",
+                         "--test-limit", "500", "--quiet"], stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL)
     assert wait_until(lambda: db.exists() and _count(db) >= 3, 60)
     proc.kill()
     proc.wait()
-    out = subprocess.run([sys.executable, "-m", "tunerlib.cli", "runs", str(db)], capture_output=True,
-                         text=True, timeout=60).stdout
+    out = zygote.run([sys.executable, "-m", "tunerlib.cli", "runs", str(db)], capture_output=True,
+                     text=True, timeout=60).stdout
     assert "  KILLED  " in out, out
 
 
@@ -145,10 +149,10 @@ def test_limit_multiplier_option(tmp_path):
 @pytest.mark.parametrize("parallelism", [1, 2])
 def test_stop_after_stops_measurements_in_flight(tmp_path, parallelism):
     db = tmp_path / "d.db"
-    proc = subprocess.Popen([sys.executable, str(TOY), "--database", str(db), "--child-sleep", "97.31",
-                             "--test-limit", "4", "--stop-after", "1.5", "--parallelism", str(parallelism),
-                             "--seed", "1", "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+    proc = zygote.popen([sys.executable, str(TOY), "--database", str(db), "--child-sleep", "97.31",
+                         "--test-limit", "4", "--stop-after", "1.5", "--parallelism", str(parallelism),
+                         "--seed", "1", "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                        text=True, start_new_session=True)
     out, err = proc.communicate(timeout=60)  # the measurements would take 97 s
     assert proc.returncode == 1 and "time limit reached" in out, err  # nothing succeeded: exit 1
     assert wait_until(lambda: not processes_in_session(proc.pid), 10), processes_in_session(proc.pid)
@@ -166,9 +170,9 @@ def test_stop_after_stops_measurements_in_flight(tmp_path, parallelism):
 @pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_signal_with_workers_is_one_line_and_leaves_nothing_behind(tmp_path, signum, code):
     db = tmp_path / "i.db"
-    proc = subprocess.Popen([sys.executable, str(TOY), "--database", str(db), "--child-sleep", "0.2",
-                             "--parallelism", "3", "--test-limit", "500", "--seed", "2", "--quiet"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = zygote.popen([sys.executable, str(TOY), "--database", str(db), "--child-sleep", "0.2",
+                         "--parallelism", "3", "--test-limit", "500", "--seed", "2", "--quiet"],
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     assert wait_until(lambda: db.exists() and _count(db) >= 4, 60)
     if signum == signal.SIGINT:
         os.killpg(proc.pid, signum)  # Ctrl-C reaches every process of the foreground group
@@ -213,8 +217,8 @@ def test_run_in_which_every_measurement_raises(tmp_path):
     assert proc.returncode == 1
     assert "RuntimeError: simulated crash in run()" in proc.stdout and f"tunerlib errors {db}" in proc.stdout
     assert "no measurement succeeded (ERROR 6)" in proc.stderr
-    errors = subprocess.run([sys.executable, "-m", "tunerlib.cli", "errors", str(db)], capture_output=True,
-                            text=True, timeout=60)
+    errors = zygote.run([sys.executable, "-m", "tunerlib.cli", "errors", str(db)], capture_output=True,
+                        text=True, timeout=60)
     assert errors.returncode == 0 and errors.stdout.count("Traceback (most recent call last)") == 6
 
 

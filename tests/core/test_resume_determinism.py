@@ -9,6 +9,8 @@ import time
 
 from pathlib import Path
 
+import zygote
+
 SCRIPT = Path(__file__).parent / "scripts" / "toy_tuner.py"
 
 
@@ -21,7 +23,8 @@ def _sequence(db):
 
 def test_same_seed_same_configurations_in_separate_processes(tmp_path, run_script):
     for name in ("a.db", "b.db"):
-        proc = run_script("--test-limit", 80, "--seed", 11, "--database", tmp_path / name, "--quiet")
+        proc = run_script("--test-limit", 80, "--seed", 11, "--database", tmp_path / name, "--quiet",
+                          fresh=True)
         assert proc.returncode == 0, proc.stderr
     seq_a, seq_b = _sequence(tmp_path / "a.db"), _sequence(tmp_path / "b.db")
     assert len(seq_a) >= 80 and seq_a == seq_b
@@ -33,7 +36,7 @@ def test_kill_minus_9_then_resume_keeps_every_result(tmp_path):
     db, summ = tmp_path / "k.db", tmp_path / "s.json"
     args = [sys.executable, str(SCRIPT), "--database", str(db), "--test-limit", "60", "--seed", "4",
             "--parallelism", "2", "--sleep", "0.05", "--quiet"]
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = zygote.popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.time() + 60
     done_before = 0
     while time.time() < deadline:
@@ -53,8 +56,8 @@ def test_kill_minus_9_then_resume_keeps_every_result(tmp_path):
     before = {row[0]: row[1:] for row in con.execute("select id, configuration_id, state, extra from result")}
     assert len(before) >= done_before
     con.close()
-    resumed = subprocess.run(args + ["--resume", "--summary-json", str(summ)], capture_output=True,
-                             text=True, timeout=120)
+    resumed = zygote.run(args + ["--resume", "--summary-json", str(summ)], capture_output=True,
+                         text=True, timeout=120)
     assert resumed.returncode == 0, resumed.stderr
     con = sqlite3.connect(db)
     after = {row[0]: row[1:] for row in con.execute("select id, configuration_id, state, extra from result")}

@@ -11,7 +11,10 @@ from sqlalchemy import text
 from tunerlib.db import ResultsDB, ResultRecord
 from tunerlib.db.migrations import open_engine
 
-SPAWN = multiprocessing.get_context("spawn")
+# Fresh processes that share nothing with the test process (no inherited connection or engine): a fork
+# server started without them forks each one, with tunerlib.db imported once instead of per process.
+SPAWN = multiprocessing.get_context("forkserver")
+SPAWN.set_forkserver_preload(["tunerlib.db"])
 WORKERS = 4
 ROWS = 200
 

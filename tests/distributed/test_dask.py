@@ -18,6 +18,8 @@ from types import SimpleNamespace
 import pytest
 from sqlalchemy import text
 
+import zygote
+
 from tunerlib import Result
 from tunerlib.db.migrations import open_engine
 from tunerlib.result import Configuration, DesiredResult
@@ -58,7 +60,7 @@ def _query(url, sql, **params):
 def _tune(db, *extra, env=None):
     """Run the toy tuner through its command line; (exit code, stdout, stderr)."""
     args = [sys.executable, str(TOY), "--database", str(db), "--quiet", "--seed", "5", *extra]
-    done = subprocess.run(args, capture_output=True, text=True, timeout=WAIT, env=env)
+    done = zygote.run(args, capture_output=True, text=True, timeout=WAIT, env=env)
     return done.returncode, done.stdout, done.stderr
 
 

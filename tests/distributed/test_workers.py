@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+import zygote
 from sqlalchemy import text
 
 from tunerlib.db.migrations import open_engine
@@ -45,14 +47,14 @@ def _query(url, sql, **params):
 def _worker(url, *extra, script=TOY, cls="ToyTuner"):
     args = [sys.executable, "-m", "tunerlib.cli", "worker", "--database", url, "--interface", f"{script}:{cls}",
             "--lease", LEASE, "--machine-class", "testers", *extra]
-    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    return zygote.popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                        start_new_session=True)
 
 
 def _tuner(url, *extra):
     args = [sys.executable, str(TOY), "--database", url, "--distributed", "--quiet", *extra]
-    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    return zygote.popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                        start_new_session=True)
 
 
 def _claimed_by(url, pid):
@@ -220,7 +222,7 @@ def test_local_and_remote_workers_share_a_run(tmp_path):
                                            (f"{TOY}:NoSuchClass", "no MeasurementInterface subclass"),
                                            ("missing-colon", "expected module:Class")])
 def test_a_bad_interface_is_one_line(tmp_path, spec, message):
-    done = subprocess.run([sys.executable, "-m", "tunerlib.cli", "worker", "--database", str(tmp_path / "x.db"),
-                           "--interface", spec], capture_output=True, text=True, timeout=WAIT)
+    done = zygote.run([sys.executable, "-m", "tunerlib.cli", "worker", "--database", str(tmp_path / "x.db"),
+                       "--interface", spec], capture_output=True, text=True, timeout=WAIT)
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1 and message in lines[0], done.stderr

@@ -26,6 +26,8 @@ from pathlib import Path
 
 import pytest
 
+import zygote
+
 from procs import processes_in_session, wait_until
 
 TOY = Path(__file__).parents[1] / "core" / "scripts" / "toy_tuner.py"
@@ -103,8 +105,8 @@ def uninterrupted(tmp_path_factory):
 @pytest.mark.parametrize("case", CASES, ids=[_case_id(c) for c in CASES])
 def test_signal_then_resume_keeps_every_invariant(tmp_path, case, uninterrupted):
     db = tmp_path / "f.db"
-    proc = subprocess.Popen(_args(db, case), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    proc = zygote.popen(_args(db, case), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                        start_new_session=True)
     reached = wait_until(lambda: _count(db) >= case["after"] or proc.poll() is not None, 120)
     assert reached, "the run made no progress"
     wait_until(lambda: False, case["extra_delay"])
@@ -118,8 +120,8 @@ def test_signal_then_resume_keeps_every_invariant(tmp_path, case, uninterrupted)
                                                     "time, extra from result")}
     print(f"FAULTCASE {_case_id(case)} rc={proc.returncode} results_before={len(before)}")
 
-    resumed = subprocess.run(_args(db, case) + ["--resume", "--summary-json", str(tmp_path / "s.json")],
-                             capture_output=True, text=True, timeout=180, start_new_session=True)
+    resumed = zygote.run(_args(db, case) + ["--resume", "--summary-json", str(tmp_path / "s.json")],
+                         capture_output=True, text=True, timeout=180, start_new_session=True)
     assert resumed.returncode in (0, 1), resumed.stderr  # 1: no configuration succeeded
     _check_database(db, before)
     summary = json.loads((tmp_path / "s.json").read_text())

@@ -21,6 +21,8 @@ from tunerlib.report.figures import KINDS, draw
 
 from reportkit import RUNS_PER_LABEL, best_so_far, db_values
 
+import zygote
+
 
 def _runs_by_label(path):
     with ResultsDB(path) as db:
@@ -194,8 +196,8 @@ def test_bad_databases_are_one_line_exit_2(tmp_path, empty_db, capsys):
             assert message in err and err.count("\n") == 1, err
     assert not (tmp_path / "missing.db").exists()
     # the same through the installed entry point (a real process: exit status and stderr)
-    proc = subprocess.run([sys.executable, "-m", "tunerlib.cli", "report", str(text)], capture_output=True,
-                          text=True, cwd=tmp_path)
+    proc = zygote.run([sys.executable, "-m", "tunerlib.cli", "report", str(text)], capture_output=True,
+                      text=True, cwd=tmp_path)
     assert proc.returncode == 2 and "cannot read" in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
 
 

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+import zygote
+
 from tunerlib.db import ResultsDB
 from tunerlib.store import CrossSessionStore
 
@@ -13,8 +15,8 @@ TOY = Path(__file__).parents[1] / "core" / "scripts" / "toy_tuner.py"
 
 
 def toy(*args):
-    return subprocess.run([sys.executable, str(TOY), "--test-limit", "40", *map(str, args)], capture_output=True,
-                          text=True, timeout=120)
+    return zygote.run([sys.executable, str(TOY), "--test-limit", "40", *map(str, args)], capture_output=True,
+                      text=True, timeout=120)
 
 
 def test_upload_then_warm_start_measures_the_stored_bests_first(tmp_path):

@@ -4,6 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import zygote
+
 from tunerlib.parameters import (ConfigurationManipulator, EnumParameter, FloatParameter,
                                  PermutationParameter)
 from tunerlib.techniques import AUCBanditMetaTechnique, create_technique, generate_bandit, registry
@@ -37,13 +39,13 @@ def test_every_bundle_is_registered_and_builds_its_members():
 
 
 def test_cli_generate_bandit_technique(tmp_path):
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--generate-bandit-technique", "--seed", "3",
-                           "--test-limit", "60", "--database", str(tmp_path / "g.db"), "--quiet"],
-                          capture_output=True, text=True, timeout=120)
+    proc = zygote.run([sys.executable, str(SCRIPT), "--generate-bandit-technique", "--seed", "3",
+                       "--test-limit", "60", "--database", str(tmp_path / "g.db"), "--quiet"],
+                      capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "after 60 tests" in proc.stdout
-    clash = subprocess.run([sys.executable, str(SCRIPT), "--generate-bandit-technique", "--technique",
-                            "PureRandom", "--database", str(tmp_path / "g.db")], capture_output=True, text=True)
+    clash = zygote.run([sys.executable, str(SCRIPT), "--generate-bandit-technique", "--technique",
+                        "PureRandom", "--database", str(tmp_path / "g.db")], capture_output=True, text=True)
     assert clash.returncode == 2 and "exclude each other" in clash.stderr
 
 

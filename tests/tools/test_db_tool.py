@@ -6,6 +6,8 @@ from datetime import datetime
 
 import pytest
 
+import zygote
+
 from tunerlib.cli import main as tunerlib_main
 from tunerlib.db import MIGRATIONS, SCHEMA_VERSION, ResultsDB, ResultRecord
 from tunerlib.db.models import TechniqueState
@@ -14,8 +16,8 @@ from tunerlib.tools.db import main as tool_main
 
 def _tool(*args):
     """Run the tool in a fresh interpreter; returns (exit code, stdout, stderr)."""
-    proc = subprocess.run([sys.executable, "-m", "tunerlib.tools.db", *map(str, args)],
-                          capture_output=True, text=True, timeout=120)
+    proc = zygote.run([sys.executable, "-m", "tunerlib.tools.db", *map(str, args)],
+                      capture_output=True, text=True, timeout=120)
     return proc.returncode, proc.stdout, proc.stderr
 
 

@@ -3,15 +3,17 @@ import sqlite3
 import subprocess
 import sys
 
+import zygote
+
 from tunerlib.store import CrossSessionStore
 from tunerlib.tools.history import CS, WINDOWS, approach
 
 
 def history(tmp_path, problems, runs):
-    return subprocess.run([sys.executable, "-m", "tunerlib.cli", "history", "generate", "--problems", *problems,
-                           "--runs", str(runs), "--evaluations", "60", "--jobs", "2", "--seed", "3",
-                           "--store", str(tmp_path / "s.db"), "--work-dir", str(tmp_path / "w")],
-                          capture_output=True, text=True, timeout=300)
+    return zygote.run([sys.executable, "-m", "tunerlib.cli", "history", "generate", "--problems", *problems,
+                       "--runs", str(runs), "--evaluations", "60", "--jobs", "2", "--seed", "3",
+                       "--store", str(tmp_path / "s.db"), "--work-dir", str(tmp_path / "w")],
+                      capture_output=True, text=True, timeout=300)
 
 
 def test_plan_depends_on_its_arguments_only():

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+import zygote
+
 SHARED = Path(os.environ["TUNERLIB_SHARED_DIR"])   # tests/conftest.py: ../shared unless set
 KMEANS = SHARED / "data" / "gpu_cache" / "rise_baco" / "kmeans_rtxtitan.csv.gz"
 needs_kmeans = pytest.mark.skipif(not KMEANS.is_file(), reason=f"{KMEANS} not found")
@@ -14,8 +16,8 @@ needs_kmeans = pytest.mark.skipif(not KMEANS.is_file(), reason=f"{KMEANS} not fo
 
 def _run(tmp_path, *args):
     env = {k: v for k, v in os.environ.items() if k != "TUNERLIB_SHARED_DIR"}
-    return subprocess.run([sys.executable, "-m", *args], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=300)
+    return zygote.run([sys.executable, "-m", *args], cwd=tmp_path, env=env, capture_output=True, text=True,
+                      timeout=300)
 
 
 def test_replay_problems_without_a_shared_folder_says_what_to_pass(tmp_path):
