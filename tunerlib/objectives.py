@@ -12,6 +12,11 @@ from typing import Optional
 from .result import Result
 
 
+#: the key of a run's stored ``args`` that records its objective's unit (None: unitless); runs created
+#: before units were recorded lack it
+UNIT_KEY = "objective_unit"
+
+
 class ObjectiveError(ValueError):
     """An OK result lacks the metric the objective needs."""
 

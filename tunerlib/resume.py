@@ -19,14 +19,10 @@ from typing import Any, Deque, Dict, List, Optional
 from .db import ResultsStore
 from .db.lifecycle import process_alive
 from .errors import UsageError
-from .objectives import Objective
+from .objectives import UNIT_KEY, Objective
 from .options import RESUME_LATEST
 
-__all__ = ["Diverged", "HistoryReplay", "UNIT_KEY", "check_objective_unit", "select_run"]
-
-#: the key of a run's ``args`` that records its objective's unit (None: unitless); runs created before
-#: units were recorded lack it
-UNIT_KEY = "objective_unit"
+__all__ = ["Diverged", "HistoryReplay", "check_objective_unit", "select_run"]
 
 
 class Diverged(Exception):

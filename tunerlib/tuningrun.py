@@ -25,11 +25,11 @@ from .callbacks import Callback, ResultEvent, ResultsLog, TechniqueSnapshots, cl
 from .finalform import FINAL_BEST, FINAL_FORM, MAX_CHARS, call_captured_returning, settle_final_best
 from .interrupts import Interrupts, RunInterrupted, signal_name
 from .measurement import MeasurementDriver, desired_result
-from .objectives import MinimizeTime
+from .objectives import UNIT_KEY, MinimizeTime
 from .options import DEFAULT_TEST_CAP, TuningOptions
 from .progress import StatusLine, Summary
 from .result import DesiredResult, Result
-from .resume import UNIT_KEY, Diverged, HistoryReplay, select_run
+from .resume import Diverged, HistoryReplay, select_run
 from .search import SearchDriver, TunerScriptError
 from .seeds import checked_seed_configurations
 from .techniques import Proposal, Technique, create_technique, generate_bandit, registry

@@ -139,3 +139,12 @@ def test_a_unitless_objective_resumes_a_run_that_recorded_no_unit(tmp_path):
     assert _recorded_args(tmp_path / "u.db")["objective_unit"] is None
     _set_recorded_unit(tmp_path / "u.db", None, drop=True)
     assert _main(CostTuner, tmp_path, "--resume", "--test-limit", "20")["json"]["tests"] == 20
+
+
+def test_the_report_states_the_unit_each_run_recorded(tmp_path):
+    from tunerlib.report.data import load_runs
+    assert _main(TimeTuner, tmp_path)["code"] == 0
+    assert _main(CostTuner, tmp_path)["code"] == 0
+    assert [r.unit_text for r in load_runs(str(tmp_path / "u.db"))] == ["in s", "unitless"]
+    _set_recorded_unit(tmp_path / "u.db", None, drop=True)
+    assert {r.unit_text for r in load_runs(str(tmp_path / "u.db"))} == {"unit not recorded"}
