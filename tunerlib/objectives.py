@@ -12,12 +12,24 @@ from typing import Optional
 from .result import Result
 
 
+#: the key of a run's stored ``args`` that records its objective's unit (None: unitless); runs created
+#: before units were recorded lack it
+UNIT_KEY = "objective_unit"
+
+
 class ObjectiveError(ValueError):
     """An OK result lacks the metric the objective needs."""
 
 
 class Objective(ABC):
-    """Called by the search driver once per completed result."""
+    """Called by the search driver once per completed result.
+
+    ``unit`` is the unit of the raw metric (``"s"``), or None when it has none (a tour length, a loss) or
+    is not known. It is printed after the best value in the summary and ``--summary-json`` and stored with
+    each new run, so that ``--resume`` refuses to mix values of different units in one run."""
+
+    #: the unit of :meth:`raw`'s values, or None (unitless or unknown)
+    unit: Optional[str] = None
 
     @abstractmethod
     def raw(self, result: Result) -> Optional[float]:
@@ -53,7 +65,11 @@ class Objective(ABC):
 
 
 class MinimizeTime(Objective):
+    """Minimise ``result.time``, in seconds: the ``limit`` handed to ``run()`` (seconds) is
+    ``--limit-multiplier`` times the best time so far, so ``time`` must be seconds too."""
+
     sign = 1.0
+    unit = "s"
 
     def raw(self, result: Result) -> Optional[float]:
         return result.time
@@ -73,10 +89,14 @@ class MaximizeAccuracy(Objective):
 
 
 class _AttributeObjective(Objective):
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, unit: Optional[str] = None) -> None:
+        """``unit``: the unit of the attribute's values (``"J"``, ``"s"``), None when it has none."""
         if not isinstance(name, str) or not name:
             raise ValueError("attribute objective needs a non-empty attribute name")
+        if unit is not None and (not isinstance(unit, str) or not unit.strip()):
+            raise ValueError(f"objective unit must be a non-empty string or None, got {unit!r}")
         self.name = name
+        self.unit = unit
 
     def raw(self, result: Result) -> Optional[float]:
         if self.name in ("time", "accuracy", "energy", "size"):
@@ -85,7 +105,8 @@ class _AttributeObjective(Objective):
 
 
 class MinimizeAttribute(_AttributeObjective):
-    """Minimise ``result.extra[name]`` (or a built-in metric such as ``energy``)."""
+    """Minimise ``result.extra[name]`` (or a built-in metric such as ``energy``), in ``unit`` if given
+    (``MinimizeAttribute("energy", unit="J")``)."""
 
     sign = 1.0
 

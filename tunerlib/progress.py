@@ -39,6 +39,9 @@ class Summary:
     #: ``tunerlib.RetimedBest``): ``how``, ``search_best_value`` (the best value the search recorded)
     #: and ``search_best_was_another_configuration``; ``best_value`` is then the re-timed value
     retimed: Optional[Dict[str, Any]] = None
+    #: the objective's unit (``"s"`` for ``minimize time``), None when it has none or is not known;
+    #: printed after every value of the objective
+    unit: Optional[str] = None
 
     @property
     def exit_code(self) -> int:
@@ -52,10 +55,14 @@ class Summary:
         """``ERROR 4, OK 7``: results by state ("" when there are none)."""
         return ", ".join(f"{k} {v}" for k, v in sorted(self.states.items()))
 
+    def value_text(self, value: float) -> str:
+        """``6.7938e-05 s``: a value of the objective with its unit (the bare number when unitless)."""
+        return f"{value:.6g}" if self.unit is None else f"{value:.6g} {self.unit}"
+
     def interrupted_line(self) -> str:
         """The one line printed when a signal stopped the run."""
         best = "no successful measurement yet" if self.best_value is None else \
-            f"best {self.objective} so far {self.best_value:.6g}"
+            f"best {self.objective} so far {self.value_text(self.best_value)}"
         return (f"interrupted by {self.signal} after {self.tests} tests; {best}; completed results are "
                 f"kept: continue with --resume {self.run_uuid} --database {self.database}")
 
@@ -64,9 +71,12 @@ class Summary:
             json.dump(asdict(self), fh, indent=2, sort_keys=True)
 
     def render(self) -> str:
-        best = "none (no successful measurement)" if self.best_value is None else f"{self.best_value:.6g}"
+        """The summary printed when the run ends (values with the objective's unit, when it has one)."""
+        best = ("none (no successful measurement)" if self.best_value is None
+                else self.value_text(self.best_value))
         if self.retimed is not None and self.best_value is not None:
-            best += f" ({self.retimed['how']}; recorded during the search: {self.recorded_value:.6g})"
+            best += (f" ({self.retimed['how']}; recorded during the search: "
+                     f"{self.value_text(self.recorded_value)})")
         cfg = json.dumps(self.best_configuration, sort_keys=True)
         if len(cfg) > 400:
             cfg = cfg[:400] + " ..."
@@ -78,8 +88,9 @@ class Summary:
             f"  best configuration: {cfg}",
         ]
         if self.retimed is not None and self.retimed.get("search_best_was_another_configuration"):
-            lines.append(f"  (the search's recorded best, {self.retimed['search_best_value']:.6g}, was another "
-                         "configuration; the re-timing at the end preferred this one)")
+            searched = self.value_text(self.retimed["search_best_value"])
+            lines.append(f"  (the search's recorded best, {searched}, was another configuration; the re-timing "
+                         "at the end preferred this one)")
         lines += [
             f"  results: {states}; duplicates reused: {self.duplicates}",
         ]

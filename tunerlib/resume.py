@@ -19,9 +19,10 @@ from typing import Any, Deque, Dict, List, Optional
 from .db import ResultsStore
 from .db.lifecycle import process_alive
 from .errors import UsageError
+from .objectives import UNIT_KEY, Objective
 from .options import RESUME_LATEST
 
-__all__ = ["Diverged", "HistoryReplay", "select_run"]
+__all__ = ["Diverged", "HistoryReplay", "check_objective_unit", "select_run"]
 
 
 class Diverged(Exception):
@@ -29,11 +30,12 @@ class Diverged(Exception):
 
 
 def select_run(db: ResultsStore, program_version_id: int, label: Optional[str], target: str,
-               program: str) -> Dict[str, Any]:
+               program: str, objective: Optional[Objective] = None) -> Dict[str, Any]:
     """The run ``--resume`` continues (a :meth:`ResultsStore.runs_of` dict); UsageError when none fits.
 
     Without a UUID: the newest run of the program version (and label) that has results or requests
-    and did not fail before its first result."""
+    and did not fail before its first result. With ``objective``, a run that recorded it in another
+    unit is refused too (:func:`check_objective_unit`)."""
     where = f"{program!r}{'' if label is None else f' with label {label!r}'} in {db.display_url}"
     if target == RESUME_LATEST:
         runs = [r for r in db.runs_of(program_version_id, label)
@@ -56,7 +58,36 @@ def select_run(db: ResultsStore, program_version_id: int, label: Optional[str], 
                              f"space than {program!r}; resume it with the script and options that "
                              "started it")
     _refuse_live_run(info)
+    if objective is not None:
+        check_objective_unit(info, objective, db.display_url)
     return info
+
+
+def check_objective_unit(info: Dict[str, Any], objective: Objective, where: str) -> None:
+    """Called by ``--resume`` before the run is taken: UsageError (one line, nothing changed) when the run
+    ``info`` recorded its objective in another unit than ``objective.unit``, or recorded none while the
+    objective has one (a run from before units were recorded: replays then stored milliseconds, measured
+    tuners seconds, and the values alone cannot tell which). Continuing would mix the two units in one run:
+    the search would compare them and the best would be wrong by a factor of 1000."""
+    args = info.get("args") or {}
+    current = objective.unit
+    if UNIT_KEY in args:
+        recorded = args[UNIT_KEY]
+        if recorded == current:
+            return
+        problem = (f"recorded '{objective.describe()}' {_in_unit(recorded)}, this tuner reports it "
+                   f"{_in_unit(current)}")
+    elif current is None:
+        return                           # a unitless objective then and now: nothing can be mixed
+    else:
+        problem = (f"did not record the unit of '{objective.describe()}' (it predates recorded units; replays "
+                   f"then stored milliseconds), this tuner reports it in {current}")
+    raise UsageError(f"--resume: run {info['uuid']} {problem}: resuming would mix the two in one run; drop "
+                     f"--resume to start a new run (the run's {info.get('tests', 0)} results stay in {where})")
+
+
+def _in_unit(unit: Any) -> str:
+    return "without a unit" if unit is None else f"in {unit}"
 
 
 def _refuse_live_run(info: Dict[str, Any]) -> None:

@@ -25,7 +25,7 @@ from .callbacks import Callback, ResultEvent, ResultsLog, TechniqueSnapshots, cl
 from .finalform import FINAL_BEST, FINAL_FORM, MAX_CHARS, call_captured_returning, settle_final_best
 from .interrupts import Interrupts, RunInterrupted, signal_name
 from .measurement import MeasurementDriver, desired_result
-from .objectives import MinimizeTime
+from .objectives import UNIT_KEY, MinimizeTime
 from .options import DEFAULT_TEST_CAP, TuningOptions
 from .progress import StatusLine, Summary
 from .result import DesiredResult, Result
@@ -93,8 +93,8 @@ class TuningRun:
             self.manipulator.parameter_info())
         self.machine_id = self.db.machine_id(socket.gethostname(), opts.machine_class, os.cpu_count())
         target = opts.resume_target
-        self.resumed_from = (select_run(self.db, self.pv_id, opts.label, target, self.interface.program_name())
-                             if target else None)
+        self.resumed_from = (select_run(self.db, self.pv_id, opts.label, target, self.interface.program_name(),
+                                        self.objective) if target else None)
         self.resumed = self.resumed_from is not None
         self.seed = self._choose_seed()
         self.technique = self._bound_technique("")
@@ -109,7 +109,8 @@ class TuningRun:
                 from .dask_executor import probe_scheduler
                 probe_scheduler(opts.scheduler)
             self.run_id, self.uuid = self.db.create_run(
-                self.pv_id, opts.label, dict(asdict(opts), seed=self.seed), self.seed, self.machine_id,
+                self.pv_id, opts.label, {**asdict(opts), "seed": self.seed, UNIT_KEY: self.objective.unit},
+                self.seed, self.machine_id,
                 self.objective.describe(), **owner, script_version=self.interface.script_version())
         self.search = self._new_search()
 
@@ -469,7 +470,7 @@ class TuningRun:
             recorded = final["recorded_value"]
         return Summary(
             program=self.interface.program_name(), run_uuid=self.uuid,
-            objective=self.objective.describe(),
+            objective=self.objective.describe(), unit=self.objective.unit,
             best_value=(None if best is None else self.objective.display(best.value)) if final is None
             else final["value"],
             best_configuration=(None if best is None else best.config) if final is None

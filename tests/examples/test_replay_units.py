@@ -4,6 +4,7 @@ whose header states the unit -- like their measured backends.  Skipped when ../s
 import csv
 import gzip
 import json
+import sqlite3
 import statistics
 import sys
 from pathlib import Path
@@ -70,3 +71,39 @@ def test_a_taco_replay_reports_the_recorded_ms_in_seconds(tmp_path, capsys):
     assert summary["best_value"] == pytest.approx(seconds, rel=1e-12) and best.value == summary["best_value"]
     assert float(_table_row(out, "tunerlib best")[2]) == pytest.approx(seconds, rel=1e-3)
     assert "table optimum in the space: 0.000302411 s" in out
+
+
+@needs_taco
+def test_resuming_a_replay_run_recorded_in_milliseconds_is_refused(tmp_path, capsys):
+    """A run from before the unit change, as that version left it in the database file: the replay's
+    result times in ms and no recorded unit. Resumed now, its ms would meet new results in s (the search
+    would take every new result for 1000x better); the resume is refused with one line and the file stays
+    as it was (every row of every table)."""
+    db = tmp_path / "t.db"
+    args = ["--kernel", "spmv", "--backend", "replay", "--data", str(TACO_CACHE), "--seed", "1", "--quiet",
+            "--database", str(db)]
+    assert taco_tuner.TacoTuner.main(args + ["--test-limit", "10"]) == 0
+    con = sqlite3.connect(db)
+    (run_args,) = con.execute("SELECT args FROM tuning_run").fetchone()
+    assert json.loads(run_args).pop("objective_unit") == "s"
+    con.execute("UPDATE tuning_run SET args = ?", (json.dumps({k: v for k, v in json.loads(run_args).items()
+                                                              if k != "objective_unit"}),))
+    con.execute("UPDATE result SET time = time * 1000 WHERE time IS NOT NULL")
+    con.commit()
+    con.close()
+    before = _dump(db)
+    capsys.readouterr()
+    assert taco_tuner.TacoTuner.main(args + ["--test-limit", "20", "--resume"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "did not record the unit of 'minimize time'" in err and "in s:" in err
+    assert "drop --resume to start a new run (the run's 10 results stay in" in err
+    assert _dump(db) == before
+
+
+def _dump(db: Path) -> list:
+    """Every row of every table of the database file, as SQL."""
+    con = sqlite3.connect(db)
+    try:
+        return list(con.iterdump())
+    finally:
+        con.close()

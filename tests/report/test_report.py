@@ -92,6 +92,7 @@ def test_each_run_has_its_facts(results_db, report):
             best = min(ok, key=lambda r: r.extra["value"])
             assert facts["best"].startswith(f"{best.extra['value']:.6g} at evaluation {rows.index(best) + 1}")
             assert "10^" not in facts["search space"] and "3 parameters: mode, x, y" in facts["search space"]
+            assert facts["objective"] == "minimize value (unitless)"
             assert f'<pre class="best-json">{html.escape(json.dumps(best.config_data, sort_keys=True, indent=1))}' in text
             states = {}
             for r in rows:

@@ -15,6 +15,7 @@ from ..db import DatabaseError, ResultsDB
 from ..db.store import open_existing
 from ..errors import UsageError
 from ..finalform import FINAL_BEST, FINAL_FORM, final_best, final_form_text
+from ..objectives import UNIT_KEY
 
 __all__ = ["FAILURE_STATES", "Point", "ReportError", "RunData", "credited_technique", "load_runs",
            "open_results"]
@@ -98,6 +99,15 @@ class RunData:
             if chosen:
                 return min(chosen, key=lambda p: (self.sign * p.value, p.index))
         return min(ok, key=lambda p: (self.sign * p.value, p.index)) if ok else None
+
+    @property
+    def unit_text(self) -> str:
+        """``in s``, ``unitless``, or ``unit not recorded`` (a run from before units were recorded, whose
+        times may be milliseconds): the objective's unit as the run recorded it."""
+        if UNIT_KEY not in self.args:
+            return "unit not recorded"
+        unit = self.args[UNIT_KEY]
+        return "unitless" if unit is None else f"in {unit}"
 
     @property
     def retimed_value(self) -> Optional[float]:
