@@ -10,6 +10,9 @@ import pytest
 
 import zygote
 
+pytestmark = pytest.mark.skipif(os.environ.get("TUNERLIB_TEST_ZYGOTE") == "0",
+                                reason="TUNERLIB_TEST_ZYGOTE=0: every command starts a new interpreter")
+
 PROBE = textwrap.dedent("""
     import json, os, sys
     mode = sys.argv[1]
@@ -78,8 +81,15 @@ def test_a_signal_reaches_the_child_and_its_status_is_a_popen_status(probe, tmp_
     assert proc.wait(30) == -signal.SIGTERM
 
 
-def test_what_a_zygote_child_cannot_be_goes_to_a_new_interpreter(probe):
-    assert isinstance(zygote.popen([sys.executable, "-c", "pass"]), subprocess.Popen)
-    env = {**os.environ, "PYTHONHASHSEED": "123"}
-    proc = zygote.popen([sys.executable, str(probe), "ok"], env=env, stdout=subprocess.DEVNULL)
+def test_what_a_zygote_child_cannot_be_goes_to_a_new_interpreter():
+    proc = zygote.popen([sys.executable, "-c", "pass"])
     assert isinstance(proc, subprocess.Popen) and proc.wait(60) == 0
+
+
+@pytest.mark.parametrize("seed", ["123", "7"])
+def test_a_start_up_environment_gets_a_zygote_of_its_own(tmp_path, seed):
+    script = tmp_path / "hashes.py"
+    script.write_text("import sys\nprint(hash('tunerlib'), sys.path)\n")
+    env = {**os.environ, "PYTHONHASHSEED": seed}
+    fresh, child = _both([sys.executable, str(script)], env=env)
+    assert child.stdout == fresh.stdout and child.returncode == 0

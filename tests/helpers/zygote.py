@@ -6,12 +6,13 @@ them once and forks a child per command; the child is a real process of its own 
 signals, stdio pipes and database connections) that runs the script as ``__main__`` exactly as
 ``python SCRIPT ARGS`` would, only without the interpreter start-up.
 
-What a zygote child cannot be, and so what :func:`popen` gives to plain :class:`subprocess.Popen`:
-commands that are not ``[sys.executable, SCRIPT.py | -m MODULE, ...]``; an environment that changes
-what is read at interpreter start-up (``PYTHON*``, thread counts); pass_fds, preexec_fn and other
-options this module does not implement. Tests of start-up itself (what importing or ``--help`` loads)
-and of determinism across processes (every child shares the zygote's hash seed) must keep using
-subprocess. ``TUNERLIB_TEST_ZYGOTE=0`` sends every command to subprocess.
+What is read at interpreter start-up (``PYTHON*`` variables such as the hash seed or the path, thread
+counts) comes from the environment the zygote was started with, so each such environment gets a
+zygote of its own. What a zygote child cannot be, and so what :func:`popen` gives to plain
+:class:`subprocess.Popen`: commands that are not ``[sys.executable, SCRIPT.py | -m MODULE, ...]``;
+pass_fds, preexec_fn and other options this module does not implement. Tests of start-up itself (what
+importing or ``--help`` loads) and of determinism across processes (children of one zygote share its
+hash seed) must keep using subprocess. ``TUNERLIB_TEST_ZYGOTE=0`` sends every command to subprocess.
 """
 import atexit
 import json
@@ -37,22 +38,17 @@ def _start_up_env(env: dict) -> tuple:
 class Zygote:
     """The zygote server of this test process and the messages it sends (child pids and exits)."""
 
-    def __init__(self) -> None:
+    def __init__(self, env: dict) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.env = dict(os.environ)
         with open(os.devnull, "rb") as null_in, open(os.devnull, "wb") as null_out:
             self.process = subprocess.Popen([sys.executable, str(_SERVER), str(theirs.fileno())],
                                             pass_fds=(theirs.fileno(),), stdin=null_in, stdout=null_out,
-                                            start_new_session=True)
+                                            env=env, start_new_session=True)
         theirs.close()
         self.sock = ours
         self.exits: dict = {}
         if "ready" not in self._receive(None):
             raise RuntimeError("the zygote server did not start")
-
-    def accepts(self, env: dict) -> bool:
-        """Whether a child with environment ``env`` starts up as a new interpreter with it would."""
-        return self.process.poll() is None and _start_up_env(env) == _start_up_env(self.env)
 
     def _receive(self, timeout: Optional[float]) -> dict:
         """The next message ({} when none came within ``timeout``); exit messages are also recorded."""
@@ -99,15 +95,19 @@ def _select(sock: socket.socket, timeout: Optional[float]) -> tuple:
     return select.select([sock], [], [], timeout)
 
 
-_ZYGOTE: Optional[Zygote] = None
+#: one zygote per start-up environment (a command whose ``PYTHONHASHSEED`` differs gets its own)
+_ZYGOTES: dict = {}
 
 
-def _zygote() -> Zygote:
-    global _ZYGOTE
-    if _ZYGOTE is None or _ZYGOTE.process.poll() is not None:
-        _ZYGOTE = Zygote()
-        atexit.register(_ZYGOTE.close)
-    return _ZYGOTE
+def _zygote(env: Optional[dict] = None) -> Zygote:
+    """The zygote whose children start up as a new interpreter with ``env`` would (started on first use)."""
+    env = dict(os.environ if env is None else env)
+    key = _start_up_env(env)
+    zygote = _ZYGOTES.get(key)
+    if zygote is None or zygote.process.poll() is not None:
+        zygote = _ZYGOTES[key] = Zygote(env)
+        atexit.register(zygote.close)
+    return zygote
 
 
 def _usable(args: Any, kwargs: dict) -> bool:
@@ -134,7 +134,8 @@ class ZygoteProcess:
         request = {"argv": [str(a) for a in args], "cwd": str(cwd or os.getcwd()),
                    "env": dict(os.environ if env is None else env), "session": bool(start_new_session)}
         try:
-            self.pid = _zygote().spawn(request, child_fds)
+            self._zygote = _zygote(request["env"])
+            self.pid = self._zygote.spawn(request, child_fds)
         finally:
             for fd in close_after:
                 os.close(fd)
@@ -159,12 +160,12 @@ class ZygoteProcess:
 
     def poll(self) -> Optional[int]:
         if self.returncode is None:
-            self.returncode = _zygote().status(self.pid, 0.0)
+            self.returncode = self._zygote.status(self.pid, 0.0)
         return self.returncode
 
     def wait(self, timeout: Optional[float] = None) -> int:
         if self.returncode is None:
-            self.returncode = _zygote().status(self.pid, timeout)
+            self.returncode = self._zygote.status(self.pid, timeout)
             if self.returncode is None:
                 raise subprocess.TimeoutExpired(self.args, timeout)
         return self.returncode
@@ -225,8 +226,7 @@ class ZygoteProcess:
 
 def popen(args: Any, **kwargs: Any) -> Any:
     """A zygote child for ``args`` where it behaves as a new interpreter would, else subprocess.Popen."""
-    env = kwargs.get("env")
-    if _usable(args, kwargs) and _zygote().accepts(dict(os.environ if env is None else env)):
+    if _usable(args, kwargs):
         return ZygoteProcess(args, **kwargs)
     return subprocess.Popen(args, **kwargs)
 

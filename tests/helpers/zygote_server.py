@@ -24,8 +24,13 @@ import sys
 import threading
 import traceback
 
-PRELOAD = ("numpy", "sqlalchemy", "tunerlib", "tunerlib.cli", "tunerlib.db", "tunerlib.interface",
-           "tunerlib.tuningrun", "tunerlib.search", "tunerlib.parameters", "tunerlib.techniques")
+#: what a tuner process imports in its first moments: the modules themselves, SQLite's dialect (imported
+#: when the database opens), the default bandit's techniques and the cross-session store (the CLI's
+#: store commands); importing any of them has no effect but the import
+PRELOAD = ("numpy", "sqlalchemy", "sqlalchemy.dialects.sqlite", "tunerlib", "tunerlib.cli", "tunerlib.db",
+           "tunerlib.interface", "tunerlib.tuningrun", "tunerlib.search", "tunerlib.parameters",
+           "tunerlib.techniques", "tunerlib.techniques.differential_evolution", "tunerlib.techniques.genetic",
+           "tunerlib.techniques.nelder_mead", "tunerlib.techniques.pattern_search", "tunerlib.store")
 
 
 def _preload() -> None:

@@ -4,10 +4,14 @@ deterministic ones and fails on a mismatch, naming the README line and the new v
 ``test_the_example_readmes_fast_figures_are_current`` is how CI runs it: every fast figure of every
 example README (models, replays, seeded searches; those marked ``slow`` are skipped) is re-run."""
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+
+import zygote
 
 REPO = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("readme_figures", REPO / "tools" / "readme_figures.py")
@@ -97,9 +101,11 @@ def test_wildcards():
 
 @pytest.mark.skipif(not figures.shared_dir().is_dir(), reason="the shared data folder (../shared or "
                     "$TUNERLIB_SHARED_DIR) is absent: the replay figures cannot run")
-def test_the_example_readmes_fast_figures_are_current(capsys):
+def test_the_example_readmes_fast_figures_are_current(capsys, monkeypatch):
     """CI's check: a behaviour change that alters a deterministic README figure fails here until the
-    README is updated (python tools/readme_figures.py --update --only <command>)."""
+    README is updated (python tools/readme_figures.py --update --only <command>). The README commands
+    run as zygote children (tests/helpers/zygote.py), with the hash seed the tool gives them."""
+    monkeypatch.setattr(figures, "subprocess", SimpleNamespace(**{**vars(subprocess), "Popen": zygote.popen}))
     code = figures.main(["--check", "--budget", "120"])
     captured = capsys.readouterr()
     assert code == 0, captured.err
