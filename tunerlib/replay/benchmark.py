@@ -15,7 +15,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from ..errors import UsageError
 from ..parameters import ConfigurationManipulator, FeasibleSpace, TableConstraint, parse_expression
-from .spec import BenchmarkSpec, ParamDef, declared_params, params_from_values, rows_in_space, substitute_constants
+from .spec import BenchmarkSpec, ParamDef, declared_params, keys_in_space, params_from_values, substitute_constants
 from .table import Record, RecordedTable
 
 
@@ -164,7 +164,13 @@ class ReplayBenchmark:
 
     def rows_in_space(self, ok_only: bool = False) -> Tuple[int, int]:
         """(records whose values are legal, of those the ones satisfying the known constraints)."""
-        return rows_in_space(self.manipulator(), self.recorded_configs(ok_only))
+        manipulator = self.manipulator()
+        searched = [p for p in self.table.params if p not in self.table.constants]
+        if sorted(searched) != sorted(manipulator.names):  # no record has exactly the space's parameters
+            return 0, 0
+        at = [self.table.params.index(n) for n in manipulator.names]
+        return keys_in_space(manipulator, (tuple(key[i] for i in at) for key, rec in self.table.items()
+                                           if rec.ok or not ok_only))
 
     def feasible_count(self, max_nodes: int = 3_000_000) -> Optional[int]:
         """Number of configurations of the space satisfying the known constraints (exact, by

@@ -19,7 +19,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..parameters import (ConfigurationManipulator, EnumParameter, OrdinalParameter, Parameter,
                           PermutationParameter, parse_expression)
-from .table import RecordedTable, canonical_value
+from .table import RecordedTable, canonical_value, json_value
 
 #: kinds of :class:`ParamDef`
 PARAM_KINDS = ("ordinal", "enum", "permutation")
@@ -146,24 +146,38 @@ def rows_in_space(manipulator: ConfigurationManipulator, configs: Iterable[Mappi
 
     Memoised per parameter value and per constraint group projection, so tables of 10^4-10^5 rows
     with few distinct values per group are checked quickly; equal to calling ``is_valid`` and
-    ``is_feasible`` on each configuration.
+    ``is_feasible`` on each configuration in the canonical form of a table's values (integral floats
+    as ints, booleans as 0/1, sequences as lists: :func:`~tunerlib.replay.table.canonical_value`).
     """
     names = manipulator.names
-    groups = [(tuple(sorted(g)), manipulator.group_constraints(g)) for g in manipulator.groups()]
-    valid: Dict[Tuple[str, Any], bool] = {}
+    rows = (tuple(canonical_value(cfg[n]) for n in names) for cfg in configs
+            if len(cfg) == len(names) and all(n in cfg for n in names))
+    return keys_in_space(manipulator, rows)
+
+
+def keys_in_space(manipulator: ConfigurationManipulator, rows: Iterable[Tuple[Any, ...]]) -> Tuple[int, int]:
+    """:func:`rows_in_space` of configurations given as canonical value tuples in the order of
+    ``manipulator.names`` (a table's keys): a configuration dict is built only for a value or a
+    constraint-group projection not seen before."""
+    names = manipulator.names
+    index = {n: i for i, n in enumerate(names)}
+    groups = [([index[n] for n in sorted(g)], manipulator.group_constraints(g)) for g in manipulator.groups()]
+    valid: List[Dict[Any, bool]] = [{} for _ in names]
     feasible: List[Dict[Tuple[Any, ...], bool]] = [{} for _ in groups]
     n_legal = n_feasible = 0
-    for cfg in configs:
-        if len(cfg) != len(names) or any(n not in cfg for n in names):
-            continue
-        if not all(_memo(valid, (n, canonical_value(cfg[n])), lambda: manipulator.parameter(n).is_valid(cfg[n]))
-                   for n in names):
+    for row in rows:
+        if not all(_memo(memo, v, lambda: manipulator.parameter(n).is_valid(json_value(v)))
+                   for memo, n, v in zip(valid, names, row)):
             continue
         n_legal += 1
-        n_feasible += all(_memo(memo, tuple(canonical_value(cfg[n]) for n in g),
-                                lambda: all(c.is_satisfied(cfg) for c in checks))
-                          for memo, (g, checks) in zip(feasible, groups))
+        n_feasible += all(_memo(memo, tuple(row[i] for i in at), lambda: all(c.is_satisfied(_config(names, row))
+                                                                             for c in checks))
+                          for memo, (at, checks) in zip(feasible, groups))
     return n_legal, n_feasible
+
+
+def _config(names: Sequence[str], row: Tuple[Any, ...]) -> Dict[str, Any]:
+    return {n: json_value(v) for n, v in zip(names, row)}
 
 
 def _memo(cache: Dict[Any, bool], key: Any, compute) -> bool:
