@@ -120,11 +120,16 @@ class StructuralSurrogate(Technique):
 
     # ---- protocol -----------------------------------------------------------------------------------
     def bind(self, manipulator: ConfigurationManipulator, rng: Any, path: Optional[str] = None) -> None:
-        super().bind(manipulator, rng, path)
+        # the fallback draws the very stream it would draw as the root technique (a copy of ``rng``),
+        # so that with the model switched off this technique makes the fallback's own suggestions;
+        # the model's side draws from a stream derived (by string seeding, i.e. hashed) from ``rng``
+        fallback_rng = random.Random()
+        fallback_rng.setstate(rng.getstate())
+        super().bind(manipulator, random.Random(f"structural:{rng.getrandbits(64)}"), path)
         self.layout = FeatureLayout(manipulator.parameters, self.precedence)
         self.model = SparseBayesLinear(self.layout.size, self.layout.groups, self.cg_steps, self.intercept)
-        self.np_rng = np.random.default_rng(rng.getrandbits(63))
-        self.fallback.bind(manipulator, random.Random(rng.getrandbits(64)), f"{self.path}/{self.fallback.name}")
+        self.np_rng = np.random.default_rng(self.rng.getrandbits(63))
+        self.fallback.bind(manipulator, fallback_rng, f"{self.path}/{self.fallback.name}")
         self.seen: Set[str] = set()
         self.results = 0
         self.radius = 2
