@@ -38,3 +38,69 @@ def test_with_the_model_switched_off_it_makes_the_default_bandits_suggestions():
                                       proposal.requestor, False))
             values.append(run)
         assert values[0] == values[1]
+
+
+def test_the_model_recovers_a_known_pairwise_interaction_from_data():
+    """y = 3 v0 v1 - 2 v1 v2 + v0**2 (v the centred unit values): with the interaction features the
+    posterior mean predicts unseen points to within 2 % of the objective's range; an additive model
+    cannot (the products are not additive)."""
+    import numpy as np
+    from tunerlib.parameters.features import FeatureLayout
+    from tunerlib.techniques.structural.model import SparseBayesLinear
+
+    params = [FloatParameter(f"x{i}", 0.0, 1.0) for i in range(3)]
+    layout = FeatureLayout(params)
+    assert layout.interaction is not None and layout.interaction.size == 3
+
+    def objective(x):
+        v = 2.0 * np.asarray(x) - 1.0
+        return 3.0 * v[0] * v[1] - 2.0 * v[1] * v[2] + v[0] ** 2
+
+    rng = np.random.default_rng(0)
+    model = SparseBayesLinear(layout.size, layout.groups, cg_steps=50)
+    for x in rng.random((150, 3)):
+        model.add(layout.encode({f"x{i}": x[i] for i in range(3)}), objective(x))
+    for _ in range(4):
+        model._fitted_n = 0
+        model.refresh()
+    start = layout.interaction_offset
+    weights = model.mean[start:start + 3] * model.scale
+    assert np.allclose(weights, [3.0, 0.0, -2.0], atol=0.15)
+    test = rng.random((50, 3))
+    errors = [abs(model.predict(layout.encode({f"x{i}": x[i] for i in range(3)}), model.mean) - objective(x))
+              for x in test]
+    assert max(errors) < 0.02 * 6.0
+
+
+def test_without_interactions_the_layout_is_additive():
+    from tunerlib.parameters.features import FeatureLayout
+    layout = FeatureLayout([FloatParameter(f"x{i}", 0.0, 1.0) for i in range(3)], interactions=False)
+    assert layout.interaction is None and layout.size == 6
+    many = FeatureLayout([FloatParameter(f"x{i}", 0.0, 1.0) for i in range(9)])
+    assert many.interaction is None  # more than INTERACTION_MAX_NUMBERS numbers: off by default
+
+
+def test_on_rosenbrock_the_models_proposals_beat_the_incumbent_often():
+    """Given the default bandit's first 40 results on 4-d Rosenbrock, the model's proposals (each a
+    Thompson sample minimised in the trust region) beat the incumbent in a quarter to a half of the tries.  With
+    the uncentred basis ``u``, ``u**2`` the priors shrank the curvature and it was 2-5 %."""
+    from tunerlib.techniques.structural import StructuralSurrogate
+    wins = tries = 0
+    for seed in range(4):
+        space = _float_space()
+        bandit = registry().create("AUCBanditMetaTechniqueA")
+        bandit.bind(space, random.Random(seed), "B")
+        tech = StructuralSurrogate()
+        tech.bind(space, random.Random(seed), "S")
+        for _ in range(40):
+            proposal = bandit.propose()
+            value = _rosenbrock(proposal.config)
+            for t, who in ((bandit, proposal.requestor), (tech, "other")):
+                t.observe(Feedback(proposal.config, space.hash_config(proposal.config), value, "ok", who, False))
+        for radius in (1, 2, 4, 8):
+            tech.radius = radius
+            for _ in range(4):
+                cfg = tech._from_model()
+                tries += 1
+                wins += cfg is not None and _rosenbrock(cfg) < tech.best_value
+    assert wins / tries >= 0.2, (wins, tries)
