@@ -73,9 +73,10 @@ class StructuralSurrogate(Technique):
     the better one, the cap is ``(1 - min_share) * max(0, rho_low)`` instead, rho_low being rho less
     ``gate_z`` standard errors; ``explore`` the model's own results before its share follows its record
     (half the suggestions until then, gate or not); ``prior`` the pseudo-results of each arm's prior
-    rate of new bests (:func:`.credit.prob_better`); ``interactions`` the pairwise products of the
-    numbers' centred unit values (null: with 2 to 8 numbers), which make the model a quadratic
-    response surface, minimised over the numbers jointly by coordinate descent in the trust region.
+    rate of new bests (:func:`.credit.prob_better`); ``interactions`` adds the pairwise products of the
+    numbers' centred unit values (off by default, see :mod:`...parameters.features`), which make the
+    model a quadratic response surface, minimised over the numbers jointly by coordinate descent in
+    the trust region.
     """
 
     description = ("learns an additive model over structural features (tour edges, orders, one-hot, "
@@ -95,8 +96,8 @@ class StructuralSurrogate(Technique):
                       "model results before its share follows its record of new bests"),
                Option("prior", float, 2.0, 0.01, 1000.0, 0.5, 8.0,
                       "pseudo-results of the pooled rate in each arm's prior rate of new bests"),
-               Option("interactions", bool, None, optional=True,
-                      doc="pairwise products of the numbers' unit values (null: auto, 2 to 8 numbers)"),
+               Option("interactions", bool, False,
+                      doc="pairwise products of the numbers' centred unit values (a quadratic response surface)"),
                Option("gate_z", float, 1.0, 0.0, 10.0, 0.0, 2.0, optional=True,
                       doc="standard errors the predictions' rank correlation must clear while the model's "
                           "record is not the better one (null: the plain cap)"))
@@ -106,7 +107,7 @@ class StructuralSurrogate(Technique):
                  precedence: Optional[bool] = None, model_kicks: int = 4,
                  intercept: Optional[bool] = None, fallback: Optional[Technique] = None,
                  gate: int = 30, explore: int = 6, prior: float = 2.0,
-                 gate_z: Optional[float] = 1.0, interactions: Optional[bool] = None) -> None:
+                 gate_z: Optional[float] = 1.0, interactions: bool = False) -> None:
         super().__init__(name)
         if initial < 1 or window < 1 or not 0.0 < min_share <= 0.5 or temperature < 0 or cg_steps < 1 \
                 or gate < 0 or explore < 0 or prior <= 0:

@@ -49,7 +49,7 @@ def test_the_model_recovers_a_known_pairwise_interaction_from_data():
     from tunerlib.techniques.structural.model import SparseBayesLinear
 
     params = [FloatParameter(f"x{i}", 0.0, 1.0) for i in range(3)]
-    layout = FeatureLayout(params)
+    layout = FeatureLayout(params, interactions=True)
     assert layout.interaction is not None and layout.interaction.size == 3
 
     def objective(x):
@@ -72,12 +72,22 @@ def test_the_model_recovers_a_known_pairwise_interaction_from_data():
     assert max(errors) < 0.02 * 6.0
 
 
-def test_without_interactions_the_layout_is_additive():
+def test_by_default_the_layout_is_additive_and_interactions_search_the_numbers_jointly():
     from tunerlib.parameters.features import FeatureLayout
-    layout = FeatureLayout([FloatParameter(f"x{i}", 0.0, 1.0) for i in range(3)], interactions=False)
+    from tunerlib.techniques.structural import StructuralSurrogate
+    layout = FeatureLayout([FloatParameter(f"x{i}", 0.0, 1.0) for i in range(3)])
     assert layout.interaction is None and layout.size == 6
-    many = FeatureLayout([FloatParameter(f"x{i}", 0.0, 1.0) for i in range(9)])
-    assert many.interaction is None  # more than INTERACTION_MAX_NUMBERS numbers: off by default
+    # with interactions on, a run on Rosenbrock proposes from the joint (coordinate-descent) search
+    tech = StructuralSurrogate(interactions=True)
+    space = _float_space()
+    tech.bind(space, random.Random(0), "S")
+    assert tech.layout.interaction is not None and tech.layout.size == 8 + 6
+    for _ in range(40):
+        proposal = tech.propose()
+        value = _rosenbrock(proposal.config)
+        tech.observe(Feedback(proposal.config, space.hash_config(proposal.config), value, "ok",
+                              proposal.requestor, False))
+    assert tech.credit["model"] and tech.best_value < 1000.0
 
 
 def test_on_rosenbrock_the_models_proposals_beat_the_incumbent_often():
