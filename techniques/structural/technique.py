@@ -6,7 +6,8 @@ Each suggestion (after a few random configurations) either
   :class:`~.model.SparseBayesLinear` (fitted to every finite result of the run, whoever requested it),
   then minimise the sampled model from the incumbent — permutations by 2-opt / or-opt on the learned
   neighbour costs (insertion and swap moves when precedence features are on), categorical and numeric
-  parameters by their best option / unit value under the sample — within a trust region of a few moves
+  parameters by their best option / unit value under the sample (the numbers jointly when the model
+  has their pairwise products) — within a trust region of a few moves
   that grows while model proposals improve on the incumbent and shrinks while they do not; on spaces
   with known constraints the minimum is taken over feasible configurations only (every one of them
   when there are at most 50,000, within a radius of changed parameters; see :mod:`.constrained`); or
@@ -32,7 +33,7 @@ import numpy as np
 
 from ...parameters import ConfigurationManipulator
 from ...parameters.features import (ArrayFeatures, FeatureLayout, OneHotFeatures, PermutationFeatures,
-                                    UnitFeatures)
+                                    UnitFeatures, centred)
 from ..base import Config, Feedback, Proposal, Technique, TechniqueError
 from ..blas import single_thread_blas
 from ..options import Option
@@ -48,6 +49,9 @@ KICKS = 1
 
 #: unit values tried for a number under the sampled model (plus the incumbent's)
 UNIT_GRID = np.linspace(0.0, 1.0, 33)
+
+#: coordinate-descent sweeps over the numbers when the model has their pairwise products
+SWEEPS = 4
 
 
 class StructuralSurrogate(Technique):
@@ -69,7 +73,10 @@ class StructuralSurrogate(Technique):
     the better one, the cap is ``(1 - min_share) * max(0, rho_low)`` instead, rho_low being rho less
     ``gate_z`` standard errors; ``explore`` the model's own results before its share follows its record
     (half the suggestions until then, gate or not); ``prior`` the pseudo-results of each arm's prior
-    rate of new bests (:func:`.credit.prob_better`).
+    rate of new bests (:func:`.credit.prob_better`); ``interactions`` adds the pairwise products of the
+    numbers' centred unit values (off by default, see :mod:`...parameters.features`), which make the
+    model a quadratic response surface, minimised over the numbers jointly by coordinate descent in
+    the trust region.
     """
 
     description = ("learns an additive model over structural features (tour edges, orders, one-hot, "
@@ -89,6 +96,8 @@ class StructuralSurrogate(Technique):
                       "model results before its share follows its record of new bests"),
                Option("prior", float, 2.0, 0.01, 1000.0, 0.5, 8.0,
                       "pseudo-results of the pooled rate in each arm's prior rate of new bests"),
+               Option("interactions", bool, False,
+                      doc="pairwise products of the numbers' centred unit values (a quadratic response surface)"),
                Option("gate_z", float, 1.0, 0.0, 10.0, 0.0, 2.0, optional=True,
                       doc="standard errors the predictions' rank correlation must clear while the model's "
                           "record is not the better one (null: the plain cap)"))
@@ -98,7 +107,7 @@ class StructuralSurrogate(Technique):
                  precedence: Optional[bool] = None, model_kicks: int = 4,
                  intercept: Optional[bool] = None, fallback: Optional[Technique] = None,
                  gate: int = 30, explore: int = 6, prior: float = 2.0,
-                 gate_z: Optional[float] = 1.0) -> None:
+                 gate_z: Optional[float] = 1.0, interactions: bool = False) -> None:
         super().__init__(name)
         if initial < 1 or window < 1 or not 0.0 < min_share <= 0.5 or temperature < 0 or cg_steps < 1 \
                 or gate < 0 or explore < 0 or prior <= 0:
@@ -108,6 +117,7 @@ class StructuralSurrogate(Technique):
         self.explore = explore
         self.prior = prior
         self.gate_z = gate_z
+        self.interactions = interactions
         self.initial = initial
         self.window = window
         self.min_share = min_share
@@ -120,11 +130,16 @@ class StructuralSurrogate(Technique):
 
     # ---- protocol -----------------------------------------------------------------------------------
     def bind(self, manipulator: ConfigurationManipulator, rng: Any, path: Optional[str] = None) -> None:
-        super().bind(manipulator, rng, path)
-        self.layout = FeatureLayout(manipulator.parameters, self.precedence)
+        # the fallback draws the very stream it would draw as the root technique (a copy of ``rng``),
+        # so that with the model switched off this technique makes the fallback's own suggestions;
+        # the model's side draws from a stream derived (by string seeding, i.e. hashed) from ``rng``
+        fallback_rng = random.Random()
+        fallback_rng.setstate(rng.getstate())
+        super().bind(manipulator, random.Random(f"structural:{rng.getrandbits(64)}"), path)
+        self.layout = FeatureLayout(manipulator.parameters, self.precedence, self.interactions)
         self.model = SparseBayesLinear(self.layout.size, self.layout.groups, self.cg_steps, self.intercept)
-        self.np_rng = np.random.default_rng(rng.getrandbits(63))
-        self.fallback.bind(manipulator, random.Random(rng.getrandbits(64)), f"{self.path}/{self.fallback.name}")
+        self.np_rng = np.random.default_rng(self.rng.getrandbits(63))
+        self.fallback.bind(manipulator, fallback_rng, f"{self.path}/{self.fallback.name}")
         self.seen: Set[str] = set()
         self.results = 0
         self.radius = 2
@@ -236,6 +251,8 @@ class StructuralSurrogate(Technique):
                 block = weights[offset:offset + fmap.size]
                 value = fmap.parameter.get_value(cfg)
                 fmap.parameter.set_value(cfg, self._minimise(fmap, block, value, kick=attempt > 0))
+            if self.layout.interaction is not None:
+                self._minimise_numbers(weights, cfg)
             if self._constrained:
                 cfg = self._feasible_minimum(weights, cfg)
                 if cfg is None:
@@ -298,10 +315,34 @@ class StructuralSurrogate(Technique):
         u0 = param.get_unit_value({param.name: value})
         step = min(1.0, 0.05 * self.radius)
         grid = np.clip(np.concatenate((UNIT_GRID * 2 * step + u0 - step, [u0])), 0.0, 1.0)
-        best = float(grid[int(np.argmin(w[0] * grid + w[1] * grid * grid))])
+        v = centred(grid)
+        best = float(grid[int(np.argmin(w[0] * v + w[1] * v * v))])
         cfg: Config = {param.name: value}
         param.set_unit_value(cfg, best)
         return cfg[param.name]
+
+    def _minimise_numbers(self, weights: np.ndarray, cfg: Config) -> None:
+        """Set the numbers of ``cfg`` to a minimum of the sampled quadratic response surface (each
+        number's ``v`` and ``v**2``, the pairwise products, ``v`` the centred unit value) by coordinate descent from the incumbent's
+        unit values, each within the trust region around the incumbent's (as :meth:`_minimise_unit`)."""
+        assert self.best_config is not None
+        block = self.layout.interaction
+        assert block is not None
+        lin = np.array([weights[o] for o in block.offsets])
+        sq = np.array([weights[o + 1] for o in block.offsets])
+        start = self.layout.interaction_offset
+        C = block.coupling(weights[start:start + block.size])
+        u0 = np.array([m.parameter.get_unit_value(self.best_config) for m in block.maps])
+        step = min(1.0, 0.05 * self.radius)
+        u = u0.copy()
+        for _ in range(SWEEPS):
+            for k in range(u.size):
+                grid = np.clip(np.concatenate((UNIT_GRID * 2 * step + u0[k] - step, [u0[k]])), 0.0, 1.0)
+                a = lin[k] + float(C[k] @ centred(u))  # C's diagonal is 0
+                v = centred(grid)
+                u[k] = float(grid[int(np.argmin(a * v + sq[k] * v * v))])
+        for fmap, uk in zip(block.maps, u):
+            fmap.parameter.set_unit_value(cfg, float(uk))
 
     def _minimise_array(self, fmap: ArrayFeatures, w: np.ndarray, value: List[Any]) -> List[Any]:
         p = fmap.parameter
@@ -310,8 +351,8 @@ class StructuralSurrogate(Technique):
         lo, hi = float(p.min_value), float(p.max_value)
         out = []
         for k, x in enumerate(value):
-            u = UNIT_GRID
-            best = float(u[int(np.argmin(w[2 * k] * u + w[2 * k + 1] * u * u))])
+            u, v = UNIT_GRID, centred(UNIT_GRID)
+            best = float(u[int(np.argmin(w[2 * k] * v + w[2 * k + 1] * v * v))])
             x_new = lo + best * (hi - lo)
             out.append(p._elem_normalize(int(round(x_new)) if isinstance(p.min_value, int) else x_new))
         return [x if y is None else y for x, y in zip(value, out)]

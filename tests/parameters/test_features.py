@@ -90,7 +90,7 @@ def test_a_mixed_layout_encodes_every_configuration_within_its_groups(rnd):
     cfg = {p.name: p.random_value(rnd) for p in params}
     idx, val = layout.encode(cfg)
     assert idx.min() >= 0 and idx.max() < layout.size
-    assert np.all((val >= 0) & (val <= 1))
+    assert np.all((val >= -1) & (val <= 1))  # numbers' centred values and their products lie in [-1, 1]
     groups = {(g.parameter, g.kind): g for g in layout.groups}
     for name in ("e", "b", "s"):  # one-hot: exactly one active feature per choice
         g = groups[(name, "one-hot")]
@@ -99,8 +99,8 @@ def test_a_mixed_layout_encodes_every_configuration_within_its_groups(rnd):
     assert dense.shape == (layout.size,) and np.isclose(dense.sum(), val.sum())
 
 
-@pytest.mark.parametrize("value,expected", [(-2.0, 0.0), (2.0, 1.0), (0.0, 0.5)])
-def test_numbers_map_to_their_unit_value_and_its_square(value, expected):
+@pytest.mark.parametrize("value,expected", [(-2.0, -1.0), (2.0, 1.0), (0.0, 0.0), (1.0, 0.5)])
+def test_numbers_map_to_their_centred_unit_value_and_its_square(value, expected):
     layout = FeatureLayout([FloatParameter("f", -2.0, 2.0)])
     idx, val = layout.encode({"f": value})
     assert idx.tolist() == [0, 1] and np.allclose(val, [expected, expected ** 2])
