@@ -189,7 +189,7 @@ class InteractionFeatures:
 
     def __init__(self, maps: Sequence[UnitFeatures], offsets: Sequence[int]) -> None:
         self.maps = list(maps)
-        self.offsets = list(offsets)  # each number's features in the layout (u, then u**2)
+        self.offsets = list(offsets)  # each number's features in the layout (v, then v**2)
         self.first, self.second = np.triu_indices(len(self.maps), 1)
         self.size = int(self.first.size)
 

@@ -323,8 +323,9 @@ class StructuralSurrogate(Technique):
 
     def _minimise_numbers(self, weights: np.ndarray, cfg: Config) -> None:
         """Set the numbers of ``cfg`` to a minimum of the sampled quadratic response surface (each
-        number's ``v`` and ``v**2``, the pairwise products, ``v`` the centred unit value) by coordinate descent from the incumbent's
-        unit values, each within the trust region around the incumbent's (as :meth:`_minimise_unit`)."""
+        number's ``v`` and ``v**2``, the pairwise products, ``v`` the centred unit value) by coordinate
+        descent from the incumbent's unit values, each within the trust region around the incumbent's
+        (as :meth:`_minimise_unit`)."""
         assert self.best_config is not None
         block = self.layout.interaction
         assert block is not None
@@ -350,9 +351,9 @@ class StructuralSurrogate(Technique):
             return [bool(wi < 0) for wi in w]
         lo, hi = float(p.min_value), float(p.max_value)
         out = []
+        v = centred(UNIT_GRID)
         for k, x in enumerate(value):
-            u, v = UNIT_GRID, centred(UNIT_GRID)
-            best = float(u[int(np.argmin(w[2 * k] * v + w[2 * k + 1] * v * v))])
+            best = float(UNIT_GRID[int(np.argmin(w[2 * k] * v + w[2 * k + 1] * v * v))])
             x_new = lo + best * (hi - lo)
             out.append(p._elem_normalize(int(round(x_new)) if isinstance(p.min_value, int) else x_new))
         return [x if y is None else y for x, y in zip(value, out)]

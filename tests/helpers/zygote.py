@@ -17,6 +17,7 @@ hash seed) must keep using subprocess. ``TUNERLIB_TEST_ZYGOTE=0`` sends every co
 import atexit
 import json
 import os
+import select
 import selectors
 import signal
 import socket
@@ -52,7 +53,7 @@ class Zygote:
 
     def _receive(self, timeout: Optional[float]) -> dict:
         """The next message ({} when none came within ``timeout``); exit messages are also recorded."""
-        ready, _, _ = _select(self.sock, timeout)
+        ready, _, _ = select.select([self.sock], [], [], timeout)
         if not ready:
             return {}
         data = self.sock.recv(1 << 16)
@@ -88,11 +89,6 @@ class Zygote:
             self.process.wait(10)
         except subprocess.TimeoutExpired:
             self.process.kill()
-
-
-def _select(sock: socket.socket, timeout: Optional[float]) -> tuple:
-    import select
-    return select.select([sock], [], [], timeout)
 
 
 #: one zygote per start-up environment (a command whose ``PYTHONHASHSEED`` differs gets its own)
@@ -207,7 +203,6 @@ class ZygoteProcess:
                     else:
                         selector.unregister(key.fileobj)
                         key.fileobj.close()
-        chunks[None] = None
         return chunks
 
     def _decode(self, parts: list) -> Any:

@@ -54,8 +54,8 @@ def _facts(s: RunSummary) -> List[tuple]:
     return [("program", f"{run.project}/{run.program} version {run.version}"),
             ("state", f"{run.state}, seed {run.seed}, started {iso(run.start_date)}, "
                       f"{len(run.points)} results in {s.duration:.3g} s"),
-            ("objective", f"{run.objective} ({run.unit_text})"), ("search space", f"{size} configurations; {len(s.parameters)} parameters: "
-                                                           f"{', '.join(s.parameters)}"),
+            ("objective", f"{run.objective} ({run.unit_text})"),
+            ("search space", f"{size} configurations; {len(s.parameters)} parameters: {', '.join(s.parameters)}"),
             ("machine class", run.machine_class or "-"), ("technique", s.technique), ("best", best),
             ("improvement", improvement), ("failures", failures)]
 
