@@ -16,7 +16,7 @@ little changed), then :meth:`sample` or :attr:`mean` and :meth:`predict`.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence
+from typing import Callable, List, Optional, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -102,6 +102,15 @@ class SparseBayesLinear:
         self.rows.append(idx, val)
         np.add.at(self.counts, idx, val * val)
         self.y.append(float(y))
+
+    def mapped(self, fn: Callable[[float], float], empty: "SparseBayesLinear") -> "SparseBayesLinear":
+        """``empty`` (a new model of the same features) given every observation of this one, each
+        value mapped by ``fn``; it is fitted at its first :meth:`refresh`."""
+        X = self.rows.matrix()
+        for i, y in enumerate(self.y):
+            lo, hi = X.indptr[i], X.indptr[i + 1]
+            empty.add((X.indices[lo:hi].copy(), X.data[lo:hi].copy()), fn(y))
+        return empty
 
     # ---- fitting --------------------------------------------------------------------------------
     def refresh(self) -> None:

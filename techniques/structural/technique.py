@@ -21,7 +21,8 @@ proposals find new bests more often than the fallback's (:mod:`.credit`; each ar
 ``min_share``), capped by a predictive gate (how well the posterior predicted the recent results), so
 on objectives that are not additive the technique degrades to its fallback instead of following a
 wrong model.  The model side never proposes a configuration that was
-measured or is being measured.
+measured or is being measured.  On spaces without a permutation the model fits the logarithm of the
+values (times are closer to products of per-choice factors than to sums; :mod:`.transform`).
 """
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ from .constrained import FeasibleCandidates, has_known_constraints
 from .credit import prob_better
 from .model import SparseBayesLinear, rank_correlation
 from .tours import descend, iterated_search
+from .transform import ValueModels
 
 #: when the sampled model's minimum near the incumbent was measured already: further tries, each an
 #: iterated local search on the model from the incumbent, before falling back to a mutation
@@ -76,7 +78,8 @@ class StructuralSurrogate(Technique):
     rate of new bests (:func:`.credit.prob_better`); ``interactions`` adds the pairwise products of the
     numbers' centred unit values (off by default, see :mod:`...parameters.features`), which make the
     model a quadratic response surface, minimised over the numbers jointly by coordinate descent in
-    the trust region.
+    the trust region; ``log_values`` fits the logarithm of the values (null: on spaces without a
+    permutation, until a value <= 0 arrives; :mod:`.transform`).
     """
 
     description = ("learns an additive model over structural features (tour edges, orders, one-hot, "
@@ -100,14 +103,17 @@ class StructuralSurrogate(Technique):
                       doc="pairwise products of the numbers' centred unit values (a quadratic response surface)"),
                Option("gate_z", float, 1.0, 0.0, 10.0, 0.0, 2.0, optional=True,
                       doc="standard errors the predictions' rank correlation must clear while the model's "
-                          "record is not the better one (null: the plain cap)"))
+                          "record is not the better one (null: the plain cap)"),
+               Option("log_values", bool, None, optional=True,
+                      doc="fit the logarithm of the values (null: on spaces without a permutation)"))
 
     def __init__(self, name: Optional[str] = None, initial: int = 10, window: int = 50,
                  min_share: float = 0.1, temperature: float = 1.0, cg_steps: int = 10,
                  precedence: Optional[bool] = None, model_kicks: int = 4,
                  intercept: Optional[bool] = None, fallback: Optional[Technique] = None,
                  gate: int = 30, explore: int = 6, prior: float = 2.0,
-                 gate_z: Optional[float] = 1.0, interactions: bool = False) -> None:
+                 gate_z: Optional[float] = 1.0, interactions: bool = False,
+                 log_values: Optional[bool] = None) -> None:
         super().__init__(name)
         if initial < 1 or window < 1 or not 0.0 < min_share <= 0.5 or temperature < 0 or cg_steps < 1 \
                 or gate < 0 or explore < 0 or prior <= 0:
@@ -118,6 +124,7 @@ class StructuralSurrogate(Technique):
         self.prior = prior
         self.gate_z = gate_z
         self.interactions = interactions
+        self.log_values = log_values
         self.initial = initial
         self.window = window
         self.min_share = min_share
@@ -137,7 +144,9 @@ class StructuralSurrogate(Technique):
         fallback_rng.setstate(rng.getstate())
         super().bind(manipulator, random.Random(f"structural:{rng.getrandbits(64)}"), path)
         self.layout = FeatureLayout(manipulator.parameters, self.precedence, self.interactions)
-        self.model = SparseBayesLinear(self.layout.size, self.layout.groups, self.cg_steps, self.intercept)
+        self.values = ValueModels(lambda: SparseBayesLinear(self.layout.size, self.layout.groups, self.cg_steps,
+                                                            self.intercept), self.log_values,
+                                  any(isinstance(m, PermutationFeatures) for m in self.layout.maps))
         self.np_rng = np.random.default_rng(self.rng.getrandbits(63))
         self.fallback.bind(manipulator, fallback_rng, f"{self.path}/{self.fallback.name}")
         self.seen: Set[str] = set()
@@ -150,6 +159,11 @@ class StructuralSurrogate(Technique):
         self._constrained = has_known_constraints(manipulator)
         self.candidates: Optional[FeasibleCandidates] = None  # feasible configurations (constrained spaces)
         self.predictions: Deque[Tuple[float, float]] = deque(maxlen=max(self.gate, 1))  # (predicted, value)
+
+    @property
+    def model(self) -> SparseBayesLinear:
+        """The model that drives the search (raw or log values, :mod:`.transform`)."""
+        return self.values.model
 
     def check_space(self, manipulator: ConfigurationManipulator) -> None:
         if not manipulator.parameters:
@@ -165,18 +179,22 @@ class StructuralSurrogate(Technique):
             self.candidates.mark(feedback.key)
         self.results += 1
         if feedback.ok and np.isfinite(feedback.value):
-            active = self.layout.encode(feedback.config)
-            if self.gate and self.model.n >= self.initial:
-                if self.gate_z is not None:
-                    with single_thread_blas():
-                        self.model.refresh()  # the current posterior, also while the model is not used
-                self.predictions.append((self.model.predict(active, self.model.mean), feedback.value))
-            self.model.add(active, feedback.value)
+            self._learn(self.layout.encode(feedback.config), feedback.value)
         if self.is_own(feedback):
             self.credit["model"].append(int(improved))
             self._adapt_radius(improved)
         elif feedback.requestor == self.fallback.path or feedback.requestor.startswith(self.fallback.path + "/"):
             self.credit["fallback"].append(int(improved))
+
+    def _learn(self, active: Any, value: float) -> None:
+        """Add one OK result to the model; from the ``initial``-th on, first note how the posterior
+        predicted it (the gate's record)."""
+        if self.gate and self.model.n >= self.initial:
+            if self.gate_z is not None:
+                with single_thread_blas():
+                    self.model.refresh()  # the current posterior, also while the model is not used
+            self.predictions.append((self.model.predict(active, self.model.mean), value))
+        self.values.add(active, value)
 
     def propose(self) -> Optional[Proposal]:
         """A configuration from the sampled model (requested under this technique's path) or the

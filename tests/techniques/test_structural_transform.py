@@ -1,0 +1,118 @@
+"""StructuralSurrogate's value transform (techniques/structural/transform.py): the logarithm of the
+values on spaces without a permutation, the raw values on tours and orders (exactly the suggestions the
+raw model made before the transform existed), and the raw values from the first value <= 0 on."""
+import math
+import random
+
+import numpy as np
+
+from tunerlib.parameters import ConfigurationManipulator, EnumParameter, PermutationParameter
+from tunerlib.parameters.features import FeatureLayout
+from tunerlib.techniques import registry
+from tunerlib.techniques.base import Feedback
+from tunerlib.techniques.structural.model import SparseBayesLinear
+from tunerlib.techniques.structural.transform import ValueModels
+
+CHOICES = [str(i) for i in range(6)]
+
+
+def _enum_space(k=5):
+    return ConfigurationManipulator([EnumParameter(f"p{i}", CHOICES) for i in range(k)])
+
+
+def _factors(seed=0, k=5):
+    """Per-parameter, per-choice factors spanning about two orders of magnitude in their product."""
+    rng = np.random.default_rng(seed)
+    return np.exp(rng.normal(0.0, 0.8, size=(k, len(CHOICES))))
+
+
+def _product(cfg, f):
+    return float(np.prod([f[i, int(cfg[f"p{i}"])] for i in range(f.shape[0])]))
+
+
+def _run(tech, space, objective, seed, n):
+    tech.bind(space, random.Random(f"{seed}"), tech.name)
+    out = []
+    for _ in range(n):
+        proposal = tech.propose()
+        value = objective(proposal.config)
+        out.append((space.hash_config(proposal.config), value))
+        tech.observe(Feedback(proposal.config, space.hash_config(proposal.config), value, "ok",
+                              proposal.requestor, False))
+    return out
+
+
+def _tour_objective(n=12, seed=7):
+    pts = np.random.default_rng(seed).random((n, 2))
+    dist = np.sqrt(((pts[:, None] - pts[None]) ** 2).sum(-1))
+    return lambda cfg: float(sum(dist[a, b] for a, b in zip(cfg["tour"], cfg["tour"][1:] + cfg["tour"][:1])))
+
+
+def test_the_default_is_the_logarithm_without_a_permutation_and_the_raw_values_with_one():
+    catalogue = registry()
+    f = _factors(4)
+    enum = catalogue.create("StructuralSurrogate")
+    values = [v for _, v in _run(enum, _enum_space(), lambda c: _product(c, f), 0, 40)]
+    assert enum.values.transform == "log" and enum.model.y == [math.log(v) for v in values]
+    tour = catalogue.create("StructuralSurrogate")
+    values = [v for _, v in _run(tour, ConfigurationManipulator([PermutationParameter("tour", list(range(12)))]),
+                                 _tour_objective(), 0, 40)]
+    assert tour.values.transform == "raw" and tour.model.y == values
+
+
+def test_on_tours_the_default_makes_the_raw_models_suggestions():
+    """Tours keep the raw values (their length is a sum over edges): the default run is the very run of
+    ``log_values=False``, and ``log_values=True`` is another one."""
+    catalogue = registry()
+    runs = []
+    for log_values in (None, False, True):
+        tech = catalogue.create("StructuralSurrogate")
+        tech.log_values = log_values
+        runs.append(_run(tech, ConfigurationManipulator([PermutationParameter("tour", list(range(12)))]),
+                         _tour_objective(), 1, 80))
+    assert runs[0] == runs[1] and runs[2] != runs[1]
+
+
+def test_the_log_model_fits_a_product_of_factors_that_the_raw_model_misses():
+    """Per-choice factors multiply: from 60 random configurations the log model ranks 200 unseen ones
+    nearly perfectly (rank correlation > 0.95), better than the raw model does."""
+    from tunerlib.techniques.structural.model import rank_correlation
+    space = _enum_space()
+    layout = FeatureLayout(space.parameters)
+    f = _factors(3)
+    rng = random.Random(0)
+    fitted = {}
+    for log in (True, False):
+        models = ValueModels(lambda: SparseBayesLinear(layout.size, layout.groups, cg_steps=50), log_values=log)
+        for _ in range(60):
+            cfg = space.random(rng)
+            models.add(layout.encode(cfg), _product(cfg, f))
+        models.model.refresh()
+        fitted[log] = models.model
+    test = [space.random(random.Random(100 + i)) for i in range(200)]
+    truth = [_product(c, f) for c in test]
+    rho = {log: rank_correlation([m.predict(layout.encode(c), m.mean) for c in test], truth)
+           for log, m in fitted.items()}
+    assert rho[True] > 0.95 and rho[True] > rho[False], rho
+
+
+def test_a_value_at_or_below_zero_rebuilds_the_raw_model_from_the_data():
+    space = _enum_space()
+    layout = FeatureLayout(space.parameters)
+    models = ValueModels(lambda: SparseBayesLinear(layout.size, layout.groups))
+    assert models.transform == "log"
+    f = _factors(3)
+    rng = random.Random(0)
+    values = []
+    for _ in range(20):
+        cfg = space.random(rng)
+        values.append(_product(cfg, f))
+        models.add(layout.encode(cfg), values[-1])
+    assert models.model.y == [math.log(v) for v in values]
+    log_rows = models.model.rows.matrix().toarray()
+    models.add(layout.encode(space.random(rng)), -1.0)
+    assert models.transform == "raw" and models.model.n == 21
+    assert np.allclose(models.model.y[:20], values) and models.model.y[20] == -1.0
+    assert np.array_equal(models.model.rows.matrix().toarray()[:20], log_rows)
+    models.add(layout.encode(space.random(rng)), 2.0)
+    assert models.transform == "raw" and models.model.y[21] == 2.0
