@@ -115,13 +115,23 @@ def bench_kernel(kernel: str, seeds: Sequence[int], budget: int, technique: Sequ
             log(f"{kernel} seed {seed}: best {json.dumps(best, sort_keys=True)}")
             if best is not None:
                 configs[f"seed {seed}"] = best
-    per_pass = retime_passes(lambda: {k: t for k, (t, _) in measure.compare(configs, rounds).items()}, passes)
+    why: Dict[str, str] = {}
+
+    def one_pass() -> Dict[str, Optional[float]]:
+        timed = measure.compare(configs, rounds)
+        why.update({name: reason or "not timed" for name, (t, reason) in timed.items() if t is None})
+        return {name: t for name, (t, _) in timed.items()}
+    per_pass = retime_passes(one_pass, passes)
     measure.close()
+    untimed = {name: why.get(name, "not timed") for name in configs if name not in per_pass}
+    for name, reason in untimed.items():
+        log(f"{kernel} {name}: not timed ({reason})")
     times = {name: min(v) for name, v in per_pass.items()}
     bests = [times[f"seed {s}"] for s in seeds if f"seed {s}" in times]
     row: Dict[str, Any] = {"kernel": kernel, "size": n, "budget": budget, "device": measure.device_name,
                            "compute_units": measure.compute_units, "times": times, "best_s": bests,
-                           "noise": pass_noise(per_pass), "passes": passes}
+                           "noise": pass_noise(per_pass), "passes": passes,
+                           "untimed": untimed}
     for base in ("default", "expert"):
         found = stronger(times, base)
         row[f"{base}_stronger"] = None if found is None else list(found)

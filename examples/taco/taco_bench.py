@@ -69,15 +69,19 @@ def tune_once(kernel: str, seed: int, budget: int, technique: Sequence[str], fol
         return json.load(fh).get("best_configuration")
 
 
-def retime(evaluator: Evaluator, configs: Dict[str, Dict[str, Any]], rounds: int,
-           passes: int = 1) -> Dict[str, List[float]]:
+def retime(evaluator: Evaluator, configs: Dict[str, Dict[str, Any]], rounds: int, passes: int = 1,
+           untimed: Optional[Dict[str, str]] = None) -> Dict[str, List[float]]:
     """Each OK configuration's min-of-``rounds`` seconds, re-timed all together in interleaved
-    rounds, ``passes`` times over: ``{name: [min of pass 1, min of pass 2, ...]}``."""
+    rounds, ``passes`` times over: ``{name: [min of pass 1, min of pass 2, ...]}``.  A configuration
+    that is not OK when checked first is left out (``untimed[name]`` says why)."""
     ready = {}
     for name, cfg in configs.items():
         kernel, failure = evaluator.build(cfg)
-        if failure is None and evaluator.evaluate(cfg).state == "OK":
+        result = failure if failure is not None else evaluator.evaluate(cfg)
+        if result.state == "OK":
             ready[name] = (kernel, bind(evaluator.problem, evaluator.backend)[1])
+        elif untimed is not None:
+            untimed[name] = f"{result.state}: {result.extra.get('error', '')}".rstrip(": ")
     return retime_passes(lambda: retime_kernels(ready, rounds), passes)
 
 
@@ -94,12 +98,16 @@ def bench_kernel(kernel: str, seeds: Sequence[int], budget: int, technique: Sequ
             log(f"{kernel} seed {seed}: best {json.dumps(best, sort_keys=True)}")
             if best is not None:
                 configs[f"seed {seed}"] = best
-    per_pass = retime(evaluator, configs, rounds, passes)
+    untimed: Dict[str, str] = {}
+    per_pass = retime(evaluator, configs, rounds, passes, untimed)
+    for name, why in untimed.items():
+        log(f"{kernel} {name}: not timed ({why})")
     times = {name: min(v) for name, v in per_pass.items()}
     noise = pass_noise(per_pass)
     bests = [times[f"seed {s}"] for s in seeds if f"seed {s}" in times]
     row = {"kernel": kernel, "problem": evaluator.problem.description, "threads": threads,
-           "best_s": bests, "passes": passes, "noise": noise}
+           "best_s": bests, "passes": passes, "noise": noise,
+           "untimed": untimed}
     for base in ("default", "expert"):           # speed-ups over the stronger form of each baseline
         stronger = stronger_form(times, base)
         row[f"{base}_s"] = {name: t for name, t in times.items() if name == base or name.startswith(base + ",")}
@@ -113,21 +121,30 @@ def format_rows(rows: List[Dict[str, Any]]) -> str:
     """Markdown table of :func:`bench_kernel` rows, times in seconds (microsecond digits).  Default
     and expert are shown as given (32 threads) and mapped to this machine's threads; speed-ups are
     over the stronger form, as the median and range over the seeds; the noise column is the median
-    and largest disagreement between re-timing passes of one configuration (``-`` with one pass)."""
+    and largest disagreement between re-timing passes of one configuration (``-`` with one pass).  A
+    mapped form that could not be timed shows ``-``, and the speed-up over that baseline says it is over
+    the form as given only."""
     threads = rows[0]["threads"] if rows else taco_spaces.machine_threads()
     out = [f"| kernel | input | default (s; as given / {threads} threads) | expert (s; as given / {threads} threads) "
            "| best (s; median; per seed) | best vs stronger default (median; range) "
            "| best vs stronger expert (median; range) | seeds reaching the stronger expert "
            "| re-timing noise (median / max) |", "|---|---|---|---|---|---|---|---|---|"]
 
-    def pair(times: Dict[str, float], base: str) -> str:
+    def pair(r: Dict[str, Any], base: str) -> str:
+        times = r[f"{base}_s"]
         given = times.get(base)
         mapped = next((t for n, t in times.items() if n != base), None)
-        return " / ".join("-" if t is None else f"{t:.6f}" for t in (given, mapped if mapped is not None else given))
+        if mapped is None and not lost(r, base):        # nothing to map on this machine: the same schedule
+            mapped = given
+        return " / ".join("-" if t is None else f"{t:.6f}" for t in (given, mapped))
 
-    def ratio(values: List[float]) -> str:
-        s = spread(values)
-        return "-" if s is None else s.text()
+    def lost(r: Dict[str, Any], base: str) -> bool:      # the mapped form could not be timed
+        return any(n.startswith(base + ", ") for n in r.get("untimed", {}))
+
+    def ratio(r: Dict[str, Any], base: str) -> str:
+        s = spread(r[f"vs_{base}"])
+        return "-" if s is None else s.text() + (" (over the form as given: the mapped one was not timed)"
+                                                  if lost(r, base) else "")
 
     def noise(r: Dict[str, Any]) -> str:
         values = list(r.get("noise", {}).values())
@@ -135,9 +152,9 @@ def format_rows(rows: List[Dict[str, Any]]) -> str:
     for r in rows:
         per = ", ".join(f"{t:.6f}" for t in r["best_s"])
         med = statistics.median(r["best_s"]) if r["best_s"] else float("nan")
-        out.append(f"| {r['kernel']} | {r['problem']} | {pair(r['default_s'], 'default')} | "
-                   f"{pair(r['expert_s'], 'expert')} | {med:.6f} ({per}) | {ratio(r['vs_default'])} | "
-                   f"{ratio(r['vs_expert'])} | {r['reached_expert']}/{len(r['best_s'])} | {noise(r)} |")
+        out.append(f"| {r['kernel']} | {r['problem']} | {pair(r, 'default')} | "
+                   f"{pair(r, 'expert')} | {med:.6f} ({per}) | {ratio(r, 'default')} | "
+                   f"{ratio(r, 'expert')} | {r['reached_expert']}/{len(r['best_s'])} | {noise(r)} |")
     return "\n".join(out)
 
 

@@ -42,8 +42,9 @@ def test_rise_bench_re_times_every_seeds_best_with_the_baselines_in_passes(monke
                        {"default": 0.022, "default, 2 work-groups": 0.0012, "expert": 0.0032,
                         "expert, 2 work-groups": 0.004, "seed 1": 0.0025, "seed 2": 0.0030}])
     monkeypatch.setattr(rise_bench, "runner", lambda kernel, size, device: fake)
-    row = rise_bench.bench_kernel("stencil", [1, 2, 3], 60, [], 5, 2, lambda s: None)
-    assert fake.closed and row["best_s"] == [0.0020, 0.0030]
+    logged = []
+    row = rise_bench.bench_kernel("stencil", [1, 2, 3], 60, [], 5, 2, logged.append)
+    assert fake.closed and row["best_s"] == [0.0020, 0.0030] and row["untimed"] == {}
     assert row["default_stronger"] == ["default, 2 work-groups", 0.0012]     # min over both passes
     assert row["expert_stronger"] == ["expert", 0.003]
     assert row["vs_expert"] == pytest.approx([1.5, 1.0]) and row["reached_expert"] == 2
@@ -52,6 +53,18 @@ def test_rise_bench_re_times_every_seeds_best_with_the_baselines_in_passes(monke
     assert "| stencil (1024, 60) | 0.001200 (2 work-groups) | 0.003000 (as given) |" in table
     assert "| 0.002500 (0.002000, 0.003000) | 0.50x (0.40-0.60x) | 1.25x (1.00-1.50x) | 2/2 |" in table
     assert table.endswith(" % / 25.0 % |")
+
+
+def test_rise_bench_says_which_configurations_it_could_not_time(monkeypatch):
+    monkeypatch.setattr(rise_bench, "tune_once", lambda kernel, size, seed, *a, **k: {"ls0": seed})
+    fake = FakeRunner([{"expert": 0.003, "seed 1": 0.002}] * 2)
+    monkeypatch.setattr(rise_bench, "runner", lambda kernel, size, device: fake)
+    logged = []
+    row = rise_bench.bench_kernel("stencil", [1], 60, [], 5, 2, logged.append)
+    assert row["untimed"] == {"default": "INFEASIBLE: no", "default, 2 work-groups": "INFEASIBLE: no",
+                              "expert, 2 work-groups": "INFEASIBLE: no"}
+    assert "stencil default: not timed (INFEASIBLE: no)" in logged
+    assert row["default_stronger"] is None and row["expert_stronger"] == ["expert", 0.003]
 
 
 def test_rise_bench_command_line_rejects_bad_numbers(capsys):
@@ -67,8 +80,10 @@ def test_taco_bench_re_times_in_passes_and_leaves_out_what_fails():
         pytest.skip(f"no usable C compiler with OpenMP ({exc})")
     expert = taco_spaces.expert_config("ttv")
     configs = {"expert": expert, "illegal": dict(expert, permutation=[4, 3, 2, 1, 0])}
-    per_pass = taco_bench.retime(evaluator, configs, rounds=2, passes=3)
+    untimed = {}
+    per_pass = taco_bench.retime(evaluator, configs, rounds=2, passes=3, untimed=untimed)
     assert list(per_pass) == ["expert"] and len(per_pass["expert"]) == 3 and min(per_pass["expert"]) > 0
+    assert list(untimed) == ["illegal"] and untimed["illegal"].startswith("INFEASIBLE: ")
 
 
 def test_taco_bench_table_gives_ranges_and_noise():
@@ -81,6 +96,12 @@ def test_taco_bench_table_gives_ranges_and_noise():
     assert "| 1.75x (1.50-2.00x) | 0.82x (0.70-0.93x) | 0/2 | 4.0 % / 10.0 % |" in table
     assert "re-timing noise (median / max)" in table
     assert taco_bench.format_rows([dict(row, noise={})]).endswith("| 0/2 | - |")
+    lost = dict(row, default_s={"default": 0.0866}, vs_default=[300.0, 400.0],       # mapped default failed
+                untimed={"default, 2 threads": "TIMEOUT: run stopped"})
+    table = taco_bench.format_rows([lost])
+    assert "| 0.086600 / - |" in table
+    assert "| 350.00x (300.00-400.00x) (over the form as given: the mapped one was not timed) |" in table
+    assert "| 0.086600 / 0.086600 |" in taco_bench.format_rows([dict(lost, untimed={})])   # nothing mapped
 
 
 def test_rise_bench_tunes_with_the_real_tuner(tmp_path):
