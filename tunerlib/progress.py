@@ -105,7 +105,8 @@ class StatusLine:
     """The live view of a run (``--display-frequency``; nothing with ``--quiet`` or a frequency of 0).
 
     It shows the tests done (of ``--test-limit``), the time left (``--stop-after``), the best value,
-    evaluations per second, failures (ERROR / TIMEOUT / INFEASIBLE) and measurements in flight. On a
+    evaluations per second, failures (ERROR / TIMEOUT / INFEASIBLE) and measurements in flight; the best
+    value is followed by the objective's ``unit`` (``best 0.00042 s``), bare when it has none. On a
     terminal it is a progress bar drawn by tqdm (extra ``[progress]``), or a line rewritten in place
     where tqdm is not installed; elsewhere (a file, a pipe, CI) it is a log line every ``frequency``
     seconds. The terminal test is made on the stream it writes to (stderr by default), so standard
@@ -114,8 +115,9 @@ class StatusLine:
 
     def __init__(self, frequency: float, quiet: bool, stream: Optional[TextIO] = None,
                  total: Optional[int] = None, stop_after: Optional[float] = None,
-                 bar: Optional[bool] = None) -> None:
+                 bar: Optional[bool] = None, unit: Optional[str] = None) -> None:
         self.stream = stream or sys.stderr
+        self.unit = unit
         self.frequency = frequency
         self.enabled = not quiet and frequency > 0
         self.tty = self.enabled and self.stream.isatty()
@@ -137,9 +139,9 @@ class StatusLine:
             self.bar = _tqdm_bar(self.stream, self.total, tests, self.frequency)
 
     def fields(self, tests: int, best: Optional[float], outstanding: int) -> str:
-        """``tests 12/100  best 3.5  4.2 evals/s  failures 1  in flight 2  time left 7s``."""
+        """``tests 12/100  best 3.5 s  4.2 evals/s  failures 1  in flight 2  time left 7s``."""
         elapsed = time.perf_counter() - self.start
-        best_txt = "-" if best is None or not math.isfinite(best) else f"{best:.6g}"
+        best_txt = self.best_text(best)
         rate = (tests - self.first_tests) / elapsed if elapsed > 0 else 0.0
         limit = f"/{self.total}" if self.total is not None else ""
         text = (f"tests {tests:6d}{limit}  best {best_txt}  {rate:.3g} evals/s  failures {self.failures}"
@@ -164,9 +166,14 @@ class StatusLine:
         self.stream.write(f"\r{line}\033[K" if self.tty else line + "\n")
         self.stream.flush()
 
+    def best_text(self, best: Optional[float]) -> str:
+        """``3.5 s`` (the objective's unit), ``3.5`` when unitless, ``-`` before the first result."""
+        if best is None or not math.isfinite(best):
+            return "-"
+        return f"{best:.6g}" if self.unit is None else f"{best:.6g} {self.unit}"
+
     def _update_bar(self, tests: int, best: Optional[float], outstanding: int) -> None:
-        best_txt = "-" if best is None or not math.isfinite(best) else f"{best:.6g}"
-        post = f"best {best_txt}  failures {self.failures}  in flight {outstanding}"
+        post = f"best {self.best_text(best)}  failures {self.failures}  in flight {outstanding}"
         if self.stop_after is not None:
             post += f"  time left {max(0.0, self.stop_after - (time.perf_counter() - self.start)):.0f}s"
         self.bar.set_postfix_str(post, refresh=False)

@@ -239,7 +239,7 @@ class TuningRun:
         """Tune until a limit, the end of the space, a signal or an error; always closes the run."""
         opts = self.options
         status = StatusLine(opts.display_frequency, opts.quiet, total=self._test_cap(),
-                            stop_after=opts.stop_after)
+                            stop_after=opts.stop_after, unit=self.objective.unit)
         self.callbacks.append(status)
         deadline = None if opts.stop_after is None else time.monotonic() + opts.stop_after
         interrupts = self.interrupts = Interrupts(deadline).install()

@@ -7,10 +7,12 @@ verify, time), the expert and default configurations and the paper's budget (60)
 
 Run as a script it tunes each kernel with ``taco_tuner.py`` (built-in backend, default sizes) for
 the paper's budget and several seeds, then re-times default, expert (each as given, 32 threads, and
-mapped to this machine's threads) and every seed's best in interleaved rounds and prints times and
-speed-ups over the stronger form of each baseline::
+mapped to this machine's threads) and every seed's best in interleaved rounds -- the whole
+re-timing ``--passes`` times, to show its noise -- and prints times, speed-ups over the stronger form
+of each baseline (median and range over the seeds) and the noise (how far the passes' minimums of one
+configuration differ)::
 
-    python examples/taco/taco_bench.py --kernels spmv spmm sddmm ttv mttkrp --seeds 1 2 3 --budget 60
+    python examples/taco/taco_bench.py --kernels spmv spmm sddmm ttv mttkrp --seeds 1 2 3 4 5 --budget 60
 """
 import argparse
 import json
@@ -26,6 +28,7 @@ import taco_tuner  # noqa: E402
 from taco_backends import Evaluator  # noqa: E402
 from taco_harness import DEFAULT_POLICY, Compiler, bind, retime_kernels  # noqa: E402
 from taco_kernels import KERNEL_NAMES  # noqa: E402
+from tunerlib.measure import pass_noise, retime_passes, spread  # noqa: E402
 from tunerlib.measure import stronger as stronger_form  # noqa: E402
 
 #: the BaCO paper's budget for every TACO kernel (7 initial + 53 guided evaluations)
@@ -66,19 +69,26 @@ def tune_once(kernel: str, seed: int, budget: int, technique: Sequence[str], fol
         return json.load(fh).get("best_configuration")
 
 
-def retime(evaluator: Evaluator, configs: Dict[str, Dict[str, Any]], rounds: int) -> Dict[str, float]:
-    """Min-of-``rounds`` seconds of each OK configuration, timed in interleaved rounds."""
+def retime(evaluator: Evaluator, configs: Dict[str, Dict[str, Any]], rounds: int, passes: int = 1,
+           untimed: Optional[Dict[str, str]] = None) -> Dict[str, List[float]]:
+    """Each OK configuration's min-of-``rounds`` seconds, re-timed all together in interleaved
+    rounds, ``passes`` times over: ``{name: [min of pass 1, min of pass 2, ...]}``.  A configuration
+    that is not OK when checked first is left out (``untimed[name]`` says why)."""
     ready = {}
     for name, cfg in configs.items():
         kernel, failure = evaluator.build(cfg)
-        if failure is None and evaluator.evaluate(cfg).state == "OK":
+        result = failure if failure is not None else evaluator.evaluate(cfg)
+        if result.state == "OK":
             ready[name] = (kernel, bind(evaluator.problem, evaluator.backend)[1])
-    return retime_kernels(ready, rounds)
+        elif untimed is not None:
+            untimed[name] = f"{result.state}: {result.extra.get('error', '')}".rstrip(": ")
+    return retime_passes(lambda: retime_kernels(ready, rounds), passes)
 
 
 def bench_kernel(kernel: str, seeds: Sequence[int], budget: int, technique: Sequence[str],
-                 rounds: int, log: Callable[[str], None]) -> Dict[str, Any]:
-    """Tune ``kernel`` once per seed, then re-time default, expert and the bests together."""
+                 rounds: int, log: Callable[[str], None], passes: int = 1) -> Dict[str, Any]:
+    """Tune ``kernel`` once per seed, then re-time default, expert and the bests together
+    (``passes`` times; a time is the minimum over all passes, ``noise`` the passes' disagreement)."""
     evaluator = make_evaluator(kernel)
     threads = taco_spaces.machine_threads()
     configs = dict(taco_spaces.baselines(kernel, threads))     # as given and mapped to this machine
@@ -88,10 +98,16 @@ def bench_kernel(kernel: str, seeds: Sequence[int], budget: int, technique: Sequ
             log(f"{kernel} seed {seed}: best {json.dumps(best, sort_keys=True)}")
             if best is not None:
                 configs[f"seed {seed}"] = best
-    times = retime(evaluator, configs, rounds)
+    untimed: Dict[str, str] = {}
+    per_pass = retime(evaluator, configs, rounds, passes, untimed)
+    for name, why in untimed.items():
+        log(f"{kernel} {name}: not timed ({why})")
+    times = {name: min(v) for name, v in per_pass.items()}
+    noise = pass_noise(per_pass)
     bests = [times[f"seed {s}"] for s in seeds if f"seed {s}" in times]
     row = {"kernel": kernel, "problem": evaluator.problem.description, "threads": threads,
-           "best_s": bests}
+           "best_s": bests, "passes": passes, "noise": noise,
+           "untimed": untimed}
     for base in ("default", "expert"):           # speed-ups over the stronger form of each baseline
         stronger = stronger_form(times, base)
         row[f"{base}_s"] = {name: t for name, t in times.items() if name == base or name.startswith(base + ",")}
@@ -102,26 +118,43 @@ def bench_kernel(kernel: str, seeds: Sequence[int], budget: int, technique: Sequ
 
 
 def format_rows(rows: List[Dict[str, Any]]) -> str:
-    """Markdown table of :func:`bench_kernel` rows (medians over seeds), times in seconds (microsecond
-    digits).  Default and expert are shown as given (32 threads) and mapped to this machine's threads;
-    speed-ups are over the stronger form."""
+    """Markdown table of :func:`bench_kernel` rows, times in seconds (microsecond digits).  Default
+    and expert are shown as given (32 threads) and mapped to this machine's threads; speed-ups are
+    over the stronger form, as the median and range over the seeds; the noise column is the median
+    and largest disagreement between re-timing passes of one configuration (``-`` with one pass).  A
+    mapped form that could not be timed shows ``-``, and the speed-up over that baseline says it is over
+    the form as given only."""
     threads = rows[0]["threads"] if rows else taco_spaces.machine_threads()
     out = [f"| kernel | input | default (s; as given / {threads} threads) | expert (s; as given / {threads} threads) "
-           "| best (s; median; per seed) | best vs stronger default | best vs stronger expert "
-           "| seeds reaching the stronger expert |", "|---|---|---|---|---|---|---|---|"]
+           "| best (s; median; per seed) | best vs stronger default (median; range) "
+           "| best vs stronger expert (median; range) | seeds reaching the stronger expert "
+           "| re-timing noise (median / max) |", "|---|---|---|---|---|---|---|---|---|"]
 
-    def pair(times: Dict[str, float], base: str) -> str:
+    def pair(r: Dict[str, Any], base: str) -> str:
+        times = r[f"{base}_s"]
         given = times.get(base)
         mapped = next((t for n, t in times.items() if n != base), None)
-        return " / ".join("-" if t is None else f"{t:.6f}" for t in (given, mapped if mapped is not None else given))
+        if mapped is None and not lost(r, base):        # nothing to map on this machine: the same schedule
+            mapped = given
+        return " / ".join("-" if t is None else f"{t:.6f}" for t in (given, mapped))
+
+    def lost(r: Dict[str, Any], base: str) -> bool:      # the mapped form could not be timed
+        return any(n.startswith(base + ", ") for n in r.get("untimed", {}))
+
+    def ratio(r: Dict[str, Any], base: str) -> str:
+        s = spread(r[f"vs_{base}"])
+        return "-" if s is None else s.text() + (" (over the form as given: the mapped one was not timed)"
+                                                  if lost(r, base) else "")
+
+    def noise(r: Dict[str, Any]) -> str:
+        values = list(r.get("noise", {}).values())
+        return "-" if not values else f"{100 * statistics.median(values):.1f} % / {100 * max(values):.1f} %"
     for r in rows:
         per = ", ".join(f"{t:.6f}" for t in r["best_s"])
         med = statistics.median(r["best_s"]) if r["best_s"] else float("nan")
-        sd = statistics.median(r["vs_default"]) if r["vs_default"] else float("nan")
-        se = statistics.median(r["vs_expert"]) if r["vs_expert"] else float("nan")
-        out.append(f"| {r['kernel']} | {r['problem']} | {pair(r['default_s'], 'default')} | "
-                   f"{pair(r['expert_s'], 'expert')} | {med:.6f} ({per}) | {sd:.2f}x | {se:.2f}x | "
-                   f"{r['reached_expert']}/{len(r['best_s'])} |")
+        out.append(f"| {r['kernel']} | {r['problem']} | {pair(r, 'default')} | "
+                   f"{pair(r, 'expert')} | {med:.6f} ({per}) | {ratio(r, 'default')} | "
+                   f"{ratio(r, 'expert')} | {r['reached_expert']}/{len(r['best_s'])} | {noise(r)} |")
     return "\n".join(out)
 
 
@@ -134,9 +167,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--budget", type=int, default=BUDGET, help=f"evaluations per run (default {BUDGET})")
     p.add_argument("--technique", nargs="+", default=[], help="technique(s) (default: tunerlib's default)")
     p.add_argument("--rounds", type=int, default=20, help="interleaved re-timing rounds (default 20)")
+    p.add_argument("--passes", type=int, default=2,
+                   help="re-timing passes (default 2): times are the minimum over all, the noise column "
+                        "how far the passes' minimums of one configuration differ")
     p.add_argument("--json", help="also write the rows as JSON to this file")
     a = p.parse_args(argv)
-    rows = [bench_kernel(k, a.seeds, a.budget, a.technique, a.rounds, lambda s: print(s, flush=True))
+    if a.passes < 1 or a.rounds < 1 or a.budget < 1:
+        p.error("--passes, --rounds and --budget must be >= 1")
+    rows = [bench_kernel(k, a.seeds, a.budget, a.technique, a.rounds, lambda s: print(s, flush=True), a.passes)
             for k in a.kernels]
     print(format_rows(rows))
     if a.json:

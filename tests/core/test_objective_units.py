@@ -148,3 +148,40 @@ def test_the_report_states_the_unit_each_run_recorded(tmp_path):
     assert [r.unit_text for r in load_runs(str(tmp_path / "u.db"))] == ["in s", "unitless"]
     _set_recorded_unit(tmp_path / "u.db", None, drop=True)
     assert {r.unit_text for r in load_runs(str(tmp_path / "u.db"))} == {"unit not recorded"}
+
+
+def _compare_header(tmp_path: Path, db: str = "u.db") -> List[str]:
+    from tunerlib.report.data import load_runs
+    from tunerlib.report.render import compare_table
+    return compare_table(load_runs(str(tmp_path / db)))
+
+
+def test_the_reports_compare_table_names_the_unit_in_its_header(tmp_path):
+    assert _main(TimeTuner, tmp_path, "--label", "a")["code"] == 0
+    assert _main(TimeTuner, tmp_path, "--label", "b", "--seed", "4")["code"] == 0
+    header, body = _compare_header(tmp_path)
+    assert "best of all runs (s)" in header and all(h.endswith("(s)") for h in header if h.startswith("best @"))
+    assert "unit" not in header and len(body) == 2
+    from tunerlib.cli import main
+    assert main(["report", str(tmp_path / "u.db"), "-o", str(tmp_path / "r.md")]) == 0
+    assert "| best of all runs (s) |" in (tmp_path / "r.md").read_text()
+    _set_recorded_unit(tmp_path / "u.db", None, drop=True)          # runs from before units were recorded
+    header, _ = _compare_header(tmp_path)
+    assert "best of all runs (unit not recorded)" in header
+
+
+def test_a_unitless_objective_has_no_unit_in_the_header(tmp_path):
+    assert _main(CostTuner, tmp_path)["code"] == 0
+    header, _ = _compare_header(tmp_path)
+    assert "best of all runs" in header and "unit" not in header
+
+
+def test_runs_in_different_units_get_a_unit_column(tmp_path):
+    assert _main(TimeTuner, tmp_path, "--label", "time")["code"] == 0
+    assert _main(EnergyTuner, tmp_path, "--label", "energy")["code"] == 0
+    assert _main(CostTuner, tmp_path, "--label", "cost")["code"] == 0
+    header, body = _compare_header(tmp_path)
+    assert "best of all runs" in header and header[2] == "unit"
+    assert {row[0]: row[2] for row in body} == {"time": "s", "energy": "J", "cost": "unitless"}
+    assert _main(EnergyTuner, tmp_path, "--label", "time", "--seed", "5")["code"] == 0
+    assert {row[0]: row[2] for row in _compare_header(tmp_path)[1]}["time"] == "mixed: s, J"

@@ -81,6 +81,15 @@ def test_without_a_terminal_it_logs_lines(tmp_path):
     assert "tuning:" not in proc.stderr
 
 
+def test_the_lines_give_the_objectives_unit(tmp_path):
+    proc = zygote.run([sys.executable, str(SCRIPT), *_args(tmp_path, "--cost-unit", "J")], capture_output=True,
+                      text=True, timeout=120)
+    assert proc.returncode == 0
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("[") and "best -" not in line]
+    assert lines and all(re.search(r"  best [\d.e+-]+ J  ", line) for line in lines), proc.stderr
+    assert re.search(r"best minimize cost: [\d.e+-]+ J", proc.stdout)           # as the summary does
+
+
 @pytest.mark.parametrize("terminal", [True, False])
 def test_quiet_silences_it(tmp_path, terminal):
     args = _args(tmp_path, "--quiet")
@@ -111,6 +120,28 @@ def test_fields_count_failures_of_every_kind_and_time_left():
     text = out.getvalue()
     assert "tests     13/40  best 2.5" in text and "failures 6  in flight 2" in text
     assert re.search(r"time left (\d+)s", text) and int(re.search(r"time left (\d+)s", text).group(1)) >= 3590
+
+
+@pytest.mark.parametrize("unit, shown", [("s", "best 0.00042 s  "), (None, "best 0.00042  ")])
+def test_the_best_value_has_the_objectives_unit(unit, shown):
+    out = io.StringIO()                       # plain lines
+    line = StatusLine(frequency=0.0001, quiet=False, stream=out, total=10, unit=unit)
+    line.begin(0)
+    line.update(3, 0.00042, 0, force=True)
+    assert shown in out.getvalue()
+    assert StatusLine(1.0, False, stream=io.StringIO(), unit=unit).best_text(None) == "-"
+
+
+@pytest.mark.parametrize("unit, shown", [("s", "best 0.00042 s  "), (None, "best 0.00042  ")])
+def test_the_bars_postfix_has_the_objectives_unit(unit, shown):
+    pytest.importorskip("tqdm", reason="the [progress] extra (tqdm) is not installed")
+    out = _Terminal()
+    line = StatusLine(frequency=0.0001, quiet=False, stream=out, total=10, unit=unit)
+    line.begin(0)
+    assert line.bar is not None
+    line.update(3, 0.00042, 0)
+    line.close()
+    assert shown in out.getvalue()
 
 
 def test_terminal_without_tqdm_rewrites_one_line(monkeypatch):

@@ -9,9 +9,12 @@
 * :mod:`~tunerlib.measure.states` -- the one rule mapping rejection / timeout / crash / wrong output
   to :class:`~tunerlib.Result` states;
 * :mod:`~tunerlib.measure.report` -- the best-vs-baselines table (times in seconds) and the
-  speed-up over the stronger form of each baseline (as given or mapped to this machine).
+  speed-up over the stronger form of each baseline (as given or mapped to this machine);
+* :mod:`~tunerlib.measure.repeat` -- for benchmarks over several seeds: repeated re-timing passes
+  and their noise, medians and ranges over seeds.
 """
 from .report import BEST, Row, format_stronger, format_table, rows_from_timings, seconds_decimals, speedup, stronger
+from .repeat import Spread, pass_noise, retime_passes, spread
 from .states import crashed, death, failed, over_limit, rejected, timed_out, wrong_output
 from .timing import (OVER_LIMIT, WARM_TRIES, Timing, TimingError, TimingPolicy, check_run_limit, clocked,
                      fixed_rounds, interleaving_order, sample_interleaved, sample_min_of_k, time_after_check,
@@ -19,7 +22,7 @@ from .timing import (OVER_LIMIT, WARM_TRIES, Timing, TimingError, TimingPolicy, 
 from .worker import IsolatedWorker
 
 __all__ = ["BEST", "Row", "format_stronger", "format_table", "rows_from_timings", "seconds_decimals", "speedup",
-           "stronger",
+           "stronger", "Spread", "pass_noise", "retime_passes", "spread",
            "crashed", "death", "failed", "over_limit", "rejected", "timed_out", "wrong_output",
            "OVER_LIMIT", "WARM_TRIES", "Timing", "TimingError", "TimingPolicy", "check_run_limit", "clocked",
            "fixed_rounds", "interleaving_order",

@@ -26,13 +26,28 @@ def _band(cell: tuple) -> str:
 
 def compare_table(runs: Sequence[RunData]) -> tuple[List[str], List[List[str]]]:
     """(header, rows) of the compare table: per label the median [20th, 80th percentile] of the best
-    value within each budget, the best of all runs, failures and time."""
+    value within each budget, the best of all runs, failures and time.  The value columns name the
+    objective's unit when every run recorded the same one (``best of all runs (s)``; nothing when
+    unitless, ``(unit not recorded)`` for runs from before units were recorded); when the runs differ,
+    a ``unit`` column gives each row's instead."""
     budgets, rows = compare_rows(runs)
-    header = (["label", "runs", "evaluations (median)"] + [f"best @{b} median [p20, p80]" for b in budgets]
-              + ["best of all runs", "failed results", "seconds (median)"])
-    body = [[r.label, str(r.runs), f"{r.evaluations:g}"] + [_band(r.at_budgets[b]) for b in budgets]
+    texts = list(dict.fromkeys(u for r in rows for u in r.units))
+    shared = texts[0] if len(texts) == 1 else None
+    suffix = "" if shared in (None, "unitless") else f" ({shared[3:]})" if shared.startswith("in ") else f" ({shared})"
+    per_row = shared is None and bool(rows)
+    header = (["label", "runs"] + (["unit"] if per_row else []) + ["evaluations (median)"]
+              + [f"best @{b} median [p20, p80]{suffix}" for b in budgets]
+              + [f"best of all runs{suffix}", "failed results", "seconds (median)"])
+    body = [[r.label, str(r.runs)] + ([_unit_cell(r.units)] if per_row else []) + [f"{r.evaluations:g}"]
+            + [_band(r.at_budgets[b]) for b in budgets]
             + [_num(r.best), f"{100 * r.failure_share:.1f} %", f"{r.median_seconds:.3g}"] for r in rows]
     return header, body
+
+
+def _unit_cell(units: Sequence[str]) -> str:
+    """A row's ``unit`` cell: ``s``, ``unitless``, ``unit not recorded``, or ``mixed: s, unitless``."""
+    shown = [u[3:] if u.startswith("in ") else u for u in units]
+    return shown[0] if len(shown) == 1 else "mixed: " + ", ".join(shown)
 
 
 def _facts(s: RunSummary) -> List[tuple]:

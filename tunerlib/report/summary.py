@@ -125,6 +125,9 @@ class CompareRow:
     best: Optional[float]                #: the best value of all its runs
     failure_share: float
     median_seconds: float
+    #: the objective's unit as its runs recorded it (``RunData.unit_text``: ``in s``, ``unitless``,
+    #: ``unit not recorded``), one entry per different text, in order of first appearance
+    units: List[str] = field(default_factory=list)
 
 
 def _stats(values: Sequence[float]) -> tuple:
@@ -153,8 +156,9 @@ def compare_rows(runs: Sequence[RunData]) -> tuple[List[int], List[CompareRow]]:
         points = [p for m in members for p in m.points]
         failed = sum(p.state in FAILURE_STATES for p in points) / max(1, len(points))
         seconds = float(np.median([summarize_seconds(m) for m in members]))
+        units = list(dict.fromkeys(m.unit_text for m in members))
         rows.append(CompareRow(label, len(members), float(np.median([len(m.points) for m in members])), at,
-                               best, failed, seconds))
+                               best, failed, seconds, units))
     return budgets, rows
 
 

@@ -26,6 +26,7 @@ class ToyOptions(TuningOptions):
                 "100 s), segv (a child killed by SIGSEGV), memory (a child that allocates 2 GB under a "
                 "256 MB limit), raise (run() raises), die (the measuring process kills itself with "
                 "SIGSEGV; use with --parallelism > 1 only)"})
+    cost_unit: Optional[str] = field(default=None, metadata={"help": "the unit of the cost objective (default: none)"})
     kill_once: Optional[str] = field(default=None, metadata={
         "help": "the first measurement that creates this file (writing its request id and pid) kills its "
                 "own process with SIGKILL after --sleep; the others measure normally (for executors)"})
@@ -47,7 +48,7 @@ class ToyTuner(MeasurementInterface):
         return m
 
     def objective(self):
-        return MinimizeAttribute("cost")
+        return MinimizeAttribute("cost", unit=self.options.cost_unit)
 
     def run(self, desired_result, input, limit):
         cfg = desired_result.configuration.data
