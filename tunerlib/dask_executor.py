@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import logging
 import os
 import socket
 import sys
@@ -352,7 +353,17 @@ class DaskExecutor(Executor):
     def shutdown(self) -> None:
         """Close the connection to the scheduler (the cluster keeps running)."""
         if self.client is not None:
+            # as_completed's tracking tasks of futures still in flight fail with CommClosedError once the
+            # client closes, and Tornado logs each as an error in the client's loop thread (seen on a busy
+            # machine, after a run stopped on a broken run contract): expected, so not printed
+            logging.getLogger("tornado.application").addFilter(_closed_comm_filter)
             try:
                 self.client.close()
             finally:
                 self.client = None
+
+
+def _closed_comm_filter(record: logging.LogRecord) -> bool:
+    """False (drop) for a log record of a callback that failed with Dask's CommClosedError."""
+    exc = record.exc_info[1] if record.exc_info else None
+    return type(exc).__name__ != "CommClosedError"

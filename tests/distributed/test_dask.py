@@ -248,3 +248,22 @@ def test_a_task_that_ended_unreported_is_fetched_by_the_check():
     [done] = executor._check_unreported()
     assert (done.desired_id, done.record.state) == (8, "OK") and executor.in_flight() == 0
     assert executor._ended(future, reply, fetched=True) is None  # the late report counts for nothing
+
+
+def test_closing_the_client_does_not_print_the_in_flight_futures_closed_comm_errors():
+    """After a run stops with futures in flight, closing the client fails their tracking callbacks with
+    CommClosedError, which Tornado logs as an error; the executor's filter drops exactly those records."""
+    import logging
+    import sys
+    from distributed.comm.core import CommClosedError
+    from tunerlib.dask_executor import _closed_comm_filter
+
+    def record(exc):
+        try:
+            raise exc
+        except Exception:
+            return logging.LogRecord("tornado.application", logging.ERROR, __file__, 1, "Exception in callback",
+                                     None, sys.exc_info())
+    assert not _closed_comm_filter(record(CommClosedError("in <TCP (closed)>: Stream is closed")))
+    assert _closed_comm_filter(record(RuntimeError("a real failure")))
+    assert _closed_comm_filter(logging.LogRecord("tornado.application", logging.ERROR, __file__, 1, "x", None, None))
