@@ -10,6 +10,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Dict, Optional, TextIO
 
 
+def value_text(value: float, unit: Optional[str]) -> str:
+    """``6.7938e-05 s``: a value of the objective with its unit (the bare number when ``unit`` is None)."""
+    return f"{value:.6g}" if unit is None else f"{value:.6g} {unit}"
+
+
 @dataclass
 class Summary:
     """What a finished run reports (also written by --summary-json)."""
@@ -57,7 +62,7 @@ class Summary:
 
     def value_text(self, value: float) -> str:
         """``6.7938e-05 s``: a value of the objective with its unit (the bare number when unitless)."""
-        return f"{value:.6g}" if self.unit is None else f"{value:.6g} {self.unit}"
+        return value_text(value, self.unit)
 
     def interrupted_line(self) -> str:
         """The one line printed when a signal stopped the run."""
@@ -168,9 +173,7 @@ class StatusLine:
 
     def best_text(self, best: Optional[float]) -> str:
         """``3.5 s`` (the objective's unit), ``3.5`` when unitless, ``-`` before the first result."""
-        if best is None or not math.isfinite(best):
-            return "-"
-        return f"{best:.6g}" if self.unit is None else f"{best:.6g} {self.unit}"
+        return "-" if best is None or not math.isfinite(best) else value_text(best, self.unit)
 
     def _update_bar(self, tests: int, best: Optional[float], outstanding: int) -> None:
         post = f"best {self.best_text(best)}  failures {self.failures}  in flight {outstanding}"

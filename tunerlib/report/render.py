@@ -33,7 +33,7 @@ def compare_table(runs: Sequence[RunData]) -> tuple[List[str], List[List[str]]]:
     budgets, rows = compare_rows(runs)
     texts = list(dict.fromkeys(u for r in rows for u in r.units))
     shared = texts[0] if len(texts) == 1 else None
-    suffix = "" if shared in (None, "unitless") else f" ({shared[3:]})" if shared.startswith("in ") else f" ({shared})"
+    suffix = "" if shared in (None, "unitless") else f" ({_unit_name(shared)})"
     per_row = shared is None and bool(rows)
     header = (["label", "runs"] + (["unit"] if per_row else []) + ["evaluations (median)"]
               + [f"best @{b} median [p20, p80]{suffix}" for b in budgets]
@@ -46,8 +46,13 @@ def compare_table(runs: Sequence[RunData]) -> tuple[List[str], List[List[str]]]:
 
 def _unit_cell(units: Sequence[str]) -> str:
     """A row's ``unit`` cell: ``s``, ``unitless``, ``unit not recorded``, or ``mixed: s, unitless``."""
-    shown = [u[3:] if u.startswith("in ") else u for u in units]
+    shown = [_unit_name(u) for u in units]
     return shown[0] if len(shown) == 1 else "mixed: " + ", ".join(shown)
+
+
+def _unit_name(text: str) -> str:
+    """A run's ``unit_text`` without its ``in `` (``in s`` -> ``s``; ``unitless`` stays)."""
+    return text[3:] if text.startswith("in ") else text
 
 
 def _facts(s: RunSummary) -> List[tuple]:
