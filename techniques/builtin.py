@@ -85,6 +85,9 @@ MODULE_ROWS: Dict[str, List[Row]] = {
                          "AUC bandit choosing which parameter mutation to apply to the best configuration", {})],
     "bo": [("BayesianOptimization", "bo.technique:BayesianOptimization",
             "Bayesian optimisation: Matérn GP, EI x RF feasibility, chain of trees (BaCO)", {})],
+    "tpe": [("TPE", "tpe:TPE", "tree-structured Parzen estimator (multivariate kernels; learns from every result)",
+             {}),
+            ("BanditTPE", "tpe:TPE", "TPE as a bandit arm: waits for its siblings' first 10 results", {"defer": True})],
     "structural": [("StructuralSurrogate", "structural.technique:StructuralSurrogate",
                     "learns an additive model over structural features (tour edges, orders, one-hot, unit values) "
                     "and searches it: Thompson sampling + 2-opt/or-opt on the model; the default bandit takes the "
@@ -95,8 +98,10 @@ MODULE_ROWS: Dict[str, List[Row]] = {
 
 
 #: duplicate aliases (the same technique as UniformGreedyMutation / NormalGreedyMutation): still
-#: resolved, since stored runs name them, but neither listed nor drawn into generated bandits
-UNLISTED = frozenset({"UniformGreedyMutation10", "NormalGreedyMutation10"})
+#: resolved, since stored runs name them, but neither listed nor drawn into generated bandits; and
+#: BanditTPE, a member of AUCBanditMetaTechniqueT that waits for its siblings (a bandit of only
+#: deferring arms would never start)
+UNLISTED = frozenset({"UniformGreedyMutation10", "NormalGreedyMutation10", "BanditTPE"})
 
 
 def add_module(catalogue: Catalogue, module: str) -> None:

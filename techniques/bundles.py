@@ -22,6 +22,10 @@ BUNDLES: Dict[str, Tuple[List[str], str]] = {
     "AUCBanditMetaTechniqueA": (
         ["DifferentialEvolutionAlt", "UniformGreedyMutation", "NormalGreedyMutation30", "RandomNelderMead"],
         "AUC bandit: DE (cr 0.2), uniform and normal (p 0.3) greedy mutation, random Nelder-Mead (default)"),
+    "AUCBanditMetaTechniqueT": (
+        ["DifferentialEvolutionAlt", "UniformGreedyMutation", "NormalGreedyMutation30", "RandomNelderMead",
+         "BanditTPE"],
+        "AUC bandit: the default's four members and a TPE model (from the 11th result on)"),
     "AUCBanditMetaTechniqueB": (["DifferentialEvolutionAlt", "UniformGreedyMutation"],
                                 "AUC bandit: DE (cr 0.2) and uniform greedy mutation"),
     "AUCBanditMetaTechniqueC": (["DifferentialEvolutionAlt", "PatternSearch"],
