@@ -145,6 +145,13 @@ class TPE(Technique):
             except (ValueError, TypeError, NotImplementedError):
                 self.unmodelled.append(p)
         self.move_rate = 1.0 / len(manipulator.parameters)
+        kinds = np.array([c.kind for c in self.coded], dtype=object)
+        self._enum, self._ordered, self._float = (np.flatnonzero(kinds == kind) for kind in ("enum", "ordered", "float"))
+        self._k = np.array([max(c.k, 1) for c in self.coded], dtype=np.int64)
+        k_ordered = self._k[self._ordered]
+        self._ordered_groups = [(int(k), np.flatnonzero(k_ordered == k)) for k in np.unique(k_ordered)]
+        self._keep = 1.0 / (1.0 + BETA * (self._k[self._enum] - 1))
+        self._log_keep, self._log_other = np.log(self._keep), np.log(BETA * self._keep)
         # deferring is for arms of a meta-technique (bound under its path); alone, TPE must propose
         self.waits = self.defer and "/" in self.path
         self.np_rng = np.random.default_rng(rng.getrandbits(63))
@@ -217,34 +224,51 @@ class TPE(Technique):
                          max(0.02, shrink) for c in self.coded])
 
     def _log_density(self, x: np.ndarray, centres: np.ndarray) -> np.ndarray:
-        """log of the kernel mixture over ``centres`` plus the uniform prior, at each row of ``x``."""
+        """log of the kernel mixture over ``centres`` plus the uniform prior, at each row of ``x``
+        (every parameter kind in one array operation)."""
         n = centres.shape[0]
-        log_prior = np.zeros(x.shape[0])
+        log_prior = -float(np.log(self._k[self._enum]).sum() + np.log(self._k[self._ordered]).sum())
         if n == 0:
-            return log_prior
+            return np.full(x.shape[0], log_prior)
         widths = self._widths(n)
         log_k = np.zeros((x.shape[0], n))
-        for j, c in enumerate(self.coded):
-            log_k += self._log_kernel(c, x[:, j][:, None], centres[:, j][None, :], widths[j])
-            if c.kind != "float":
-                log_prior -= math.log(c.k)
+        e, o, f = self._enum, self._ordered, self._float
+        if e.size:
+            same = x[:, None, e] == centres[None, :, e]
+            log_k += np.where(same, self._log_keep, self._log_other).sum(axis=2)
+        for cols, norm in ((o, self._ordered_norm), (f, self._float_norm)):
+            if cols.size:
+                d = (x[:, None, cols] - centres[None, :, cols]) / widths[cols]
+                log_k -= 0.5 * (d * d).sum(axis=2) + norm(centres[:, cols], widths[cols])[None, :]
         w = self.prior_weight
-        stacked = np.concatenate([log_k, (log_prior + math.log(w))[:, None]], axis=1) if w > 0 else log_k
+        if w <= 0:
+            top = log_k.max(axis=1, keepdims=True)
+            return top[:, 0] + np.log(np.exp(log_k - top).sum(axis=1)) - math.log(n)
+        stacked = np.concatenate([log_k, np.full((x.shape[0], 1), log_prior + math.log(w))], axis=1)
         top = stacked.max(axis=1, keepdims=True)
-        return (top[:, 0] + np.log(np.exp(stacked - top).sum(axis=1))) - math.log(n + w)
+        return top[:, 0] + np.log(np.exp(stacked - top).sum(axis=1)) - math.log(n + w)
+
+    def _ordered_norm(self, centres: np.ndarray, widths: np.ndarray) -> np.ndarray:
+        """Sum over the ordered parameters of the log normalising constant of the discrete Gaussian
+        around each centre: exact for up to 256 values (one table per number of values, whose
+        parameters share a width), the Gaussian's mass over the positions' range beyond."""
+        total = np.zeros(centres.shape[0])
+        for k, cols in self._ordered_groups:
+            w, c = widths[cols], centres[:, cols]
+            if k <= 256:
+                grid = np.arange(k, dtype=float)
+                table = np.log(np.exp(-0.5 * ((grid[:, None] - grid[None, :]) / w[0]) ** 2).sum(axis=0))
+                total += table[c.astype(int)].sum(axis=1)
+            else:
+                mass = ndtr((k - 0.5 - c) / w) - ndtr((-0.5 - c) / w)
+                total += np.log(w * math.sqrt(2 * math.pi) * np.maximum(mass, 1e-12)).sum(axis=1)
+        return total
 
     @staticmethod
-    def _log_kernel(c: _Coded, x: np.ndarray, centre: np.ndarray, width: float) -> np.ndarray:
-        if c.kind == "enum":
-            keep = 1.0 / (1.0 + BETA * (c.k - 1))
-            return np.where(x == centre, math.log(keep), math.log(BETA * keep))
-        if c.kind == "ordered":
-            grid = np.arange(c.k, dtype=float)
-            # normalising constant of the discrete Gaussian around each centre
-            norm = np.log(np.exp(-0.5 * ((grid[:, None] - centre.ravel()[None, :]) / width) ** 2).sum(axis=0))
-            return -0.5 * ((x - centre) / width) ** 2 - norm[None, :]
-        mass = ndtr((1.0 - centre) / width) - ndtr(-centre / width)
-        return -0.5 * ((x - centre) / width) ** 2 - np.log(width * math.sqrt(2 * math.pi) * np.maximum(mass, 1e-12))
+    def _float_norm(centres: np.ndarray, widths: np.ndarray) -> np.ndarray:
+        """Sum over the floats of the log normalising constant of the Gaussian truncated to [0, 1]."""
+        mass = ndtr((1.0 - centres) / widths) - ndtr(-centres / widths)
+        return np.log(widths * math.sqrt(2 * math.pi) * np.maximum(mass, 1e-12)).sum(axis=1)
 
     def _draw(self, centres: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
         """``candidates`` draws from l(x), in codes: (the good configuration each was drawn around, -1
@@ -254,35 +278,36 @@ class TPE(Technique):
         centre_of = self.np_rng.integers(0, n, m)
         if w > 0:
             centre_of[self.np_rng.random(m) < w / (n + w)] = -1
+        codes = centres[np.maximum(centre_of, 0)].copy()
         widths = self._widths(n)
-        codes = np.empty((m, len(self.coded)))
-        prior = centre_of < 0
-        for j, c in enumerate(self.coded):
-            centre = centres[np.maximum(centre_of, 0), j]
-            codes[:, j] = self._move(c, centre, widths[j])
-            if c.kind == "float":
-                codes[prior, j] = self.np_rng.random(int(prior.sum()))
-            else:
-                codes[prior, j] = self.np_rng.integers(0, c.k, int(prior.sum()))
+        e = self._enum
+        if e.size:
+            k = self._k[e]
+            other = self.np_rng.integers(0, k - 1, (m, e.size))
+            other = other + (other >= codes[:, e])
+            codes[:, e] = np.where(self.np_rng.random((m, e.size)) < self._keep, codes[:, e], other)
+        for cols, lo, hi in ((self._ordered, -0.5, self._k[self._ordered] - 0.5), (self._float, 0.0, 1.0)):
+            if cols.size:
+                codes[:, cols] = self._truncated(codes[:, cols], widths[cols], lo, hi)
+        o = self._ordered
+        codes[:, o] = np.clip(np.rint(codes[:, o]), 0, self._k[o] - 1)
+        prior = np.flatnonzero(centre_of < 0)
+        if prior.size:
+            discrete = np.concatenate([e, o])
+            codes[np.ix_(prior, discrete)] = self.np_rng.integers(0, self._k[discrete], (prior.size, discrete.size))
+            codes[np.ix_(prior, self._float)] = self.np_rng.random((prior.size, self._float.size))
         return centre_of, codes
 
-    def _move(self, c: _Coded, centre: np.ndarray, width: float) -> np.ndarray:
-        """One draw of the parameter's kernel around each of ``centre`` (codes)."""
-        m = centre.size
-        if c.kind == "enum":
-            keep = 1.0 / (1.0 + BETA * (c.k - 1))
-            other = self.np_rng.integers(0, c.k - 1, m)
-            other = other + (other >= centre)
-            return np.where(self.np_rng.random(m) < keep, centre, other)
-        lo, hi = (0.0, 1.0) if c.kind == "float" else (-0.5, c.k - 0.5)
-        x = centre + width * self.np_rng.standard_normal(m)
-        for _ in range(8):  # truncate by redrawing what fell outside
+    def _truncated(self, centre: np.ndarray, width: np.ndarray, lo: Any, hi: Any) -> np.ndarray:
+        """Gaussian draws around ``centre`` (columns: parameters), redrawn where they fall outside
+        [lo, hi] (up to 8 times, then clipped)."""
+        x = centre + width * self.np_rng.standard_normal(centre.shape)
+        for _ in range(8):
             out = (x < lo) | (x > hi)
             if not out.any():
                 break
-            x[out] = centre[out] + width * self.np_rng.standard_normal(int(out.sum()))
-        x = np.clip(x, lo, hi)
-        return x if c.kind == "float" else np.clip(np.rint(x), 0, c.k - 1)
+            x = np.where(out, centre + width * self.np_rng.standard_normal(centre.shape), x)
+        return np.clip(x, lo, hi)
 
     def _decode(self, configs: List[Config], centre: int, codes: np.ndarray) -> Optional[Config]:
         """The configuration of one candidate: the unmodelled parameters from its good configuration
