@@ -28,8 +28,8 @@ parameters (at least one of them moves when nothing is modelled).  A deferring T
 meta-technique proposes nothing on a space where it models nothing.
 
 The cost per proposal is ``O(candidates * (|L| + |G|) * d)`` in array operations over all parameters
-of a kind at once: 1-3 ms on the recorded Kernel Tuner spaces, 3.6 ms on the 40-parameter HPVM2FPGA
-space (``tools/compare.py``'s CPU column), so it can be an arm of a bandit.
+of a kind at once: 1.5-2.5 ms per evaluation on the recorded Kernel Tuner spaces, 3.1 ms on the
+40-parameter HPVM2FPGA space (``tools/compare.py``'s CPU column), so it can be an arm of a bandit.
 """
 from __future__ import annotations
 
