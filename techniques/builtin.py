@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Tuple
 from .catalogue import Catalogue, Use
 
 #: the technique used when --technique is not given
-DEFAULT_TECHNIQUE = "AUCBanditMetaTechniqueA"
+DEFAULT_TECHNIQUE = "AUCBanditMetaTechniqueG"
 
 Row = Tuple[str, str, str, Dict[str, Any]]
 
@@ -90,8 +90,8 @@ MODULE_ROWS: Dict[str, List[Row]] = {
             ("BanditTPE", "tpe:TPE", "TPE as a bandit arm: waits for its siblings' first 10 results", {"defer": True})],
     "structural": [("StructuralSurrogate", "structural.technique:StructuralSurrogate",
                     "learns an additive model over structural features (tour edges, orders, one-hot, unit values) "
-                    "and searches it: Thompson sampling + 2-opt/or-opt on the model; the default bandit takes the "
-                    "other suggestions", {"fallback": Use(DEFAULT_TECHNIQUE)})],
+                    "and searches it: Thompson sampling + 2-opt/or-opt on the model; AUCBanditMetaTechniqueA takes "
+                    "the other suggestions", {"fallback": Use("AUCBanditMetaTechniqueA")})],
     "greedy_bandit": [("GreedyMutationBandit", "bundles:greedy_mutation_bandit",
                        "AUC bandit over uniform/normal greedy mutation and random search", {})],
 }
@@ -99,7 +99,7 @@ MODULE_ROWS: Dict[str, List[Row]] = {
 
 #: duplicate aliases (the same technique as UniformGreedyMutation / NormalGreedyMutation): still
 #: resolved, since stored runs name them, but neither listed nor drawn into generated bandits; and
-#: BanditTPE, a member of AUCBanditMetaTechniqueT that waits for its siblings (a bandit of only
+#: BanditTPE, a member of AUCBanditMetaTechniqueG and T that waits for its siblings (a bandit of only
 #: deferring arms would never start)
 UNLISTED = frozenset({"UniformGreedyMutation10", "NormalGreedyMutation10", "BanditTPE"})
 

@@ -21,7 +21,11 @@ from .simple import GreedyMutation, PureRandom
 BUNDLES: Dict[str, Tuple[List[str], str]] = {
     "AUCBanditMetaTechniqueA": (
         ["DifferentialEvolutionAlt", "UniformGreedyMutation", "NormalGreedyMutation30", "RandomNelderMead"],
-        "AUC bandit: DE (cr 0.2), uniform and normal (p 0.3) greedy mutation, random Nelder-Mead (default)"),
+        "AUC bandit: DE (cr 0.2), uniform and normal (p 0.3) greedy mutation, random Nelder-Mead (OpenTuner's "
+        "default)"),
+    "AUCBanditMetaTechniqueG": (
+        ["ga-base", "BanditTPE"],
+        "AUC bandit: steady-state GA (uniform crossover) and a TPE model (from the 11th result on) (default)"),
     "AUCBanditMetaTechniqueT": (
         ["DifferentialEvolutionAlt", "UniformGreedyMutation", "NormalGreedyMutation30", "RandomNelderMead",
          "BanditTPE"],

@@ -1,13 +1,14 @@
 """Framework overhead per evaluation: wall time between measurements minus objective time.
 
-Runs N evaluations of a trivial objective (a 4-D quadratic) with the default technique and a
-durable SQLite results database, and prints the median and mean overhead per evaluation, plus
+Runs N evaluations of a trivial objective (a 4-D quadratic) with the default technique (or each
+technique named by ``--technique``) and a durable SQLite results database, and prints the median and mean overhead per evaluation, plus
 the median over the first and the last 1,000 evaluations (to show growth with database size).
 With ``--opentuner-python PY`` (a Python that has ``opentuner==0.8.8`` installed, e.g. a scratch
 venv), the same figures for OpenTuner are printed side by side.
 
     python tools/bench_overhead.py --evals 2000
     python tools/bench_overhead.py --evals 10000 --opentuner-python /path/venv/bin/python
+    python tools/bench_overhead.py --technique AUCBanditMetaTechniqueG AUCBanditMetaTechniqueA
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ import sys
 import tempfile
 import textwrap
 import time
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from tunerlib import MeasurementInterface, MinimizeAttribute, Result, TuningOptions, TuningRun
 from tunerlib.parameters import ConfigurationManipulator, FloatParameter
@@ -63,9 +64,10 @@ def figures(stamps: List[tuple], wall: float) -> Dict[str, float]:
     return out
 
 
-def bench_tunerlib(evals: int, seed: int) -> Dict[str, float]:
+def bench_tunerlib(evals: int, seed: int, technique: Optional[str] = None) -> Dict[str, float]:
+    """Overhead figures of one tunerlib run (``technique``: None for the default)."""
     with tempfile.TemporaryDirectory() as tmp:
-        opts = TuningOptions(test_limit=evals, seed=seed, quiet=True,
+        opts = TuningOptions(test_limit=evals, seed=seed, quiet=True, technique=[technique] if technique else [],
                              database=os.path.join(tmp, "bench.db"))
         tuner = _Trivial(opts)
         start = time.perf_counter()
@@ -121,19 +123,23 @@ def main(argv=None) -> int:
     ap.add_argument("--evals", type=int, default=2000, help="evaluations per run (default 2000)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--opentuner-python", help="python executable with opentuner==0.8.8 installed")
+    ap.add_argument("--technique", nargs="+", metavar="NAME",
+                    help="techniques to measure, one row each (default: the default technique)")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     ns = ap.parse_args(argv)
-    rows = {"tunerlib": bench_tunerlib(ns.evals, ns.seed)}
+    rows = {f"tunerlib {t}" if t else "tunerlib": bench_tunerlib(ns.evals, ns.seed, t)
+            for t in (ns.technique or [None])}
     if ns.opentuner_python:
         rows["opentuner 0.8.8"] = bench_opentuner(ns.opentuner_python, ns.evals, ns.seed)
     if ns.json:
         print(json.dumps(rows, indent=2))
         return 0
     keys = ["evals", "wall_s", "median_ms", "mean_ms", "first1000_median_ms", "last1000_median_ms"]
-    print(f"{'framework':<18}" + "".join(f"{k:>22}" for k in keys))
+    width = max(18, *(len(name) + 1 for name in rows))
+    print(f"{'framework':<{width}}" + "".join(f"{k:>22}" for k in keys))
     for name, row in rows.items():
         cells = "".join(f"{row.get(k, float('nan')):>22.3f}" for k in keys)
-        print(f"{name:<18}{cells}")
+        print(f"{name:<{width}}{cells}")
     return 0
 
 

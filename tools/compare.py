@@ -44,14 +44,14 @@ import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from tunerlib import tune_function
-from tunerlib.techniques import AFFINITY_METRICS
+from tunerlib.techniques import AFFINITY_METRICS, DEFAULT_TECHNIQUE
 from tunerlib.tools.problems import Problem, default_problems, shared_root
 from tunerlib.tools.references import KERNEL_TUNER_SCORE_SPACES, reference_lines, score_reference_lines
 from tunerlib.tools.score import (CUTOFF_PERCENTILE, Population, SpaceScore, aggregate, cutoff_evaluations,
                                   replay_population, score_table, space_score, within)
 
 _PROBLEMS: Dict[str, Problem] = {}
-DEFAULT_TECHNIQUES = ["AUCBanditMetaTechniqueA", "PureRandom"]
+DEFAULT_TECHNIQUES = [DEFAULT_TECHNIQUE, "PureRandom"]
 #: cross-session store options of every run (--store, --leave-one-out, --affinity-metric)
 _STORE: Dict[str, Any] = {}
 

@@ -91,26 +91,30 @@ def test_status_line_prints_progress():
     assert quiet.getvalue() == ""
 
 
-def test_bandit_state_is_recorded_and_restored_on_resume(tmp_path):
+@pytest.mark.parametrize("technique", ["AUCBanditMetaTechniqueA", "AUCBanditMetaTechniqueG"])
+def test_bandit_state_is_recorded_and_restored_on_resume(tmp_path, technique):
     class Wide(Small):
         def manipulator(self):
             return ConfigurationManipulator([IntegerParameter("a", 0, 10 ** 6), IntegerParameter("b", 0, 3),
                                              BooleanParameter("c")])
 
-    opts = _opts(tmp_path, test_limit=40)
+    opts = _opts(tmp_path, test_limit=40, technique=[technique])
     first = TuningRun(Wide(opts), opts)
     first.run()
     saved = first.db.load_technique_state(first.run_id, first.technique.name)
     assert saved["last_result_id"] == first.search.last_result_id
     bandit = saved["state"]["bandit"]
     assert len(bandit["history"]) >= 40 and bandit["C"] == 0.05 and bandit["window"] == 500
-    resumed_opts = _opts(tmp_path, test_limit=80, resume=True)
+    resumed_opts = _opts(tmp_path, test_limit=80, resume=True, technique=[technique])
     again = TuningRun(Wide(resumed_opts), resumed_opts)
     again.prepare()  # the history is replayed exactly, then the bandit proposes the next one live
     assert again.history_replay == "exact" and again.search.outstanding == 1
     replayed = again.technique.state_dict()["bandit"]
     assert replayed["history"][:len(bandit["history"])] == bandit["history"]
-    assert len(replayed["history"]) == len(bandit["history"]) + 1
+    if technique == "AUCBanditMetaTechniqueA":
+        # its first live proposal here is a configuration already measured: answered from the
+        # database at once, so the bandit records it before the next one goes out
+        assert len(replayed["history"]) == len(bandit["history"]) + 1
     summary = TuningRun(Wide(resumed_opts), resumed_opts).run()
     assert summary.tests == 80 and summary.extra["history_replay"] == "exact"
 
