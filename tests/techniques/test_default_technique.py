@@ -1,0 +1,47 @@
+"""The default technique, AUCBanditMetaTechniqueG: what it is made of, that it learns, and that its
+TPE arm leaves tours to the GA.  Legality on every space kind is the conformance kit's
+(test_conformance.py runs it on every registered bundle)."""
+import random
+import statistics
+import sys
+from pathlib import Path
+
+from tunerlib import tune_function
+from tunerlib.parameters import ConfigurationManipulator, PermutationParameter
+from tunerlib.techniques import DEFAULT_TECHNIQUE, AUCBanditMetaTechnique, create_technique
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_tpe import _separable  # noqa: E402
+
+
+def test_the_default_is_a_bandit_over_a_ga_and_a_deferring_tpe_arm():
+    assert DEFAULT_TECHNIQUE == "AUCBanditMetaTechniqueG"
+    tech = create_technique([])
+    assert isinstance(tech, AUCBanditMetaTechnique) and tech.name == "AUCBanditMetaTechniqueG"
+    assert [t.name for t in tech.techniques] == ["ga-base", "BanditTPE"]
+    assert tech.techniques[1].defer and tech.bandit.C == 0.05 and tech.bandit.window == 500
+
+
+def test_the_default_beats_random_search_on_a_separable_objective():
+    space, fn = _separable()
+    default, rnd = [], []
+    for seed in range(8):
+        default.append(tune_function(space, fn, test_limit=60, seed=seed).best_at(60))
+        rnd.append(tune_function(space, fn, test_limit=60, technique=["PureRandom"], seed=seed).best_at(60))
+    # measured: the default's median 2, random search's 10 (8 seeds; the default ahead on all 8)
+    assert statistics.median(default) * 2 <= statistics.median(rnd)
+    assert sum(d < r for d, r in zip(default, rnd)) >= 6
+
+
+def test_on_tours_every_suggestion_comes_from_the_ga():
+    """BanditTPE models no tour of 10 cities (more than 256 orders), so it never proposes: the bandit
+    asks it first only while it is unused, and it answers None."""
+    space = ConfigurationManipulator([PermutationParameter("tour", list(range(10)))])
+    tech = create_technique([])
+    tech.bind(space, random.Random(3))
+    tpe = tech.techniques[1]
+    for _ in range(30):
+        assert tpe.desired_configuration() is None
+    run = tune_function(space, lambda c: float(sum(abs(a - b) for a, b in zip(c["tour"], c["tour"][1:]))),
+                        test_limit=120, seed=3)
+    assert len(run.values) == 120 and min(run.values) < min(run.values[:10])
