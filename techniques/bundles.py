@@ -44,10 +44,20 @@ BUNDLES: Dict[str, Tuple[List[str], str]] = {
     "RoundRobinMetaTechniqueA": (
         ["DifferentialEvolutionAlt", "UniformGreedyMutation", "NormalGreedyMutation30", "RandomNelderMead"],
         "round robin over the members of AUCBanditMetaTechniqueA"),
+    "BayesianOptimizationGA": (
+        ["BayesianOptimization", "ga-base"],
+        "BayesianOptimization; a steady-state GA (ga-base) takes every other turn while BO's last 10 results "
+        "found no new best"),
     "RecyclingMetaTechniqueA": (
         ["DifferentialEvolutionAlt", "UniformGreedyMutation", "NormalGreedyMutation30", "RandomNelderMead"],
         "members of AUCBanditMetaTechniqueA in turn; the worst is restarted every 100 requests"),
 }
+
+#: bundles that are not AUC bandits: name -> ``module:class`` of their meta-technique
+_OTHER_META = {"RoundRobinMetaTechniqueA": "meta:RoundRobinMetaTechnique",
+               "BayesianOptimizationGA": "meta:StallPortfolioMetaTechnique",
+               "RecyclingMetaTechniqueA": "meta:RecyclingMetaTechnique"}
+
 
 def register(registry: TechniqueRegistry) -> None:
     """Register every bundle as a catalogue entry of its meta-technique over fresh members (each
@@ -56,8 +66,7 @@ def register(registry: TechniqueRegistry) -> None:
         missing = [m for m in members if m not in registry]
         if missing:
             raise RuntimeError(f"bundle {name} needs unregistered techniques {missing}")
-        target = {"RoundRobinMetaTechniqueA": "meta:RoundRobinMetaTechnique",
-                  "RecyclingMetaTechniqueA": "meta:RecyclingMetaTechnique"}.get(name, "bandit:AUCBanditMetaTechnique")
+        target = _OTHER_META.get(name, "bandit:AUCBanditMetaTechnique")
         arg = "factories" if name == "RecyclingMetaTechniqueA" else "techniques"
         registry.add(name, target, description, {arg: Uses(tuple(members), factories=arg == "factories"),
                                                  "name": name})

@@ -13,6 +13,7 @@ from typing import Any, Callable, Deque, Dict, List, Optional, Sequence
 
 from ..parameters import ConfigurationManipulator
 from .base import Config, Feedback, Proposal, Technique, TechniqueError
+from .options import Option
 
 Factory = Callable[[], Technique]
 
@@ -160,3 +161,42 @@ class RecyclingMetaTechnique(MetaTechnique):
             fresh.observe(feedback)
         self.techniques[worst] = fresh
         self._window_best = {}
+
+
+class StallPortfolioMetaTechnique(MetaTechnique):
+    """A primary technique with a cheap partner for when it stalls.
+
+    The first sub-technique (the primary, e.g. a model) is asked first until ``patience`` of its own
+    results in a row brought no new best of the run; from then on the second (the partner, e.g. a
+    GA) and the primary take turns, partner first, until the primary finds a new best again.  Both
+    see every result, so the partner starts from the primary's best results and the model learns
+    from the partner's.  A sub-technique that proposes nothing gives its turn to the other.
+    """
+
+    description = "primary technique; a partner takes every other turn while the primary stalls"
+
+    OPTIONS = (Option("patience", int, 10, 1, 1000000, 5, 30,
+                      "primary results in a row without a new best before the partner takes turns"),)
+
+    def __init__(self, techniques: Sequence[Technique], name: Optional[str] = None, patience: int = 10) -> None:
+        super().__init__(techniques, name)
+        if len(self.techniques) != 2 or patience < 1:
+            raise TechniqueError(f"{self.name} needs exactly two sub-techniques (primary, partner) and patience >= 1")
+        self.patience = patience
+
+    def bind(self, manipulator: ConfigurationManipulator, rng: random.Random,
+             path: Optional[str] = None) -> None:
+        super().bind(manipulator, rng, path)
+        self.stalled_for = 0          # primary results in a row without a new best
+        self._partner_next = False
+
+    def order(self) -> List[Technique]:
+        primary, partner = self.techniques
+        if self.stalled_for < self.patience:
+            return [primary, partner]
+        self._partner_next = not self._partner_next
+        return [partner, primary] if self._partner_next else [primary, partner]
+
+    def on_sub_result(self, technique: Technique, feedback: Feedback) -> None:
+        if technique is self.techniques[0]:
+            self.stalled_for = 0 if feedback.was_new_best else self.stalled_for + 1
