@@ -1,6 +1,8 @@
 """Shared test set-up: tests/helpers is importable (``from procs import ...``); the PostgreSQL fixtures
 ``postgres_server`` and ``postgres_url`` (tests/helpers/pg.py) are available to every test module."""
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 
@@ -38,7 +40,10 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 os.environ["PYTHONPYCACHEPREFIX"] = _PYCACHE
 sys.dont_write_bytecode = False
 sys.pycache_prefix = _PYCACHE
-os.environ["TUNERLIB_STORE"] = os.path.join(tempfile.mkdtemp(prefix="tunerlib-test-store-"), "store.db")
+_STORE_DIR = tempfile.mkdtemp(prefix="tunerlib-test-store-")
+os.environ["TUNERLIB_STORE"] = os.path.join(_STORE_DIR, "store.db")
+# each test process (the controller and every xdist worker) removes its own store folder when it exits
+atexit.register(shutil.rmtree, _STORE_DIR, ignore_errors=True)
 
 
 def pytest_xdist_auto_num_workers(config):
