@@ -23,6 +23,10 @@ history comes from the other problems only (the thesis' protocol, Table 7.3).
 The TSPLIB instances and recorded tables come from the shared data folder (``--shared DIR``, else
 ``$TUNERLIB_SHARED_DIR``; without one those problems are absent), the problems measured by the
 examples from ``--examples DIR`` (default: the ``examples/`` folder beside this tool in a checkout).
+A table recorded elsewhere is named by its file: ``BENCHMARK=FILE`` (e.g.
+``rise_kmeans=/tmp/kmeans_othergpu.csv.gz``) or a bare ``FILE`` whose columns identify its kernel is
+replayed in that kernel's space, known constraints included; add ``@table`` to search only its
+recorded configurations.  Such problems need no shared folder.
 
 ``--database-dir DIR`` also records every tunerlib run in a results database per problem,
 ``DIR/<problem>.db``, labelled with its technique, so that ``tunerlib plot DIR/att48.db`` and
@@ -336,7 +340,7 @@ _UNITS_KEY = "@units"
 
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--problems", nargs="+", help="problem names (default: all available)")
+    ap.add_argument("--problems", nargs="+", help="problem names, or table files as BENCHMARK=FILE[@table] (default: all available)")
     ap.add_argument("--techniques", nargs="+",
                     help=f"techniques to run (default: {' '.join(DEFAULT_TECHNIQUES)}; with --from-json: "
                          "every saved one)")

@@ -165,14 +165,18 @@ def default_problems(names: Optional[List[str]] = None, shared: Folder = None,
 
 
 def _replay(names: Optional[List[str]], root: Path) -> Dict[str, Problem]:
-    """Recorded-measurement replays (tools/replay_problems.py) present under the shared folder ``root``."""
+    """Recorded-measurement replays (tools/replay_problems.py) present under the shared folder ``root``,
+    and the named table files (``FILE``, ``BENCHMARK=FILE``, either with ``@table``), which need no
+    shared folder."""
     from tunerlib.tools.recorded import available_benchmarks
-    from tunerlib.tools.replay_problems import TABLE_SUFFIX, replay_problems
-    if not root.exists():
-        return {}
-    available = available_benchmarks(root, True)
+    from tunerlib.tools.replay_problems import TABLE_SUFFIX, is_table_file_name, replay_problems
+    files = [n for n in names or () if is_table_file_name(n)]
+    available = available_benchmarks(root, True) if root.exists() else []
     wanted = [n for n in available if names is None or n in names]
     wanted += [n for n in names or () if n.endswith(TABLE_SUFFIX) and n[: -len(TABLE_SUFFIX)] in available]
+    wanted += files
+    if not wanted:
+        return {}
     return {name: Problem(name, rp.manipulator, rp.evaluate, rp.optimum, list(rp.budgets),
                           data={"replay": True, "sparse": rp.sparse, "expert_value": rp.expert_value,
                                 "family": getattr(rp.benchmark.spec, "family", ""), "benchmark": rp.benchmark,

@@ -119,10 +119,18 @@ def replay_problems(shared_dir: Union[str, Path, None] = None, names: Optional[S
     return out
 
 
+def is_table_file_name(name: str) -> bool:
+    """True when the problem name ``name`` is a table file or ``BENCHMARK=FILE`` (``@table`` allowed)
+    rather than the name of a shared table: ``BENCHMARK=...`` always, a bare path when the file exists."""
+    base = name[: -len(TABLE_SUFFIX)] if name.endswith(TABLE_SUFFIX) else name
+    like, _, path = base.rpartition("=")
+    return bool(like) or Path(path).is_file()
+
+
 def _benchmark(name: str, shared_dir: Union[str, Path, None]) -> ReplayBenchmark:
     """A known benchmark by name (from the shared folder), a table file, or ``BENCHMARK=FILE``."""
     like, _, path = name.rpartition("=")
-    if like or Path(path).is_file():
+    if is_table_file_name(name):
         return benchmark_from_file(path, like or None)
     return load_benchmark(name, shared_data_dir(shared_dir))
 
