@@ -137,15 +137,36 @@ def _benchmark(name: str, shared_dir: Union[str, Path, None]) -> ReplayBenchmark
 
 def problem_stats(problem: Problem, max_nodes: int = 3_000_000) -> Dict[str, Any]:
     """Table statistics of a problem: rows, unique configurations, failed, rows in the space,
-    feasible space size (None when too large to enumerate), optimum."""
+    feasible space size (None when too large to enumerate), optimum, the recorded configurations in
+    the space within 5 % and 10 % of the optimum, the evaluations random search needs on average
+    to draw one within 10 % (``(N + 1) / (k + 1)`` draws without replacement, None when N is unknown)
+    and :func:`neighbourhood_best`."""
     bench = problem.benchmark
     legal, feasible = bench.rows_in_space()
     table = problem.name.endswith(TABLE_SUFFIX)     # the space is the feasible recorded rows
+    space = feasible if table else bench.feasible_count(max_nodes)
+    near = bench.rows_within(1.10)
     return {"name": problem.name, "rows": bench.table.metadata.get("rows_read", len(bench.table)),
             "configs": len(bench.table), "failed": bench.table.failed_count, "legal": legal,
-            "feasible_rows": feasible, "feasible_space": feasible if table else bench.feasible_count(max_nodes),
+            "feasible_rows": feasible, "feasible_space": space,
             "optimum": problem.optimum, "table_optimum": bench.table_optimum, "sparse": problem.sparse,
-            "expert_value": problem.expert_value, "table": table}
+            "expert_value": problem.expert_value, "table": table, "within_5pc": bench.rows_within(1.05),
+            "within_10pc": near, "random_draws_10pc": None if space is None else (space + 1) / (near + 1),
+            "neighbourhood_best": neighbourhood_best(bench)}
+
+
+def neighbourhood_best(bench: ReplayBenchmark, max_changed: int = 3) -> Optional[float]:
+    """The best ratio to the optimum among OK records in the space (known constraints satisfied) that differ
+    from the optimum's configuration in 1 to ``max_changed`` search parameters (None when no record does): near 1 when the optimum sits in a
+    recorded basin a model can climb, large when it is an isolated row."""
+    best, space = bench.best_config, bench.manipulator()
+    ratios = []
+    for key, rec in bench.table.items():
+        cfg = bench.table.config_of(key)
+        if rec.ok and 1 <= sum(cfg.get(n) != v for n, v in best.items()) <= max_changed \
+                and space.is_valid(cfg) and space.is_feasible(cfg):
+            ratios.append(rec.value / bench.optimum)
+    return min(ratios) if ratios else None
 
 
 def _row(stats: Mapping[str, Any]) -> Tuple[str, ...]:
@@ -154,7 +175,10 @@ def _row(stats: Mapping[str, Any]) -> Tuple[str, ...]:
     return (stats["name"], str(stats["rows"]), str(stats["configs"]), str(stats["failed"]),
             str(stats["feasible_rows"]), "?" if fs is None else str(fs), f"{stats['optimum']:.6g}",
             "-" if ev is None else f"{ev:.6g}",
-            "table" if stats.get("table") else "sparse" if stats["sparse"] else "exhaustive")
+            "table" if stats.get("table") else "sparse" if stats["sparse"] else "exhaustive",
+            str(stats["within_5pc"]), str(stats["within_10pc"]),
+            "?" if stats["random_draws_10pc"] is None else f"{stats['random_draws_10pc']:.0f}",
+            "-" if stats["neighbourhood_best"] is None else f"{stats['neighbourhood_best']:.3f}x")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -167,7 +191,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                              "available)")
     args = ap.parse_args(argv)
     rows = [("problem", "rows", "configs", "failed", "rows in space", "feasible space", "optimum (s)",
-             "expert (s)", "kind")]
+             "expert (s)", "kind", "<=1.05x", "<=1.10x", "random to 1.10x",
+             "best <=3 params from opt")]
     try:
         problems = replay_problems(args.shared, args.names or None)
         rows += [_row(problem_stats(p)) for p in problems.values()]

@@ -172,6 +172,18 @@ class ReplayBenchmark:
         return keys_in_space(manipulator, (tuple(key[i] for i in at) for key, rec in self.table.items()
                                            if rec.ok or not ok_only))
 
+    def rows_within(self, factor: float) -> int:
+        """Called by the table statistics: the OK records satisfying the known constraints whose value is
+        at most ``factor`` x :meth:`optimum` (1 or more: the optimum itself; 0 when no row is in the space)."""
+        manipulator = self.manipulator()
+        searched = [p for p in self.table.params if p not in self.table.constants]
+        if sorted(searched) != sorted(manipulator.names):
+            return 0
+        at = [self.table.params.index(n) for n in manipulator.names]
+        limit = factor * self.optimum
+        return keys_in_space(manipulator, (tuple(key[i] for i in at) for key, rec in self.table.items()
+                                           if rec.ok and rec.value <= limit))[1]
+
     def feasible_count(self, max_nodes: int = 3_000_000) -> Optional[int]:
         """Number of configurations of the space satisfying the known constraints (exact, by
         enumeration per constraint group); None when enumeration would exceed ``max_nodes``."""

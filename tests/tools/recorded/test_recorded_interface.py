@@ -15,7 +15,7 @@ from tunerlib import TuningRunManager, tune_function
 from tunerlib.replay import replay_result
 from tunerlib.tools.recorded import (RecordedInterface, RecordedOptions, benchmark_from_file, load_benchmark,
                                      shared_folder)
-from tunerlib.tools.replay_problems import problem_stats, replay_problems
+from tunerlib.tools.replay_problems import neighbourhood_best, problem_stats, replay_problems
 
 SHARED = Path(os.environ["TUNERLIB_SHARED_DIR"])   # tests/conftest.py: ../shared unless set
 needs_shared = pytest.mark.skipif(not (SHARED / "data" / "gpu_cache").is_dir(),
@@ -115,6 +115,12 @@ def test_table_space_problem_on_a_sparse_table():
     assert table.optimum <= run.best_at(30) < math.inf
     stats = problem_stats(table)
     assert stats["table"] and stats["feasible_space"] == stats["feasible_rows"] <= stats["configs"]
+    # near-optimal rows, counted by brute force over the records (every spmm row lies in the space)
+    values = [r.value for _, r in table.benchmark.table.items() if r.ok]
+    for factor, key in ((1.05, "within_5pc"), (1.10, "within_10pc")):
+        assert stats[key] == sum(v <= factor * table.optimum for v in values) >= 1
+    assert stats["random_draws_10pc"] == (stats["feasible_space"] + 1) / (stats["within_10pc"] + 1)
+    assert problem_stats(full)["within_10pc"] == stats["within_10pc"]     # same rows, the whole space
 
 
 @needs_shared
@@ -173,3 +179,14 @@ def test_without_a_shared_folder_the_catalogue_says_what_to_pass(monkeypatch, tm
     assert RecordedInterface.main(["--benchmark", "rise_kmeans", "--database", str(tmp_path / "x.db")]) == 2
     err = capsys.readouterr().err.strip()
     assert "pass --shared-dir DIR" in err and "TUNERLIB_SHARED_DIR" in err and "\n" not in err
+
+
+@needs_shared
+def test_neighbourhood_best_counts_only_rows_in_the_space():
+    problems = replay_problems(SHARED, names=["rise_scal@table", "rise_stencil"])
+    # rise_scal records rows that break its known constraints, some far faster than the optimum
+    scal = problems["rise_scal@table"]
+    outside = [r.value for k, r in scal.benchmark.table.items() if r.ok and r.value < scal.optimum]
+    assert outside and neighbourhood_best(scal.benchmark) >= 1.0
+    assert neighbourhood_best(problems["rise_stencil"].benchmark) == pytest.approx(1.0, abs=0.01)
+    assert neighbourhood_best(scal.benchmark, max_changed=1) >= neighbourhood_best(scal.benchmark)   # fewer rows
