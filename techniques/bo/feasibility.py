@@ -90,10 +90,11 @@ def permutation_features(pos: np.ndarray) -> np.ndarray:
     return np.hstack([pos, (pos[:, a] < pos[:, b]).astype(float)])
 
 
-def fit_trees(X: np.ndarray, labels: np.ndarray, seed: int) -> list:
+def fit_trees(X: np.ndarray, labels: np.ndarray, seed: int, min_leaf: int = 1) -> list:
     """Called once per feasibility refit: the fitted trees (``tree_`` objects) of the forest that
     ``RandomForestClassifier(n_estimators=N_TREES, max_features=MAX_FEATURES, bootstrap=False,
-    class_weight=CLASS_WEIGHT, random_state=seed)`` fits on ``X`` and the 0/1 ``labels`` (both present).
+    class_weight=CLASS_WEIGHT, min_samples_leaf=min_leaf, random_state=seed)`` fits on ``X`` and the
+    0/1 ``labels`` (both present).
 
     The same trees (each tree's seed drawn from ``seed`` in the forest's order, the class weights as
     sample weights), built without the forest's per-tree cloning and input checks, which cost more
@@ -108,7 +109,7 @@ def fit_trees(X: np.ndarray, labels: np.ndarray, seed: int) -> list:
     trees = []
     with config_context(assume_finite=True, skip_parameter_validation=True):
         for _ in range(N_TREES):
-            tree = DecisionTreeClassifier(max_features=MAX_FEATURES,
+            tree = DecisionTreeClassifier(max_features=MAX_FEATURES, min_samples_leaf=min_leaf,
                                           random_state=draws.randint(np.iinfo(np.int32).max))
             trees.append(tree.fit(X, y, sample_weight=weight, check_input=False).tree_)
     return trees
@@ -147,8 +148,10 @@ class FeasibilityModel:
     least one of them is infeasible and one feasible; :meth:`probability` gives P(feasible).
     """
 
-    def __init__(self, manipulator: ConfigurationManipulator) -> None:
+    def __init__(self, manipulator: ConfigurationManipulator, min_leaf: int = 1) -> None:
         self.features = FeatureEncoder(manipulator)
+        #: fewest results per leaf: 1 grows every tree until its leaves are pure (BaCO's forest)
+        self.min_leaf = min_leaf
         self.model: Any = None   # the fitted PackedForest
 
     def fit(self, configs: Sequence[Dict[str, Any]], feasible: Sequence[bool], seed: int) -> bool:
@@ -157,7 +160,7 @@ class FeasibilityModel:
         if len(configs) == 0 or labels.min() == labels.max():
             self.model = None
             return False
-        self.model = PackedForest(fit_trees(self.features.features(configs), labels, seed))
+        self.model = PackedForest(fit_trees(self.features.features(configs), labels, seed, self.min_leaf))
         return True
 
     @property

@@ -123,6 +123,8 @@ class BOOptions:
     permutation_distances: Dict[str, str] = field(default_factory=dict)
     #: random-forest feasibility model for hidden constraints (errors/infeasible results)
     feasibility_model: bool = True
+    #: fewest results in a leaf of the feasibility forest's trees (1: fully grown trees, BaCO's)
+    feasibility_min_leaf: int = 1
     #: also train the GP on failed configurations, imputed with the worst OK value
     failure_imputation: bool = False
     #: eps_f is drawn from {0, max/10, ..., max} each iteration
@@ -149,7 +151,8 @@ BO_OPTIONS = schema_from_dataclass(BOOptions, {
     "global_every": dict(lo=1), "permutation_distance": dict(choices=PERMUTATION_DISTANCES),
     "permutation_distances": dict(choices=PERMUTATION_DISTANCES),
     "max_feasibility_threshold": dict(lo=0.0, hi=1.0, random_lo=0.0, random_hi=0.3), "max_leaves": dict(lo=1),
-    "max_enumeration_seconds": dict(lo=0.0)})
+    "max_enumeration_seconds": dict(lo=0.0),
+    "feasibility_min_leaf": dict(lo=1, random_lo=1, random_hi=5)})
 
 
 class BayesianOptimization(Technique):
@@ -202,7 +205,7 @@ class BayesianOptimization(Technique):
                                                                            o.neighbours_per_parameter),
                                   o.n_random_samples, o.n_starts, o.max_local_steps,
                                   o.exhaustive_acquisition)
-        self.feasibility = FeasibilityModel(manipulator) if o.feasibility_model else None
+        self.feasibility = FeasibilityModel(manipulator, o.feasibility_min_leaf) if o.feasibility_model else None
         self.n_initial = o.initial_samples if o.initial_samples is not None else len(self.names) + 1
         self._results: Dict[str, tuple] = {}         # hash -> (config, value, state)
         self._hashes_pending: Dict[str, Hashable] = {}
