@@ -28,6 +28,10 @@ Additions to BaCO's recipe, each an option (measured on the recorded Kernel Tune
   enter the GP with the worst OK value (they never become the incumbent).  It changed little on the
   Kernel Tuner spaces and hurt badly where the optimum sits on the feasibility boundary (the
   HPVM2FPGA model: median best/expert at 100 evaluations 2.8 with it, 1.09 without, 3 seeds);
+* ``feasibility_min_leaf`` (default 1, BaCO's fully grown trees): with 3, one failed result no longer
+  drives P(feasible) of its region to about 0, which helps on replayed tables with unmeasured holes
+  (worst seeds on perturbed RISE tables) and costs where the optimum lies on a real feasibility
+  boundary (HPVM2FPGA); the README gives both sets of figures;
 * trust-region steps (``stall_after``, ``local_radius``): once ``stall_after`` OK results in a row
   have not improved the best, every other proposal maximises the acquisition only over
   configurations within ``local_radius`` changed parameters of the best (on spaces scored whole;
