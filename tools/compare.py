@@ -340,7 +340,8 @@ _UNITS_KEY = "@units"
 
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--problems", nargs="+", help="problem names, or table files as BENCHMARK=FILE[@table] (default: all available)")
+    ap.add_argument("--problems", nargs="+",
+                    help="problem names, or table files as BENCHMARK=FILE[@table] (default: all available)")
     ap.add_argument("--techniques", nargs="+",
                     help=f"techniques to run (default: {' '.join(DEFAULT_TECHNIQUES)}; with --from-json: "
                          "every saved one)")
@@ -377,7 +378,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ns = _parser().parse_args(argv)
     _STORE.update(store=ns.store, leave_one_out=ns.leave_one_out, metric=ns.affinity_metric)
     _PROBLEMS.clear()  # main() may run more than once in a process (tests)
-    _PROBLEMS.update(default_problems(ns.problems, ns.shared, ns.examples))
+    try:
+        _PROBLEMS.update(default_problems(ns.problems, ns.shared, ns.examples))
+    except (FileNotFoundError, ValueError) as exc:     # a table file that is missing or not a recording
+        raise SystemExit(f"compare: error: {exc.args[0] if exc.args else exc}") from None
     budgets = ns.budgets or sorted({b for p in _PROBLEMS.values() for b in p.budgets})
     if ns.from_json:
         results, costs = _load_saved(ns.from_json, ns.techniques)

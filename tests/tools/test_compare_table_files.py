@@ -38,3 +38,12 @@ def test_compare_runs_other_machines_tables_without_a_shared_folder(tmp_path, ca
     out = capsys.readouterr().out
     assert f"== {names[0]} (optimum" in out and f"== {names[1]} (optimum" in out
     assert out.count("PureRandom (n=2)") == 2
+
+
+def test_a_missing_or_foreign_table_file_is_a_one_line_error(tmp_path):
+    with pytest.raises(SystemExit, match=r"^compare: error: replay table .*missing\.csv\.gz not found"):
+        compare.main(["--problems", f"rise_kmeans={tmp_path / 'missing.csv.gz'}", "--seeds", "1"])
+    foreign = tmp_path / "foreign.csv"
+    foreign.write_text("a,b\n1,2\n")
+    with pytest.raises(SystemExit, match=r"^compare: error: .*foreign\.csv: no 'compute_time' column"):
+        compare.main(["--problems", f"rise_kmeans={foreign}", "--seeds", "1"])
