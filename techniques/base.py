@@ -50,6 +50,9 @@ class Feedback:
     requestor: str      # path of the technique that asked for it ("seed" for seeds)
     was_new_best: bool
     duplicate: bool = False  # True when this answers a re-proposal of a known configuration
+    #: True for a failure that only says the configuration has no measurement (a replayed table without
+    #: its row, ``Result.extra["not_measured"]``): no evidence that the configuration is infeasible
+    unmeasured: bool = False
 
     @property
     def ok(self) -> bool:

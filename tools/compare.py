@@ -45,9 +45,9 @@ import sys
 import tempfile
 import textwrap
 import time
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from tunerlib import tune_function
+from tunerlib import Result, tune_function
 from tunerlib.techniques import AFFINITY_METRICS, DEFAULT_TECHNIQUE
 from tunerlib.tools.problems import Problem, default_problems, shared_root
 from tunerlib.tools.references import KERNEL_TUNER_SCORE_SPACES, reference_lines, score_reference_lines
@@ -81,13 +81,16 @@ def _run_one(job: Tuple[str, str, int, int]) -> RunOut:
 
 def _costed(problem: Problem, costs: List[float]):
     """``problem.evaluate``, noting the recorded simulated seconds of each evaluation in ``costs``
-    (problems whose data give ``simulated_s``: the replays)."""
-    cost = problem.data.get("simulated_s")
+    (problems whose data give ``simulated_s``: the replays).  A configuration a replayed table has no
+    row for is an ERROR result marked ``not_measured`` (techniques see ``Feedback.unmeasured``)."""
+    cost, status = problem.data.get("simulated_s"), problem.data.get("status")
     if cost is None:
         return problem.evaluate
 
-    def evaluate(config: Dict[str, Any]) -> Optional[float]:
+    def evaluate(config: Dict[str, Any]) -> Union[None, float, Result]:
         costs.append(cost(config))
+        if status is not None and status(config) == "not_measured":
+            return Result(state="ERROR", extra={"not_measured": True})
         return problem.evaluate(config)
     return evaluate
 

@@ -180,7 +180,8 @@ def _replay(names: Optional[List[str]], root: Path) -> Dict[str, Problem]:
     return {name: Problem(name, rp.manipulator, rp.evaluate, rp.optimum, list(rp.budgets),
                           data={"replay": True, "sparse": rp.sparse, "expert_value": rp.expert_value,
                                 "family": getattr(rp.benchmark.spec, "family", ""), "benchmark": rp.benchmark,
-                                "simulated_s": rp.simulated_s, "table_space": name.endswith(TABLE_SUFFIX)},
+                                "simulated_s": rp.simulated_s, "table_space": name.endswith(TABLE_SUFFIX),
+                                "status": rp.status},
                           unit="s")
             for name, rp in replay_problems(root, wanted).items()}
 

@@ -110,7 +110,9 @@ def tune_function(manipulator: ConfigurationManipulator, fn, *, test_limit: int,
     ``options`` are further TuningOptions fields (``store``, ``upload``, ``bandit_c``, ...).
 
     ``seed_configurations`` are measured first (then the techniques take over).
-    ``fn`` may return None or raise to mark a configuration as an error.  The default store is in
+    ``fn`` may return None or raise to mark a configuration as an error, or a :class:`Result` to report
+    one as given (``Result(state="ERROR", extra={"not_measured": True})``: a replayed table has no row
+    for it, which techniques see as ``Feedback.unmeasured``; an OK Result carries ``extra["value"]``).  The default store is in
     memory (``memory://``, :class:`tunerlib.db.MemoryStore`); pass ``database`` to keep the run.  Returns a :class:`FunctionRun` with the summary and the value of every measurement
     in order (``inf`` for errors), from which best-so-far curves follow.
     """
@@ -126,7 +128,11 @@ def tune_function(manipulator: ConfigurationManipulator, fn, *, test_limit: int,
             manager.report_result(desired, Result(state="ERROR", extra={"error": repr(exc)}))
             values.append(math.inf)
             continue
-        if value is None or not math.isfinite(value):
+        if isinstance(value, Result):       # reported as given (a state, extra facts such as not_measured)
+            manager.report_result(desired, value)
+            ok = value.state == "OK" and math.isfinite(value.extra.get("value", math.inf))
+            values.append(float(value.extra["value"]) if ok else math.inf)
+        elif value is None or not math.isfinite(value):
             manager.report_result(desired, Result(state="ERROR"))
             values.append(math.inf)
         else:

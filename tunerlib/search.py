@@ -49,7 +49,7 @@ class SearchDriver:
         self.technique = technique
         self.objective = objective
         self.limit = limit
-        self.known: Dict[str, tuple] = {}        # key -> (value, state)
+        self.known: Dict[str, tuple] = {}        # key -> (value, state, unmeasured)
         self.inflight: Dict[str, List[str]] = {}  # key -> requestors waiting for it
         self.last_result_id = 0
         self.best: Optional[Best] = None
@@ -100,8 +100,8 @@ class SearchDriver:
         if key in self.known:
             self.duplicates += 1
             self.stall += 1
-            value, state = self.known[key]
-            self._feedback(cfg, key, value, state, proposal.requestor, False, duplicate=True)
+            value, state, unmeasured = self.known[key]
+            self._feedback(cfg, key, value, state, proposal.requestor, False, duplicate=True, unmeasured=unmeasured)
             return False
         if key in self.inflight:
             self.duplicates += 1
@@ -182,14 +182,16 @@ class SearchDriver:
         self.states[row.state] += 1
         if row.state == "ERROR" and self.first_error is None:
             self.first_error = (row.id, row.extra or {})
-        self.known[row.config_hash] = (value, state)
+        unmeasured = state != "ok" and bool((row.extra or {}).get("not_measured"))
+        self.known[row.config_hash] = (value, state, unmeasured)
         requestors = self.inflight.pop(row.config_hash, None) or [row.requestor or ""]
         for i, requestor in enumerate(requestors):
-            self._feedback(row.config_data, row.config_hash, value, state, requestor, new_best and i == 0)
+            self._feedback(row.config_data, row.config_hash, value, state, requestor, new_best and i == 0,
+                           unmeasured=unmeasured)
         for listener in self.listeners:
             listener(row, value, new_best)
         return row.id if new_best and not row.was_new_best else None
 
     def _feedback(self, cfg: Dict[str, Any], key: str, value: float, state: str,
-                  requestor: str, new_best: bool, duplicate: bool = False) -> None:
-        self.technique.observe(Feedback(cfg, key, value, state, requestor, new_best, duplicate))
+                  requestor: str, new_best: bool, duplicate: bool = False, unmeasured: bool = False) -> None:
+        self.technique.observe(Feedback(cfg, key, value, state, requestor, new_best, duplicate, unmeasured))

@@ -29,9 +29,10 @@ Additions to BaCO's recipe, each an option (measured on the recorded Kernel Tune
   Kernel Tuner spaces and hurt badly where the optimum sits on the feasibility boundary (the
   HPVM2FPGA model: median best/expert at 100 evaluations 2.8 with it, 1.09 without, 3 seeds);
 * ``feasibility_min_leaf`` (default 1, BaCO's fully grown trees): with 3, one failed result no longer
-  drives P(feasible) of its region to about 0, which helps on replayed tables with unmeasured holes
-  (worst seeds on perturbed RISE tables) and costs where the optimum lies on a real feasibility
-  boundary (HPVM2FPGA); the README gives both sets of figures;
+  drives P(feasible) of its region to about 0, which helped on perturbed RISE tables whose missing rows
+  counted as failures and cost where the optimum lies on a real feasibility boundary (HPVM2FPGA); the
+  README gives both sets of figures.  Results marked unmeasured (``Feedback.unmeasured``: a replayed
+  table has no row) never train the classifier; they only exclude their configuration;
 * trust-region steps (``stall_after``, ``local_radius``): once ``stall_after`` OK results in a row
   have not improved the best, every other proposal maximises the acquisition only over
   configurations within ``local_radius`` changed parameters of the best (on spaces scored whole;
@@ -234,11 +235,13 @@ class BayesianOptimization(Technique):
             cfg = self.manipulator.normalize(feedback.config)  # type: ignore[union-attr]
         except (ConfigurationError, ValueError):
             return
-        self._results[feedback.key] = (cfg, feedback.value, feedback.state)
         ckey = self.key(cfg)
         self._excluded.add(ckey)
         if self.cot.is_feasible(cfg):
             self._feasible_seen.add(ckey)
+        if feedback.unmeasured and not feedback.ok:   # a gap in a recording: never proposed again, but
+            return                                    # no evidence for the feasibility model either
+        self._results[feedback.key] = (cfg, feedback.value, feedback.state)
         self._dirty = True
 
     def desired_configuration(self) -> Optional[Config]:
