@@ -112,9 +112,10 @@ def tune_function(manipulator: ConfigurationManipulator, fn, *, test_limit: int,
     ``seed_configurations`` are measured first (then the techniques take over).
     ``fn`` may return None or raise to mark a configuration as an error, or a :class:`Result` to report
     one as given (``Result(state="ERROR", extra={"not_measured": True})``: a replayed table has no row
-    for it, which techniques see as ``Feedback.unmeasured``; an OK Result carries ``extra["value"]``).  The default store is in
-    memory (``memory://``, :class:`tunerlib.db.MemoryStore`); pass ``database`` to keep the run.  Returns a :class:`FunctionRun` with the summary and the value of every measurement
-    in order (``inf`` for errors), from which best-so-far curves follow.
+    for it, which techniques see as ``Feedback.unmeasured``; an OK Result carries ``extra["value"]``).
+    The default store is in memory (``memory://``, :class:`tunerlib.db.MemoryStore`); pass ``database``
+    to keep the run.  Returns a :class:`FunctionRun` with the summary and the value of every
+    measurement in order (``inf`` for errors and failed Results), from which best-so-far curves follow.
     """
     opts: Dict[str, Any] = {"test_limit": test_limit, "seed": seed, "database": database,
                             "quiet": True, "technique": list(technique or []), **options}
