@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from ..errors import UsageError
 from ..parameters import ConfigurationManipulator, FeasibleSpace, TableConstraint, parse_expression
@@ -164,25 +164,23 @@ class ReplayBenchmark:
 
     def rows_in_space(self, ok_only: bool = False) -> Tuple[int, int]:
         """(records whose values are legal, of those the ones satisfying the known constraints)."""
+        return self._count_in_space(lambda rec: rec.ok or not ok_only)
+
+    def rows_within(self, factor: float) -> int:
+        """Called by the table statistics: the OK records satisfying the known constraints whose value is
+        at most ``factor`` x :meth:`optimum` (1 or more: the optimum itself; 0 when no row is in the space)."""
+        limit = factor * self.optimum
+        return self._count_in_space(lambda rec: rec.ok and rec.value <= limit)[1]
+
+    def _count_in_space(self, keep: Callable[[Record], bool]) -> Tuple[int, int]:
+        """:func:`keys_in_space` of the records ``keep`` accepts, their keys put in the space's order."""
         manipulator = self.manipulator()
         searched = [p for p in self.table.params if p not in self.table.constants]
         if sorted(searched) != sorted(manipulator.names):  # no record has exactly the space's parameters
             return 0, 0
         at = [self.table.params.index(n) for n in manipulator.names]
         return keys_in_space(manipulator, (tuple(key[i] for i in at) for key, rec in self.table.items()
-                                           if rec.ok or not ok_only))
-
-    def rows_within(self, factor: float) -> int:
-        """Called by the table statistics: the OK records satisfying the known constraints whose value is
-        at most ``factor`` x :meth:`optimum` (1 or more: the optimum itself; 0 when no row is in the space)."""
-        manipulator = self.manipulator()
-        searched = [p for p in self.table.params if p not in self.table.constants]
-        if sorted(searched) != sorted(manipulator.names):
-            return 0
-        at = [self.table.params.index(n) for n in manipulator.names]
-        limit = factor * self.optimum
-        return keys_in_space(manipulator, (tuple(key[i] for i in at) for key, rec in self.table.items()
-                                           if rec.ok and rec.value <= limit))[1]
+                                           if keep(rec)))
 
     def feasible_count(self, max_nodes: int = 3_000_000) -> Optional[int]:
         """Number of configurations of the space satisfying the known constraints (exact, by
