@@ -11,10 +11,11 @@ technique asked for it (inside a bandit BO learns from all arms); ``propose`` re
    the OK results (ERROR, TIMEOUT and INFEASIBLE results train the feasibility classifier instead
    and never become the incumbent): a full multi-start hyperparameter fit on the first fit and
    every ``hp_full_every`` fits, a warm fit from the previous optimum otherwise.  The objective is
-   standardised after an optional log transform; with ``log_transform=None`` full fits pick the
-   identity or the log by marginal likelihood (with the transform's Jacobian) when all values are
-   positive -- the log helps runtime-like (multiplicative) objectives and badly hurts additive
-   ones whose optimum is near zero.  Then EI x P(feasible) is maximised (:mod:`.acquisition`).
+   standardised after a transform; with ``log_transform=None`` full fits pick the Box-Cox exponent
+   (``power_transforms``, default the log or the identity) by marginal likelihood (with the
+   transform's Jacobian) when all values are positive -- the log helps runtime-like
+   (multiplicative) objectives and badly hurts additive ones whose optimum is near zero.
+   ``copula_transform`` replaces them by the normal quantiles of the values' ranks.  Then EI x P(feasible) is maximised (:mod:`.acquisition`).
    Results still in flight are excluded from the candidates (no constant liar), so repeated
    calls without new data propose the next-best distinct configurations.
 
@@ -55,9 +56,10 @@ import logging
 import math
 import random
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Dict, Hashable, List, Optional, Set
+from typing import Any, Dict, Hashable, List, Optional, Set, Union
 
 import numpy as np
+from scipy.stats import norm, rankdata
 
 from ...parameters import ConfigurationError, ConfigurationManipulator, FeasibleSpace
 from ..base import Config, Feedback, Technique, TechniqueError
@@ -73,6 +75,46 @@ log = logging.getLogger(__name__)
 
 #: feasibility thresholds eps_f drawn uniformly each iteration (BaCO §4.2)
 EPS_STEPS = 11
+
+
+#: a GP target transform: a Box-Cox exponent (1.0 identity, 0.0 log) or "copula"
+TransformKey = Union[float, str]
+
+
+def _transform(raw: np.ndarray, key: TransformKey) -> np.ndarray:
+    """The GP's targets before standardisation: the Box-Cox transform ``(y**lam - 1) / lam`` of
+    exponent ``key`` (1.0: the values themselves, 0.0: their log; other exponents need positive
+    values), or ("copula") the standard normal quantiles of the values' mid-ranks ``(rank - 0.5) /
+    n`` (ties share their mean rank), which keeps only their order."""
+    if key == "copula":
+        return norm.ppf((rankdata(raw) - 0.5) / raw.size)
+    lam = float(key)
+    if lam == 1.0:
+        return raw
+    if lam == 0.0:
+        return np.log(raw)
+    return (np.power(raw, lam) - 1.0) / lam
+
+
+def _exponents(text: str) -> List[float]:
+    """The Box-Cox exponents of the ``power_transforms`` option ("0,1" -> [0.0, 1.0])."""
+    try:
+        out = [float(x) for x in text.split(",")]
+    except ValueError:
+        out = []
+    if not out or not all(math.isfinite(x) and -3.0 <= x <= 3.0 for x in out):
+        raise TechniqueError(f"BayesianOptimization: power_transforms {text!r} is not a comma-separated list "
+                             "of Box-Cox exponents between -3 and 3; use e.g. '0,1' (log or identity)")
+    return out
+
+
+def _log_jacobian(raw: np.ndarray, key: TransformKey) -> float:
+    """``log |d transform / d y|`` summed over the values: ``(lam - 1) sum(log y)`` for Box-Cox, which
+    makes the marginal likelihoods of different exponents comparable (0 for the copula, which is
+    never compared)."""
+    if key == "copula" or float(key) == 1.0:
+        return 0.0
+    return (float(key) - 1.0) * float(np.sum(np.log(raw)))
 
 
 @dataclass
@@ -109,6 +151,13 @@ class BOOptions:
     #: log-transform the objective: None = chosen by marginal likelihood when every OK value is
     #: > 0 (identity otherwise); True applies only when every value is > 0
     log_transform: Optional[bool] = None
+    #: Box-Cox exponents, comma-separated, compared by marginal likelihood when ``log_transform`` is
+    #: None and every OK value is > 0 (1: identity, 0: log, -1: the reciprocal, i.e. throughput)
+    power_transforms: str = "0,1"
+    #: Gaussian-copula output warping: train the GP on the normal quantiles of the values' ranks
+    #: instead of (log-)values, so that a few very slow configurations do not set the GP's scale
+    #: (overrides ``log_transform``)
+    copula_transform: bool = False
     #: most OK results the GP is trained on (the best half and the most recent others beyond it)
     max_observations: int = 300
     #: add a Hamming (equal / not equal) distance channel for every numeric parameter with 3-64
@@ -142,6 +191,7 @@ class BOOptions:
     def check(self) -> None:
         """Raise TechniqueError naming a bad option value (checked against :data:`BO_OPTIONS`)."""
         validate(BO_OPTIONS, asdict(self), "BayesianOptimization")
+        _exponents(self.power_transforms)
 
 
 #: the options as the one technique option schema (:mod:`..options`): types and defaults from the
@@ -180,8 +230,8 @@ class BayesianOptimization(Technique):
         self.options = BOOptions(**{**asdict(opts), **overrides})
         self.options.check()
         self._hyper: Optional[Hyper] = None
-        self._hypers: Dict[bool, Hyper] = {}     # last fit per transform (warm starts)
-        self._use_log: Optional[bool] = None
+        self._hypers: Dict[TransformKey, Hyper] = {}   # last fit per transform (warm starts)
+        self._transform: Optional[TransformKey] = None
 
     def hyperparameters(self) -> Dict[str, Any]:
         """The options as a JSON-compatible dict (for the technique's generated name)."""
@@ -330,47 +380,52 @@ class BayesianOptimization(Technique):
     def _fit_gp(self, D2: np.ndarray, raw: np.ndarray) -> tuple:
         """Fit the GP to the transformed targets; returns ``(gp, standardised targets)``.
 
-        With ``log_transform=None`` and positive values, full fits compare the identity and the log
-        transform by their marginal posterior including the transform's Jacobian (a Box-Cox style
-        choice between lambda = 1 and 0) and warm fits keep the last choice.
+        With positive values and more than one candidate transform (``log_transform=None``: the
+        Box-Cox exponents of ``power_transforms``), full fits compare them by their marginal
+        posterior including the transform's Jacobian, and warm fits keep the last choice.
         """
         o = self.options
-        if self._hyper is not None and self._use_log is not None \
+        if self._hyper is not None and self._transform is not None \
                 and self._n_ok - self._searched_at < max(1.0, o.hp_refit_growth * self._searched_at):
             return self._refactorise(D2, raw)
         self._searched_at = self._n_ok
         full = self._hyper is None or self._fits % max(o.hp_full_every, 1) == 0
+        choices = self._transform_choices(bool(np.all(raw > 0)), full)
         starts = o.hp_starts if full else min(o.hp_warm_starts, o.hp_starts)
         samples = o.hp_samples if full else max(1, o.hp_samples // 6)
-        positive = bool(np.all(raw > 0))
-        if not positive:
-            choices = [False]
-        elif o.log_transform is not None:
-            choices = [o.log_transform]
-        elif full or self._use_log is None:
-            choices = [True, False]
-        else:
-            choices = [self._use_log]
         if len(choices) > 1:          # comparing transforms: split the full fit's starts between them
-            starts = max(1, starts // 2)
+            starts = max(1, starts // 2) if len(choices) == 2 else max(2, starts // len(choices))
         best: Optional[tuple] = None
-        for use_log in choices:
-            t = np.log(raw) if use_log else raw
+        for key in choices:
+            t = _transform(raw, key)
             std = float(np.std(t)) or 1.0
             y = (t - float(np.mean(t))) / std
             gp = GaussianProcess(D2, y)
-            hyper = gp.fit(self.np_rng, samples, starts, self._hypers.get(use_log), o.hp_maxiter)
-            score = gp.log_posterior - len(raw) * math.log(std) - (float(np.sum(t)) if use_log else 0.0)
-            self._hypers[use_log] = hyper
+            hyper = gp.fit(self.np_rng, samples, starts, self._hypers.get(key), o.hp_maxiter)
+            score = gp.log_posterior - len(raw) * math.log(std) + _log_jacobian(raw, key)
+            self._hypers[key] = hyper
             if best is None or score > best[0]:
-                best = (score, gp, y, use_log, hyper)
-        _, gp, y, self._use_log, self._hyper = best  # type: ignore[misc]
+                best = (score, gp, y, key, hyper)
+        _, gp, y, self._transform, self._hyper = best  # type: ignore[misc]
         self._fits += 1
         return gp, y
 
+    def _transform_choices(self, positive: bool, full: bool) -> List[TransformKey]:
+        """The transforms a hyperparameter search compares (the last choice alone in warm fits)."""
+        o = self.options
+        if o.copula_transform:
+            return ["copula"]
+        if not positive:
+            return [1.0]
+        if o.log_transform is not None:
+            return [0.0 if o.log_transform else 1.0]
+        if full or self._transform is None:
+            return _exponents(o.power_transforms)
+        return [self._transform]
+
     def _refactorise(self, D2: np.ndarray, raw: np.ndarray) -> tuple:
         """The GP on the current data under the last searched hyperparameters and transform."""
-        t = np.log(raw) if self._use_log else raw
+        t = _transform(raw, self._transform)
         y = (t - float(np.mean(t))) / (float(np.std(t)) or 1.0)
         gp = GaussianProcess(D2, y)
         gp.set_hyper(self._hyper)  # type: ignore[arg-type]
@@ -436,9 +491,11 @@ class BayesianOptimization(Technique):
         if h is None:
             return {}
         return {"lengthscales": [float(x) for x in h.lengthscales], "outputscale": h.outputscale,
-                "noise": h.noise, "log": bool(self._use_log)}
+                "noise": h.noise, "transform": self._transform}
 
     def load_state_dict(self, state: Dict[str, Any]) -> None:
         if state.get("lengthscales"):
-            self._hyper = self._hypers[bool(state.get("log", False))] = Hyper(np.array(state["lengthscales"], dtype=float), float(state["outputscale"]),
-                                float(state["noise"]))
+            key = state.get("transform", 0.0 if state.get("log") else 1.0)   # "log": before exponents
+            key = key if key == "copula" else float(key)
+            self._hyper = self._hypers[key] = Hyper(np.array(state["lengthscales"], dtype=float),
+                                                    float(state["outputscale"]), float(state["noise"]))

@@ -13,7 +13,9 @@ from tunerlib.techniques.bo import BayesianOptimization
     "permutation_distance": st.sampled_from(["spearman", "kendall", "hamming"]),
     "permutation_distances": st.dictionaries(st.sampled_from(["p", "q r", "s;|"]),
                                              st.sampled_from(["kendall", "hamming"]), max_size=2),
-    "max_feasibility_threshold": st.floats(0.0, 0.5)}))
+    "max_feasibility_threshold": st.floats(0.0, 0.5), "copula_transform": st.booleans(),
+    "power_transforms": st.lists(st.sampled_from(["0", "1", "-1", "0.5", "-0.25"]), min_size=1,
+                                 max_size=4).map(",".join)}))
 def test_options_round_trip_through_the_name(options):
     tech = BayesianOptimization(**options)
     name = technique_name(tech)

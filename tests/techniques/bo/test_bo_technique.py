@@ -178,14 +178,14 @@ def test_auto_log_transform_is_chosen_by_marginal_likelihood():
                 cfg = m.random(rng)
                 tech.observe(feedback(m, cfg, fn(cfg), requestor="Other"))
             assert tech.propose() is not None
-            assert tech._use_log is (want if forced is None else forced)
+            assert tech._transform == (0.0 if (want if forced is None else forced) else 1.0)
     tech = BayesianOptimization(log_transform=True, **LIGHT)
     tech.bind(m, random.Random(0), "BO")
     rng = random.Random(1)
     for _ in range(10):
         cfg = m.random(rng)
         tech.observe(feedback(m, cfg, cfg["x"] - 0.5, requestor="Other"))
-    assert tech.propose() is not None and tech._use_log is False
+    assert tech.propose() is not None and tech._transform == 1.0
 
 
 def test_training_set_is_capped():
