@@ -59,7 +59,6 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Dict, Hashable, List, Optional, Set, Union
 
 import numpy as np
-from scipy.stats import norm, rankdata
 
 from ...parameters import ConfigurationError, ConfigurationManipulator, FeasibleSpace
 from ..base import Config, Feedback, Technique, TechniqueError
@@ -70,51 +69,12 @@ from .distances import PERMUTATION_DISTANCES, ConfigKey, SpaceEncoder
 from .feasibility import FeasibilityModel
 from .gp import GaussianProcess, GPFitError, Hyper
 from .neighbours import NeighbourGenerator
+from .transforms import TransformKey, exponents, log_jacobian, transform
 
 log = logging.getLogger(__name__)
 
 #: feasibility thresholds eps_f drawn uniformly each iteration (BaCO §4.2)
 EPS_STEPS = 11
-
-
-#: a GP target transform: a Box-Cox exponent (1.0 identity, 0.0 log) or "copula"
-TransformKey = Union[float, str]
-
-
-def _transform(raw: np.ndarray, key: TransformKey) -> np.ndarray:
-    """The GP's targets before standardisation: the Box-Cox transform ``(y**lam - 1) / lam`` of
-    exponent ``key`` (1.0: the values themselves, 0.0: their log; other exponents need positive
-    values), or ("copula") the standard normal quantiles of the values' mid-ranks ``(rank - 0.5) /
-    n`` (ties share their mean rank), which keeps only their order."""
-    if key == "copula":
-        return norm.ppf((rankdata(raw) - 0.5) / raw.size)
-    lam = float(key)
-    if lam == 1.0:
-        return raw
-    if lam == 0.0:
-        return np.log(raw)
-    return (np.power(raw, lam) - 1.0) / lam
-
-
-def _exponents(text: str) -> List[float]:
-    """The Box-Cox exponents of the ``power_transforms`` option ("0,1" -> [0.0, 1.0])."""
-    try:
-        out = [float(x) for x in text.split(",")]
-    except ValueError:
-        out = []
-    if not out or not all(math.isfinite(x) and -3.0 <= x <= 3.0 for x in out):
-        raise TechniqueError(f"BayesianOptimization: power_transforms {text!r} is not a comma-separated list "
-                             "of Box-Cox exponents between -3 and 3; use e.g. '0,1' (log or identity)")
-    return out
-
-
-def _log_jacobian(raw: np.ndarray, key: TransformKey) -> float:
-    """``log |d transform / d y|`` summed over the values: ``(lam - 1) sum(log y)`` for Box-Cox, which
-    makes the marginal likelihoods of different exponents comparable (0 for the copula, which is
-    never compared)."""
-    if key == "copula" or float(key) == 1.0:
-        return 0.0
-    return (float(key) - 1.0) * float(np.sum(np.log(raw)))
 
 
 @dataclass
@@ -191,7 +151,7 @@ class BOOptions:
     def check(self) -> None:
         """Raise TechniqueError naming a bad option value (checked against :data:`BO_OPTIONS`)."""
         validate(BO_OPTIONS, asdict(self), "BayesianOptimization")
-        _exponents(self.power_transforms)
+        exponents(self.power_transforms)
 
 
 #: the options as the one technique option schema (:mod:`..options`): types and defaults from the
@@ -397,12 +357,12 @@ class BayesianOptimization(Technique):
             starts = max(1, starts // 2) if len(choices) == 2 else max(2, starts // len(choices))
         best: Optional[tuple] = None
         for key in choices:
-            t = _transform(raw, key)
+            t = transform(raw, key)
             std = float(np.std(t)) or 1.0
             y = (t - float(np.mean(t))) / std
             gp = GaussianProcess(D2, y)
             hyper = gp.fit(self.np_rng, samples, starts, self._hypers.get(key), o.hp_maxiter)
-            score = gp.log_posterior - len(raw) * math.log(std) + _log_jacobian(raw, key)
+            score = gp.log_posterior - len(raw) * math.log(std) + log_jacobian(raw, key)
             self._hypers[key] = hyper
             if best is None or score > best[0]:
                 best = (score, gp, y, key, hyper)
@@ -420,12 +380,12 @@ class BayesianOptimization(Technique):
         if o.log_transform is not None:
             return [0.0 if o.log_transform else 1.0]
         if full or self._transform is None:
-            return _exponents(o.power_transforms)
+            return exponents(o.power_transforms)
         return [self._transform]
 
     def _refactorise(self, D2: np.ndarray, raw: np.ndarray) -> tuple:
         """The GP on the current data under the last searched hyperparameters and transform."""
-        t = _transform(raw, self._transform)
+        t = transform(raw, self._transform)
         y = (t - float(np.mean(t))) / (float(np.std(t)) or 1.0)
         gp = GaussianProcess(D2, y)
         gp.set_hyper(self._hyper)  # type: ignore[arg-type]

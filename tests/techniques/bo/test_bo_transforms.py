@@ -13,28 +13,28 @@ from tunerlib import tune_function
 from tunerlib.parameters import ConfigurationManipulator, EnumParameter, FloatParameter, IntegerParameter
 from tunerlib.techniques import Feedback, TechniqueError
 from tunerlib.techniques.bo import BayesianOptimization
-from tunerlib.techniques.bo.technique import _log_jacobian, _transform
+from tunerlib.techniques.bo.transforms import log_jacobian, transform
 
 
 @settings(max_examples=50, deadline=None)
 @given(st.lists(st.integers(min_value=-1000, max_value=1000), min_size=2, max_size=40))
 def test_copula_targets_keep_only_the_order(values):
     raw = np.array(values, dtype=float)
-    t = _transform(raw, "copula")
+    t = transform(raw, "copula")
     assert np.all(np.isfinite(t))
     order = np.argsort(raw, kind="stable")
     assert np.all(np.diff(t[order]) >= 0)                        # monotone in the values
     for v in set(values):                                        # ties share one target
         assert np.ptp(t[raw == v]) == 0
-    assert np.array_equal(t, _transform(np.exp(raw / 1000) * 3 + 7, "copula"))  # any increasing map: same
+    assert np.array_equal(t, transform(np.exp(raw / 1000) * 3 + 7, "copula"))  # any increasing map: same
     if len(set(values)) == len(values):
         assert abs(float(t.mean())) < 1e-9                       # symmetric quantiles of mid-ranks
 
 
 def test_the_other_transforms_are_unchanged():
     raw = np.array([1.0, 10.0, 100.0])
-    assert np.array_equal(_transform(raw, 1.0), raw)
-    assert np.allclose(_transform(raw, 0.0), np.log(raw))
+    assert np.array_equal(transform(raw, 1.0), raw)
+    assert np.allclose(transform(raw, 0.0), np.log(raw))
 
 
 def space():
@@ -67,12 +67,12 @@ def test_an_increasing_map_of_the_objective_gives_the_same_search():
 @pytest.mark.parametrize("lam", [-1.0, -0.5, 0.5, 2.0])
 def test_box_cox_targets_and_their_jacobian(lam):
     raw = np.array([0.3, 1.0, 2.5, 7.0])
-    t = _transform(raw, lam)
+    t = transform(raw, lam)
     assert np.allclose(t, (raw ** lam - 1) / lam) and np.all(np.diff(t) > 0)    # increasing
     h = 1e-6                                                                    # d t / d y numerically
-    slope = (_transform(raw + h, lam) - _transform(raw - h, lam)) / (2 * h)
-    assert _log_jacobian(raw, lam) == pytest.approx(float(np.sum(np.log(slope))), rel=1e-5)
-    assert _log_jacobian(raw, 1.0) == 0.0 and _log_jacobian(raw, "copula") == 0.0
+    slope = (transform(raw + h, lam) - transform(raw - h, lam)) / (2 * h)
+    assert log_jacobian(raw, lam) == pytest.approx(float(np.sum(np.log(slope))), rel=1e-5)
+    assert log_jacobian(raw, 1.0) == 0.0 and log_jacobian(raw, "copula") == 0.0
 
 
 @pytest.mark.parametrize("text", ["", "0,x", "0,,1", "nan", "0,5"])
