@@ -350,6 +350,8 @@ def _parser() -> argparse.ArgumentParser:
                          "every saved one)")
     ap.add_argument("--budgets", nargs="+", type=int, help="budgets to report (default per problem)")
     ap.add_argument("--seeds", type=int, default=20, help="repetitions per technique and problem")
+    ap.add_argument("--first-seed", type=int, default=0, metavar="N",
+                    help="seeds N .. N + SEEDS - 1 (default 0), e.g. to validate on seeds not used for development")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
     ap.add_argument("--opentuner-python", help="python with opentuner==0.8.8 (TSP problems only)")
     ap.add_argument("--opentuner-seeds", type=int, default=5, help="OpenTuner repetitions (slow)")
@@ -408,7 +410,8 @@ def _run_all(ns: argparse.Namespace, top: int) -> Tuple[Runs, Runs]:
     (values per run, simulated seconds per evaluation per run where recorded)."""
     techniques = ns.techniques or DEFAULT_TECHNIQUES
     _record_runs(ns.database_dir, list(_PROBLEMS))
-    jobs = [(p, t, s, top) for p in _PROBLEMS for t in techniques for s in range(ns.seeds)]
+    seeds = range(ns.first_seed, ns.first_seed + ns.seeds)
+    jobs = [(p, t, s, top) for p in _PROBLEMS for t in techniques for s in seeds]
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     results: Runs = {}
     costs: Runs = {}
