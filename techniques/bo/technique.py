@@ -15,7 +15,8 @@ technique asked for it (inside a bandit BO learns from all arms); ``propose`` re
    (``power_transforms``, default the log or the identity) by marginal likelihood (with the
    transform's Jacobian) when all values are positive -- the log helps runtime-like
    (multiplicative) objectives and badly hurts additive ones whose optimum is near zero.
-   ``copula_transform`` replaces them by the normal quantiles of the values' ranks.  Then EI x P(feasible) is maximised (:mod:`.acquisition`).
+   ``copula_transform`` replaces them by the normal quantiles of the values' ranks (:mod:`.transforms`).
+   Then EI x P(feasible) is maximised (:mod:`.acquisition`).
    Results still in flight are excluded from the candidates (no constant liar), so repeated
    calls without new data propose the next-best distinct configurations.
 
@@ -56,7 +57,7 @@ import logging
 import math
 import random
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Dict, Hashable, List, Optional, Set, Union
+from typing import Any, Dict, Hashable, List, Optional, Set
 
 import numpy as np
 
