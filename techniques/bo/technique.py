@@ -355,7 +355,7 @@ class BayesianOptimization(Technique):
         starts = o.hp_starts if full else min(o.hp_warm_starts, o.hp_starts)
         samples = o.hp_samples if full else max(1, o.hp_samples // 6)
         if len(choices) > 1:          # comparing transforms: split the full fit's starts between them
-            starts = max(1, starts // 2) if len(choices) == 2 else max(2, starts // len(choices))
+            starts = max(1, starts // len(choices))
         best: Optional[tuple] = None
         for key in choices:
             t = transform(raw, key)
