@@ -51,6 +51,7 @@ from tunerlib import Result, tune_function
 from tunerlib.techniques import AFFINITY_METRICS, DEFAULT_TECHNIQUE
 from tunerlib.tools.problems import Problem, default_problems, shared_root
 from tunerlib.tools.references import KERNEL_TUNER_SCORE_SPACES, reference_lines, score_reference_lines
+from tunerlib.tools.targets import is_kernel_tuner_cache, score_target_lines, target_lines
 from tunerlib.tools.score import (CUTOFF_PERCENTILE, Population, SpaceScore, aggregate, cutoff_evaluations,
                                   replay_population, score_table, space_score, within)
 
@@ -233,13 +234,19 @@ def report(results: Dict[Tuple[str, str], List[List[float]]], problems: Dict[str
                                         for b in budgets)
                     out.write(f"{'':<4}{tech}: runs at least as good as the expert: {reached}\n")
         _baseline_lines(out, pname, problem, results, budgets)
-        kt = problem.data.get("family") == "kerneltuner" and not problem.data.get("sparse")
-        for line in reference_lines(pname, kt):
+        for line in reference_lines(pname) + target_lines(pname, problem.data, _runs_of(results, pname), opt,
+                                                          max(budgets)):
             out.write(line + "\n")
         if score:
             per_space[pname] = _score_block(out, pname, problem, results, costs or {}, max(budgets))
     if score:
-        _score_summary(out, {p: s for p, s in per_space.items() if s}, shared)
+        caches = [p for p, prob in problems.items() if is_kernel_tuner_cache(prob.data)]
+        _score_summary(out, {p: s for p, s in per_space.items() if s}, shared, caches)
+
+
+def _runs_of(results: Dict[Tuple[str, str], List[List[float]]], pname: str) -> Dict[str, List[List[float]]]:
+    """technique -> the values per evaluation of each of its runs on ``pname`` (CPU times split off)."""
+    return {tech: [_split_cpu(v)[0] for v in raw] for (p, tech), raw in results.items() if p == pname}
 
 
 def _within_text(runs: List[List[float]], budgets: Sequence[int], opt: float, tolerance: float) -> str:
@@ -278,7 +285,8 @@ def _score_block(out: Any, pname: str, problem: Problem, results: Dict[Tuple[str
     return scores
 
 
-def _score_summary(out: Any, per_space: Dict[str, Dict[str, SpaceScore]], shared: Optional[str] = None) -> None:
+def _score_summary(out: Any, per_space: Dict[str, Dict[str, SpaceScore]], shared: Optional[str] = None,
+                   caches: Sequence[str] = ()) -> None:
     """The closing table: score per space, the mean over spaces (evaluation- and time-based), the
     mean over Kernel Tuner's anchor spaces when all were run, and the Kernel Tuner reference lines."""
     if not per_space:
@@ -291,7 +299,8 @@ def _score_summary(out: Any, per_space: Dict[str, Dict[str, SpaceScore]], shared
               "from the recorded simulated seconds)\n")
     out.write(f"{'technique':<32}" + "".join(f"{s:>{w}}" for s, w in zip(spaces, widths))
               + f"{'mean':>8}{'time':>8}{'rank':>8}" + (f"{'conv+dedisp':>13}" if anchor else "") + "\n")
-    for row in score_table(per_space, techniques):
+    rows = score_table(per_space, techniques)
+    for row in rows:
         cells = row.per_space
         text = "".join(f"{cells[s]:>{w}.3f}" if s in cells else f"{'-':>{w}}" for s, w in zip(spaces, widths))
         sub = aggregate({s: cells[s] for s in KERNEL_TUNER_SCORE_SPACES if s in cells})
@@ -300,7 +309,8 @@ def _score_summary(out: Any, per_space: Dict[str, Dict[str, SpaceScore]], shared
     out.write("  mean: of the evaluation-based scores; time: of the time-based ones; rank: of the methodology's "
               "median-rank estimator" + ("; conv+dedisp: the mean over Kernel Tuner's anchor spaces" if anchor else "")
               + "\n")
-    for line in score_reference_lines(shared_root(shared) / "data" / "gpu_cache" / "published_scores"):
+    for line in (score_reference_lines(shared_root(shared) / "data" / "gpu_cache" / "published_scores")
+                 + score_target_lines({r.technique: r.per_space for r in rows}, caches)):
         out.write(line + "\n")
 
 

@@ -13,16 +13,16 @@ def test_every_reference_has_a_known_convention_and_a_plausible_figure():
             assert b >= 1.0, (problem, who, fig)   # nobody beats the table optimum
 
 
-def test_lines_show_both_conventions_and_the_kernel_tuner_target():
-    lines = reference_lines("pnpoly_rtxtitan", exhaustive_kernel_tuner=True)
+def test_lines_show_both_conventions_and_no_withdrawn_target():
+    lines = reference_lines("pnpoly_rtxtitan")
     bo = next(line for line in lines if "Kernel Tuner bayes_opt" in line)
     assert "best/opt 1.143x" in bo and "opt/best 0.875" in bo
-    assert lines[-1].strip() == "target: median opt/best >= 0.95 at 100 evaluations"
+    assert not any("0.95" in line and "target" in line for line in lines)   # withdrawn by issue 20
 
 
-def test_unknown_problem_prints_nothing_unless_it_is_an_exhaustive_kernel_tuner_space():
-    assert reference_lines("no_such_problem", exhaustive_kernel_tuner=False) == []
-    assert len(reference_lines("no_such_problem", exhaustive_kernel_tuner=True)) == 1
+def test_unknown_problem_prints_nothing_and_the_bo_issue_targets_stay():
+    assert reference_lines("no_such_problem") == []
+    assert reference_lines("rise_kmeans")[-1].strip().startswith("target (BO issue): median <= 1.01")
 
 
 @pytest.mark.parametrize("fig,conv,expected", [(0.8, "opt/best", 1.25), (1.25, "best/opt", 1.25)])
