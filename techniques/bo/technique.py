@@ -16,6 +16,8 @@ technique asked for it (inside a bandit BO learns from all arms); ``propose`` re
    transform's Jacobian) when all values are positive -- the log helps runtime-like
    (multiplicative) objectives and badly hurts additive ones whose optimum is near zero.
    ``copula_transform`` replaces them by the normal quantiles of the values' ranks (:mod:`.transforms`).
+   ``copula_every`` keeps both surrogates, each with its own fit (:mod:`.fitstate`), and gives every
+   that-many-th BO proposal to the copula one.
    Then EI x P(feasible) is maximised (:mod:`.acquisition`).
    Results still in flight are excluded from the candidates (no constant liar), so repeated
    calls without new data propose the next-best distinct configurations.
@@ -68,6 +70,7 @@ from ..options import schema_from_dataclass, validate
 from .acquisition import Acquisition, LocalSearch
 from .distances import PERMUTATION_DISTANCES, ConfigKey, SpaceEncoder
 from .feasibility import FeasibilityModel
+from .fitstate import FitState, surrogate_turn
 from .gp import GaussianProcess, GPFitError, Hyper
 from .neighbours import NeighbourGenerator
 from .transforms import TransformKey, exponents, log_jacobian, transform
@@ -119,6 +122,10 @@ class BOOptions:
     #: instead of (log-)values, so that a few very slow configurations do not set the GP's scale
     #: (overrides ``log_transform``)
     copula_transform: bool = False
+    #: a portfolio of two surrogates: every this-many-th BO proposal uses a GP trained on the copula
+    #: of the values, the others one on the power transforms, each with its own hyperparameters
+    #: (0: the power transforms only; 1: the copula only, as ``copula_transform``)
+    copula_every: int = 0
     #: most OK results the GP is trained on (the best half and the most recent others beyond it)
     max_observations: int = 300
     #: add a Hamming (equal / not equal) distance channel for every numeric parameter with 3-64
@@ -168,7 +175,7 @@ BO_OPTIONS = schema_from_dataclass(BOOptions, {
     "permutation_distances": dict(choices=PERMUTATION_DISTANCES),
     "max_feasibility_threshold": dict(lo=0.0, hi=1.0, random_lo=0.0, random_hi=0.3), "max_leaves": dict(lo=1),
     "max_enumeration_seconds": dict(lo=0.0),
-    "feasibility_min_leaf": dict(lo=1, random_lo=1, random_hi=5)})
+    "feasibility_min_leaf": dict(lo=1, random_lo=1, random_hi=5), "copula_every": dict(lo=0, random_hi=4)})
 
 
 class BayesianOptimization(Technique):
@@ -190,9 +197,12 @@ class BayesianOptimization(Technique):
             raise TechniqueError(f"BayesianOptimization: unknown option(s) {unknown}; known: {sorted(known)}")
         self.options = BOOptions(**{**asdict(opts), **overrides})
         self.options.check()
-        self._hyper: Optional[Hyper] = None
         self._hypers: Dict[TransformKey, Hyper] = {}   # last fit per transform (warm starts)
-        self._transform: Optional[TransformKey] = None
+        o = self.options
+        self._fit_states = [FitState(copula=o.copula_transform or o.copula_every == 1)]
+        if o.copula_every > 1 and not o.copula_transform:
+            self._fit_states.append(FitState(copula=True))
+        self._fs = self._fit_states[0]                 # the surrogate of the current proposal
 
     def hyperparameters(self) -> Dict[str, Any]:
         """The options as a JSON-compatible dict (for the technique's generated name)."""
@@ -227,12 +237,12 @@ class BayesianOptimization(Technique):
         self._hashes_pending: Dict[str, Hashable] = {}
         self._excluded: Set[Hashable] = set()        # config keys evaluated or pending
         self._initial_made = 0
-        self._dirty = True
-        self._model: Optional[tuple] = None
+        for state in self._fit_states:
+            state.reset_run()
+        self._fs = self._fit_states[0]
+        self._turns = 0                              # BO proposals so far (picks the surrogate)
         self._feasible_seen: Set[Hashable] = set()   # keys of evaluated/pending feasible configs
         self.fallbacks = 0
-        self._fits = 0
-        self._searched_at = 0                        # OK results at the last hyperparameter search
         self._n_ok = 0                               # OK results (before the training-set cap)
         self._local_turn = 0                         # cycles trust-region / global steps when stalled
 
@@ -253,7 +263,6 @@ class BayesianOptimization(Technique):
         if feedback.unmeasured and not feedback.ok:   # a gap in a recording: never proposed again, but
             return                                    # no evidence for the feasibility model either
         self._results[feedback.key] = (cfg, feedback.value, feedback.state)
-        self._dirty = True
 
     def desired_configuration(self) -> Optional[Config]:
         try:
@@ -327,16 +336,16 @@ class BayesianOptimization(Technique):
     # ---- model ----------------------------------------------------------------------------------
     def _fit(self) -> tuple:
         """Fit the GP on OK results (and the classifier on all results) when new data arrived."""
-        if not self._dirty and self._model is not None:
-            return self._model
+        fs = self._fs
+        if fs.model is not None and fs.model_at == len(self._results):
+            return fs.model
         ok = self._training_set()
         configs = [c for c, _ in ok]
         train = self.encoder.encode(configs)
         gp, y = self._fit_gp(self.encoder.sqdists(train, train), np.array([v for _, v in ok], dtype=float))
         best_i = int(np.argmin(y))
-        self._model = (gp, train, float(y[best_i]), configs[best_i], self._fit_feasibility())
-        self._dirty = False
-        return self._model
+        fs.model, fs.model_at = (gp, train, float(y[best_i]), configs[best_i], self._fit_feasibility()), len(self._results)
+        return fs.model
 
     def _fit_gp(self, D2: np.ndarray, raw: np.ndarray) -> tuple:
         """Fit the GP to the transformed targets; returns ``(gp, standardised targets)``.
@@ -345,12 +354,12 @@ class BayesianOptimization(Technique):
         Box-Cox exponents of ``power_transforms``), full fits compare them by their marginal
         posterior including the transform's Jacobian, and warm fits keep the last choice.
         """
-        o = self.options
-        if self._hyper is not None and self._transform is not None \
-                and self._n_ok - self._searched_at < max(1.0, o.hp_refit_growth * self._searched_at):
+        o, fs = self.options, self._fs
+        if fs.hyper is not None and fs.transform is not None \
+                and self._n_ok - fs.searched_at < max(1.0, o.hp_refit_growth * fs.searched_at):
             return self._refactorise(D2, raw)
-        self._searched_at = self._n_ok
-        full = self._hyper is None or self._fits % max(o.hp_full_every, 1) == 0
+        fs.searched_at = self._n_ok
+        full = fs.hyper is None or fs.fits % max(o.hp_full_every, 1) == 0
         choices = self._transform_choices(bool(np.all(raw > 0)), full)
         starts = o.hp_starts if full else min(o.hp_warm_starts, o.hp_starts)
         samples = o.hp_samples if full else max(1, o.hp_samples // 6)
@@ -367,29 +376,29 @@ class BayesianOptimization(Technique):
             self._hypers[key] = hyper
             if best is None or score > best[0]:
                 best = (score, gp, y, key, hyper)
-        _, gp, y, self._transform, self._hyper = best  # type: ignore[misc]
-        self._fits += 1
+        _, gp, y, fs.transform, fs.hyper = best  # type: ignore[misc]
+        fs.fits += 1
         return gp, y
 
     def _transform_choices(self, positive: bool, full: bool) -> List[TransformKey]:
         """The transforms a hyperparameter search compares (the last choice alone in warm fits)."""
         o = self.options
-        if o.copula_transform:
+        if self._fs.copula:
             return ["copula"]
         if not positive:
             return [1.0]
         if o.log_transform is not None:
             return [0.0 if o.log_transform else 1.0]
-        if full or self._transform is None:
+        if full or self._fs.transform is None:
             return exponents(o.power_transforms)
-        return [self._transform]
+        return [self._fs.transform]
 
     def _refactorise(self, D2: np.ndarray, raw: np.ndarray) -> tuple:
         """The GP on the current data under the last searched hyperparameters and transform."""
-        t = transform(raw, self._transform)
+        t = transform(raw, self._fs.transform)  # type: ignore[arg-type]
         y = (t - float(np.mean(t))) / (float(np.std(t)) or 1.0)
         gp = GaussianProcess(D2, y)
-        gp.set_hyper(self._hyper)  # type: ignore[arg-type]
+        gp.set_hyper(self._fs.hyper)  # type: ignore[arg-type]
         return gp, y
 
     def _fit_feasibility(self) -> Optional[FeasibilityModel]:
@@ -421,8 +430,10 @@ class BayesianOptimization(Technique):
         return [ok[i] for i in sorted(keep)]
 
     def _bo_proposal(self) -> Optional[Config]:
-        gp, train, y_best, incumbent, feas = self._fit()
         o = self.options
+        self._turns += 1
+        self._fs = self._fit_states[min(surrogate_turn(self._turns, o.copula_every), len(self._fit_states) - 1)]
+        gp, train, y_best, incumbent, feas = self._fit()
         eps = o.max_feasibility_threshold * self.rng.randrange(EPS_STEPS) / (EPS_STEPS - 1)
         acq = Acquisition(self.encoder, gp, train, y_best, feas, eps,
                           self.feasibility.features if self.feasibility is not None else None)
@@ -447,16 +458,16 @@ class BayesianOptimization(Technique):
 
     # ---- persistence ----------------------------------------------------------------------------
     def state_dict(self) -> Dict[str, Any]:
-        """The last fitted GP hyperparameters (results are replayed on resume)."""
-        h = self._hyper
-        if h is None:
-            return {}
-        return {"lengthscales": [float(x) for x in h.lengthscales], "outputscale": h.outputscale,
-                "noise": h.noise, "transform": self._transform}
+        """The last fitted GP hyperparameters of each surrogate (results are replayed on resume)."""
+        state = self._fit_states[0].to_state()
+        if state and len(self._fit_states) > 1:
+            state.update(copula=self._fit_states[1].to_state(), turns=self._turns)
+        return state
 
     def load_state_dict(self, state: Dict[str, Any]) -> None:
-        if state.get("lengthscales"):
-            key = state.get("transform", 0.0 if state.get("log") else 1.0)   # "log": before exponents
-            key = key if key == "copula" else float(key)
-            self._hyper = self._hypers[key] = Hyper(np.array(state["lengthscales"], dtype=float),
-                                                    float(state["outputscale"]), float(state["noise"]))
+        """Restore :meth:`state_dict`'s hyperparameters as warm starts (called after ``bind``)."""
+        for fs, part in zip(self._fit_states, (state, state.get("copula") or {})):
+            key = fs.load_state(part)
+            if key is not None:
+                self._hypers[key] = fs.hyper  # type: ignore[assignment]
+        self._turns = int(state.get("turns", 0))

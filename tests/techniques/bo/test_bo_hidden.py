@@ -74,7 +74,7 @@ def test_second_ok_result_is_sought_where_the_classifier_expects_feasibility():
             state = "ok" if legal(cfg["order"]) else "error"
             bo.observe(Feedback(cfg, m.hash_config(cfg), 1.0 if state == "ok" else math.inf, state, "x", False))
         proposal = bo.propose()   # one OK result so far: no GP, the guided sampler proposes
-        assert proposal is not None and bo._model is None
+        assert proposal is not None and bo._fs.model is None
         trials += 1
         hits += legal(proposal.config["order"])
     assert hits / trials >= 0.5, (hits, trials)   # random proposals: 1 in 12

@@ -14,6 +14,7 @@ from tunerlib.techniques.bo import BayesianOptimization
     "permutation_distances": st.dictionaries(st.sampled_from(["p", "q r", "s;|"]),
                                              st.sampled_from(["kendall", "hamming"]), max_size=2),
     "max_feasibility_threshold": st.floats(0.0, 0.5), "copula_transform": st.booleans(),
+    "copula_every": st.integers(0, 5),
     "power_transforms": st.lists(st.sampled_from(["0", "1", "-1", "0.5", "-0.25"]), min_size=1,
                                  max_size=4).map(",".join)}))
 def test_options_round_trip_through_the_name(options):

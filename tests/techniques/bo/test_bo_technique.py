@@ -100,7 +100,7 @@ def test_learns_from_other_techniques_and_skips_the_initial_design():
     for cfg in {m.hash_config(c): c for c in (m.random(rng) for _ in range(12))}.values():
         tech.observe(feedback(m, cfg, fn(cfg), requestor="Bandit/Other"))
     assert tech.propose() is not None
-    assert tech._fits == 1 and tech._initial_made == 0
+    assert tech._fs.fits == 1 and tech._initial_made == 0
 
 
 def test_deterministic_under_seed():
@@ -178,14 +178,14 @@ def test_auto_log_transform_is_chosen_by_marginal_likelihood():
                 cfg = m.random(rng)
                 tech.observe(feedback(m, cfg, fn(cfg), requestor="Other"))
             assert tech.propose() is not None
-            assert tech._transform == (0.0 if (want if forced is None else forced) else 1.0)
+            assert tech._fs.transform == (0.0 if (want if forced is None else forced) else 1.0)
     tech = BayesianOptimization(log_transform=True, **LIGHT)
     tech.bind(m, random.Random(0), "BO")
     rng = random.Random(1)
     for _ in range(10):
         cfg = m.random(rng)
         tech.observe(feedback(m, cfg, cfg["x"] - 0.5, requestor="Other"))
-    assert tech.propose() is not None and tech._transform == 1.0
+    assert tech.propose() is not None and tech._fs.transform == 1.0
 
 
 def test_training_set_is_capped():

@@ -95,4 +95,4 @@ def test_the_exponent_is_chosen_by_marginal_likelihood():
             value = 1.0 / (1.0 + 20 * cfg["x"] + 10 * cfg["y"])
             tech.observe(Feedback(cfg, m.hash_config(cfg), value, "ok", "Other", False))
         assert tech.propose() is not None
-        assert tech._transform == want
+        assert tech._fs.transform == want
