@@ -1,6 +1,6 @@
 """CPU cost of BayesianOptimization per suggestion as observations grow, and its best value at 100.
 
-    python tools/bench_bo.py [--evals 1000] [--seed 1] [--quality-seeds 5]
+    python tools/bench_bo.py [--evals 1000] [--seed 1] [--quality-seeds 5] [--hp-refit-growth G] [--copula-every K]
 
 Drives the technique directly (bind / propose / observe, no database) on a 6-parameter mixed
 function (4 floats, an integer, an enum), so the figures are the technique's own cost: model fits,
@@ -74,8 +74,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--quality-seeds", type=int, default=5, help="seeds for the best value at 100 (0: skip)")
     ap.add_argument("--hp-refit-growth", type=float, help="BO option hp_refit_growth (default: BO's own)")
+    ap.add_argument("--copula-every", type=int, help="BO option copula_every (default: BO's own)")
     args = ap.parse_args()
-    options = {} if args.hp_refit_growth is None else {"hp_refit_growth": args.hp_refit_growth}
+    options = {k: v for k, v in (("hp_refit_growth", args.hp_refit_growth), ("copula_every", args.copula_every))
+               if v is not None}
     costs, values = drive(args.evals, args.seed, **options)
     print(f"seed {args.seed}: {len(costs)} evaluations, best {min(values):.4g}")
     print(f"{'evaluations':>14} {'mean s':>8} {'p90 s':>8}")

@@ -103,7 +103,8 @@ def target_lines(name: str, data: Mapping[str, Any], runs: Mapping[str, Sequence
         if target.limit is None and tech == DEFAULT_TECHNIQUE:
             continue
         value = ratio_at(tech_runs, target.budget, optimum, target.statistic)
-        verdict = "met" if value <= limit + 1e-9 else f"missed by {100 * (value / limit - 1):.1f} %"
+        miss = 100 * (value / limit - 1)
+        verdict = "met" if value <= limit + 1e-9 else f"missed by {miss:.{1 if miss >= 1 else 3}f} %"
         lines.append(f"    {tech}: {target.statistic} {value:.3f}x over {len(tech_runs)} runs -- {verdict}")
     return lines
 

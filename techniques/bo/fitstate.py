@@ -35,11 +35,6 @@ class FitState:
     model: Optional[tuple] = None
     model_at: int = -1
 
-    def reset_run(self) -> None:
-        """Called by ``bind``: forget the previous run's model and search schedule (the hyperparameters
-        stay, as warm starts)."""
-        self.searched_at, self.fits, self.model, self.model_at = 0, 0, None, -1
-
     def to_state(self) -> Dict[str, Any]:
         """The JSON-compatible hyperparameters ({} before the first fit), for ``state_dict``."""
         h = self.hyper

@@ -17,7 +17,9 @@ technique asked for it (inside a bandit BO learns from all arms); ``propose`` re
    (multiplicative) objectives and badly hurts additive ones whose optimum is near zero.
    ``copula_transform`` replaces them by the normal quantiles of the values' ranks (:mod:`.transforms`).
    ``copula_every`` keeps both surrogates, each with its own fit (:mod:`.fitstate`), and gives every
-   that-many-th BO proposal to the copula one.
+   that-many-th BO proposal to the copula one: by default every other proposal on finite spaces and
+   none where a parameter is continuous (there the ranks lose the scale that refines a smooth
+   objective near its optimum).
    Then EI x P(feasible) is maximised (:mod:`.acquisition`).
    Results still in flight are excluded from the candidates (no constant liar), so repeated
    calls without new data propose the next-best distinct configurations.
@@ -79,6 +81,8 @@ log = logging.getLogger(__name__)
 
 #: feasibility thresholds eps_f drawn uniformly each iteration (BaCO §4.2)
 EPS_STEPS = 11
+#: ``copula_every=None`` on finite spaces: every other BO proposal from the copula surrogate
+AUTO_COPULA_EVERY = 2
 
 
 @dataclass
@@ -124,8 +128,10 @@ class BOOptions:
     copula_transform: bool = False
     #: a portfolio of two surrogates: every this-many-th BO proposal uses a GP trained on the copula
     #: of the values, the others one on the power transforms, each with its own hyperparameters
-    #: (0: the power transforms only; 1: the copula only, as ``copula_transform``)
-    copula_every: int = 0
+    #: (0: the power transforms only; 1: the copula only, as ``copula_transform``; None: 2 on finite
+    #: spaces, 0 where a parameter is continuous -- ranks lose the scale a smooth objective is
+    #: refined by near its optimum)
+    copula_every: Optional[int] = None
     #: most OK results the GP is trained on (the best half and the most recent others beyond it)
     max_observations: int = 300
     #: add a Hamming (equal / not equal) distance channel for every numeric parameter with 3-64
@@ -198,11 +204,9 @@ class BayesianOptimization(Technique):
         self.options = BOOptions(**{**asdict(opts), **overrides})
         self.options.check()
         self._hypers: Dict[TransformKey, Hyper] = {}   # last fit per transform (warm starts)
-        o = self.options
-        self._fit_states = [FitState(copula=o.copula_transform or o.copula_every == 1)]
-        if o.copula_every > 1 and not o.copula_transform:
-            self._fit_states.append(FitState(copula=True))
+        self._fit_states = [FitState()]                 # one per surrogate, built by bind
         self._fs = self._fit_states[0]                 # the surrogate of the current proposal
+        self._every = 0                                # copula_every as resolved for the space
 
     def hyperparameters(self) -> Dict[str, Any]:
         """The options as a JSON-compatible dict (for the technique's generated name)."""
@@ -237,8 +241,11 @@ class BayesianOptimization(Technique):
         self._hashes_pending: Dict[str, Hashable] = {}
         self._excluded: Set[Hashable] = set()        # config keys evaluated or pending
         self._initial_made = 0
-        for state in self._fit_states:
-            state.reset_run()
+        self._every = o.copula_every if o.copula_every is not None else (
+            AUTO_COPULA_EVERY if manipulator.is_finite() else 0)
+        self._fit_states = [FitState(copula=o.copula_transform or self._every == 1)]
+        if self._every > 1 and not o.copula_transform:
+            self._fit_states.append(FitState(copula=True))
         self._fs = self._fit_states[0]
         self._turns = 0                              # BO proposals so far (picks the surrogate)
         self._feasible_seen: Set[Hashable] = set()   # keys of evaluated/pending feasible configs
@@ -432,7 +439,7 @@ class BayesianOptimization(Technique):
     def _bo_proposal(self) -> Optional[Config]:
         o = self.options
         self._turns += 1
-        self._fs = self._fit_states[min(surrogate_turn(self._turns, o.copula_every), len(self._fit_states) - 1)]
+        self._fs = self._fit_states[min(surrogate_turn(self._turns, self._every), len(self._fit_states) - 1)]
         gp, train, y_best, incumbent, feas = self._fit()
         eps = o.max_feasibility_threshold * self.rng.randrange(EPS_STEPS) / (EPS_STEPS - 1)
         acq = Acquisition(self.encoder, gp, train, y_best, feas, eps,

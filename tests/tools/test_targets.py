@@ -46,7 +46,7 @@ def test_a_cache_compares_with_the_default_technique_of_the_same_run():
     lines = target_lines("gemm_rtxtitan", CACHE, runs, 1.0, 150)
     assert f"1.020x ({DEFAULT_TECHNIQUE} (this run))" in lines[0]
     assert lines[1].strip() == "BO: median 1.000x over 3 runs -- met"
-    assert lines[2].strip() == "Worse: median 1.030x over 3 runs -- missed by 1.0 %"
+    assert lines[2].strip() == "Worse: median 1.030x over 3 runs -- missed by 0.980 %"
     assert not any(line.strip().startswith(DEFAULT_TECHNIQUE + ":") for line in lines)
 
 
@@ -72,6 +72,11 @@ def test_rise_worst_seed_at_60_and_short_runs_are_not_checked():
     assert lines[1].strip() == "BO: worst 2.000x over 2 runs -- missed by 90.5 %"
     short = target_lines("rise_kmeans", RISE, runs, 1.0, 50)
     assert len(short) == 1 and "not checked: the runs stop at 50 evaluations (pass --budgets ... 60)" in short[0]
+
+
+def test_a_tiny_miss_shows_its_size():
+    runs = {DEFAULT_TECHNIQUE: _runs(1.0030), "BO": _runs(1.0033)}
+    assert target_lines("dedisp_a100", CACHE, runs, 1.0, 100)[1].strip().endswith("missed by 0.030 %")
 
 
 def test_table_median_at_100():

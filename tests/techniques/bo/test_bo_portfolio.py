@@ -51,11 +51,19 @@ def test_each_surrogate_keeps_its_own_fit():
     assert copula.model[0] is not power.model[0]          # two GPs, not one refitted
 
 
-@pytest.mark.parametrize("options,copulas", [({}, [False]), ({"copula_every": 1}, [True]),
-                                             ({"copula_every": 3}, [False, True]),
-                                             ({"copula_transform": True, "copula_every": 2}, [True])])
-def test_the_surrogates_an_option_gives(options, copulas):
-    assert [fs.copula for fs in BayesianOptimization(**options)._fit_states] == copulas
+def finite_space():
+    return ConfigurationManipulator([IntegerParameter("n", 0, 20), EnumParameter("e", ["a", "b", "c"])])
+
+
+@pytest.mark.parametrize("options,finite,copulas", [
+    ({}, True, [False, True]), ({}, False, [False]),          # the default: the portfolio on finite spaces
+    ({"copula_every": 0}, True, [False]), ({"copula_every": 1}, True, [True]),
+    ({"copula_every": 3}, False, [False, True]), ({"copula_transform": True}, True, [True]),
+    ({"copula_transform": True, "copula_every": 2}, False, [True])])
+def test_the_surrogates_an_option_gives(options, finite, copulas):
+    tech = BayesianOptimization(**options)
+    tech.bind(finite_space() if finite else space(), random.Random(0), "BO")
+    assert [fs.copula for fs in tech._fit_states] == copulas
 
 
 def test_a_negative_period_is_a_one_line_error():
@@ -86,10 +94,9 @@ def test_fit_state_loads_the_old_log_flag_and_nothing():
     assert fs.load_state({}) is None and fs.hyper is None
     old = {"lengthscales": [1.0, 2.0], "outputscale": 1.5, "noise": 1e-4, "log": True}
     assert fs.load_state(old) == 0.0 and fs.transform is None   # the next search chooses again
+    assert isinstance(fs.hyper, Hyper)
     fs.transform = 0.0
     assert fs.to_state() == {"lengthscales": [1.0, 2.0], "outputscale": 1.5, "noise": 1e-4, "transform": 0.0}
-    fs.reset_run()
-    assert (fs.searched_at, fs.fits, fs.model, fs.model_at) == (0, 0, None, -1) and isinstance(fs.hyper, Hyper)
 
 
 def test_the_portfolio_finds_the_optimum_region():
