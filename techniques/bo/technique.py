@@ -351,7 +351,8 @@ class BayesianOptimization(Technique):
         train = self.encoder.encode(configs)
         gp, y = self._fit_gp(self.encoder.sqdists(train, train), np.array([v for _, v in ok], dtype=float))
         best_i = int(np.argmin(y))
-        fs.model, fs.model_at = (gp, train, float(y[best_i]), configs[best_i], self._fit_feasibility()), len(self._results)
+        fs.model = (gp, train, float(y[best_i]), configs[best_i], self._fit_feasibility())
+        fs.model_at = len(self._results)
         return fs.model
 
     def _fit_gp(self, D2: np.ndarray, raw: np.ndarray) -> tuple:
