@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from tunerlib.tools.score import (Population, best_so_far, cutoff_evaluations, evaluation_budgets,
-                                  evaluation_score, expected_random_best, make_population, rank_score,
-                                  space_score, time_axis, time_score, within)
+                                  evaluation_score, expected_random_best, make_population, random_best_over_time,
+                                  rank_score, space_score, time_axis, time_score, within, TimeAxis)
 
 #: a tiny recorded space: ties, one failed configuration
 VALUES = [3.0, 1.0, None, 2.0, 2.0, 5.0]
@@ -94,6 +94,54 @@ def test_time_score_uses_the_recorded_seconds():
     assert slow < fast
     with pytest.raises(ValueError):
         time_axis(make_population([1.0, 2.0]), budgets)
+
+
+#: a small space where the slow configurations also take long to measure (as on the RISE tables)
+SLOW_VALUES = [1.0, 1.5, 2.0, 6.0, None, 40.0]
+SLOW_COSTS = [0.5, 0.6, 1.0, 3.0, 0.2, 20.0]
+
+
+def _orders(values, costs):
+    """Every order of the space as a run sees it: (values, costs), failed as inf."""
+    pairs = list(zip(_as_drawn(values), costs))
+    for order in itertools.permutations(pairs):
+        yield [v for v, _ in order], [c for _, c in order]
+
+
+def test_time_baseline_matches_every_order_of_a_small_space():
+    pop = make_population(SLOW_VALUES, costs=SLOW_COSTS)
+    times = np.array([0.4, 0.55, 1.2, 2.5, 5.0, 30.0])
+    exact = []
+    for t in times:
+        # a run's best at time t: of the draws whose costs have elapsed, the worst value before a success
+        bests = []
+        for vals, costs in _orders(SLOW_VALUES, SLOW_COSTS):
+            done = int(np.searchsorted(np.cumsum(costs), t, side="right"))
+            bests.append(min(min(vals[:done], default=math.inf), pop.worst))
+        exact.append(np.mean(bests))
+    got = random_best_over_time(pop, times, sims=20000)
+    assert got == pytest.approx(exact, abs=0.02 * (pop.worst - pop.optimum))
+
+
+def test_random_search_scores_zero_over_time_when_slow_configurations_cost_more():
+    pop = make_population(SLOW_VALUES, costs=SLOW_COSTS)
+    times = np.linspace(0.6, 12.0, 40)
+    axis = TimeAxis(times, random_best_over_time(pop, times, sims=20000))
+    scores = [time_score(v, c, pop, axis) for v, c in _orders(SLOW_VALUES, SLOW_COSTS)]
+    assert np.mean(scores) == pytest.approx(0.0, abs=0.05)
+    # the methodology's conversion (random search after t seconds = round(t / mean cost) draws, at
+    # least one) credits random search with draws a real random run has not finished yet
+    draws = np.maximum(np.round(times / pop.mean_cost), 1).astype(int)
+    converted = TimeAxis(times, expected_random_best(pop, draws))
+    assert np.mean([time_score(v, c, pop, converted) for v, c in _orders(SLOW_VALUES, SLOW_COSTS)]) < -0.5
+
+
+def test_time_baseline_is_repeatable_and_needs_costs():
+    pop = make_population(SLOW_VALUES, costs=SLOW_COSTS)
+    times = np.array([1.0, 3.0])
+    assert list(random_best_over_time(pop, times)) == list(random_best_over_time(pop, times))
+    with pytest.raises(ValueError):
+        random_best_over_time(make_population(SLOW_VALUES), times)
 
 
 def test_space_score_averages_runs_and_reports_the_budget_range():
