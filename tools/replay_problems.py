@@ -29,6 +29,7 @@ needs it stops with one line saying so.
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -169,6 +170,36 @@ def neighbourhood_best(bench: ReplayBenchmark, max_changed: int = 3) -> Optional
     return min(ratios) if ratios else None
 
 
+def main_effects(bench: ReplayBenchmark) -> List[Tuple[str, int, float, float, Any]]:
+    """Per search parameter, over the OK records in the space: (name, distinct values, lowest and
+    highest per-value median of value / optimum, the value with the lowest median).  A parameter
+    whose medians lie close together has no main effect a model could follow; when every parameter
+    is like that, the fast records are a thin tail rather than a region."""
+    space = bench.manipulator()
+    groups: Dict[str, Dict[Any, List[float]]] = {n: {} for n in space.names}
+    for key, rec in bench.table.items():
+        cfg = bench.table.config_of(key)
+        if rec.ok and space.is_valid(cfg) and space.is_feasible(cfg):
+            for n in space.names:
+                value = cfg[n]
+                groups[n].setdefault(tuple(value) if isinstance(value, list) else value, []).append(
+                    rec.value / bench.optimum)
+    out = []
+    for name, by_value in groups.items():
+        medians = {v: statistics.median(r) for v, r in by_value.items()}
+        if medians:
+            lowest = min(medians, key=medians.__getitem__)
+            out.append((name, len(medians), medians[lowest], max(medians.values()), lowest))
+    return out
+
+
+def _effect_lines(name: str, bench: ReplayBenchmark) -> List[str]:
+    lines = [f"{name}: per-value median best/opt of each parameter (lowest .. highest; lowest at)"]
+    for param, count, lo, hi, at in sorted(main_effects(bench), key=lambda e: -e[3] / e[2]):
+        lines.append(f"  {param:<24} {count:>4} values  {lo:8.3f}x .. {hi:8.3f}x  at {at}")
+    return lines
+
+
 def _row(stats: Mapping[str, Any]) -> Tuple[str, ...]:
     fs = stats["feasible_space"]
     ev = stats["expert_value"]
@@ -189,6 +220,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                          "$TUNERLIB_SHARED_DIR)")
     ap.add_argument("names", nargs="*", help="problem names, table files or BENCHMARK=FILE (default: all "
                                              "available)")
+    ap.add_argument("--effects", action="store_true",
+                    help="also print each parameter's main effect: the spread of its per-value medians")
     args = ap.parse_args(argv)
     rows = [("problem", "rows", "configs", "failed", "rows in space", "feasible space", "optimum (s)",
              "expert (s)", "kind", "<=1.05x", "<=1.10x", "random to 1.10x",
@@ -202,6 +235,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
         print("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    for name, problem in (problems.items() if args.effects else ()):
+        print("\n".join(_effect_lines(name, problem.benchmark)))
     return 0
 
 

@@ -15,7 +15,8 @@ from tunerlib import TuningRunManager, tune_function
 from tunerlib.replay import replay_result
 from tunerlib.tools.recorded import (RecordedInterface, RecordedOptions, benchmark_from_file, load_benchmark,
                                      shared_folder)
-from tunerlib.tools.replay_problems import neighbourhood_best, problem_stats, replay_problems
+from tunerlib.tools.replay_problems import main as replay_stats_main
+from tunerlib.tools.replay_problems import main_effects, neighbourhood_best, problem_stats, replay_problems
 
 SHARED = Path(os.environ["TUNERLIB_SHARED_DIR"])   # tests/conftest.py: ../shared unless set
 needs_shared = pytest.mark.skipif(not (SHARED / "data" / "gpu_cache").is_dir(),
@@ -190,3 +191,14 @@ def test_neighbourhood_best_counts_only_rows_in_the_space():
     assert outside and neighbourhood_best(scal.benchmark) >= 1.0
     assert neighbourhood_best(problems["rise_stencil"].benchmark) == pytest.approx(1.0, abs=0.01)
     assert neighbourhood_best(scal.benchmark, max_changed=1) >= neighbourhood_best(scal.benchmark)   # fewer rows
+
+
+def test_main_effects_are_per_value_medians_over_ok_rows(tmp_path, capsys):
+    # x=1: 9, 8; x=2: 8, 7; x=4: 6 (its y=1 failed); y=0: 9, 8, 6; y=1: 8, 7 -- optimum 6
+    effects = {e[0]: e[1:] for e in main_effects(benchmark_from_file(_cache(tmp_path)))}
+    assert effects["x"] == (3, pytest.approx(1.0), pytest.approx(8.5 / 6), 4)
+    assert effects["y"] == (2, pytest.approx(7.5 / 6), pytest.approx(8.0 / 6), 1)
+    assert replay_stats_main([str(_cache(tmp_path)), "--effects"]) == 0
+    out = capsys.readouterr().out
+    lines = [line for line in out.splitlines() if line.startswith("  x ") or line.startswith("  y ")]
+    assert lines[0].split()[0] == "x" and "1.000x" in lines[0] and "1.417x" in lines[0]   # widest spread first
