@@ -363,12 +363,14 @@ class BayesianOptimization(Technique):
         posterior including the transform's Jacobian, and warm fits keep the last choice.
         """
         o, fs = self.options, self._fs
+        positive = bool(np.all(raw > 0))
         if fs.hyper is not None and fs.transform is not None \
+                and (positive or fs.transform in (1.0, "copula")) \
                 and self._n_ok - fs.searched_at < max(1.0, o.hp_refit_growth * fs.searched_at):
-            return self._refactorise(D2, raw)
+            return self._refactorise(D2, raw)     # (a power transform of a value <= 0: search again)
         fs.searched_at = self._n_ok
         full = fs.hyper is None or fs.fits % max(o.hp_full_every, 1) == 0
-        choices = self._transform_choices(bool(np.all(raw > 0)), full)
+        choices = self._transform_choices(positive, full)
         starts = o.hp_starts if full else min(o.hp_warm_starts, o.hp_starts)
         samples = o.hp_samples if full else max(1, o.hp_samples // 6)
         if len(choices) > 1:          # comparing transforms: split the full fit's starts between them

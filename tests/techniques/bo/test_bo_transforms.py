@@ -96,3 +96,23 @@ def test_the_exponent_is_chosen_by_marginal_likelihood():
             tech.observe(Feedback(cfg, m.hash_config(cfg), value, "ok", "Other", False))
         assert tech.propose() is not None
         assert tech._fs.transform == want
+
+
+def test_a_non_positive_value_after_a_log_fit_is_modelled_without_the_log():
+    """The log chosen on positive values cannot be kept for the refactorisations between searches
+    once a value <= 0 arrives (an objective such as a difference or a score): the next fit searches
+    again, where only the identity applies, and the model's targets stay finite."""
+    m = ConfigurationManipulator([FloatParameter("x", 0.0, 1.0), FloatParameter("y", 0.0, 1.0)])
+    tech = BayesianOptimization(n_random_samples=200, n_starts=4, hp_samples=15, hp_starts=3, max_local_steps=5)
+    tech.bind(m, random.Random(0), "BO")
+    rng = random.Random(1)
+
+    def feed(value_of):
+        cfg = m.random(rng)
+        tech.observe(Feedback(cfg, m.hash_config(cfg), value_of(cfg), "ok", "Other", False))
+    for _ in range(40):
+        feed(lambda c: math.exp(6 * c["x"] + 3 * c["y"]))          # multiplicative: the log wins
+    assert tech.propose() is not None and tech._fs.transform == 0.0
+    feed(lambda c: -1.0)
+    assert tech.propose() is not None
+    assert tech._fs.transform == 1.0 and math.isfinite(tech._fs.model[2])
