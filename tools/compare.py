@@ -385,7 +385,8 @@ def _parser() -> argparse.ArgumentParser:
                          "this tool in a checkout)")
     ap.add_argument("--json", help="also write all raw value sequences to this JSON file")
     ap.add_argument("--from-json", nargs="+", metavar="FILE",
-                    help="do not run: report the runs saved by --json (several files are merged)")
+                    help="do not run: report the runs saved by --json (several files are merged; "
+                         "without --budgets, up to the saved runs' length)")
     return ap
 
 
@@ -400,6 +401,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     budgets = ns.budgets or sorted({b for p in _PROBLEMS.values() for b in p.budgets})
     if ns.from_json:
         results, costs = _load_saved(ns.from_json, ns.techniques)
+        if not ns.budgets:
+            budgets = _saved_budgets(results, budgets)
         report(results, _PROBLEMS, budgets, score=ns.score, costs=costs, shared=ns.shared)
         return 0
     results, costs = _run_all(ns, max(budgets))
@@ -443,6 +446,16 @@ def _run_all(ns: argparse.Namespace, top: int) -> Tuple[Runs, Runs]:
             if values:
                 results.setdefault((pname, tech), []).append(values)
     return results, costs
+
+
+def _saved_budgets(results: Runs, defaults: Sequence[int]) -> List[int]:
+    """Budgets for saved runs when ``--budgets`` is not given: the default ones they reach and their
+    length, so that the score covers the evaluations it covered when the runs were made (runs are
+    made up to the largest budget; the score's range is capped there)."""
+    longest = max((len(_split_cpu(run)[0]) for runs in results.values() for run in runs), default=0)
+    if not longest:
+        return list(defaults)
+    return sorted({b for b in defaults if b < longest} | {longest})
 
 
 def _load_saved(paths: Sequence[str], techniques: Optional[List[str]]) -> Tuple[Runs, Runs]:

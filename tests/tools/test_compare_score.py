@@ -65,6 +65,9 @@ def test_compare_score_end_to_end_on_a_kernel_tuner_cache(tmp_path, capsys):
     assert compare.main(argv + ["--from-json", str(saved)]) == 0     # the saved costs give the same scores
     again = capsys.readouterr().out
     assert line in again
+    # without --budgets the saved runs are scored over the evaluations they were scored over when made
+    assert compare.main([a for a in argv if a not in ("--budgets", "5", "20")] + ["--from-json", str(saved)]) == 0
+    assert line in capsys.readouterr().out
     # a file saved before replayed times were seconds holds ms and no units: read as ms, the same report
     old = {k: ([[1000 * v if v >= 0 else v for v in run] for run in runs] if k == "conv_mi250x|PureRandom" else runs)
            for k, runs in values.items() if k != "@units"}
