@@ -33,7 +33,7 @@ import statistics
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from tunerlib.parameters import ConfigurationManipulator
 from tunerlib.replay import ReplayBenchmark
@@ -160,14 +160,21 @@ def neighbourhood_best(bench: ReplayBenchmark, max_changed: int = 3) -> Optional
     """The best ratio to the optimum among OK records in the space (known constraints satisfied) that differ
     from the optimum's configuration in 1 to ``max_changed`` search parameters (None when no record does): near 1 when the optimum sits in a
     recorded basin a model can climb, large when it is an isolated row."""
-    best, space = bench.best_config, bench.manipulator()
-    ratios = []
-    for key, rec in bench.table.items():
-        cfg = bench.table.config_of(key)
-        if rec.ok and 1 <= sum(cfg.get(n) != v for n, v in best.items()) <= max_changed \
-                and space.is_valid(cfg) and space.is_feasible(cfg):
-            ratios.append(rec.value / bench.optimum)
+    best = bench.best_config
+    ratios = [rec.value / bench.optimum for cfg, rec in _ok_records_in_space(bench)
+              if 1 <= sum(cfg.get(n) != v for n, v in best.items()) <= max_changed]
     return min(ratios) if ratios else None
+
+
+def _ok_records_in_space(bench: ReplayBenchmark) -> Iterator[Tuple[Dict[str, Any], Any]]:
+    """(configuration, record) of every OK record whose configuration lies in the space (legal values,
+    known constraints satisfied)."""
+    space = bench.manipulator()
+    for key, rec in bench.table.items():
+        if rec.ok:
+            cfg = bench.table.config_of(key)
+            if space.is_valid(cfg) and space.is_feasible(cfg):
+                yield cfg, rec
 
 
 def main_effects(bench: ReplayBenchmark) -> List[Tuple[str, int, float, float, Any]]:
@@ -175,15 +182,12 @@ def main_effects(bench: ReplayBenchmark) -> List[Tuple[str, int, float, float, A
     highest per-value median of value / optimum, the value with the lowest median).  A parameter
     whose medians lie close together has no main effect a model could follow; when every parameter
     is like that, the fast records are a thin tail rather than a region."""
-    space = bench.manipulator()
-    groups: Dict[str, Dict[Any, List[float]]] = {n: {} for n in space.names}
-    for key, rec in bench.table.items():
-        cfg = bench.table.config_of(key)
-        if rec.ok and space.is_valid(cfg) and space.is_feasible(cfg):
-            for n in space.names:
-                value = cfg[n]
-                groups[n].setdefault(tuple(value) if isinstance(value, list) else value, []).append(
-                    rec.value / bench.optimum)
+    groups: Dict[str, Dict[Any, List[float]]] = {n: {} for n in bench.manipulator().names}
+    for cfg, rec in _ok_records_in_space(bench):
+        for n, by_value in groups.items():
+            value = cfg[n]
+            by_value.setdefault(tuple(value) if isinstance(value, list) else value, []).append(
+                rec.value / bench.optimum)
     out = []
     for name, by_value in groups.items():
         medians = {v: statistics.median(r) for v, r in by_value.items()}

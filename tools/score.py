@@ -24,7 +24,7 @@ the aggregate score is the mean over spaces.  Negative means worse than random s
   There random search's expectation at time ``t`` comes from simulated random orders of the
   recorded configurations with their own costs (:func:`random_best_over_time`), not from ``t``
   divided by the mean cost: where slow configurations also take long to measure (the RISE and
-  TACO tables: mean cost 8-10x the median) the division credits random search with a draw that
+  TACO tables: mean cost 3-10x the median) the division credits random search with a draw that
   a real random run has not finished, and random search itself scored -49 on rise_stencil.
 * Over runs, the score is the mean of the per-run scores (the standardisation is linear in
   ``best(b)``, so this equals standardising the mean best-so-far curve).
