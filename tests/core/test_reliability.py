@@ -150,7 +150,7 @@ def test_limit_multiplier_option(tmp_path):
 def test_stop_after_stops_measurements_in_flight(tmp_path, parallelism):
     db = tmp_path / "d.db"
     proc = zygote.popen([sys.executable, str(TOY), "--database", str(db), "--child-sleep", "97.31",
-                         "--test-limit", "4", "--stop-after", "1.5", "--parallelism", str(parallelism),
+                         "--test-limit", "4", "--stop-after", "4", "--parallelism", str(parallelism),
                          "--seed", "1", "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                         text=True, start_new_session=True)
     out, err = proc.communicate(timeout=60)  # the measurements would take 97 s

@@ -59,7 +59,7 @@ def _args(db, case):
     args = [sys.executable, str(TOY), "--database", str(db), "--test-limit", str(TEST_LIMIT),
             "--seed", str(case["seed"]), "--parallelism", str(case["parallelism"]),
             "--child-sleep", str(0.03 * case["parallelism"]),
-            "--measurement-timeout", "0.5", "--quiet"]
+            "--hang-limit", "0.5", "--measurement-timeout", "60", "--quiet"]   # a cap no healthy one meets
     return args + (["--faults", case["faults"]] if case["faults"] else [])
 
 

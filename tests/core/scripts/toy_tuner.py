@@ -26,6 +26,11 @@ class ToyOptions(TuningOptions):
                 "100 s), segv (a child killed by SIGSEGV), memory (a child that allocates 2 GB under a "
                 "256 MB limit), raise (run() raises), die (the measuring process kills itself with "
                 "SIGSEGV; use with --parallelism > 1 only)"})
+    hang_limit: float = field(default=0.5, metadata={
+        "help": "seconds the hang fault's child gets before call_program stops it (always TIMEOUT)"})
+    rendezvous: int = field(default=0, metadata={
+        "help": "each measurement first adds its pid to --marker, then waits (up to 120 s) until this many "
+                "distinct pids are there: every measuring process takes part, however slowly it started"})
     cost_unit: Optional[str] = field(default=None, metadata={"help": "the unit of the cost objective (default: none)"})
     kill_once: Optional[str] = field(default=None, metadata={
         "help": "the first measurement that creates this file (writing its request id and pid) kills its "
@@ -55,6 +60,8 @@ class ToyTuner(MeasurementInterface):
         fault = self._fault(cfg)
         if fault is not None:
             return fault
+        if self.options.rendezvous:
+            self._rendezvous()
         if self.options.child_sleep:
             out = self.call_program(["sleep", str(self.options.child_sleep)], limit=limit)
             if out.timeout:
@@ -63,9 +70,8 @@ class ToyTuner(MeasurementInterface):
             time.sleep(self.options.sleep)
         if self.options.kill_once:
             self._kill_once(desired_result.id)
-        if self.options.marker:
-            with open(self.options.marker, "a") as fh:
-                fh.write(f"{os.getpid()}\n")
+        if self.options.marker and not self.options.rendezvous:
+            self._mark()
         if self.options.mode == "raise" and cfg["mode"] == "b" or self.options.mode == "raise-all":
             raise RuntimeError("simulated crash in run()")
         if self.options.mode == "bad-return":
@@ -77,6 +83,20 @@ class ToyTuner(MeasurementInterface):
         cost = (cfg["x"] - 3) ** 2 + (cfg["y"] - 1.5) ** 2 + penalty + inversions + math.sin(cfg["y"])
         return Result(extra={"cost": cost})
 
+
+    def _mark(self):
+        with open(self.options.marker, "a") as fh:
+            fh.write(f"{os.getpid()}\n")
+
+    def _rendezvous(self):
+        """Wait until --rendezvous distinct processes have measured (each adds its pid to --marker)."""
+        self._mark()
+        end = time.monotonic() + 120
+        while time.monotonic() < end:
+            with open(self.options.marker) as fh:
+                if len(set(fh.read().split())) >= self.options.rendezvous:
+                    return
+            time.sleep(0.01)
 
     def _kill_once(self, request_id):
         try:
@@ -94,7 +114,7 @@ class ToyTuner(MeasurementInterface):
             return None
         kind = kinds[(cfg["x"] // 3) % len(kinds)]
         if kind == "hang":
-            out = self.call_program(["sleep", "100"], limit=self.options.measurement_timeout)
+            out = self.call_program(["sleep", "100"], limit=self.options.hang_limit)
             return Result(state="TIMEOUT" if out.timeout else "ERROR")
         if kind == "segv":
             out = self.call_program([sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"])
