@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shlex
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -69,7 +70,11 @@ class Summary:
         best = "no successful measurement yet" if self.best_value is None else \
             f"best {self.objective} so far {self.value_text(self.best_value)}"
         return (f"interrupted by {self.signal} after {self.tests} tests; {best}; completed results are "
-                f"kept: continue with --resume {self.run_uuid} --database {self.database}")
+                f"kept: continue with {self.resume_arguments()}")
+
+    def resume_arguments(self) -> str:
+        """``--resume UUID --database PATH``: the options that continue this run (shell-quoted)."""
+        return f"--resume {self.run_uuid} --database {shlex.quote(self.database)}"
 
     def write_json(self, path: str) -> None:
         with open(path, "w") as fh:
@@ -103,6 +108,8 @@ class Summary:
             lines.append(f"  first error ({self.first_error}); every error's full text: "
                          f"tunerlib errors {self.database} --run {self.run_uuid}")
         lines.append(f"  run {self.run_uuid} (seed {self.seed}) in {self.database}")
+        if self.stopped_because == "time limit reached":
+            lines.append(f"  continue it with {self.resume_arguments()}")
         return "\n".join(lines)
 
 

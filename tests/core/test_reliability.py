@@ -156,11 +156,12 @@ def test_stop_after_stops_measurements_in_flight(tmp_path, parallelism):
     out, err = proc.communicate(timeout=60)  # the measurements would take 97 s
     assert proc.returncode == 1 and "time limit reached" in out, err  # nothing succeeded: exit 1
     assert wait_until(lambda: not processes_in_session(proc.pid), 10), processes_in_session(proc.pid)
-    assert _rows(db, "select state from tuning_run") == [("COMPLETE",)]
+    [(state, uuid)] = _rows(db, "select state, uuid from tuning_run")
+    assert state == "COMPLETE" and f"  continue it with --resume {uuid} --database {db}\n" in out
     states = dict(_rows(db, "select state, count(*) from desired_result group by state"))
     assert states == {"CANCELLED": parallelism}
-    # --resume measures the cancelled requests again (quickly this time), never twice
-    again = _run(TOY, "--database", db, "--resume", "--test-limit", 4, "--quiet")
+    # the printed --resume measures the cancelled requests again (quickly this time), never twice
+    again = _run(TOY, "--resume", uuid, "--database", db, "--test-limit", 4, "--quiet")
     assert again.returncode == 0, again.stderr
     assert dict(_rows(db, "select state, count(*) from desired_result group by state")) == {"COMPLETE": 4}
     assert _rows(db, "select count(*), count(distinct desired_result_id) from result") == [(4, 4)]
