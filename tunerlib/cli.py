@@ -44,6 +44,8 @@ def run_interface_main(cls: Type, args: Optional[Sequence[str]] = None) -> int:
                 print(f"log10 search space size: {manipulator.log10_search_space_size():.2f}")
             return 0
         run = TuningRun(interface, options)
+        if run.resumed and "version_change" in run.resumed_from:
+            print(f"{cls.__name__}: {run.resumed_from['version_change']}", file=sys.stderr)
         if run.resumed and not options.quiet:
             info = run.resumed_from
             print(f"{cls.__name__}: resuming run {info['uuid']} ({info['tests']} tests so far, seed "

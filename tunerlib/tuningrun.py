@@ -92,9 +92,8 @@ class TuningRun:
             self.interface.project_name(), self.interface.program_name(), self.interface.program_version(),
             self.manipulator.parameter_info())
         self.machine_id = self.db.machine_id(socket.gethostname(), opts.machine_class, os.cpu_count())
-        target = opts.resume_target
-        self.resumed_from = (select_run(self.db, self.pv_id, opts.label, target, self.interface.program_name(),
-                                        self.objective) if target else None)
+        self.resumed_from = (select_run(self.db, self.pv_id, opts, self.interface.program_name(), self.objective,
+                                        self.interface.script_version()) if opts.resume_target else None)
         self.resumed = self.resumed_from is not None
         self.seed = self._choose_seed()
         self.technique = self._bound_technique("")

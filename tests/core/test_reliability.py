@@ -87,6 +87,29 @@ def test_resume_by_uuid_and_its_errors(tmp_path):
     assert other.returncode == 2 and "another program or search space" in other.stderr
 
 
+def test_resume_after_the_script_was_edited_is_refused_unless_allowed(tmp_path):
+    """A run's results come from one version of its tuner script: --resume with an edited script is a
+    one-line error that changes nothing, unless --allow-version-change (then one line says so)."""
+    db, script = tmp_path / "v.db", tmp_path / "toy_tuner.py"
+    script.write_text(TOY.read_text())
+    assert _run(script, "--test-limit", 10, "--seed", 1, "--database", db, "--quiet").returncode == 0
+    [(uuid,)] = _rows(db, "select uuid from tuning_run")
+    with open(script, "a") as fh:
+        fh.write("\n# an edit: another version of the tuner script\n")
+    refused = _run(script, "--test-limit", 15, "--resume", "--database", db, "--quiet")
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    assert f"run {uuid} was measured by tuner script version" in refused.stderr
+    assert "--allow-version-change" in refused.stderr
+    assert _rows(db, "select state, end_date is not null from tuning_run") == [("COMPLETE", 1)]
+    assert _rows(db, "select count(*) from result") == [(10,)]
+    allowed = _run(script, "--test-limit", 15, "--resume", "--allow-version-change", "--database", db, "--quiet")
+    assert allowed.returncode == 0, allowed.stderr
+    assert allowed.stderr.count("\n") == 1 and f"--allow-version-change: run {uuid} pools results" in allowed.stderr
+    assert _rows(db, "select count(*) from result") == [(15,)]
+    again = _run(script, "--test-limit", 20, "--resume", "--database", db, "--quiet")   # now of this version
+    assert again.returncode == 0 and again.stderr == "", again.stderr
+
+
 def test_interrupted_and_resumed_run_continues_like_an_uninterrupted_one(tmp_path):
     """Same seed: 30 tests, then --resume to 60, propose exactly what one run of 60 proposes."""
     assert _run(TOY, "--test-limit", 60, "--seed", 5, "--database", tmp_path / "a.db", "--quiet",
