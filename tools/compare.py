@@ -49,6 +49,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from tunerlib import Result, tune_function
 from tunerlib.techniques import AFFINITY_METRICS, DEFAULT_TECHNIQUE
+from tunerlib.tools import exit_from
 from tunerlib.tools.problems import Problem, default_problems, shared_root
 from tunerlib.tools.references import KERNEL_TUNER_SCORE_SPACES, reference_lines, score_reference_lines
 from tunerlib.tools.targets import is_kernel_tuner_cache, score_target_lines, target_lines
@@ -482,4 +483,4 @@ def _load_saved(paths: Sequence[str], techniques: Optional[List[str]]) -> Tuple[
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_from(main)
