@@ -162,15 +162,17 @@ class ConfigurationManipulator:
         """Every parameter's seed value (deterministic; may violate constraints)."""
         return {p.name: p.seed_value() for p in self._params}
 
-    def check_constraints(self) -> None:
+    def check_constraints(self) -> "ConfigurationManipulator":
         """Called once when a tuning run starts, before it records anything: every constraint is
         evaluated on the seed configuration and on random ones (:func:`~.constraints.check_constraints`).
         Raises ConfigurationError (one line) for a constraint that fails there or is undefined on all
-        of them; afterwards a constraint that fails on a configuration counts as violated there."""
+        of them; afterwards a constraint that fails on a configuration counts as violated there.
+        Returns this manipulator."""
         try:
             check_constraints(self._constraints, sample_configs(self._params, self.seed_config()))
         except ConstraintError as exc:
             raise ConfigurationError(str(exc)) from None
+        return self
 
     def random(self, rng: random.Random, max_tries: int = 10000) -> Config:
         """A random configuration satisfying every constraint (called by techniques; returns a new dict).
