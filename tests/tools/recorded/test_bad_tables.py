@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from other_machine import KT_HUB, needs_kt, perturb_kt_cache
 from tunerlib.replay import read_csv_table
 from tunerlib.tools import compare
 from tunerlib.tools.recorded import RecordedInterface, benchmark_from_file
@@ -186,3 +187,12 @@ def test_a_failed_entry_counts_as_a_row_of_the_space(tmp_path):
     path = _pnpoly_cache(tmp_path / "other.json", times={"1,64,1,0": "RuntimeFailedConfig"})
     bench = benchmark_from_file(path)
     assert bench.table.failed_count == 1 and not bench.spec.sparse
+
+
+@needs_kt
+def test_a_shipped_cache_recorded_on_another_gpu_keeps_its_score(tmp_path):
+    src = KT_HUB / "convolution_milo" / "A4000.trimmed.json.gz"
+    whole = benchmark_from_file(perturb_kt_cache(src, tmp_path / "RTX_4090.json.gz", drop=0.0), "conv_a4000")
+    assert whole.name == "conv_a4000:RTX_4090" and not whole.spec.sparse
+    sample = benchmark_from_file(perturb_kt_cache(src, tmp_path / "H100.json.gz", drop=0.1))
+    assert sample.spec.sparse
