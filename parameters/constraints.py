@@ -23,9 +23,9 @@ from .expression import (FUNCTIONS, MAX_DEPTH, MAX_HEIGHT, MAX_POWER_BITS, MAX_T
 from .expression_nodes import _short
 
 __all__ = ["Constraint", "ConstraintError", "UndefinedValueError", "Expression", "parse_expression",
-           "canonical_constraint_info", "check_constraints", "sample_configs", "FUNCTIONS", "MAX_TEXT_LENGTH", "MAX_DEPTH", "MAX_HEIGHT",
-           "MAX_POWER_BITS", "Node", "Const", "Name", "ListLit", "Unary", "Binary", "BoolOp", "Compare",
-           "Call"]
+           "canonical_constraint_info", "check_constraints", "sample_configs", "FUNCTIONS", "MAX_TEXT_LENGTH",
+           "MAX_DEPTH", "MAX_HEIGHT", "MAX_POWER_BITS", "Node", "Const", "Name", "ListLit", "Unary", "Binary",
+           "BoolOp", "Compare", "Call"]
 
 
 class Constraint:
