@@ -398,7 +398,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         _PROBLEMS.update(default_problems(ns.problems, ns.shared, ns.examples))
     except (FileNotFoundError, ValueError) as exc:     # a table file that is missing or not a recording
-        raise SystemExit(f"compare: error: {exc.args[0] if exc.args else exc}") from None
+        print(f"compare: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        raise SystemExit(2) from None
     budgets = ns.budgets or sorted({b for p in _PROBLEMS.values() for b in p.budgets})
     if ns.from_json:
         results, costs = _load_saved(ns.from_json, ns.techniques)

@@ -68,7 +68,7 @@ class TuningRun:
         self.say = stderr_say(bool(getattr(self.options, "quiet", False)))
         #: the re-timed best that save_final_config returned (see :meth:`_keep_final_best`), or None
         self.final_best: Optional[Dict[str, Any]] = None
-        self.manipulator = interface.manipulator()
+        self.manipulator = interface.manipulator().check_constraints()  # before any run row is written
         self.objective = interface.objective()
         self.db = open_store(self.options.database)
         try:
