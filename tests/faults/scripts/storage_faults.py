@@ -9,8 +9,8 @@ FAULT is one of
 * ``full:PAGES``: every connection of the run gets ``PRAGMA max_page_count=PAGES`` (SQLite then fails
   writes that need more pages with "database or disk is full");
 * ``full-all:FLAG``: once the file FLAG exists, every write transaction of the run (its workers' too)
-  fails as SQLite's do on a full disk, "database or disk is full", so the run's own row cannot be
-  written either.
+  fails to commit as SQLite's do on a full disk, "database or disk is full", so the run's own row
+  cannot be written either.
 """
 import os
 import sqlite3
@@ -47,13 +47,13 @@ def full(pages: int) -> None:
 
 
 def full_after(flag: str) -> None:
-    begin = runners._SQLiteRunner.begin_write
+    commit = runners._SQLiteRunner.commit
 
-    def begin_unless_full(runner):
+    def commit_unless_full(runner):
         if os.path.exists(flag):
             raise sqlite3.OperationalError("database or disk is full")
-        begin(runner)
-    runners._SQLiteRunner.begin_write = begin_unless_full
+        commit(runner)
+    runners._SQLiteRunner.commit = commit_unless_full
 
 
 if __name__ == "__main__":
