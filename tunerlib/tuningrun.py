@@ -22,6 +22,7 @@ from .distributed import RemoteCoordinator
 from .executor import Completion, Executor, hand_over, store_completions
 from .errors import UsageError
 from .callbacks import Callback, ResultEvent, ResultsLog, TechniqueSnapshots, close_callbacks
+from .closing import finish_run
 from .finalform import FINAL_BEST, FINAL_FORM, MAX_CHARS, call_captured_returning, settle_final_best
 from .interrupts import Interrupts, RunInterrupted, signal_name
 from .measurement import MeasurementDriver, desired_result
@@ -255,10 +256,7 @@ class TuningRun:
             finally:
                 interrupts.ignore_signals()
         finally:
-            try:
-                self.finish(reason)
-            finally:
-                interrupts.uninstall()
+            finish_run(self, reason, interrupts)
         return self.summary(reason)
 
     def _interrupted(self, exc: RunInterrupted) -> str:
