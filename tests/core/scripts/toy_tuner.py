@@ -30,6 +30,11 @@ class ToyOptions(TuningOptions):
     kill_once: Optional[str] = field(default=None, metadata={
         "help": "the first measurement that creates this file (writing its request id and pid) kills its "
                 "own process with SIGKILL after --sleep; the others measure normally (for executors)"})
+    kill_config: Optional[str] = field(default=None, metadata={
+        "help": "the first measurement of a request id >= --kill-from that creates this file writes its "
+                "configuration's hash there; it and every later measurement of that configuration kill "
+                "their own process with SIGKILL after --sleep, as the OOM killer would"})
+    kill_from: int = field(default=1, metadata={"help": "see --kill-config"})
 
 
 class ToyTuner(MeasurementInterface):
@@ -63,6 +68,8 @@ class ToyTuner(MeasurementInterface):
             time.sleep(self.options.sleep)
         if self.options.kill_once:
             self._kill_once(desired_result.id)
+        if self.options.kill_config:
+            self._kill_config(desired_result.id, desired_result.configuration.hash)
         if self.options.marker:
             with open(self.options.marker, "a") as fh:
                 fh.write(f"{os.getpid()}\n")
@@ -85,6 +92,19 @@ class ToyTuner(MeasurementInterface):
             return
         os.write(fd, f"{request_id} {os.getpid()}\n".encode())
         os.close(fd)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    def _kill_config(self, request_id, config_hash):
+        if request_id < self.options.kill_from and not os.path.exists(self.options.kill_config):
+            return
+        try:
+            fd = os.open(self.options.kill_config, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            os.write(fd, config_hash.encode())
+            os.close(fd)
+        except FileExistsError:
+            with open(self.options.kill_config) as fh:
+                if fh.read() != config_hash:
+                    return
         os.kill(os.getpid(), signal.SIGKILL)
 
     def _fault(self, cfg):
