@@ -24,7 +24,6 @@ import time
 from multiprocessing.connection import wait as wait_for
 from typing import Any, Callable, Optional
 
-from ..process import note_limited_command
 from ..result import Result
 from .states import crashed, death, failed, timed_out
 
@@ -129,8 +128,7 @@ class IsolatedWorker:
     def call(self, request: Any, limit_s: float) -> Any:
         """Send ``request`` to the worker and return its answer, or the ERROR / TIMEOUT Result of a
         crash, a timeout or a failed start-up (see the module docstring).  ``limit_s`` counts from
-        the moment the worker is ready; the call's wall time from then on is recorded with the result
-        (the basis of the run's time limit, :mod:`tunerlib.limits`).  Called once per measurement."""
+        the moment the worker is ready.  Called once per measurement."""
         if self._proc is None or not self._proc.is_alive():
             if self._proc is not None:
                 self.restarts += 1
@@ -138,12 +136,9 @@ class IsolatedWorker:
             if failure is not None:
                 return failure
         try:
-            start = time.perf_counter()
             self._conn.send(request)
             if self._conn.poll(limit_s):
-                answer = self._conn.recv()
-                note_limited_command(time.perf_counter() - start)
-                return answer
+                return self._conn.recv()
         except (EOFError, BrokenPipeError, ConnectionResetError):
             self._proc.join(5)
             code = self._proc.exitcode
