@@ -200,3 +200,20 @@ def test_a_serial_tuner_killed_once_mid_measurement_continues_exactly(tmp_path, 
                       f"where d.id = {killed}") == [("OK",)]
     assert _sequence(db) == uninterrupted(case)
     assert json.loads((tmp_path / "s.json").read_text())["extra"]["history_replay"] == "exact"
+
+
+def test_the_deadline_during_a_separate_remeasurement_stops_it_and_leaves_nothing(tmp_path):
+    """--stop-after while the orphaned request is measured again in its separate process (which sleeps
+    100 s): the run stops at the deadline, the process is gone and the request is CANCELLED."""
+    db, marker = tmp_path / "d.db", tmp_path / "killer"
+    base = [sys.executable, str(TOY), "--database", str(db), "--test-limit", "6", "--seed", "1", "--quiet",
+            "--kill-config", str(marker), "--kill-from", "3"]
+    first = zygote.run(base, capture_output=True, text=True, timeout=120, start_new_session=True)
+    assert first.returncode == -signal.SIGKILL, first.stderr
+    (killed,) = [row[0] for row in _query(db, "select id from desired_result where state = 'RUNNING'")]
+    proc = zygote.popen(base + ["--resume", "--sleep", "100", "--stop-after", "1"], stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE, text=True, start_new_session=True)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert wait_until(lambda: not processes_in_session(proc.pid), 15), processes_in_session(proc.pid)
+    assert _query(db, f"select state, result_id from desired_result where id = {killed}") == [("CANCELLED", None)]
