@@ -30,9 +30,9 @@ from .result import DesiredResult, Result
 __all__ = ["OrphanGuard", "orphan_message", "requeue_noting_orphans"]
 
 #: how to re-measure an orphaned configuration, named in its ERROR result
-REMEASURE = ("re-measure it in a new run with --seed-configuration FILE.json and --parallelism 2 (each "
-             "measurement in a worker process whose death is recorded ERROR); `tunerlib export DB --format "
-             "json` gives its configuration")
+REMEASURE = ("re-measure it in a new run with --parallelism 2 (each measurement in a worker process, whose "
+             "death is recorded ERROR) and its parameter values (`tunerlib export DB`) as --seed-configuration "
+             "FILE.json")
 
 
 def orphan_message(how: str) -> str:
