@@ -1,14 +1,14 @@
 """The time limit of a request, compared with like: derived from the time the limit is enforced on.
 
 ``call_program(cmd, limit=limit)`` kills the command when its wall time (start to exit: exec, input
-set-up, every repetition) passes ``limit``; ``IsolatedWorker.call(..., limit_s=limit)`` does the same for
-its call. Many scripts report less than that as ``Result.time`` (a kernel timed by the program's own
-timer). So each measurement records the wall time of its longest command run under the limit as
-``Result.extra["command_seconds"]`` (:data:`COMMAND_SECONDS`; a script that runs its command otherwise
-may set it itself), and the limit of a new request is ``--limit-multiplier`` x that of the best
-configuration. Only when the best configuration ran no command under the limit is the limit derived from
-its reported time (a script that times its whole measurement itself), as the limit is then enforced by
-the script on what it reports. ``--measurement-timeout`` caps every limit.
+set-up, every repetition) passes ``limit``. Many scripts report less than that as ``Result.time`` (a
+kernel timed by the program's own timer). So each measurement records the wall time of its longest
+command run under the limit as ``Result.extra["command_seconds"]`` (:data:`COMMAND_SECONDS`; a script
+that runs its command otherwise may set it itself), and the limit of a new request is
+``--limit-multiplier`` x that of the best configuration. Only when the best configuration ran no command
+under the limit is the limit derived from its reported time: the script then judges the limit itself on
+what it reports (``tunerlib.measure.time_after_check`` on a kernel's own runs, or a whole measurement it
+times). ``--measurement-timeout`` caps every limit.
 
 :func:`timeout_notice` is the summary's line for a run in which over a third of the results are TIMEOUT.
 """

@@ -45,7 +45,7 @@ _LIMITED_WALL: Optional[List[float]] = None
 def command_clock() -> Iterator[List[float]]:
     """Called around one measurement (``run()``): the list it yields gets the wall time, in seconds, of
     every command that ran to its end under the run's limit meanwhile (:func:`call_program` given a
-    ``limit``, even None; ``IsolatedWorker.call``). The run's time limit is derived from them."""
+    ``limit``, even None). The run's time limit is derived from them (:mod:`tunerlib.limits`)."""
     global _LIMITED_WALL
     saved, _LIMITED_WALL = _LIMITED_WALL, []
     try:
