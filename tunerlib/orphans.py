@@ -104,15 +104,18 @@ def _in_child(driver: MeasurementDriver, desired: DesiredResult) -> Tuple[Option
             _flush()
             os._exit(code)
     os.close(write_end)
+    data, status = b"", None
     try:
-        with driver.interrupts.measuring(driver.cap), os.fdopen(read_end, "rb") as answer_in:
+        with os.fdopen(read_end, "rb") as answer_in, driver.interrupts.measuring(driver.cap):
             data = answer_in.read()
-        _, status = os.waitpid(pid, 0)
+            _, status = os.waitpid(pid, 0)
     except MeasurementTimedOut as exc:  # the child is stuck in C code past --measurement-timeout
-        _kill(pid)
-        return ((Result(state="TIMEOUT", extra={"error": str(exc)}), None, exc.seconds), None), 0
+        if status is None:
+            _kill(pid)
+            return ((Result(state="TIMEOUT", extra={"error": str(exc)}), None, exc.seconds), None), 0
     except BaseException:
-        _kill(pid)
+        if status is None:  # not reaped yet: its pid is still its own
+            _kill(pid)
         raise
     if status != 0 or not data:
         return None, status
