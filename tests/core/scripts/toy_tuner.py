@@ -116,11 +116,15 @@ class ToyTuner(MeasurementInterface):
         if kind == "hang":
             out = self.call_program(["sleep", "100"], limit=self.options.measurement_timeout)
             return Result(state="TIMEOUT" if out.timeout else "ERROR")
+        # the children's interpreters skip site (-I -S): they start in milliseconds, far within the short
+        # --measurement-timeout of the fault tests even on a loaded machine (with site: about 0.3 s)
         if kind == "segv":
-            out = self.call_program([sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"])
+            out = self.call_program([sys.executable, "-I", "-S", "-c",
+                                     "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"])
             return Result(state="ERROR", extra={"error": f"exit {out.returncode}"})
         if kind == "memory":
-            out = self.call_program([sys.executable, "-c", "b = bytearray(2 * 10**9)"], memory_limit=256 * 2**20)
+            out = self.call_program([sys.executable, "-I", "-S", "-c", "b = bytearray(2 * 10**9)"],
+                                    memory_limit=256 * 2**20)
             return Result(state="ERROR" if out.returncode else "OK", extra={"cost": 99.0, "stderr": out.stderr[-300:]})
         if kind == "raise":
             raise RuntimeError(f"simulated failure for x={cfg['x']}")
