@@ -51,7 +51,7 @@ def test_a_program_that_times_its_own_kernel_gets_limits_from_its_wall_time(tmp_
 def test_a_run_mostly_timeout_says_so_in_one_line_with_the_fix(tmp_path):
     db = tmp_path / "s.db"
     proc = zygote.run([sys.executable, str(SLEEPER), "--database", str(db), "--test-limit", "3",
-                       "--measurement-timeout", "1", "--quiet"], capture_output=True, text=True, timeout=120)
+                       "--measurement-timeout", "3", "--quiet"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     notes = [line for line in proc.stdout.splitlines() if "note:" in line]
     assert len(notes) == 1 and "2 of 3 results are TIMEOUT" in notes[0], proc.stdout
