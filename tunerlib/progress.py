@@ -48,6 +48,8 @@ class Summary:
     #: the objective's unit (``"s"`` for ``minimize time``), None when it has none or is not known;
     #: printed after every value of the objective
     unit: Optional[str] = None
+    #: one line about the run the user should act on (over a third of the results TIMEOUT), or None
+    notice: Optional[str] = None
 
     @property
     def exit_code(self) -> int:
@@ -104,6 +106,8 @@ class Summary:
         lines += [
             f"  results: {states}; duplicates reused: {self.duplicates}",
         ]
+        if self.notice:
+            lines.append(f"  note: {self.notice}")
         if self.first_error:
             lines.append(f"  first error ({self.first_error}); every error's full text: "
                          f"tunerlib errors {self.database} --run {self.run_uuid}")

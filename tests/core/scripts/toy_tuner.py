@@ -35,6 +35,11 @@ class ToyOptions(TuningOptions):
     kill_once: Optional[str] = field(default=None, metadata={
         "help": "the first measurement that creates this file (writing its request id and pid) kills its "
                 "own process with SIGKILL after --sleep; the others measure normally (for executors)"})
+    kill_config: Optional[str] = field(default=None, metadata={
+        "help": "the first measurement of a request id >= --kill-from that creates this file writes its "
+                "configuration's hash there; it and every later measurement of that configuration kill "
+                "their own process with SIGKILL after --sleep, as the OOM killer would"})
+    kill_from: int = field(default=1, metadata={"help": "see --kill-config"})
 
 
 class ToyTuner(MeasurementInterface):
@@ -70,6 +75,8 @@ class ToyTuner(MeasurementInterface):
             time.sleep(self.options.sleep)
         if self.options.kill_once:
             self._kill_once(desired_result.id)
+        if self.options.kill_config:
+            self._kill_config(desired_result.id, desired_result.configuration.hash)
         if self.options.marker and not self.options.rendezvous:
             self._mark()
         if self.options.mode == "raise" and cfg["mode"] == "b" or self.options.mode == "raise-all":
@@ -107,6 +114,19 @@ class ToyTuner(MeasurementInterface):
         os.close(fd)
         os.kill(os.getpid(), signal.SIGKILL)
 
+    def _kill_config(self, request_id, config_hash):
+        if request_id < self.options.kill_from and not os.path.exists(self.options.kill_config):
+            return
+        try:
+            fd = os.open(self.options.kill_config, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            os.write(fd, config_hash.encode())
+            os.close(fd)
+        except FileExistsError:
+            with open(self.options.kill_config) as fh:
+                if fh.read() != config_hash:
+                    return
+        os.kill(os.getpid(), signal.SIGKILL)
+
     def _fault(self, cfg):
         """The result of a faulty configuration (None: this one measures normally)."""
         kinds = [k for k in self.options.faults.split(",") if k]
@@ -116,11 +136,15 @@ class ToyTuner(MeasurementInterface):
         if kind == "hang":
             out = self.call_program(["sleep", "100"], limit=self.options.hang_limit)
             return Result(state="TIMEOUT" if out.timeout else "ERROR")
+        # the children's interpreters skip site (-I -S): they start in milliseconds, far within the short
+        # --measurement-timeout of the fault tests even on a loaded machine (with site: about 0.3 s)
         if kind == "segv":
-            out = self.call_program([sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"])
+            out = self.call_program([sys.executable, "-I", "-S", "-c",
+                                     "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"])
             return Result(state="ERROR", extra={"error": f"exit {out.returncode}"})
         if kind == "memory":
-            out = self.call_program([sys.executable, "-c", "b = bytearray(2 * 10**9)"], memory_limit=256 * 2**20)
+            out = self.call_program([sys.executable, "-I", "-S", "-c", "b = bytearray(2 * 10**9)"],
+                                    memory_limit=256 * 2**20)
             return Result(state="ERROR" if out.returncode else "OK", extra={"cost": 99.0, "stderr": out.stderr[-300:]})
         if kind == "raise":
             raise RuntimeError(f"simulated failure for x={cfg['x']}")
