@@ -1,7 +1,7 @@
 """tunerlib.measure.IsolatedWorker and the state rule, with tiny real Python workloads.
 
-Limits are generous against much longer sleeps (1 s limits vs 100 s sleeps; a quick reply gets 2 s or more), so a busy machine
-cannot flip an outcome.
+Limits are generous against much longer sleeps (1 s limits vs 100 s sleeps; a quick reply gets 2 s
+or more), so a busy machine cannot flip an outcome.
 """
 import time
 
