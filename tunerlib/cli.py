@@ -11,6 +11,7 @@ from .parameters import ConfigurationError, ParameterError
 from .search import TunerScriptError
 from .techniques import TechniqueError, registry
 from .errors import UsageError
+from .options import own_docstring
 from .tuningrun import TuningRun
 
 #: errors reported as one line (exit code 2) instead of a traceback
@@ -28,8 +29,7 @@ def list_techniques(out: TextIO) -> None:
 
 def run_interface_main(cls: Type, args: Optional[Sequence[str]] = None) -> int:
     """Body of ``MeasurementInterface.main``: parse, handle the info flags, tune, summarise."""
-    prog = None if args is not None else None
-    options = cls.Options.parse(args, prog=prog)
+    options = cls.Options.parse(args, description=own_docstring(cls))
     if options.list_techniques:
         list_techniques(sys.stdout)
         return 0
