@@ -3,8 +3,8 @@
 Runs N evaluations of a trivial objective (a 4-D quadratic) with the default technique (or each
 technique named by ``--technique``) and a durable SQLite results database, and prints the median and mean overhead per evaluation, plus
 the median over the first and the last 1,000 evaluations (to show growth with database size).
-With ``--opentuner-python PY`` (a Python that has ``opentuner==0.8.8`` installed, e.g. a scratch
-venv), the same figures for OpenTuner are printed side by side.
+With ``--opentuner-python PY`` (a Python that has ``opentuner==0.8.8`` installed, e.g. a separate
+virtual environment), the same figures for OpenTuner are printed side by side.
 
     python tools/bench_overhead.py --evals 2000
     python tools/bench_overhead.py --evals 10000 --opentuner-python /path/venv/bin/python
