@@ -32,6 +32,7 @@ RUNS = {
     "tune_function.py": ([], "{'x': ", False),
     "search_space.py": ([], "'tile_x'", False),
     "my_technique.py": ([], "", False),
+    "replay_csv.py": ([], "best configuration: {\"block\": 32", False),
 }
 MARKED = re.compile(r"^<!-- runs -->\n```(?:bash|sh)\n(.*?)^```", re.M | re.S)
 
