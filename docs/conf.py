@@ -31,7 +31,7 @@ autodoc_typehints = "description"
 autodoc_default_options = {"members": True, "show-inheritance": True}
 # names a docstring mentions that are not documented themselves stay plain text
 nitpicky = False
-suppress_warnings = ["myst.xref_missing"]
+suppress_warnings: list = []
 
 html_theme = "furo"
 html_title = "tunerlib"
