@@ -2,9 +2,10 @@
 
 * Python code in the docs comes only from files (``literalinclude`` of ``docs/snippets/*.py`` or of an
   example), and every snippet file runs here; the README's Python blocks are copies of snippet files.
-* Shell blocks marked ``<!-- runs -->`` run here, a page's blocks in order in one temporary folder
-  that holds the repository's ``examples/``, ``docs/`` and ``tools/``, with budgets cut to a tenth
-  (``--test-limit N`` -> N // 10, at least 2) and ``--size`` to 48.
+* Shell blocks marked ``<!-- runs -->`` and the ``$ command`` lines of the pages' marked figures
+  (``<!-- figure: ... -->``, tools/doc_figures.py) run here, a page's commands in order in one
+  temporary folder that holds the repository's ``examples/``, ``docs/`` and ``tools/``, with budgets
+  cut to a tenth (``--test-limit N`` -> N // 10, at least 2) and ``--size`` to 48.
 * The Python block of an example README included by a guide runs too (where its data is present).
 """
 import os
@@ -34,7 +35,8 @@ RUNS = {
     "my_technique.py": ([], "", False),
     "replay_csv.py": ([], "best configuration: {\"block\": 32", False),
 }
-MARKED = re.compile(r"^<!-- runs -->\n```(?:bash|sh)\n(.*?)^```", re.M | re.S)
+MARKED = re.compile(r"^<!-- runs -->\n```(?:bash|sh)\n([\s\S]*?)^```|^<!-- figure: [^>]*-->\n```\w*\n((?:\$ .*\n)+)",
+                    re.M)
 
 
 def _pages():
@@ -94,8 +96,16 @@ def test_the_readme_is_short_and_its_python_blocks_are_snippet_files():
     assert [snippets.get(b) for b in blocks] == ["quick_tuner.py", "ask_tell.py"]
 
 
+def _commands(page: Path) -> list:
+    """The page's runnable commands, in order."""
+    found = []
+    for block, figure in MARKED.findall(page.read_text(encoding="utf-8")):
+        found.append(block if block else "\n".join(line[2:] for line in figure.splitlines()))
+    return found
+
+
 def _marked_pages():
-    return [p for p in _pages() if MARKED.search(p.read_text(encoding="utf-8"))]
+    return [p for p in _pages() if _commands(p)]
 
 
 def _small(command: str) -> str:
@@ -107,8 +117,7 @@ def _small(command: str) -> str:
 
 @pytest.mark.parametrize("page", _marked_pages(), ids=lambda p: str(p.relative_to(DOCS)))
 def test_marked_commands_run(page, tmp_path):
-    blocks = MARKED.findall(page.read_text(encoding="utf-8"))
-    script = "\n".join(_small(b) for b in blocks)
+    script = "\n".join(_small(c) for c in _commands(page))
     if not HAS_GCC and ("tutorial" in script or "quick_tuner" in script):
         pytest.skip(NO_GCC)
     if "tunerlib report" in script:
