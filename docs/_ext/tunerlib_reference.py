@@ -83,24 +83,30 @@ def option_text(option: Any) -> str:
         text += " of " + ", ".join(f"`{c!r}`" for c in option.choices)
     elif option.lo is not None or option.hi is not None:
         text += f" in [{_bound(option.lo) or '-inf'}, {_bound(option.hi) or 'inf'}]"
-    if option.optional:
+    if option.optional and option.default is not None:
         text += " or None"
     return text
 
 
 def technique_lines() -> List[str]:
+    """A summary table of every listed name, then one section per technique that takes options."""
     from tunerlib.techniques import registry
     catalogue = registry()
     aliases = {name: group for group in catalogue.aliases() for name in group}
-    rows = []
+    rows, sections = [], []
     for name, description in catalogue.describe():
         presets = catalogue.presets(name)
-        shown = [option_text(dataclasses.replace(o, default=presets.get(o.name, o.default)))
-                 for o in catalogue.options(name)]
+        options = [dataclasses.replace(o, default=presets.get(o.name, o.default)) for o in catalogue.options(name)]
         same = [a for a in aliases.get(name, ()) if a != name]
         note = f" Same technique as {', '.join(f'`{a}`' for a in same)}." if same else ""
-        rows.append([f"`{name}`", cell(description) + note, "; ".join(shown) or "none"])
-    return table(["name", "what it is", "options: type = default, range"], rows)
+        label = "technique-" + re.sub(r"[^a-z0-9]+", "-", name.lower())
+        listed = ", ".join(o.name for o in options) if len(options) <= 3 else f"{len(options)} options"
+        shown = f"{{ref}}`{listed} <{label}>`" if options else "none"
+        rows.append([f"`{name}`", cell(description) + note, shown])
+        if options:
+            sections += [f"({label})=", f"### `{name}`", "", cell(description) + note, ""]
+            sections += [f"- {option_text(o)}" + (f": {cell(o.doc)}" if o.doc else "") for o in options] + [""]
+    return table(["name", "what it is", "options"], rows) + ["## Options", ""] + sections
 
 
 # ---- command line ---------------------------------------------------------------------------------
@@ -175,8 +181,28 @@ class CliReference(_Generated):
         return cli_lines()
 
 
+DIRECTIVES = {"parameter-types": ParameterTypes, "technique-catalogue": TechniqueCatalogue,
+              "cli-reference": CliReference}
+
+
+def generated_pages(app: Any, env: Any, added: Any, changed: Any, removed: Any) -> List[str]:
+    """Pages that use a directive of this module: always read again, since the code they are
+    generated from may have changed while their Markdown source did not."""
+    marks = tuple("{" + name + "}" for name in DIRECTIVES)
+    found = []
+    for docname in env.found_docs:
+        path = env.doc2path(docname)
+        try:
+            text = open(path, encoding="utf-8").read()
+        except OSError:
+            continue
+        if any(mark in text for mark in marks):
+            found.append(docname)
+    return found
+
+
 def setup(app: Any) -> dict:
-    app.add_directive("parameter-types", ParameterTypes)
-    app.add_directive("technique-catalogue", TechniqueCatalogue)
-    app.add_directive("cli-reference", CliReference)
+    for name, directive in DIRECTIVES.items():
+        app.add_directive(name, directive)
+    app.connect("env-get-outdated", generated_pages)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
