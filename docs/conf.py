@@ -33,6 +33,9 @@ autodoc_default_options = {"members": True, "show-inheritance": True}
 nitpicky = False
 suppress_warnings: list = []
 
+# option names such as --seed stay as typed (no en dashes)
+smartquotes = False
+
 html_theme = "furo"
 html_title = "tunerlib"
 html_static_path = []

@@ -120,7 +120,8 @@ def _option_rows(parser: argparse.ArgumentParser) -> List[List[str]]:
             if action.nargs != 0:
                 metavar = action.metavar or (action.dest.upper() if not action.choices else
                                              "{" + ",".join(map(str, action.choices)) + "}")
-                words += f" {metavar}" + (" ..." if action.nargs in ("+", "*") else "")
+                words += f" [{metavar}]" if action.nargs == "?" else f" {metavar}" + (
+                    " ..." if action.nargs in ("+", "*") else "")
         else:
             words = action.metavar or action.dest
         help_text = (action.help or "").replace("%%", "%")
