@@ -29,7 +29,7 @@ BUNDLES: Dict[str, Tuple[List[str], str]] = {
     "AUCBanditMetaTechniqueT": (
         ["DifferentialEvolutionAlt", "UniformGreedyMutation", "NormalGreedyMutation30", "RandomNelderMead",
          "BanditTPE"],
-        "AUC bandit: the default's four members and a TPE model (from the 11th result on)"),
+        "AUC bandit: AUCBanditMetaTechniqueA's four members and a TPE model (from the 11th result on)"),
     "AUCBanditMetaTechniqueB": (["DifferentialEvolutionAlt", "UniformGreedyMutation"],
                                 "AUC bandit: DE (cr 0.2) and uniform greedy mutation"),
     "AUCBanditMetaTechniqueC": (["DifferentialEvolutionAlt", "PatternSearch"],

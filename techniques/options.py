@@ -1,4 +1,4 @@
-"""One declarative option schema for every technique (issue 15).
+"""One declarative option schema for every technique.
 
 A technique declares its options as a tuple of :class:`Option` (the class attribute ``OPTIONS``;
 composable technique bases call it ``HYPER_PARAMETERS``).  From that one declaration come

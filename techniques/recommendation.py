@@ -18,7 +18,7 @@ and the bandit builds them with the ``build`` function given alongside it.
 Search affinity of a held technique: ``new-bests`` = new bests / requests (thesis); ``improvement``
 = summed relative improvement of its new bests / requests (thesis §8.2); requests count its proposals
 that were measured (duplicates excluded). ``metric`` also says how the store scores techniques:
-``run-rank`` (the default, chosen by tools/compare.py, see README) ranks stored techniques by the rank
+``run-rank`` (the default, chosen by tools/compare.py, see docs/benchmarks/store.md) ranks stored techniques by the rank
 of the runs they took part in, and uses new-bests affinities for the live side.
 """
 from __future__ import annotations

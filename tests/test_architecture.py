@@ -1,6 +1,6 @@
-"""The architecture rules of design.md §9, checked on the source (ast): imports point down the four
+"""The architecture rules (docs/contributing/index.md, "Four floors"), checked on the source (ast): imports point down the four
 floors (parameters <- techniques <- core <- tools), there is no import cycle inside the installed
-package, and modules stay under 500 lines and functions under 60.  Issue 15: the core (tunerlib/)
+package, and modules stay under 500 lines and functions under 60.  The core (tunerlib/)
 mentions no recorded benchmark collection, reader or data-folder layout, and tools/ and examples/
 import from tunerlib's packages only the names those export.
 

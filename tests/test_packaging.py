@@ -23,3 +23,16 @@ def test_every_package_folder_is_listed_in_setup_cfg():
                 found.add(".".join((name, *rel)))
     missing = sorted(found - listed)
     assert not missing, f"add {missing} to [options] packages in setup.cfg"
+
+
+def test_the_built_package_ships_py_typed(tmp_path):
+    """PEP 561: type checkers read tunerlib's annotations only when ``tunerlib/py.typed`` is installed.
+    ``build_py`` is the step that fills a wheel (and a regular install) with the package's files."""
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, "-c", "import setuptools; setuptools.setup()", "-q", "build_py",
+                           "--build-lib", str(tmp_path / "lib")], cwd=REPO, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert (tmp_path / "lib" / "tunerlib" / "py.typed").is_file()
+    assert (tmp_path / "lib" / "tunerlib" / "parameters" / "__init__.py").is_file()

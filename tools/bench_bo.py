@@ -7,7 +7,7 @@ function (4 floats, an integer, an enum), so the figures are the technique's own
 the feasibility model and the acquisition search.  Prints the mean and 90th percentile of CPU
 seconds per suggestion (propose + observe) in windows of evaluations, then the best value after
 100 evaluations over ``--quality-seeds`` seeds (median and worst), the check that making BO
-cheaper did not make it worse.  Issue 20 asks for at most 0.1 s per suggestion at 100 observations
+cheaper did not make it worse.  The target is at most 0.1 s per suggestion at 100 observations
 and at most 0.5 s at 1,000.
 """
 from __future__ import annotations

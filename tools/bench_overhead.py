@@ -3,8 +3,8 @@
 Runs N evaluations of a trivial objective (a 4-D quadratic) with the default technique (or each
 technique named by ``--technique``) and a durable SQLite results database, and prints the median and mean overhead per evaluation, plus
 the median over the first and the last 1,000 evaluations (to show growth with database size).
-With ``--opentuner-python PY`` (a Python that has ``opentuner==0.8.8`` installed, e.g. a scratch
-venv), the same figures for OpenTuner are printed side by side.  OpenTuner 0.8.8 has no seed option
+With ``--opentuner-python PY`` (a Python that has ``opentuner==0.8.8`` installed, e.g. a separate
+virtual environment), the same figures for OpenTuner are printed side by side.  OpenTuner 0.8.8 has no seed option
 (``--seed=N`` would be taken as an abbreviation of ``--seed-configuration``): its child process seeds
 ``random`` and ``numpy.random`` with ``--seed`` and runs with ``PYTHONHASHSEED`` set to it.
 

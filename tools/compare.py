@@ -4,7 +4,7 @@ Runs every (technique, problem, seed) in parallel worker processes through tuner
 ``tune_function`` (in-memory results database), then prints, per problem and technique, the median
 and the 20th/80th percentiles of the best value found within each budget, and the median ratio to
 the known optimum.  With ``--opentuner-python PY`` (a Python with ``opentuner==0.8.8`` installed,
-e.g. a scratch venv) OpenTuner's default technique runs on the TSP problems too and appears as the
+e.g. a separate virtual environment) OpenTuner's default technique runs on the TSP problems too and appears as the
 row ``opentuner-0.8.8``.
 
     python tools/compare.py --problems att48 --techniques AUCBanditMetaTechniqueA PureRandom \\

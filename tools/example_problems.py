@@ -1,4 +1,4 @@
-"""Benchmark problems measured by the example tuners (issue 4): TACO kernels generated, compiled
+"""Benchmark problems measured by the example tuners: TACO kernels generated, compiled
 and timed by ``examples/taco`` (built-in backend), RISE OpenCL kernels run on PoCL or a GPU by
 ``examples/rise``, and the HPVM2FPGA edge-detection space evaluated by ``examples/hpvm2fpga``'s
 analytical model.

@@ -124,7 +124,7 @@ def function_problem(name: str, dims: int, domain: float, examples: Folder = Non
 
 def default_problems(names: Optional[List[str]] = None, shared: Folder = None,
                      examples: Folder = None) -> Dict[str, Problem]:
-    """The problems of issue 5 (TSPLIB instances present under the shared folder, Rosenbrock) and the
+    """The benchmark problems (TSPLIB instances present under the shared folder, Rosenbrock) and the
     recorded replays there, by name; any other TSPLIB instance there, ``random<n>`` and the example
     problems (:mod:`tunerlib.tools.example_problems`) when named.  ``shared``: the shared data folder
     (default ``$TUNERLIB_SHARED_DIR``); ``examples``: the examples folder (see the module docstring)."""

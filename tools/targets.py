@@ -1,4 +1,4 @@
-"""Issue 20's targets, checked on the runs tools/compare.py has just made or reloaded.
+"""The benchmark targets, checked on the runs tools/compare.py has just made or reloaded.
 
 :func:`target_lines` is called by ``compare.report`` once per problem, after the reference lines; it
 returns the problem's target and, for every technique of the run, its figure and ``met`` or
@@ -25,8 +25,6 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 from tunerlib.techniques import DEFAULT_TECHNIQUE
 from tunerlib.tools.references import REFERENCES, SCORE_TARGETS, best_over_opt
 
-#: the issue that set the targets, named in every line
-ISSUE = "issue 20"
 GA_REFERENCE = "Kernel Tuner GA"
 
 
@@ -87,7 +85,7 @@ def target_lines(name: str, data: Mapping[str, Any], runs: Mapping[str, Sequence
     target = problem_target(name, data)
     if target is None or not optimum or not runs:
         return []
-    head = f"  target ({ISSUE}): {target.text}"
+    head = f"  target: {target.text}"
     if top_budget < target.budget:
         return [head + f"; not checked: the runs stop at {top_budget} evaluations (pass --budgets ... {target.budget})"]
     limit = target.limit
@@ -117,10 +115,10 @@ def score_target_lines(scores: Mapping[str, Mapping[str, float]], caches: Sequen
         cells = [v for space, v in scores.get(tech, {}).items() if space in caches]
         if not cells:
             why = "not in this run" if tech not in scores else "no Kernel Tuner cache in this run"
-            lines.append(f"  target ({ISSUE}): {tech} >= {limit} on the Kernel Tuner caches ({why})")
+            lines.append(f"  target: {tech} >= {limit} on the Kernel Tuner caches ({why})")
             continue
         mean = sum(cells) / len(cells)
         verdict = "met" if mean >= limit else "missed"
-        lines.append(f"  target ({ISSUE}): {tech} >= {limit} on the Kernel Tuner caches: {mean:.3f} over the "
+        lines.append(f"  target: {tech} >= {limit} on the Kernel Tuner caches: {mean:.3f} over the "
                      f"{len(cells)} of this run -- {verdict}")
     return lines

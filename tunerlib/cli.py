@@ -15,6 +15,7 @@ from .parameters import ConfigurationError, ParameterError
 from .search import TunerScriptError
 from .techniques import TechniqueError, registry
 from .errors import UsageError
+from .options import own_docstring
 from .tuningrun import TuningRun
 
 #: errors reported as one line (exit code 2) instead of a traceback
@@ -66,8 +67,7 @@ def list_techniques(out: TextIO) -> None:
 @quiet_when_stdout_closes
 def run_interface_main(cls: Type, args: Optional[Sequence[str]] = None) -> int:
     """Body of ``MeasurementInterface.main``: parse, handle the info flags, tune, summarise."""
-    prog = None if args is not None else None
-    options = cls.Options.parse(args, prog=prog)
+    options = cls.Options.parse(args, description=own_docstring(cls))
     if options.list_techniques:
         list_techniques(sys.stdout)
         return 0
@@ -145,16 +145,9 @@ def _add_worker_command(sub) -> None:
     worker.set_defaults(handler=handler)
 
 
-@quiet_when_stdout_closes
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    """The ``tunerlib`` command: ``techniques``, ``runs URL``, ``errors URL``, ``migrate URL``, ``worker``
-    (:mod:`tunerlib.remote`), ``upload
-    RESULTS_DB`` and ``store QUERY`` (:mod:`tunerlib.store.cli`), ``plot``, ``report`` and ``export``
-    (:mod:`tunerlib.report.cli`); returns the exit code.
-
-    ``runs`` and ``migrate`` do what ``python -m tunerlib.tools.db`` does (shared code in
-    :mod:`tunerlib.db.admin`); database errors are one line on stderr with exit code 2.
-    """
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of the ``tunerlib`` command, every subcommand included (plugins' too); called by
+    :func:`main` and by the documentation's generated CLI reference."""
     parser = argparse.ArgumentParser(prog="tunerlib", description="tunerlib autotuning framework")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("techniques", help="list registered techniques")
@@ -165,16 +158,31 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     errors = sub.add_parser("errors", help="print the full error text of every ERROR result")
     errors.add_argument("database", metavar="URL", help="file path or SQLAlchemy URL")
     errors.add_argument("--run", metavar="UUID", help="only this run (a unique UUID prefix will do)")
-    from .store.cli import add_commands, run_command
+    from .store.cli import add_commands
     add_commands(sub)
     from .report.cli import add_commands as add_report_commands
     add_report_commands(sub)
     _add_worker_command(sub)
     _add_plugin_commands(sub)
+    return parser
+
+
+@quiet_when_stdout_closes
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """The ``tunerlib`` command: ``techniques``, ``runs URL``, ``errors URL``, ``migrate URL``, ``worker``
+    (:mod:`tunerlib.remote`), ``upload
+    RESULTS_DB`` and ``store QUERY`` (:mod:`tunerlib.store.cli`), ``plot``, ``report`` and ``export``
+    (:mod:`tunerlib.report.cli`); returns the exit code.
+
+    ``runs`` and ``migrate`` do what ``python -m tunerlib.tools.db`` does (shared code in
+    :mod:`tunerlib.db.admin`); database errors are one line on stderr with exit code 2.
+    """
+    parser = build_parser()
     ns = parser.parse_args(argv)
     if getattr(ns, "handler", None) is not None:
         return ns.handler(ns)
     if ns.command in ("upload", "store"):
+        from .store.cli import run_command
         return run_command(ns)
     if ns.command == "techniques":
         list_techniques(sys.stdout)

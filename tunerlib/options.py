@@ -4,16 +4,22 @@ Tuner scripts add their own options by inheritance::
 
     @dataclass
     class MyOptions(TuningOptions):
+        '''Tune the block size of my kernel.'''      # the description --help prints
+
         size: int = field(default=100, metadata={"help": "problem size"})
 
-argparse-dataclass reads the real type hints, so a module defining options must not use
-``from __future__ import annotations``.
+``--help`` prints the class's own docstring as its description (a subclass without one gets its
+interface's docstring instead of the signature ``@dataclass`` writes into ``__doc__``) and every
+option's help with its default.  argparse-dataclass reads the real type hints, so a module defining
+options must not use ``from __future__ import annotations``.
 """
 
 
+import argparse
 import importlib.util
+import inspect
 import math
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from typing import List, Optional, Sequence, Type, TypeVar
 
 from argparse_dataclass import ArgumentParser
@@ -107,15 +113,28 @@ class TuningOptions:
         "nargs": "+", "help": "programs whose stored runs recommendations ignore (leave-one-out studies)"})
 
     @classmethod
-    def parse(cls: Type[T], args: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> T:
+    def parse(cls: Type[T], args: Optional[Sequence[str]] = None, prog: Optional[str] = None,
+              description: Optional[str] = None) -> T:
         """Parse command-line arguments (``sys.argv[1:]`` when ``args`` is None).
 
+        ``description`` is what ``--help`` prints when the class has no docstring of its own.
         Values are not checked here: :meth:`validate` does that (called before a run starts)."""
-        parser = ArgumentParser(cls, prog=prog, description=cls.__doc__)
-        for action in parser._actions:  # a bare --resume means "the latest run"
-            if action.dest == "resume":
+        return cls.parser(prog, description).parse_args(None if args is None else list(args))
+
+    @classmethod
+    def parser(cls, prog: Optional[str] = None, description: Optional[str] = None) -> argparse.ArgumentParser:
+        """The argument parser of these options: the class's docstring (else ``description``) as its
+        description, every option's help followed by its default."""
+        parser = ArgumentParser(cls, prog=prog, description=own_docstring(cls) or description,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+        defaults = {f.name: f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc]
+                    for f in fields(cls) if f.default is not MISSING or f.default_factory is not MISSING}
+        for action in parser._actions:
+            if action.dest == "resume":  # a bare --resume means "the latest run"
                 action.const = RESUME_LATEST
-        return parser.parse_args(None if args is None else list(args))
+            if action.dest in defaults:
+                action.help = _with_default(action.help, defaults[action.dest])
+        return parser
 
     def validate(self) -> None:
         """Raise UsageError (one line naming the option and the fix) for a value that cannot work.
@@ -144,6 +163,25 @@ class TuningOptions:
 
 #: the value of a bare ``--resume``
 RESUME_LATEST = "latest"
+
+
+def own_docstring(cls: type) -> Optional[str]:
+    """The docstring written in ``cls`` itself, cleaned; None when it has none (``@dataclass`` then
+    stores the class's signature in ``__doc__``, which is no description)."""
+    doc = cls.__dict__.get("__doc__")
+    if not doc or doc.startswith(cls.__name__ + "("):
+        return None
+    return inspect.cleandoc(doc)
+
+
+def _with_default(text: Optional[str], default: object) -> str:
+    """``text`` followed by ``(default: X)`` when there is a default worth showing that the text does
+    not state already."""
+    text = text or ""
+    if default is None or default is False or default == [] or "default" in text.lower():
+        return text
+    shown = " ".join(map(str, default)) if isinstance(default, (list, tuple)) else str(default)
+    return f"{text} (default: {shown.replace('%', '%%')})".strip()
 
 
 def _check_executor(options: "TuningOptions") -> None:

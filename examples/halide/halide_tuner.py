@@ -44,8 +44,8 @@ from tunerlib.techniques import register, registry  # noqa: E402
 MOVES_TECHNIQUE = "HalideScheduleMoves"
 if MOVES_TECHNIQUE not in registry():
     register(MOVES_TECHNIQUE, moves.ScheduleMoves, moves.ScheduleMoves.description)
-#: technique used without --technique: an AUC bandit over the members of tunerlib's default
-#: until session 18 (AUCBanditMetaTechniqueA) and the schedule moves; the Halide figures were measured with it
+#: technique used without --technique: an AUC bandit over the members of AUCBanditMetaTechniqueA
+#: (OpenTuner's default) and the schedule moves; the Halide figures were measured with it
 DEFAULT_TECHNIQUES = ["DifferentialEvolutionAlt", "UniformGreedyMutation", "NormalGreedyMutation30",
                       "RandomNelderMead", MOVES_TECHNIQUE]
 

@@ -13,7 +13,7 @@ technique and seed (each in its own process, ``--jobs`` at a time, fresh results
 temporary folder), reads each run's results log and prints the Markdown table of the README: the
 best modelled ExecTime within each budget per seed, the median, expert / best, the seeds at or below
 the expert and the infeasible designs of the largest budget.  The model is deterministic, so the
-same command prints the same table (``tools/readme_figures.py --check --slow`` compares them).
+same command prints the same table (``tools/doc_figures.py --check --slow`` compares them).
 
 ``evaluate`` uses the analytical model of ``fpga_model.py`` — a model, not FPGA measurements.
 

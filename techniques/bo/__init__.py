@@ -1,4 +1,4 @@
-"""Bayesian optimisation (issue 6): BaCO-style GP surrogate, feasibility model and chain of trees.
+"""Bayesian optimisation: BaCO-style GP surrogate, feasibility model and chain of trees.
 
 Modules: :mod:`.distances` (per-parameter distances), :mod:`.gp` (Matérn 5/2 GP),
 :mod:`.feasibility` (random-forest P(feasible)), :mod:`.neighbours` and :mod:`.acquisition` (EI

@@ -37,7 +37,7 @@ Additions to BaCO's recipe, each an option (measured on the recorded Kernel Tune
 * ``feasibility_min_leaf`` (default 1, BaCO's fully grown trees): with 3, one failed result no longer
   drives P(feasible) of its region to about 0, which helped on perturbed RISE tables whose missing rows
   counted as failures and cost where the optimum lies on a real feasibility boundary (HPVM2FPGA); the
-  README gives both sets of figures.  Results marked unmeasured (``Feedback.unmeasured``: a replayed
+  docs/benchmarks/bo.md gives both sets of figures.  Results marked unmeasured (``Feedback.unmeasured``: a replayed
   table has no row) never train the classifier; they only exclude their configuration;
 * trust-region steps (``stall_after``, ``local_radius``): once ``stall_after`` OK results in a row
   have not improved the best, every other proposal maximises the acquisition only over

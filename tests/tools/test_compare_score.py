@@ -26,7 +26,7 @@ def test_report_scores_a_synthetic_table():
     unlucky = next(line for line in text.splitlines() if line.strip().startswith("Unlucky") and "sd" in line)
     assert float(unlucky.split()[1]) < 0
     assert "== autotuning-methodology score per space" in text
-    assert "target (issue 20): BayesianOptimization >= 0.6" in text
+    assert "target: BayesianOptimization >= 0.6" in text
 
 
 def test_report_without_a_table_says_why():

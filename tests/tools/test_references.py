@@ -17,12 +17,12 @@ def test_lines_show_both_conventions_and_no_withdrawn_target():
     lines = reference_lines("pnpoly_rtxtitan")
     bo = next(line for line in lines if "Kernel Tuner bayes_opt" in line)
     assert "best/opt 1.143x" in bo and "opt/best 0.875" in bo
-    assert not any("0.95" in line and "target" in line for line in lines)   # withdrawn by issue 20
+    assert not any("0.95" in line and "target" in line for line in lines)   # no longer a target
 
 
-def test_unknown_problem_prints_nothing_and_the_bo_issue_targets_stay():
+def test_unknown_problem_prints_nothing_and_the_bo_targets_stay():
     assert reference_lines("no_such_problem") == []
-    assert reference_lines("rise_kmeans")[-1].strip().startswith("target (BO issue): median <= 1.01")
+    assert reference_lines("rise_kmeans")[-1].strip().startswith("target: median <= 1.01")
 
 
 @pytest.mark.parametrize("fig,conv,expected", [(0.8, "opt/best", 1.25), (1.25, "best/opt", 1.25)])

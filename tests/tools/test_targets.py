@@ -1,4 +1,4 @@
-"""tools/targets.py: issue 20's targets checked on compare.py's runs (met / missed per technique)."""
+"""tools/targets.py: the benchmark targets checked on compare.py's runs (met / missed per technique)."""
 import io
 import math
 
@@ -87,7 +87,7 @@ def test_table_median_at_100():
 def test_score_targets_are_checked_on_the_kernel_tuner_caches_only():
     scores = {"BayesianOptimization": {"c1": 0.5, "c2": 0.6, "rise_kmeans": -3.0}, DEFAULT_TECHNIQUE: {"c1": 0.47}}
     lines = score_target_lines(scores, ["c1", "c2"])
-    assert lines[0].strip() == ("target (issue 20): BayesianOptimization >= 0.6 on the Kernel Tuner caches: "
+    assert lines[0].strip() == ("target: BayesianOptimization >= 0.6 on the Kernel Tuner caches: "
                                 "0.550 over the 2 of this run -- missed")
     assert lines[1].strip().endswith("0.470 over the 1 of this run -- met")
     assert all("(not in this run)" in line for line in score_target_lines({}, ["c1"]))
@@ -100,6 +100,6 @@ def test_compare_report_prints_the_verdicts_under_the_problem():
     out = io.StringIO()
     compare.report(results, {"rise_toy": problem}, [20, 60], out)
     text = out.getvalue()
-    assert "target (issue 20): worst seed's best/opt at 60 evaluations <= 1.05" in text
+    assert "target: worst seed's best/opt at 60 evaluations <= 1.05" in text
     assert "Good: worst 1.010x over 2 runs -- met" in text
     assert "Bad: worst 1.200x over 2 runs -- missed by 14.3 %" in text

@@ -1,7 +1,7 @@
 """Schema of the tunerlib results database: tables (SQLAlchemy 2.x Core), the row types ResultsDB
 returns and the error types. Declarations only: opening and versioning live in :mod:`.migrations`.
 
-The Core tables below define the schema (design.md §7); :mod:`tunerlib.db.storage` runs Core statements
+The Core tables below define the schema (the documentation's "The results database"); :mod:`tunerlib.db.storage` runs Core statements
 on them. Conventions:
 
 * every ``*_date`` column (and ``technique_state.updated``) is a REAL holding Unix epoch seconds

@@ -1,4 +1,4 @@
-"""The cross-session store (DeepTuner thesis ch. 5-6; design.md §7): uploaded runs, their problems,
+"""The cross-session store (DeepTuner thesis ch. 5-6; docs/concepts/store.md): uploaded runs, their problems,
 techniques and performance snapshots, and the queries the recommendation bandits use.
 
 * :mod:`.schema` tables and version; :mod:`.store` opening and writing (one transaction per run);

@@ -1,10 +1,9 @@
-"""Schema of the cross-session store (DeepTuner thesis ch. 5; design.md §7): tables, version, upgrades.
+"""Schema of the cross-session store (DeepTuner thesis ch. 5; docs/concepts/store.md): tables, version, upgrades.
 
 The store is a database of its own, separate from results databases: one row per uploaded tuning run,
 the problem it tuned (Program → Representation) and the search approach it used (MetaTechnique,
 Technique), plus performance snapshots replayed from the run (TechniquePerformance,
-MetaTechniquePerformance). What it holds, and what it never holds, is listed in ``README.md``
-("Cross-session store"): no configuration values (unless uploaded with ``--include-configurations``),
+MetaTechniquePerformance). What it holds, and what it never holds, is listed in ``docs/concepts/store.md``: no configuration values (unless uploaded with ``--include-configurations``),
 no paths, no host names, no run arguments.
 
 Conventions as in the results database: dates are Unix seconds (REAL), names that can be long

@@ -1,4 +1,4 @@
-"""tools/readme_figures.py: README figures are marked with their command; --check re-runs the
+"""tools/doc_figures.py: README figures are marked with their command; --check re-runs the
 deterministic ones and fails on a mismatch, naming the README line and the new value.
 
 ``test_the_example_readmes_fast_figures_are_current`` is how CI runs it: every fast figure of every
@@ -14,9 +14,9 @@ import pytest
 import zygote
 
 REPO = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("readme_figures", REPO / "tools" / "readme_figures.py")
+_spec = importlib.util.spec_from_file_location("doc_figures", REPO / "tools" / "doc_figures.py")
 figures = importlib.util.module_from_spec(_spec)
-sys.modules["readme_figures"] = figures
+sys.modules["doc_figures"] = figures
 _spec.loader.exec_module(figures)
 
 PRINT = "$ python -c \"print('speed 1.5'); print('rows 3'); print('tunerlib: run 1b4e28ba-2fa1-11d2-883f-0016d3cca427')\""
@@ -103,7 +103,7 @@ def test_wildcards():
                     "$TUNERLIB_SHARED_DIR) is absent: the replay figures cannot run")
 def test_the_example_readmes_fast_figures_are_current(capsys, monkeypatch):
     """CI's check: a behaviour change that alters a deterministic README figure fails here until the
-    README is updated (python tools/readme_figures.py --update --only <command>). The README commands
+    README is updated (python tools/doc_figures.py --update --only <command>). The README commands
     run as zygote children (tests/helpers/zygote.py), with the hash seed the tool gives them."""
     monkeypatch.setattr(figures, "subprocess", SimpleNamespace(**{**vars(subprocess), "Popen": zygote.popen}))
     code = figures.main(["--check", "--budget", "120"])

@@ -1,9 +1,10 @@
-"""Figures that cannot go stale: every figure in an example README is marked with the command that printed it.
+"""Documented figures checked against the code: every figure the documentation shows (the example READMEs,
+the pages under docs/) is marked with the command that printed it, and --check runs it again.
 
-    python tools/readme_figures.py --list              # every marked figure: file:line, kind, command
-    python tools/readme_figures.py --check             # re-run the fast deterministic figures, compare
-    python tools/readme_figures.py --check --slow      # ... and the slow ones (minutes to an hour)
-    python tools/readme_figures.py --update --only hpvm2fpga_tuner   # rewrite stale ones in place
+    python tools/doc_figures.py --list              # every marked figure: file:line, kind, command
+    python tools/doc_figures.py --check             # re-run the fast deterministic figures, compare
+    python tools/doc_figures.py --check --slow      # ... and the slow ones (minutes to an hour)
+    python tools/doc_figures.py --update --only hpvm2fpga_tuner   # rewrite stale ones in place
 
 **Marking a figure.** An HTML comment (invisible on GitHub) right before a fenced block::
 
@@ -21,12 +22,12 @@ it (a line cut short).  Before comparing, both sides get the same masks: run UUI
 ``after N tests in X s``, the database path in ``(seed S) in PATH``, and the shared data folder's
 absolute path (written ``../shared``).
 
-**Running.** Each command runs as printed, from a scratch copy of the repository root (symlinks to its
+**Running.** Each command runs as printed, from a temporary copy of the repository root (symlinks to its
 entries, and ``../shared`` to the shared data folder: ``$TUNERLIB_SHARED_DIR`` or ``../shared``), so a
 run's ``./tunerlib.db`` or ``--database /tmp/x.db`` never touches a real file twice: absolute
 ``--database``/``--results-log``/``--summary-json``/``--final-config`` paths are redirected into the
-scratch folder too.  ``python`` is this interpreter; ``TUNERLIB_STORE`` and ``TMPDIR`` point into the
-scratch folder, which is removed afterwards (a command past its time limit is killed with every process
+temporary folder too.  ``python`` is this interpreter; ``TUNERLIB_STORE`` and ``TMPDIR`` point into the
+temporary folder, which is removed afterwards (a command past its time limit is killed with every process
 it started).
 ``--budget SECONDS`` (default 600) bounds the whole check: a figure that would start after it is a
 failure (mark it ``slow`` or raise the budget).
@@ -50,8 +51,10 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 REPO = Path(__file__).resolve().parent.parent
-#: the READMEs checked by default
-DEFAULT_FILES = sorted(str(p.relative_to(REPO)) for p in (REPO / "examples").glob("*/README.md"))
+#: the files checked by default: the example READMEs and the documentation's pages
+DEFAULT_FILES = sorted(str(p.relative_to(REPO)) for p in [*(REPO / "examples").glob("*/README.md"),
+                                                          *(REPO / "docs").rglob("*.md")]
+                       if "_build" not in p.parts)
 KINDS = ("check", "measured")
 DEFAULT_TIMEOUT = 120.0
 _MARK = re.compile(r"^<!--\s*figure:\s*(?P<spec>[^>]*?)\s*-->\s*$")
@@ -60,7 +63,7 @@ _FENCE = re.compile(r"^(```+|~~~+)(.*)$")
 _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
 _ELAPSED = re.compile(r"(after \d+ tests in )[0-9.]+( s\b)")
 _DB_PATH = re.compile(r"(\(seed [^)]*\) in )\S+$")
-#: options whose value is a file the run writes: redirected into the scratch folder when absolute
+#: options whose value is a file the run writes: redirected into the temporary folder when absolute
 _WRITTEN = ("--database", "--results-log", "--summary-json", "--final-config", "--json")
 WILD = "..."
 
@@ -217,7 +220,7 @@ def shared_dir() -> Path:
 
 
 def _sandbox(root: Path) -> Path:
-    """A scratch repository root: symlinks to the repository's entries; ``../shared`` the shared folder."""
+    """A temporary repository root: symlinks to the repository's entries; ``../shared`` the shared folder."""
     work = root / "repo"
     work.mkdir()
     for entry in REPO.iterdir():
@@ -228,13 +231,13 @@ def _sandbox(root: Path) -> Path:
     return work
 
 
-def _argv(words: List[str], scratch: Path) -> List[str]:
+def _argv(words: List[str], folder: Path) -> List[str]:
     argv = list(words)
     if argv and argv[0] in ("python", "python3"):
         argv[0] = sys.executable
     for i, word in enumerate(argv[:-1]):
         if word in _WRITTEN and os.path.isabs(argv[i + 1]):
-            argv[i + 1] = str(scratch / ("out-" + os.path.basename(argv[i + 1])))
+            argv[i + 1] = str(folder / ("out-" + os.path.basename(argv[i + 1])))
     return argv
 
 
@@ -395,8 +398,8 @@ def _selected(figures: Sequence[Figure], ns: argparse.Namespace) -> List[Figure]
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tools/readme_figures.py", description=__doc__.split("\n")[0])
-    parser.add_argument("files", nargs="*", help="README files (default: examples/*/README.md)")
+    parser = argparse.ArgumentParser(prog="tools/doc_figures.py", description=__doc__.split("\n")[0])
+    parser.add_argument("files", nargs="*", help="Markdown files (default: examples/*/README.md and docs/**/*.md)")
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--list", action="store_true", help="list the marked figures")
     mode.add_argument("--check", action="store_true", help="re-run the deterministic figures and compare")
