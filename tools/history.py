@@ -156,7 +156,7 @@ def main_generate(ns: argparse.Namespace) -> int:
 
 def main_starter(ns: argparse.Namespace) -> int:
     """Run ``tunerlib history starter``; one-line errors with exit code 2."""
-    from tunerlib.store.starter import STARTER_PATH, write_starter
+    from tunerlib.store import STARTER_PATH, write_starter
     out = Path(ns.out) if ns.out else STARTER_PATH
     try:
         with CrossSessionStore(ns.store, create=False) as store:
