@@ -30,9 +30,16 @@ meta-technique proposes nothing on a space where it models nothing.
 The cost per proposal is ``O(candidates * (|L| + |G|) * d)`` in array operations over all parameters
 of a kind at once: 1.5-2.5 ms per evaluation on the recorded Kernel Tuner spaces, 3.1 ms on the
 40-parameter HPVM2FPGA space (``tools/compare.py``'s CPU column), so it can be an arm of a bandit.
+It does not grow with the run: the best ``max_good`` OK results are kept in a sorted list updated as
+each result comes in (``O(log max_good)``), and once the bad set holds more than ``max_bad``
+configurations its uniform random subset is drawn by position (Floyd's sampling) and mapped to rows
+around the good ones, so a proposal reads at most ``max_good + max_bad`` rows of codes whether the
+run holds a thousand results or a million.  (While the bad set fits in ``max_bad`` it is read whole,
+in value order.)
 """
 from __future__ import annotations
 
+import bisect
 import math
 import random
 from typing import Any, Dict, List, Optional, Set, Tuple
@@ -153,6 +160,7 @@ class TPE(Technique):
         self.np_rng = np.random.default_rng(rng.getrandbits(63))
         self.ok = _Rows(len(self.coded))          # OK results: codes and values
         self.ok_configs: List[Config] = []
+        self.top: List[Tuple[float, int]] = []    # (value, OK row) of the best max_good OK results, sorted
         self.failed = _Rows(len(self.coded))      # failed results: codes
         self.seen: Set[str] = set()
         self.results = 0
@@ -186,6 +194,10 @@ class TPE(Technique):
         except (KeyError, TypeError, ValueError):
             return
         if feedback.ok and math.isfinite(feedback.value):
+            entry = (feedback.value, self.ok.n)
+            if len(self.top) < self.max_good or entry < self.top[-1]:
+                bisect.insort(self.top, entry)
+                del self.top[self.max_good:]
             self.ok.add(codes, feedback.value)
             self.ok_configs.append(feedback.config)
         else:
@@ -217,12 +229,19 @@ class TPE(Technique):
     def _split(self) -> Tuple[Tuple[List[Config], np.ndarray], np.ndarray]:
         """((the good configurations, their codes), the bad set's codes, at most ``max_bad`` of them:
         the other OK results and the failures, a random subset when there are more)."""
-        order = np.argsort(self.ok.values, kind="stable")
-        n_good = min(self.max_good, max(2, math.ceil(self.gamma * order.size)))
-        good = order[:n_good]
-        bad = np.concatenate([self.ok.codes[order[n_good:]], self.failed.codes])
-        if bad.shape[0] > self.max_bad:
-            bad = bad[np.sort(self.np_rng.choice(bad.shape[0], self.max_bad, replace=False))]
+        n_ok = self.ok.n
+        n_good = min(self.max_good, max(2, math.ceil(self.gamma * n_ok)))
+        good = np.array([row for _, row in self.top[:n_good]], dtype=np.int64)
+        n_other = n_ok - n_good
+        if n_other + self.failed.n <= self.max_bad:  # at most max_good + max_bad OK rows to sort
+            order = np.argsort(self.ok.values, kind="stable")
+            bad = np.concatenate([self.ok.codes[order[n_good:]], self.failed.codes])
+        else:
+            picked = np.sort(self.np_rng.choice(n_other + self.failed.n, self.max_bad, replace=False))
+            rows = picked[picked < n_other]
+            for row in np.sort(good):  # the k-th OK row that is not a good one
+                rows = rows + (rows >= row)
+            bad = np.concatenate([self.ok.codes[rows], self.failed.codes[picked[picked >= n_other] - n_other]])
         return ([self.ok_configs[i] for i in good], self.ok.codes[good]), bad
 
     def _widths(self, n: int) -> np.ndarray:

@@ -36,3 +36,24 @@ def test_the_built_package_ships_py_typed(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert (tmp_path / "lib" / "tunerlib" / "py.typed").is_file()
     assert (tmp_path / "lib" / "tunerlib" / "parameters" / "__init__.py").is_file()
+
+
+def test_the_starter_history_is_package_data_that_the_built_package_finds(tmp_path):
+    """setuptools' build_py (what a wheel and ``pip install .`` copy) ships the starter history, and
+    tunerlib imported from that build reads it."""
+    import os
+    import subprocess
+    import sys
+    build = tmp_path / "build"
+    done = subprocess.run([sys.executable, "-c", "from setuptools import setup; setup()", "-q", "build_py",
+                           "--build-lib", str(build)], cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert (build / "tunerlib" / "store" / "starter_history.json.gz").is_file(), \
+        "add starter_history.json.gz to [options.package_data] tunerlib.store in setup.cfg"
+    probe = ("import tunerlib.store.starter as s; rows = s.read_starter(); "
+             "print(s.STARTER_PATH.is_relative_to(%r), len(rows.representations) if rows else 0)" % str(build))
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(build)})
+    assert done.returncode == 0, done.stderr
+    inside, representations = done.stdout.split()
+    assert inside == "True" and int(representations) > 0

@@ -1,8 +1,13 @@
 """Framework overhead per evaluation: wall time between measurements minus objective time.
 
-Runs N evaluations of a trivial objective (a 4-D quadratic) with the default technique (or each
-technique named by ``--technique``) and a durable SQLite results database, and prints the median and mean overhead per evaluation, plus
-the median over the first and the last 1,000 evaluations (to show growth with database size).
+Runs N evaluations of a trivial objective (a 4-D quadratic; with ``--space tour`` a 30-city tour
+length over one permutation) with the default technique (or each technique named by
+``--technique``) and a durable SQLite results database (``--database memory://``: the in-memory
+store of ``tune_function``), and prints the median and mean overhead per evaluation, the median over
+the first and the last 1,000 evaluations (to show growth with run length), and the process CPU per
+evaluation (search, technique and database; the objective is a few microseconds) over evaluations
+1,001-2,000 (``cpu2k_ms``) and over the last 1,000 (``cpu_last1000_ms``): a technique whose cost per
+suggestion is flat has the two equal.
 With ``--opentuner-python PY`` (a Python that has ``opentuner==0.8.8`` installed, e.g. a separate
 virtual environment), the same figures for OpenTuner are printed side by side.  OpenTuner 0.8.8 has no seed option
 (``--seed=N`` would be taken as an abbreviation of ``--seed-configuration``): its child process seeds
@@ -10,23 +15,30 @@ virtual environment), the same figures for OpenTuner are printed side by side.  
 
     python tools/bench_overhead.py --evals 2000
     python tools/bench_overhead.py --evals 10000 --opentuner-python /path/venv/bin/python
-    python tools/bench_overhead.py --technique AUCBanditMetaTechniqueG AUCBanditMetaTechniqueA
+    nice -n 10 python tools/bench_overhead.py --evals 100000 --database memory:// \
+        --technique AUCBanditMetaTechniqueG AUCBanditMetaTechniqueA TPE ga-base
+    nice -n 10 python tools/bench_overhead.py --evals 100000 --space tour --technique StructuralSurrogate
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import random
 import statistics
 import subprocess
 import sys
 import tempfile
 import textwrap
 import time
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 from tunerlib import MeasurementInterface, MinimizeAttribute, Result, TuningOptions, TuningRun
-from tunerlib.parameters import ConfigurationManipulator, FloatParameter
+from tunerlib.parameters import ConfigurationManipulator, FloatParameter, PermutationParameter
+
+#: cities of ``--space tour``
+CITIES = 30
 
 
 class _Trivial(MeasurementInterface):
@@ -35,6 +47,7 @@ class _Trivial(MeasurementInterface):
     def __init__(self, options: TuningOptions) -> None:
         super().__init__(options)
         self.stamps: List[tuple] = []
+        self.cpu: List[float] = []
 
     def program_name(self) -> str:
         return "bench-overhead"
@@ -50,11 +63,36 @@ class _Trivial(MeasurementInterface):
         cfg = desired_result.configuration.data
         value = sum((cfg[f"x{i}"] - 0.5) ** 2 for i in range(4))
         self.stamps.append((start, time.perf_counter()))
+        self.cpu.append(time.process_time())
         return Result(extra={"value": value})
 
 
-def figures(stamps: List[tuple], wall: float) -> Dict[str, float]:
-    """Overhead figures in milliseconds from (start, end) stamps of each objective call."""
+class _Tour(_Trivial):
+    """The length of a closed tour over CITIES points placed on a circle in a shuffled order."""
+
+    def __init__(self, options: TuningOptions) -> None:
+        super().__init__(options)
+        order = random.Random(0).sample(range(CITIES), CITIES)
+        self.points = [(math.cos(2 * math.pi * k / CITIES), math.sin(2 * math.pi * k / CITIES)) for k in order]
+
+    def manipulator(self) -> ConfigurationManipulator:
+        return ConfigurationManipulator([PermutationParameter("tour", list(range(CITIES)))])
+
+    def run(self, desired_result, input, limit) -> Result:
+        start = time.perf_counter()
+        tour, pts = desired_result.configuration.data["tour"], self.points
+        value = sum(math.dist(pts[a], pts[b]) for a, b in zip(tour, tour[1:] + tour[:1]))
+        self.stamps.append((start, time.perf_counter()))
+        self.cpu.append(time.process_time())
+        return Result(extra={"value": value})
+
+
+SPACES = {"floats": _Trivial, "tour": _Tour}
+
+
+def figures(stamps: List[tuple], wall: float, cpu: Sequence[float] = ()) -> Dict[str, float]:
+    """Overhead figures in milliseconds from (start, end) stamps of each objective call and the
+    process CPU time at the end of each (``cpu``, when known)."""
     gaps = [stamps[i + 1][0] - stamps[i][1] for i in range(len(stamps) - 1)]
     objective = sum(end - start for start, end in stamps)
     n = len(stamps)
@@ -63,18 +101,23 @@ def figures(stamps: List[tuple], wall: float) -> Dict[str, float]:
            "first1000_median_ms": 1e3 * statistics.median(gaps[:1000])}
     if n >= 2000:
         out["last1000_median_ms"] = 1e3 * statistics.median(gaps[-1000:])
+    if len(cpu) >= 2000:
+        out["cpu2k_ms"] = (cpu[1999] - cpu[999]) / 1000 * 1e3
+        out["cpu_last1000_ms"] = (cpu[-1] - cpu[-1001]) / 1000 * 1e3
     return out
 
 
-def bench_tunerlib(evals: int, seed: int, technique: Optional[str] = None) -> Dict[str, float]:
-    """Overhead figures of one tunerlib run (``technique``: None for the default)."""
+def bench_tunerlib(evals: int, seed: int, technique: Optional[str] = None, database: Optional[str] = None,
+                   space: str = "floats") -> Dict[str, float]:
+    """Overhead figures of one tunerlib run (``technique``: None for the default; ``database``: None
+    for a SQLite file in a temporary folder)."""
     with tempfile.TemporaryDirectory() as tmp:
         opts = TuningOptions(test_limit=evals, seed=seed, quiet=True, technique=[technique] if technique else [],
-                             database=os.path.join(tmp, "bench.db"))
-        tuner = _Trivial(opts)
+                             database=database or os.path.join(tmp, "bench.db"))
+        tuner = SPACES[space](opts)
         start = time.perf_counter()
         TuningRun(tuner, opts).run()
-        return figures(tuner.stamps, time.perf_counter() - start)
+        return figures(tuner.stamps, time.perf_counter() - start, tuner.cpu)
 
 
 _OPENTUNER_SCRIPT = textwrap.dedent("""
@@ -135,20 +178,29 @@ def main(argv=None) -> int:
     ap.add_argument("--opentuner-python", help="python executable with opentuner==0.8.8 installed")
     ap.add_argument("--technique", nargs="+", metavar="NAME",
                     help="techniques to measure, one row each (default: the default technique)")
+    ap.add_argument("--database", metavar="URL",
+                    help="results database (default: a SQLite file in a temporary folder; memory:// for the "
+                         "in-memory store of tune_function)")
+    ap.add_argument("--space", choices=sorted(SPACES), default="floats",
+                    help="floats: four floats, a quadratic (default); tour: one 30-city permutation, its tour length")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     ns = ap.parse_args(argv)
-    rows = {f"tunerlib {t}" if t else "tunerlib": bench_tunerlib(ns.evals, ns.seed, t)
-            for t in (ns.technique or [None])}
+    rows = {}
+    for t in ns.technique or [None]:  # one at a time, each row printed as soon as it is measured
+        rows[f"tunerlib {t}" if t else "tunerlib"] = bench_tunerlib(ns.evals, ns.seed, t, ns.database, ns.space)
+        if not ns.json:
+            print(f"measured {t or 'the default technique'}", file=sys.stderr, flush=True)
     if ns.opentuner_python:
         rows["opentuner 0.8.8"] = bench_opentuner(ns.opentuner_python, ns.evals, ns.seed)
     if ns.json:
         print(json.dumps(rows, indent=2))
         return 0
-    keys = ["evals", "wall_s", "median_ms", "mean_ms", "first1000_median_ms", "last1000_median_ms"]
+    keys = ["evals", "wall_s", "median_ms", "mean_ms", "first1000_median_ms", "last1000_median_ms",
+            "cpu2k_ms", "cpu_last1000_ms"]
     width = max(18, *(len(name) + 1 for name in rows))
-    print(f"{'framework':<{width}}" + "".join(f"{k:>22}" for k in keys))
+    print(f"{'framework':<{width}}" + "".join(f"{k:>20}" for k in keys))
     for name, row in rows.items():
-        cells = "".join(f"{row.get(k, float('nan')):>22.3f}" for k in keys)
+        cells = "".join(f"{row.get(k, float('nan')):>20.3f}" for k in keys)
         print(f"{name:<{width}}{cells}")
     return 0
 

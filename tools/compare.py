@@ -18,7 +18,8 @@ budget), the mean over problems in a closing table with Kernel Tuner's figures, 
 
 The recommendation bandits (``rec-bndt-dbi`` ...) read the store given by ``--store`` (made by
 ``tunerlib history generate``); ``--leave-one-out`` hides each problem's own runs from them, so the
-history comes from the other problems only (the thesis' protocol, Table 7.3).
+history comes from the other problems only (the thesis' protocol, Table 7.3). Where the store holds no run of
+a similar search space they read the starter history shipped with tunerlib, unless ``--no-starter-history``.
 
 The TSPLIB instances and recorded tables come from the shared data folder (``--shared DIR``, else
 ``$TUNERLIB_SHARED_DIR``; without one those problems are absent), the problems measured by the
@@ -100,8 +101,9 @@ def _costed(problem: Problem, costs: List[float]):
 def _store_options(problem_name: str) -> Dict[str, Any]:
     """TuningOptions fields for the store: its URL, and the problem itself left out (leave-one-out)."""
     if not _STORE.get("store"):
-        return {}
-    options = {"store": _STORE["store"], "affinity_metric": _STORE.get("metric")}
+        return {"no_starter_history": True} if _STORE.get("no_starter") else {}
+    options = {"store": _STORE["store"], "affinity_metric": _STORE.get("metric"),
+               "no_starter_history": bool(_STORE.get("no_starter"))}
     if _STORE.get("leave_one_out"):
         options["store_exclude"] = [problem_name]
     return options
@@ -369,6 +371,9 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--store", help="cross-session store the recommendation bandits read (a path or URL)")
     ap.add_argument("--leave-one-out", action="store_true",
                     help="recommendations ignore the stored runs of the problem being tuned")
+    ap.add_argument("--no-starter-history", action="store_true",
+                    help="recommendations read only --store, never the starter history shipped with tunerlib "
+                         "(which they read when the store holds no run of a similar search space)")
     ap.add_argument("--affinity-metric", choices=AFFINITY_METRICS,
                     help="search affinity of the recommendation bandits (default: theirs)")
     ap.add_argument("--score", action="store_true",
@@ -393,7 +398,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     ns = _parser().parse_args(argv)
-    _STORE.update(store=ns.store, leave_one_out=ns.leave_one_out, metric=ns.affinity_metric)
+    _STORE.update(store=ns.store, leave_one_out=ns.leave_one_out, metric=ns.affinity_metric,
+                  no_starter=ns.no_starter_history)
     _PROBLEMS.clear()  # main() may run more than once in a process (tests)
     try:
         _PROBLEMS.update(default_problems(ns.problems, ns.shared, ns.examples))

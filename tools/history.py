@@ -11,6 +11,9 @@ techniques, each drawn from the catalogue or generated as a random composable te
 work directory; a run whose database holds a finished run is not measured again, only re-uploaded
 (which changes nothing when it is already in the store), so an interrupted generation resumes where it
 stopped. Runs go in parallel worker processes (``--jobs``).
+
+``tunerlib history starter --store history.db`` writes the starter history shipped with tunerlib
+(:mod:`tunerlib.store.starter`) from such a store.
 """
 from __future__ import annotations
 
@@ -123,6 +126,11 @@ def add_command(sub: Any) -> None:
     gen.add_argument("--shared", metavar="DIR",
                      help="shared data folder holding data/tsplib (default: $TUNERLIB_SHARED_DIR)")
     gen.set_defaults(handler=main_generate)
+    starter = actions.add_parser("starter", help="write the starter history shipped with tunerlib (package "
+                                                 "data) from a store made by history generate")
+    starter.add_argument("--store", help="store URL or path (default $TUNERLIB_STORE or the user data directory)")
+    starter.add_argument("--out", help="file to write (default: the package's tunerlib/store/starter_history.json.gz)")
+    starter.set_defaults(handler=main_starter)
 
 
 def main_generate(ns: argparse.Namespace) -> int:
@@ -143,6 +151,22 @@ def main_generate(ns: argparse.Namespace) -> int:
         return 2
     print(f"history: {sum(counts.values())} runs of {len(names)} problems in {store}: "
           + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+    return 0
+
+
+def main_starter(ns: argparse.Namespace) -> int:
+    """Run ``tunerlib history starter``; one-line errors with exit code 2."""
+    from tunerlib.store import STARTER_PATH, write_starter
+    out = Path(ns.out) if ns.out else STARTER_PATH
+    try:
+        with CrossSessionStore(ns.store, create=False) as store:
+            rows = write_starter(store, out)
+    except (StoreError, OSError) as exc:
+        print(f"tunerlib: error: history starter: {exc}", file=sys.stderr)
+        return 2
+    runs = len({row[1] for row in rows.snapshots})
+    print(f"starter history: {len(rows.representations)} representations, {runs} runs, "
+          f"{len(rows.snapshots)} snapshots in {out} ({out.stat().st_size / 1024:.1f} KiB)")
     return 0
 
 

@@ -111,6 +111,9 @@ class TuningOptions:
                                           choices=["new-bests", "improvement", "run-rank"])
     store_exclude: List[str] = field(default_factory=list, metadata={
         "nargs": "+", "help": "programs whose stored runs recommendations ignore (leave-one-out studies)"})
+    no_starter_history: bool = _opt(False, "recommendations read only the cross-session store, never the "
+                                           "starter history shipped with tunerlib (used when the store "
+                                           "holds no run of a similar search space)")
 
     @classmethod
     def parse(cls: Type[T], args: Optional[Sequence[str]] = None, prog: Optional[str] = None,

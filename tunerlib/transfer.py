@@ -3,6 +3,8 @@ recommendation bandit (attached before the technique is bound), warm-start confi
 and the upload of the finished run (``--upload``). The store is opened, and its modules imported, only
 when one of them is used.
 
+Recommendations come from the user's store when it holds a run of a similar search space, else from
+the starter history shipped with tunerlib (:mod:`.store.starter`; off with ``--no-starter-history``).
 A store that cannot be opened, or that knows nothing yet, never stops a run: the bandit runs as its AUC
 bandit, warm start adds nothing, and the run says so once on stderr (unless ``--quiet``).
 """
@@ -36,25 +38,28 @@ def attach_recommender(technique: Technique, options: Any, manipulator: Configur
     returns the recommender, or None (not a recommendation bandit, or a store that cannot help)."""
     if not getattr(technique, "uses_store", False):
         return None
-    from .store import CrossSessionStore, StoreError
-    from .store.queries import load_affinities
+    from .store import StoreError
     from .store.recommender import StoreRecommender, describe_table
     from .store.representation import entries_of, type_counts
+    from .store.starter import STARTER, recommendation_table
     metric = getattr(options, "affinity_metric", None)
     if metric:
         technique.metric = metric
+    counts = type_counts(entries_of(manipulator.parameters))
     try:
-        with CrossSessionStore(getattr(options, "store", None), create=False) as store:
-            table = load_affinities(store, technique.metric, getattr(options, "store_exclude", None) or ())
-            where = store.display_url
+        table, source, where = recommendation_table(
+            getattr(options, "store", None), counts, technique.metric,
+            getattr(options, "store_exclude", None) or (), not getattr(options, "no_starter_history", False))
     except StoreError as exc:
         say(f"{technique.name} runs as a plain AUC bandit: {exc}")
         return None
     why = describe_table(table)
     if why is not None:
-        say(f"{technique.name} runs as a plain AUC bandit: store {where}: {why}")
+        say(f"{technique.name} runs as a plain AUC bandit: {where}: {why}")
         return None
-    recommender = StoreRecommender(table, type_counts(entries_of(manipulator.parameters)))
+    if source == STARTER:
+        say(f"{technique.name} learns from the {where}: the store holds no run of a similar search space")
+    recommender = StoreRecommender(table, counts)
     technique.attach_recommender(recommender, _build)
     return recommender
 

@@ -76,6 +76,7 @@ from .fitstate import FitState, surrogate_turn
 from .gp import GaussianProcess, GPFitError, Hyper
 from .neighbours import NeighbourGenerator
 from .transforms import TransformKey, exponents, log_jacobian, transform
+from .window import TrainingWindow
 
 log = logging.getLogger(__name__)
 
@@ -251,6 +252,7 @@ class BayesianOptimization(Technique):
         self._feasible_seen: Set[Hashable] = set()   # keys of evaluated/pending feasible configs
         self.fallbacks = 0
         self._n_ok = 0                               # OK results (before the training-set cap)
+        self._window = TrainingWindow(o.max_observations, o.failure_imputation)
         self._local_turn = 0                         # cycles trust-region / global steps when stalled
 
     # ---- protocol -----------------------------------------------------------------------------
@@ -270,6 +272,7 @@ class BayesianOptimization(Technique):
         if feedback.unmeasured and not feedback.ok:   # a gap in a recording: never proposed again, but
             return                                    # no evidence for the feasibility model either
         self._results[feedback.key] = (cfg, feedback.value, feedback.state)
+        self._window.add(cfg, feedback.value, feedback.state)
 
     def desired_configuration(self) -> Optional[Config]:
         try:
@@ -290,7 +293,7 @@ class BayesianOptimization(Technique):
     def _next(self) -> Optional[Config]:
         if self._exhausted():
             return None
-        n_ok = sum(1 for r in self._results.values() if r[2] == "ok")
+        n_ok = self._window.ok_states
         if self._initial_made < self.n_initial and n_ok < self.n_initial:
             self._initial_made += 1
             return self._random_new()
@@ -413,9 +416,9 @@ class BayesianOptimization(Technique):
 
     def _fit_feasibility(self) -> Optional[FeasibilityModel]:
         """Train the classifier when any result is infeasible or failed; None otherwise."""
-        results = list(self._results.values())
-        if self.feasibility is None or all(s == "ok" for _, _, s in results):
+        if self.feasibility is None or not self._window.failed:
             return None
+        results = list(self._results.values())
         labels = [s == "ok" for _, _, s in results]
         if self.feasibility.fit([c for c, _, _ in results], labels, self.rng.getrandbits(32)):
             return self.feasibility
@@ -423,21 +426,8 @@ class BayesianOptimization(Technique):
 
     def _training_set(self) -> List[tuple]:
         """OK results as (config, value) in arrival order, capped at ``max_observations``."""
-        ok = [(c, v) for c, v, s in self._results.values() if s == "ok" and math.isfinite(v)]
-        if self.options.failure_imputation and ok:
-            worst = max(v for _, v in ok)
-            ok += [(c, worst) for c, _, s in self._results.values() if s != "ok"]
-        cap = self.options.max_observations
-        self._n_ok = len(ok)
-        if len(ok) <= cap:
-            return ok
-        best = sorted(range(len(ok)), key=lambda i: ok[i][1])[: cap // 2]
-        keep = set(best)
-        for i in range(len(ok) - 1, -1, -1):
-            if len(keep) >= cap:
-                break
-            keep.add(i)
-        return [ok[i] for i in sorted(keep)]
+        self._n_ok = self._window.size()
+        return self._window.training_set()
 
     def _bo_proposal(self) -> Optional[Config]:
         o = self.options
@@ -456,15 +446,7 @@ class BayesianOptimization(Technique):
 
     def _stalled(self) -> int:
         """OK results since the last improvement of the best value."""
-        best, since = math.inf, 0
-        for _, v, s in self._results.values():
-            if s != "ok" or not math.isfinite(v):
-                continue
-            if v < best:
-                best, since = v, 0
-            else:
-                since += 1
-        return since
+        return self._window.stalled
 
     # ---- persistence ----------------------------------------------------------------------------
     def state_dict(self) -> Dict[str, Any]:

@@ -11,6 +11,10 @@ so each new observation costs a few sparse products instead of a refit; the post
 the diagonal approximation ``noise / (x_j·x_j + noise / s_g)``, which is what Thompson sampling here
 draws from.
 
+The fit reads the most recent :data:`WINDOW` observations: the window moves at each full re-solve,
+and the rows leaving it are taken out of the per-feature counts, so the cost per observation stops
+growing with the run (a run of fewer observations sees no difference).
+
 Call protocol: :meth:`add` for every finite observation, :meth:`refresh` before a suggestion (cheap when
 little changed), then :meth:`sample` or :attr:`mean` and :meth:`predict`.
 """
@@ -32,6 +36,10 @@ REFERENCE = 10
 #: at most this many observations are folded in by Woodbury updates before a full re-solve (the
 #: update costs the cube of their number)
 MAX_PENDING = 50
+
+#: most recent observations the model is fitted to (the full re-solve, standardization and noise read
+#: these; the cost per observation is flat beyond them)
+WINDOW = 20000
 
 #: the smallest noise variance (standardized units): the ridge that keeps an exact fit well-posed
 NOISE_FLOOR = 1e-4
@@ -67,13 +75,15 @@ class SparseBayesLinear:
     """Bayesian linear regression over ``size`` features in ``groups`` (see the module docstring)."""
 
     def __init__(self, size: int, groups: Sequence[FeatureGroup], cg_steps: int = 10,
-                 fit_intercept: Optional[bool] = None) -> None:
+                 fit_intercept: Optional[bool] = None, window: int = WINDOW) -> None:
         self.size = size
+        self.window = window
+        self.first = 0                          # the oldest observation in the fitted window
         self.groups = list(groups)
         self.cg_steps = cg_steps
         self.rows = _Rows(size)
         self.y: List[float] = []
-        self.counts = np.zeros(size)            # x_j · x_j over the observations
+        self.counts = np.zeros(size)            # x_j · x_j over the observations in the window
         self.prior = np.ones(size)              # s_g per feature
         for g in self.groups:
             scale = 0.25 if g.kind == "direction" else 1.0
@@ -123,17 +133,27 @@ class SparseBayesLinear:
         if self.n == 0 or self.n == self._fitted_n:
             return
         if self.n >= max(8, int(1.25 * self._noise_n)):
-            X = self.rows.matrix()
+            X = self._windowed()
             self._restandardize()
             self._solve(X, steps=max(self.cg_steps, 30))
             self._update_noise(X)
             self._noise_n = self.n
             self._solve(X, steps=self.cg_steps)
         elif self.n - self._anchor_n >= min(max(8, self.n // 20), MAX_PENDING):
-            self._solve(self.rows.matrix(), steps=self.cg_steps)
+            self._solve(self._windowed(), steps=self.cg_steps)
         else:
             self._correct()
         self._fitted_n = self.n
+
+    def _windowed(self) -> sp.csr_matrix:
+        """Move the window to the most recent :attr:`window` observations (their rows leave the
+        counts) and return its rows."""
+        first = max(0, self.n - self.window)
+        if first > self.first:
+            old = self.rows.matrix(self.first)[: first - self.first]
+            np.add.at(self.counts, old.indices, -(old.data * old.data))
+            self.first = first
+        return self.rows.matrix(self.first)
 
     def _correct(self) -> None:
         """``mean = anchor + V X_new' (X_new V X_new' + noise I)^-1 (y_new - X_new anchor)``, V diagonal."""
@@ -149,14 +169,15 @@ class SparseBayesLinear:
         """Scale by the standard deviation of all values.  The offset is the mean of the first
         :data:`REFERENCE` values (the random start of a run) when there is no intercept: a feature
         never seen then weighs 0, the level of a random configuration, not that of the incumbent's."""
-        y = np.asarray(self.y)
+        y = np.asarray(self.y[self.first:])
         scale = float(np.std(y)) or 1.0
-        offset = float(np.median(y)) if self.fit_intercept else float(np.mean(y[:REFERENCE]))
+        offset = float(np.median(y)) if self.fit_intercept else float(np.mean(self.y[:REFERENCE]))
         self.mean = self.mean * (self.scale / scale)
         self.offset, self.scale = offset, scale
 
     def _target(self) -> np.ndarray:
-        return (np.asarray(self.y) - self.offset) / self.scale
+        """The standardized values of the window."""
+        return (np.asarray(self.y[self.first:]) - self.offset) / self.scale
 
     def _ridge(self) -> np.ndarray:
         return self.noise / self.prior
@@ -177,7 +198,7 @@ class SparseBayesLinear:
             return X.T @ (xw - centre * xw.mean()) + ridge * w
 
         b = X.T @ yc
-        diag = np.maximum(self.counts - self.n * colmean * colmean, 0.0) + ridge
+        diag = np.maximum(self.counts - X.shape[0] * colmean * colmean, 0.0) + ridge
         w = self.mean
         r = b - matvec(w)
         z = r / diag
@@ -204,7 +225,7 @@ class SparseBayesLinear:
         While features outnumber observations the fit interpolates and the noise stays at the floor
         (a deterministic objective is fitted exactly); with more data it follows the misfit."""
         resid = self._target() - (X @ self.mean + self.intercept)
-        self.noise = float(np.clip(resid @ resid / max(self.n, 1), NOISE_FLOOR, 1.0))
+        self.noise = float(np.clip(resid @ resid / max(resid.size, 1), NOISE_FLOOR, 1.0))
 
     # ---- queries ------------------------------------------------------------------------------------
     def variance(self) -> np.ndarray:

@@ -130,11 +130,12 @@ def test_dbi_set_builds_a_stored_structural_surrogate_with_its_fallback_under_it
 
 
 def test_without_a_store_an_approach_is_its_auc_bandit(tmp_path, monkeypatch, capsys):
+    """Without a store (and without the starter history) a recommendation bandit is its AUC bandit."""
     monkeypatch.setenv("TUNERLIB_STORE", str(tmp_path / "missing.db"))
     m, fn = SPACES["permutation"]()
     plain = tune_function(m, fn, test_limit=150, technique=["AUCBanditMetaTechniqueA"], seed=4).values
     for name in ("rec-bndt-A", "rec-A", "bndt-dbi", "rec-bndt-dbi"):
-        manager = TuningRunManager.for_space(m, program_name="p", test_limit=150, seed=4,
+        manager = TuningRunManager.for_space(m, program_name="p", test_limit=150, seed=4, no_starter_history=True,
                                              database="memory://", technique=[name])
         assert "runs as a plain AUC bandit" in capsys.readouterr().err
         values = []

@@ -43,7 +43,7 @@ def test_upload_then_warm_start_measures_the_stored_bests_first(tmp_path):
 
 def test_warm_start_and_recommendations_say_once_when_the_store_cannot_help(tmp_path):
     done = toy("--database", tmp_path / "r.db", "--warm-start", "--technique", "rec-bndt-A", "--store",
-               tmp_path / "none.db", "--seed", 3)
+               tmp_path / "none.db", "--seed", 3, "--no-starter-history")
     assert done.returncode == 0, done.stderr
     lines = [line for line in done.stderr.splitlines() if line.startswith("tunerlib:")]
     assert len(lines) == 2 and all("does not exist yet" in line for line in lines)

@@ -117,6 +117,31 @@ def test_the_model_recovers_known_additive_costs_from_data(symmetric):
     assert max(errors) < 0.01
 
 
+def test_the_model_reads_a_bounded_window_of_a_long_run(monkeypatch):
+    """With a window of 300 observations, a run of 3,000 re-solves on at most the window plus the
+    pending observations, its per-feature counts are those of the window's rows, and it still
+    recovers the known costs."""
+    n = 12
+    M = _matrix(n, 7, True)
+    param = PermutationParameter("tour", list(range(n)))
+    layout = FeatureLayout([param], precedence=False)
+    model = SparseBayesLinear(layout.size, layout.groups, cg_steps=50, window=300)
+    solved = []
+    solve = SparseBayesLinear._solve
+    monkeypatch.setattr(SparseBayesLinear, "_solve", lambda self, X, steps: (solved.append(X.shape[0]),
+                                                                               solve(self, X, steps))[1])
+    length = lambda tour: tour_value(np.asarray(tour), M)  # noqa: E731
+    for tour in _random_tours(param, 3000, 1):
+        model.add(layout.encode({"tour": tour}), length(tour))
+        model.refresh()
+    assert max(solved) <= 300 + 50 and model.first >= 3000 - 300 - 50
+    X = model.rows.matrix(model.first)
+    assert np.allclose(model.counts, np.asarray(X.multiply(X).sum(axis=0)).ravel())
+    errors = [abs(model.predict(layout.encode({"tour": t}), model.mean) - length(t)) / length(t)
+              for t in _random_tours(param, 50, 2)]
+    assert max(errors) < 0.02
+
+
 def test_it_finds_the_exact_optimum_of_a_small_tour_well_within_the_budget():
     M = _matrix(11, 5)
     optimum = _held_karp(M)

@@ -158,3 +158,74 @@ def test_same_seed_same_run_and_options_are_checked():
     with pytest.raises(TechniqueError, match="option 'gamma'=1.5 is out of range"):
         create_technique(["TPE;gamma,1.5"])
     assert not math.isnan(create_technique(["TPE;candidates,16"]).n_candidates)
+
+
+class _SizeCounter:
+    """Stands in for numpy inside techniques/tpe.py: every numpy function it calls is numpy's own, and
+    the largest array passed to one (element count) is recorded."""
+
+    def __init__(self):
+        self.largest = 0
+
+    def __getattr__(self, name):
+        attr = getattr(np, name)
+        if isinstance(attr, type) or not callable(attr):
+            return attr
+
+        def counted(*args, **kwargs):
+            for a in (*args, *kwargs.values()):
+                for x in (a if isinstance(a, (list, tuple)) else (a,)):
+                    if isinstance(x, np.ndarray):
+                        self.largest = max(self.largest, x.size)
+            return attr(*args, **kwargs)
+        return counted
+
+
+def _feed(tech, manipulator, rng, count):
+    for _ in range(count):
+        cfg = manipulator.random(rng)
+        value = sum((cfg[f"x{i}"] - 0.3) ** 2 for i in range(4))
+        state = "ok" if rng.random() < 0.9 else "error"
+        tech.observe(Feedback(cfg, manipulator.hash_config(cfg), value if state == "ok" else math.inf, state,
+                                "TPE", False))
+
+
+def test_a_proposal_reads_a_bounded_share_of_a_long_run(monkeypatch):
+    """The arrays a proposal hands to numpy (the split, the densities, the draws) are no larger after
+    6,000 results than after 1,000: the split keeps the best results incrementally and samples the bad
+    set by position, instead of sorting and copying every result per proposal."""
+    import tunerlib.techniques.tpe as tpe_module
+    m = ConfigurationManipulator([FloatParameter(f"x{i}", 0.0, 1.0) for i in range(4)])
+    tech, rng = _bound(m), random.Random(3)
+    counter = _SizeCounter()
+    largest = []
+    for total in (1000, 6000):
+        _feed(tech, m, rng, total - tech.results)
+        counter.largest = 0
+        monkeypatch.setattr(tpe_module, "np", counter)
+        for _ in range(5):
+            assert tech.desired_configuration() is not None
+        monkeypatch.setattr(tpe_module, "np", np)
+        largest.append(counter.largest)
+    assert largest[1] <= largest[0] <= tech.n_candidates * (tech.max_good + tech.max_bad + 1) * 4
+    assert len(tech.top) == tech.max_good
+
+
+@pytest.mark.parametrize("results", [5, 40, 200, 330, 2000])
+def test_split_keeps_the_best_results_and_a_uniform_bad_sample(results):
+    """The good set is the ``n_good`` best OK results (ties: the earlier first), as a full stable sort
+    gives; the bad set is every other result while they fit in ``max_bad``, else ``max_bad`` distinct
+    ones of them, never a good one."""
+    m = ConfigurationManipulator([FloatParameter(f"x{i}", 0.0, 1.0) for i in range(4)])
+    tech, rng = _bound(m), random.Random(results)
+    _feed(tech, m, rng, results)
+    for cfg_row in range(tech.ok.n):  # ties, as rounded measurements give
+        tech.ok._values[cfg_row] = round(tech.ok._values[cfg_row], 1)
+    tech.top = sorted((v, i) for i, v in enumerate(tech.ok.values))[:tech.max_good]
+    (good_configs, good_codes), bad = tech._split()
+    order = np.argsort(tech.ok.values, kind="stable")
+    n_good = good_codes.shape[0]
+    assert [tech.ok_configs[i] for i in order[:n_good]] == good_configs
+    others = {tuple(r) for r in np.concatenate([tech.ok.codes[order[n_good:]], tech.failed.codes])}
+    rows = [tuple(r) for r in bad]
+    assert set(rows) <= others and len(set(rows)) == len(rows) == min(len(others), tech.max_bad)

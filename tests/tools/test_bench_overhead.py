@@ -2,6 +2,8 @@
 import json
 import sys
 
+import pytest
+
 from tunerlib.tools import bench_overhead
 
 
@@ -89,3 +91,17 @@ def test_the_opentuner_run_is_seeded_without_a_seed_option(tmp_path, monkeypatch
         logs.append(json.loads((tmp_path / f"log{i}.json").read_text()))
     assert [log["seed_configuration"] for log in logs] == [[], [], []]
     assert logs[0]["draws"] == logs[1]["draws"] != logs[2]["draws"]
+
+
+def test_cpu_per_evaluation_at_2000_and_over_the_last_1000_on_a_tour_in_memory(capsys):
+    """With 2,000 evaluations or more the row has the CPU per evaluation over evaluations 1,001-2,000
+    and over the last 1,000; ``--space tour`` tunes one permutation, ``--database memory://`` keeps the
+    results in memory."""
+    assert bench_overhead.main(["--evals", "2000", "--technique", "PureRandom", "--database", "memory://",
+                                "--space", "tour", "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)["tunerlib PureRandom"]
+    assert row["evals"] == 2000 and row["cpu2k_ms"] >= 0 and row["cpu_last1000_ms"] >= 0
+    assert row["cpu2k_ms"] == row["cpu_last1000_ms"]        # the same 1,000 evaluations
+    with pytest.raises(SystemExit) as exc:
+        bench_overhead.main(["--evals", "30", "--space", "cube"])
+    assert exc.value.code == 2 and "invalid choice: 'cube'" in capsys.readouterr().err

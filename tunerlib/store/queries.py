@@ -1,6 +1,6 @@
 """Reading the store: search affinity per representation and technique, similar representations.
 
-:func:`load_affinities` reads, in one query, the last snapshot of every technique in every run and
+:func:`load_affinities` reads (:func:`read_rows`), in one query, the last snapshot of every technique in every run and
 pools it per (representation, technique): affinity = total gained / total requests over the runs
 (``new-bests``: new bests; ``improvement``: summed relative improvement; see
 :mod:`.performance`). Everything else works on that in-memory :class:`AffinityTable`, so a
@@ -77,21 +77,49 @@ def _final_snapshots():
             .join(S.TuningRun, S.TuningRun.id == tp.tuning_run_id))
 
 
-def _load_reps(conn: Any, table: AffinityTable, excluded: set) -> None:
-    for row in conn.execute(select(S.Representation.id, S.Representation.name, S.Program.project,
-                                   S.Program.name, S.Representation.parameter_info)
-                            .join(S.Program, S.Program.id == S.Representation.program_id)):
-        if row[3] not in excluded and f"{row[2]}/{row[3]}" not in excluded:
-            table.reps[row[0]] = RepInfo(row[0], row[1], row[2], row[3], row[4], type_counts(decode(row[4])))
-    for rep, runs in conn.execute(select(S.TuningRun.representation_id, func.count())
-                                  .group_by(S.TuningRun.representation_id)):
-        if rep in table.reps:
-            table.reps[rep].runs = runs
+@dataclass
+class StoreRows:
+    """What the affinity table is built from, as read from a store (or from the starter history,
+    :mod:`.starter`): no configuration, only structure, technique names and performance snapshots.
+
+    ``representations``: (id, name, project, program, parameter_info, runs); ``snapshots``: the last
+    snapshot of each technique in each run, (representation id, run id, the run's best value, technique
+    name, requests, new bests, improvement); ``techniques``: (name, root, full name)."""
+
+    representations: List[tuple] = field(default_factory=list)
+    snapshots: List[tuple] = field(default_factory=list)
+    techniques: List[tuple] = field(default_factory=list)
+
+
+def read_rows(store: CrossSessionStore) -> StoreRows:
+    """Every representation, final snapshot and technique name of ``store``, in one read each."""
+    out = StoreRows()
+    with store.engine.connect() as conn:
+        runs = dict(tuple(r) for r in conn.execute(select(S.TuningRun.representation_id, func.count())
+                                                    .group_by(S.TuningRun.representation_id)))
+        out.representations = [(*tuple(r), runs.get(r[0], 0)) for r in conn.execute(
+            select(S.Representation.id, S.Representation.name, S.Program.project, S.Program.name,
+                   S.Representation.parameter_info).join(S.Program, S.Program.id == S.Representation.program_id))]
+        # snapshots before technique names: a run uploaded between the two statements (each its own
+        # read where others upload, e.g. history generation) then adds no snapshot of an unknown name
+        snapshots = [tuple(r) for r in conn.execute(_final_snapshots())]
+        names = {r.id: (r.name, r.root, r.full_name) for r in conn.execute(
+            select(S.Technique.id, S.Technique.name, S.Technique.root, S.Technique.full_name))}
+    out.snapshots = [(rep, run, best, names[tech][0], requests, new_bests, gained)
+                     for rep, run, best, tech, requests, new_bests, gained in snapshots]
+    out.techniques = list(names.values())
+    return out
 
 
 def load_affinities(store: CrossSessionStore, metric: str = "new-bests",
                     exclude_programs: Iterable[str] = ()) -> AffinityTable:
-    """The pooled table of the whole store, leaving out representations of the programs named in
+    """The pooled table of the whole store (:func:`table_from_rows` of :func:`read_rows`)."""
+    return table_from_rows(read_rows(store), metric, exclude_programs)
+
+
+def table_from_rows(rows: StoreRows, metric: str = "new-bests",
+                    exclude_programs: Iterable[str] = ()) -> AffinityTable:
+    """The pooled table of ``rows``, leaving out representations of the programs named in
     ``exclude_programs`` (``project/program`` or ``program``: leave-one-out benchmarks).
 
     ``metric`` is an affinity (``new-bests``, ``improvement``) or ``run-rank``: techniques ranked by
@@ -102,22 +130,18 @@ def load_affinities(store: CrossSessionStore, metric: str = "new-bests",
     if metric not in RANKINGS:
         raise ValueError(f"metric {metric!r} is not one of {', '.join(RANKINGS)}")
     table = AffinityTable(metric)
-    with store.engine.connect() as conn:
-        _load_reps(conn, table, set(exclude_programs))
-        # snapshots before technique names: a run uploaded between the two statements (each its own
-        # read where others upload, e.g. history generation) then adds no snapshot of an unknown name
-        snapshots = [tuple(r) for r in conn.execute(_final_snapshots()) if r[0] in table.reps]
-        names = {r.id: (r.name, r.root, r.full_name) for r in conn.execute(
-            select(S.Technique.id, S.Technique.name, S.Technique.root, S.Technique.full_name))}
-    rows = [(rep, run, best, names[tech][0], requests, new_bests, gained)
-            for rep, run, best, tech, requests, new_bests, gained in snapshots]
+    excluded = set(exclude_programs)
+    for rep, name, project, program, info, runs in rows.representations:
+        if program not in excluded and f"{project}/{program}" not in excluded:
+            table.reps[rep] = RepInfo(rep, name, project, program, info, type_counts(decode(info)), runs)
+    kept = [tuple(r) for r in rows.snapshots if r[0] in table.reps]
     similarity = metric if metric in AFFINITY_METRICS else "new-bests"
-    table.similarity = _pooled(rows, lambda r: r[5] if similarity == "new-bests" else r[6], lambda r: r[4])
+    table.similarity = _pooled(kept, lambda r: r[5] if similarity == "new-bests" else r[6], lambda r: r[4])
     if metric == "run-rank":
-        table.affinity, table.prior = _run_rank(rows), RUN_RANK_PRIOR
+        table.affinity, table.prior = _run_rank(kept), RUN_RANK_PRIOR
     else:
         table.affinity = table.similarity
-    for name, root, full in names.values():
+    for name, root, full in rows.techniques:
         table.roots[name], table.full_names[name] = root, full
     return table
 

@@ -1,0 +1,70 @@
+"""The results BayesianOptimization keeps for its surrogate, updated as each result comes in.
+
+The GP is trained on at most ``cap`` OK results: all of them up to ``cap``, beyond that the best
+``cap // 2`` and the most recent others (in arrival order), with failures imputed at the worst OK value
+when asked.  :class:`TrainingWindow` keeps the best ``cap // 2`` OK results in a sorted list updated
+per result (``O(log cap)``), so building the training set costs ``O(cap)`` at any run length, and it
+counts what the technique asks per proposal (OK results, failures, results since the best improved)
+instead of scanning every result.
+"""
+from __future__ import annotations
+
+import bisect
+import math
+from typing import Any, List, Set, Tuple
+
+Config = Any
+
+
+class TrainingWindow:
+    """The OK results, failures and running counts of one BayesianOptimization run."""
+
+    def __init__(self, cap: int, impute_failures: bool) -> None:
+        self.cap, self.impute = cap, impute_failures
+        self.ok: List[Tuple[Config, float]] = []      # finite OK results, in arrival order
+        self.failed: List[Config] = []                # results whose state is not "ok", in arrival order
+        self.top: List[Tuple[float, int]] = []        # (value, index in ok) of the best cap // 2, sorted
+        self.ok_states = 0                            # results whose state is "ok" (finite or not)
+        self.worst = -math.inf
+        self.best = math.inf
+        self.stalled = 0                              # finite OK results since the best improved
+
+    def add(self, config: Config, value: float, state: str) -> None:
+        """Record one new result (called once per distinct configuration, in arrival order)."""
+        if state != "ok":
+            self.failed.append(config)
+            return
+        self.ok_states += 1
+        if not math.isfinite(value):
+            return
+        entry = (value, len(self.ok))
+        keep = self.cap // 2
+        if len(self.top) < keep or (keep and entry < self.top[-1]):
+            bisect.insort(self.top, entry)
+            del self.top[keep:]
+        self.ok.append((config, value))
+        self.worst = max(self.worst, value)
+        self.best, self.stalled = (value, 0) if value < self.best else (self.best, self.stalled + 1)
+
+    def size(self) -> int:
+        """Results the training set is chosen from (OK, plus imputed failures when imputing)."""
+        return len(self.ok) + (len(self.failed) if self.impute and self.ok else 0)
+
+    def _entry(self, i: int) -> Tuple[Config, float]:
+        return self.ok[i] if i < len(self.ok) else (self.failed[i - len(self.ok)], self.worst)
+
+    def training_set(self) -> List[Tuple[Config, float]]:
+        """(config, value) of the training set in arrival order (imputed failures after the OK
+        results): everything up to ``cap``, else the best ``cap // 2`` (ties: the earlier) and the
+        most recent others."""
+        total = self.size()
+        if total <= self.cap:
+            return [self._entry(i) for i in range(total)]
+        keep: Set[int] = {i for _, i in self.top}
+        # imputed failures sort after every OK result (the worst value, later arrival)
+        keep.update(range(len(self.ok), len(self.ok) + max(0, self.cap // 2 - len(keep))))
+        i = total - 1
+        while len(keep) < self.cap and i >= 0:
+            keep.add(i)
+            i -= 1
+        return [self._entry(i) for i in sorted(keep)]

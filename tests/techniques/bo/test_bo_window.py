@@ -1,0 +1,76 @@
+"""BayesianOptimization's training window (techniques/bo/window.py): the same training set as choosing
+from every result, without scanning every result per proposal."""
+import math
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tunerlib.parameters import ConfigurationManipulator, FloatParameter
+from tunerlib.techniques.base import Feedback
+from tunerlib.techniques.bo.technique import BayesianOptimization
+from tunerlib.techniques.bo.window import TrainingWindow
+
+
+def _chosen_from_everything(results, cap, impute):
+    """The training set chosen from the whole list of (config, value, state) results."""
+    ok = [(c, v) for c, v, s in results if s == "ok" and math.isfinite(v)]
+    if impute and ok:
+        worst = max(v for _, v in ok)
+        ok += [(c, worst) for c, _, s in results if s != "ok"]
+    if len(ok) <= cap:
+        return ok
+    keep = set(sorted(range(len(ok)), key=lambda i: ok[i][1])[: cap // 2])
+    for i in range(len(ok) - 1, -1, -1):
+        if len(keep) >= cap:
+            break
+        keep.add(i)
+    return [ok[i] for i in sorted(keep)]
+
+
+RESULT = st.tuples(st.sampled_from([1.0, 2.0, 3.0, 0.5, math.inf, math.nan]),
+                   st.sampled_from(["ok", "ok", "ok", "error", "infeasible"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(RESULT, max_size=40), st.integers(1, 12), st.booleans())
+def test_the_window_chooses_what_a_full_scan_chooses(results, cap, impute):
+    window = TrainingWindow(cap, impute)
+    seen = []
+    for i, (value, state) in enumerate(results):
+        window.add(i, value, state)
+        seen.append((i, value, state))
+        assert window.training_set() == _chosen_from_everything(seen, cap, impute)
+    best, since = math.inf, 0
+    for _, v, s in seen:
+        if s == "ok" and math.isfinite(v):
+            best, since = (v, 0) if v < best else (best, since + 1)
+    assert window.stalled == since and window.ok_states == sum(s == "ok" for _, _, s in seen)
+
+
+class _Unscannable(dict):
+    """A results dict that counts scans of all its entries."""
+
+    scans = 0
+
+    def values(self):
+        _Unscannable.scans += 1
+        return super().values()
+
+
+def test_a_proposal_does_not_scan_every_result():
+    """After 3,000 results (no failure), choosing the training set, the stall count and whether a
+    feasibility model is needed read no list of every result."""
+    m = ConfigurationManipulator([FloatParameter("x", 0.0, 1.0), FloatParameter("y", 0.0, 1.0)])
+    bo = BayesianOptimization(initial_samples=2)
+    bo.bind(m, random.Random(0), "bo")
+    rng = random.Random(1)
+    for _ in range(3000):
+        cfg = m.random(rng)
+        bo.observe(Feedback(cfg, m.hash_config(cfg), cfg["x"] + cfg["y"], "ok", "bo", False))
+    bo._results = _Unscannable(bo._results)
+    _Unscannable.scans = 0
+    train = bo._training_set()
+    assert len(train) == bo.options.max_observations and bo._stalled() >= 0
+    assert bo._fit_feasibility() is None
+    assert _Unscannable.scans == 0
