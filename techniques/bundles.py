@@ -85,7 +85,7 @@ def greedy_mutation_bandit() -> Technique:
 
 #: techniques a generated bandit never picks (bundles and meta-techniques would nest bandits)
 _NOT_ARMS = set(BUNDLES) | set(approach_names()) | {"GreedyMutationBandit", "MultiNelderMead", "MultiTorczon",
-                                                    "BayesianOptimization"}
+                                                    "BayesianOptimization", "auto"}
 
 
 def generate_bandit(registry: TechniqueRegistry, manipulator: ConfigurationManipulator,
