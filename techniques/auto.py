@@ -123,8 +123,11 @@ class Plan:
 
 
 def budget_text(limit: Optional[int], kind: str) -> str:
-    if kind == "time" or limit is None:
+    """``60 evaluations``, ``a deadline, no test limit``: the budget as the decision lines say it."""
+    if kind == "time":
         return "a deadline, no test limit"
+    if limit is None:
+        return "no test limit"
     return f"{limit} evaluations" + (" (the default cap)" if kind == "default" else "")
 
 
