@@ -3,13 +3,16 @@ injected costs, hand-over at stagnation, persistence, and how the run reports it
 import json
 import math
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
-from tunerlib import tune_function
+from tunerlib import MeasurementInterface, TuningOptions, TuningRun, tune_function
 from tunerlib.api import TuningRunManager
 from tunerlib.objectives import MinimizeAttribute
-from tunerlib.parameters import (ConfigurationManipulator, EnumParameter, FloatParameter, IntegerParameter,
+from tunerlib.parameters import (BooleanParameter, ConfigurationManipulator, EnumParameter, FloatParameter, IntegerParameter,
                                  PermutationParameter)
 from tunerlib.result import Result
 from tunerlib.techniques import DEFAULT_TECHNIQUE, Feedback, SearchContext, create_technique
@@ -200,3 +203,45 @@ def test_reported_measurement_cost_reaches_the_technique():
     manager.report_result(desired, Result(extra={"value": 1.0}), cost=2.5)
     assert list(manager.run.technique.costs) == [2.5]
     manager.finish()
+
+
+class _Wide(MeasurementInterface):
+    def manipulator(self):
+        return ConfigurationManipulator([IntegerParameter("a", 0, 10 ** 6), IntegerParameter("b", 0, 3),
+                                         BooleanParameter("c")])
+
+    def objective(self):
+        return MinimizeAttribute("v")
+
+    def run(self, desired_result, input, limit):
+        c = desired_result.configuration.data
+        return Result(extra={"v": float(abs(c["a"] - 5000) + c["b"] + c["c"])})
+
+
+def test_resume_continues_the_decisions(tmp_path):
+    def opts(**kw):
+        return TuningOptions(database=str(tmp_path / "r.db"), quiet=True, seed=2, **kw)
+    first = TuningRun(_Wide(opts(test_limit=300)), opts(test_limit=300))
+    decisions = first.run().extra["technique_decisions"]
+    assert decisions[0]["technique"] == BO and "300 evaluations" in decisions[0]["reason"]
+    saved = first.db.load_technique_state(first.run_id, "auto")["state"]
+    assert saved["decisions"] == decisions
+    resumed = opts(test_limit=320, resume=True)
+    summary = TuningRun(_Wide(resumed), resumed).run()
+    assert summary.tests == 320 and summary.technique == "auto"
+    # the same members at the same evaluations (the first reason names the resumed run's test limit)
+    again = summary.extra["technique_decisions"]
+    assert [(d["evaluation"], d["technique"]) for d in again] == [(d["evaluation"], d["technique"]) for d in decisions]
+    assert again[1:] == decisions[1:] and "320 evaluations" in again[0]["reason"]
+
+
+def test_the_cli_prints_the_decision_and_the_summary_json_keeps_it(tmp_path):
+    script = Path(__file__).parents[2] / "examples" / "rosenbrock" / "rosenbrock_tuner.py"
+    out = tmp_path / "s.json"
+    proc = subprocess.run([sys.executable, str(script), "--test-limit", "12", "--seed", "1", "--database",
+                           str(tmp_path / "r.db"), "--summary-json", str(out)], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "tunerlib: auto: BayesianOptimization -- 4 float parameters, 12 evaluations" in proc.stderr
+    decisions = json.loads(out.read_text())["extra"]["technique_decisions"]
+    assert decisions == [{"evaluation": 0, "technique": BO, "reason": "4 float parameters, 12 evaluations"}]
