@@ -29,7 +29,7 @@ a switch that depends on measured CPU can differ between processes when the figu
 the threshold (tests inject the costs).  Measurements of unknown cost never trigger it.
 
 Each decision is kept (``decisions``: the evaluation it was made at, the member, the reason),
-passed to ``decision_listeners`` (the run prints it), recorded in :meth:`state_dict` and restored
+passed to ``decision_listeners`` (the run prints it) with the next result, recorded in :meth:`state_dict` and restored
 by :meth:`load_state_dict`.
 """
 from __future__ import annotations
@@ -164,8 +164,8 @@ class AutoTechnique(Technique):
                Option("patience", int, 30, 1, 10**6, 10, 60,
                       "BO results in a row without a new best before a longer run hands over"))
 
-    #: what the run says when the store cannot help (see tunerlib.transfer)
-    without_store = "uses its rule alone"
+    #: the store is optional: the run says nothing when it cannot help (see tunerlib.transfer)
+    without_store = None
 
     def __init__(self, name: Optional[str] = None, cost_share: float = 1.0, cpu_floor: float = 0.01,
                  short_budget: int = 200, patience: int = 30,
@@ -175,6 +175,7 @@ class AutoTechnique(Technique):
         self.short_budget, self.patience = short_budget, patience
         self._build = build
         self.decisions: List[Dict[str, Any]] = []
+        self._announced = 0
         self.decision_listeners: List[Callable[[Dict[str, Any]], None]] = []
         self.recommender: Any = None
         self.metric = "run-rank"
@@ -235,10 +236,16 @@ class AutoTechnique(Technique):
         return registry().create(name)
 
     def _decide(self, member: str, reason: str) -> None:
-        entry = {"evaluation": self.results, "technique": member, "reason": reason}
-        self.decisions.append(entry)
-        for listener in self.decision_listeners:
-            listener(entry)
+        self.decisions.append({"evaluation": self.results, "technique": member, "reason": reason})
+
+    def _announce(self) -> None:
+        """Pass decisions not yet announced to the listeners: from the first result on, so that
+        nothing is printed for a run that fails before it has one (bad input, a broken script)."""
+        while self._announced < len(self.decisions):
+            entry = self.decisions[self._announced]
+            self._announced += 1
+            for listener in self.decision_listeners:
+                listener(entry)
 
     # ---- proposing ---------------------------------------------------------------------------------
     def propose(self) -> Optional[Proposal]:
@@ -258,6 +265,11 @@ class AutoTechnique(Technique):
     # ---- observing ---------------------------------------------------------------------------------
     def observe(self, feedback: Feedback) -> None:
         super().observe(feedback)
+        self._learn(feedback)
+        self._announce()
+
+    def _learn(self, feedback: Feedback) -> None:
+        """Forward a result to the members still in play, count it and run the checks it is due for."""
         for name, tech in self.members.items():
             if name not in self.retired:
                 tech.observe(feedback)
@@ -320,6 +332,7 @@ class AutoTechnique(Technique):
             return
         self.active, self.retired = state["active"], list(state.get("retired", []))
         self.decisions = [dict(d) for d in state.get("decisions", self.decisions)]
+        self._announced = min(self._announced, len(self.decisions))
         self.results, self.stall = int(state.get("results", 0)), int(state.get("stall", 0))
         self.costs.extend(state.get("costs", []))
         self.known_costs = int(state.get("known_costs", 0))

@@ -81,19 +81,22 @@ def attach_recommender(technique: Technique, options: Any, manipulator: Configur
             table = load_affinities(store, technique.metric, getattr(options, "store_exclude", None) or ())
             where = store.display_url
     except StoreError as exc:
-        say(f"{technique.name} {_without_store(technique)}: {exc}")
+        _say_without_store(say, technique, str(exc))
         return None
     why = describe_table(table)
     if why is not None:
-        say(f"{technique.name} {_without_store(technique)}: store {where}: {why}")
+        _say_without_store(say, technique, f"store {where}: {why}")
         return None
     recommender = StoreRecommender(table, type_counts(entries_of(manipulator.parameters)))
     technique.attach_recommender(recommender, _build)
     return recommender
 
 
-def _without_store(technique: Technique) -> str:
-    return getattr(technique, "without_store", "runs as a plain AUC bandit")
+def _say_without_store(say: Say, technique: Technique, why: str) -> None:
+    """Say why the store cannot help, in the technique's words (``without_store``; None: say nothing)."""
+    words = getattr(technique, "without_store", "runs as a plain AUC bandit")
+    if words is not None:
+        say(f"{technique.name} {words}: {why}")
 
 
 def warm_start(options: Any, manipulator: ConfigurationManipulator, parameter_info: str,
