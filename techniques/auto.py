@@ -204,19 +204,25 @@ class AutoTechnique(Technique):
         self.facts = space_facts(manipulator)
         pick = self._store_pick()
         self.plan = plan(self.facts, ctx.test_limit, ctx.budget_kind, self.short_budget, pick)
+        #: a long run's BO starts only once the first measurements say it may (see _start_deferred)
+        self.deferred = self.plan.first if self.plan.first == BO and not self.plan.short else None
         self.members: Dict[str, Technique] = {}
-        for name in dict.fromkeys([self.plan.first, self.plan.then or BANDIT, BANDIT]):
+        self.cpu: Dict[str, Deque[float]] = {}
+        self.made: Dict[str, int] = {}
+        first = [] if self.deferred else [self.plan.first]
+        for name in dict.fromkeys(first + [self.plan.then or BANDIT, BANDIT]):
             self._add_member(name)
         self.active = self.plan.first if self.plan.first in self.members else BANDIT
         self.retired: List[str] = []
+        self.early: List[Feedback] = []        # results before a deferred member starts (replayed to it)
         self.results = 0
         self.stall = 0                         # active member's results in a row without a new best
         self.costs: Deque[float] = deque(maxlen=200)
         self.known_costs = 0
-        self.cpu: Dict[str, Deque[float]] = {n: deque(maxlen=MEASURED_AFTER) for n in self.members}
-        self.made: Dict[str, int] = {n: 0 for n in self.members}
         store = f"; store ranks {pick} first" if pick else ""
-        self._decide(self.active, self.plan.reason + store)
+        wait = (f"; its first {COST_FIRST} suggestions while the cost of a measurement is measured, then "
+                f"{TITLES[BO]} unless that cost makes it too costly") if self.deferred else ""
+        self._decide(self.active, self.plan.reason + store + wait)
 
     def _add_member(self, name: str) -> None:
         tech = self._create(name)
@@ -228,6 +234,8 @@ class AutoTechnique(Technique):
                 raise
             return
         self.members[name] = tech
+        self.cpu[name] = deque(maxlen=MEASURED_AFTER)
+        self.made[name] = 0
 
     def _create(self, name: str) -> Technique:
         if self._build is not None:
@@ -273,6 +281,8 @@ class AutoTechnique(Technique):
         for name, tech in self.members.items():
             if name not in self.retired:
                 tech.observe(feedback)
+        if self.deferred:
+            self.early.append(feedback)
         if feedback.duplicate:
             return
         self.results += 1
@@ -284,6 +294,8 @@ class AutoTechnique(Technique):
             if self.known_costs == COST_FIRST or (self.known_costs > COST_FIRST
                                                   and (self.known_costs - COST_FIRST) % COST_EVERY == 0):
                 self._check_cost()
+        if self.deferred and (self.known_costs >= COST_FIRST or (self.results >= COST_FIRST and not self.costs)):
+            self._start_deferred()
         if self.plan.then and self.active == self.plan.first and self.stall >= self.patience:
             self._hand_over(self.plan.then, f"{TITLES[self.active]} found no new best in its last "
                                             f"{self.patience} results")
@@ -291,8 +303,8 @@ class AutoTechnique(Technique):
     def cpu_per_suggestion(self, name: str) -> float:
         """The member's CPU seconds per suggestion: its prior until it made MEASURED_AFTER, then the
         mean over its last MEASURED_AFTER proposal calls."""
-        samples = self.cpu[name]
-        if self.made[name] < MEASURED_AFTER or not samples:
+        samples = self.cpu.get(name)
+        if self.made.get(name, 0) < MEASURED_AFTER or not samples:
             return PRIOR_CPU.get(name, 0.0)
         return sum(samples) / len(samples)
 
@@ -301,14 +313,36 @@ class AutoTechnique(Technique):
         measurement = statistics.median(self.costs)
         return max(self.cost_share * measurement / max(1, self.context.parallelism), self.cpu_floor)
 
+    def _start_deferred(self) -> None:
+        """After the first results: start the deferred member when the cost policy allows it (or the
+        costs are unknown), shown every result so far; else keep the cheap bandit."""
+        name, self.deferred = self.deferred, None
+        early, self.early = self.early, []
+        cpu = self.cpu_per_suggestion(name)
+        if self.costs and cpu > self.allowance():
+            self._decide(BANDIT, self._too_costly(name, cpu))
+            return
+        self._add_member(name)
+        if name not in self.members:
+            return
+        for feedback in early:
+            self.members[name].observe(feedback)
+        self.active, self.stall = name, 0
+        measured = (f"measurements of {_seconds(statistics.median(self.costs))} allow "
+                    f"{_seconds(self.allowance())} of CPU per suggestion (it takes about {_seconds(cpu)})"
+                    if self.costs else "the cost of a measurement is not known")
+        self._decide(name, measured)
+
+    def _too_costly(self, name: str, cpu: float) -> str:
+        return (f"{TITLES[name]} takes {_seconds(cpu)} of CPU per suggestion, more than the "
+                f"{_seconds(self.allowance())} allowed by measurements of {_seconds(statistics.median(self.costs))}")
+
     def _check_cost(self) -> None:
         if self.active == BANDIT or (self.plan.short and self.active == self.plan.first):
             return
-        cpu, allowed = self.cpu_per_suggestion(self.active), self.allowance()
-        if cpu > allowed:
-            self._hand_over(BANDIT, f"{TITLES[self.active]} takes {_seconds(cpu)} of CPU per suggestion, "
-                                    f"more than the {_seconds(allowed)} allowed by measurements of "
-                                    f"{_seconds(statistics.median(self.costs))}")
+        cpu = self.cpu_per_suggestion(self.active)
+        if cpu > self.allowance():
+            self._hand_over(BANDIT, self._too_costly(self.active, cpu))
 
     def _hand_over(self, member: str, reason: str) -> None:
         if member not in self.members or member == self.active:
@@ -321,15 +355,19 @@ class AutoTechnique(Technique):
 
     # ---- persistence -------------------------------------------------------------------------------
     def state_dict(self) -> Dict[str, Any]:
-        return {"active": self.active, "retired": list(self.retired), "decisions": list(self.decisions),
+        return {"active": self.active, "deferred": self.deferred, "retired": list(self.retired),
+                "decisions": list(self.decisions),
                 "results": self.results, "stall": self.stall, "costs": list(self.costs),
                 "known_costs": self.known_costs, "made": dict(self.made),
                 "cpu": {n: list(v) for n, v in self.cpu.items()},
                 "members": {n: t.state_dict() for n, t in self.members.items()}}
 
     def load_state_dict(self, state: Dict[str, Any]) -> None:
+        if state.get("active") not in self.members and state.get("active") in MEMBERS:
+            self._add_member(state["active"])           # a deferred member that had started
         if state.get("active") not in self.members:
             return
+        self.deferred, self.early = state.get("deferred"), []
         self.active, self.retired = state["active"], list(state.get("retired", []))
         self.decisions = [dict(d) for d in state.get("decisions", self.decisions)]
         self._announced = min(self._announced, len(self.decisions))

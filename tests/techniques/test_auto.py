@@ -74,16 +74,19 @@ def test_default_technique_is_auto():
 @pytest.mark.parametrize("space, context, member, then, words", [
     (tour, TESTS(3000), STRUCTURAL, None, ["a permutation of 10 items", "3000 evaluations"]),
     (ordinals_with_constraints, TESTS(60), BO, None, ["7 ordinal parameters", "2 known constraints", "60 evaluations"]),
-    (floats, TESTS(1000), BO, BANDIT, ["4 float parameters", "1000 evaluations"]),
+    (floats, TESTS(1000), BO, BANDIT, ["4 float parameters", "1000 evaluations", "cost of a measurement"]),
     (mixed, TESTS(100), BO, None, ["2 categorical parameters", "1 float parameter", "1 ordinal parameter"]),
     (lambda: floats(40), TESTS(100), BANDIT, None, ["40 float parameters", "more than 30 parameters"]),
     (floats, SearchContext(stop_after=60.0, budget_kind="time"), BO, BANDIT, ["a deadline, no test limit"]),
     (floats, SearchContext(test_limit=1000, budget_kind="default"), BO, BANDIT, ["(the default cap)"]),
 ])
 def test_first_decision_by_space_and_budget(space, context, member, then, words):
+    """A long run's BO waits for the first measurements' cost: the bandit makes those suggestions."""
     tech = _auto(space(), context)
-    assert tech.active == member and tech.plan.then == then
-    assert [d["technique"] for d in tech.decisions] == [member]
+    assert tech.plan.first == member and tech.plan.then == then
+    starts = BANDIT if then else member
+    assert tech.active == starts and [d["technique"] for d in tech.decisions] == [starts]
+    assert (BO in tech.members) == (starts == BO)
     for word in words:
         assert word in tech.decisions[0]["reason"]
 
@@ -97,15 +100,17 @@ def test_feasible_size_is_counted_where_it_can_be():
 def test_cheap_measurements_hand_a_long_run_to_the_cheap_bandit():
     tech = _auto(floats(), TESTS(2000))
     _feed(tech, cost=1e-5, n=COST_FIRST)
-    assert tech.active == BANDIT
-    assert [d["technique"] for d in tech.decisions] == [BO, BANDIT]
+    assert tech.active == BANDIT and BO not in tech.members      # BO is never even built
+    assert [d["technique"] for d in tech.decisions] == [BANDIT, BANDIT]
     assert tech.decisions[1]["evaluation"] == COST_FIRST and "CPU per suggestion" in tech.decisions[1]["reason"]
 
 
 def test_expensive_measurements_keep_bo():
     tech = _auto(floats(), TESTS(2000))
     _feed(tech, cost=2.0, new_best=True, n=COST_FIRST + 3)
-    assert tech.active == BO and len(tech.decisions) == 1
+    assert tech.active == BO and [d["technique"] for d in tech.decisions] == [BANDIT, BO]
+    assert "measurements of 2.00 s" in tech.decisions[1]["reason"]
+    assert len(tech.members[BO]._results) == COST_FIRST + 3      # it saw the results made before it started
 
 
 def test_a_short_budget_keeps_bo_whatever_the_cost():
@@ -151,6 +156,8 @@ def test_measured_cpu_replaces_the_prior():
 
 def test_a_long_run_hands_over_when_bo_stagnates():
     tech = _auto(floats(), TESTS(1000), patience=4)
+    _feed(tech, cost=math.nan, new_best=True, n=COST_FIRST)
+    assert tech.active == BO and "not known" in tech.decisions[-1]["reason"]
     _feed(tech, cost=math.nan, new_best=True)
     _feed(tech, cost=math.nan, n=3)
     assert tech.active == BO
@@ -165,7 +172,7 @@ def test_state_round_trip_continues_the_decisions():
     again = _auto(floats(), TESTS(2000))
     again.load_state_dict(state)
     assert again.active == BANDIT and again.decisions == tech.decisions and again.results == tech.results
-    assert again.retired == [BO]
+    assert again.retired == [] and BO not in again.members
 
 
 class _Store:
@@ -192,7 +199,7 @@ def test_tune_function_reports_the_decisions_and_is_deterministic():
                           measurement_cost=lambda c: 1e-6) for s in range(3)]
     first = runs[0]
     decisions = first.summary.extra["technique_decisions"]
-    assert [d["technique"] for d in decisions][:2] == [BO, BANDIT]
+    assert [d["technique"] for d in decisions] == [BANDIT, BANDIT]
     assert runs[0].values == runs[1].values and runs[0].values != runs[2].values
 
 
@@ -223,7 +230,7 @@ def test_resume_continues_the_decisions(tmp_path):
         return TuningOptions(database=str(tmp_path / "r.db"), quiet=True, seed=2, **kw)
     first = TuningRun(_Wide(opts(test_limit=300)), opts(test_limit=300))
     decisions = first.run().extra["technique_decisions"]
-    assert decisions[0]["technique"] == BO and "300 evaluations" in decisions[0]["reason"]
+    assert decisions[0]["technique"] == BANDIT and "300 evaluations" in decisions[0]["reason"]
     saved = first.db.load_technique_state(first.run_id, "auto")["state"]
     assert saved["decisions"] == decisions
     resumed = opts(test_limit=320, resume=True)
