@@ -9,10 +9,16 @@ the space and the budget                              the member
 a permutation of more than 5 items (tours, orders)    StructuralSurrogate (its fallback: A)
 more than 30 parameters                               AUCBanditMetaTechniqueA
 a budget of at most ``short_budget`` (200) tests      BayesianOptimization, the whole run
-a longer budget, a deadline only, or no limit         BayesianOptimization, then
+a longer budget, a deadline only, or no limit         AUCBanditMetaTechniqueA for the first
+                                                      :data:`COST_FIRST` results, then
+                                                      BayesianOptimization if the cost policy
+                                                      allows it (shown those results), then
                                                       AUCBanditMetaTechniqueA once BO's last
                                                       ``patience`` results found no new best
 ====================================================  =========================================
+
+(A long run's BO waits for the first measurements because on a cheap objective it would never be
+allowed: the run then never builds it, nor imports its scientific stack.)
 
 With a configured cross-session store that ranks one of these members first for the nearest stored
 representation, that member takes the place of ``AUCBanditMetaTechniqueA`` as the hand-over member.
@@ -29,8 +35,8 @@ a switch that depends on measured CPU can differ between processes when the figu
 the threshold (tests inject the costs).  Measurements of unknown cost never trigger it.
 
 Each decision is kept (``decisions``: the evaluation it was made at, the member, the reason),
-passed to ``decision_listeners`` (the run prints it) with the next result, recorded in :meth:`state_dict` and restored
-by :meth:`load_state_dict`.
+passed to ``decision_listeners`` (the run prints it) with the next result, recorded in
+:meth:`state_dict` and restored by :meth:`load_state_dict`.
 """
 from __future__ import annotations
 
