@@ -25,9 +25,11 @@ representation, that member takes the place of ``AUCBanditMetaTechniqueA`` as th
 
 **Cost policy.**  A member's CPU seconds per suggestion must stay at most ``max(cost_share x median
 measurement seconds / parallelism, cpu_floor)``; a member above it hands over to
-``AUCBanditMetaTechniqueA`` (the cheapest, never handed over).  Exempt: the member the rule picked
-for a budget of at most ``short_budget`` tests, where a model was measured to win per evaluation and
-the whole run's search CPU is bounded by the budget.  The check runs at fixed points (after
+``AUCBanditMetaTechniqueA`` (the cheapest, never handed over), unless its model has shown that it
+wins per evaluation (StructuralSurrogate's ``model_record``: its model's record of new bests likelier
+better than its fallback's).  Exempt too: the member the rule picked for a budget of at most
+``short_budget`` tests, where a model was measured to win per evaluation and the whole run's search
+CPU is bounded by the budget.  The check runs at fixed points (after
 :data:`COST_FIRST` results with a known cost, then every :data:`COST_EVERY`), with a member's prior
 estimate (:data:`PRIOR_CPU`) until it has made :data:`MEASURED_AFTER` suggestions, so a decision
 from counts, the budget and clearly cheap or expensive measurements is the same in every process;
@@ -340,15 +342,22 @@ class AutoTechnique(Technique):
         self._decide(name, measured)
 
     def _too_costly(self, name: str, cpu: float) -> str:
-        return (f"{TITLES[name]} takes {_seconds(cpu)} of CPU per suggestion, more than the "
+        return (f"{TITLES[name]} takes about {_seconds(cpu)} of CPU per suggestion, more than the "
                 f"{_seconds(self.allowance())} allowed by measurements of {_seconds(statistics.median(self.costs))}")
 
     def _check_cost(self) -> None:
         if self.active == BANDIT or (self.plan.short and self.active == self.plan.first):
             return
         cpu = self.cpu_per_suggestion(self.active)
-        if cpu > self.allowance():
+        if cpu > self.allowance() and not self._model_wins(self.members[self.active]):
             self._hand_over(BANDIT, self._too_costly(self.active, cpu))
+
+    @staticmethod
+    def _model_wins(member: Technique) -> bool:
+        """Whether the member's model has shown that it wins per evaluation: its record of new bests
+        is likelier better than its cheap fallback's (``model_record`` > 0.5; StructuralSurrogate)."""
+        record = getattr(member, "model_record", None)
+        return record is not None and record() > 0.5
 
     def _hand_over(self, member: str, reason: str) -> None:
         if member not in self.members or member == self.active:

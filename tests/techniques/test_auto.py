@@ -252,3 +252,17 @@ def test_the_cli_prints_the_decision_and_the_summary_json_keeps_it(tmp_path):
     assert "tunerlib: auto: BayesianOptimization -- 4 float parameters, 12 evaluations" in proc.stderr
     decisions = json.loads(out.read_text())["extra"]["technique_decisions"]
     assert decisions == [{"evaluation": 0, "technique": BO, "reason": "4 float parameters, 12 evaluations"}]
+
+
+def test_a_model_that_wins_per_evaluation_keeps_its_turn_despite_its_cost():
+    tech = _auto(tour(), TESTS(3000))
+    clock = iter(range(0, 10**6))
+    tech.cpu_clock = lambda: 0.5 * next(clock)
+    member = tech.members[STRUCTURAL]
+    member.model_record = lambda: 0.9            # its model finds new bests more often than its fallback
+    _feed(tech, cost=math.nan, n=MEASURED_AFTER)
+    _feed(tech, cost=1e-4, n=COST_FIRST)
+    assert tech.active == STRUCTURAL
+    member.model_record = lambda: 0.3
+    _feed(tech, cost=1e-4, n=25)
+    assert tech.active == BANDIT
