@@ -233,6 +233,14 @@ def test_resume_continues_the_decisions(tmp_path):
     assert decisions[0]["technique"] == BANDIT and "300 evaluations" in decisions[0]["reason"]
     saved = first.db.load_technique_state(first.run_id, "auto")["state"]
     assert saved["decisions"] == decisions
+    from tunerlib.report.data import load_runs
+    from tunerlib.report.render import _facts
+    from tunerlib.report.summary import summarize
+    first.db.close()
+    run = load_runs(str(tmp_path / "r.db"))[0]
+    assert run.decisions == decisions                       # what tunerlib report shows
+    facts = [v for k, v in _facts(summarize(run)) if k == "technique decision"]
+    assert facts[0] == f"at evaluation 0: {BANDIT} -- {decisions[0]['reason']}"
     resumed = opts(test_limit=320, resume=True)
     summary = TuningRun(_Wide(resumed), resumed).run()
     assert summary.tests == 320 and summary.technique == "auto"
