@@ -231,6 +231,8 @@ def test_resume_continues_the_decisions(tmp_path):
     first = TuningRun(_Wide(opts(test_limit=300)), opts(test_limit=300))
     decisions = first.run().extra["technique_decisions"]
     assert decisions[0]["technique"] == BANDIT and "300 evaluations" in decisions[0]["reason"]
+    # the serial loop records each measurement's cost, which reaches the technique (Feedback.cost)
+    assert decisions[1]["evaluation"] == COST_FIRST and "measurements of" in decisions[1]["reason"]
     saved = first.db.load_technique_state(first.run_id, "auto")["state"]
     assert saved["decisions"] == decisions
     from tunerlib.report.data import load_runs
