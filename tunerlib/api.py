@@ -123,8 +123,9 @@ def tune_function(manipulator: ConfigurationManipulator, fn, *, test_limit: int,
     The default store is in memory (``memory://``, :class:`tunerlib.db.MemoryStore`); pass ``database``
     to keep the run.  Each result records the seconds its call of ``fn`` took, or
     ``measurement_cost(config)`` when given (a replayed table that stands for a measurement of that
-    many seconds), which cost-aware techniques (``auto``) read.  Returns a :class:`FunctionRun` with the summary and the value of every
-    measurement in order (``inf`` for errors and failed Results), from which best-so-far curves follow.
+    many seconds), which cost-aware techniques (``auto``) read.  Returns a :class:`FunctionRun` with
+    the summary and the value of every measurement in order (``inf`` for errors and failed Results),
+    from which best-so-far curves follow.
     """
     opts: Dict[str, Any] = {"test_limit": test_limit, "seed": seed, "database": database,
                             "quiet": True, "technique": list(technique or []), **options}

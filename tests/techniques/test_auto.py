@@ -12,7 +12,8 @@ import pytest
 from tunerlib import MeasurementInterface, TuningOptions, TuningRun, tune_function
 from tunerlib.api import TuningRunManager
 from tunerlib.objectives import MinimizeAttribute
-from tunerlib.parameters import (BooleanParameter, ConfigurationManipulator, EnumParameter, FloatParameter, IntegerParameter,
+from tunerlib.parameters import (BooleanParameter, ConfigurationManipulator, EnumParameter, FloatParameter,
+                                 IntegerParameter,
                                  PermutationParameter)
 from tunerlib.result import Result
 from tunerlib.techniques import DEFAULT_TECHNIQUE, Feedback, SearchContext, create_technique
