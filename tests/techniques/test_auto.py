@@ -13,8 +13,7 @@ from tunerlib import MeasurementInterface, TuningOptions, TuningRun, tune_functi
 from tunerlib.api import TuningRunManager
 from tunerlib.objectives import MinimizeAttribute
 from tunerlib.parameters import (BooleanParameter, ConfigurationManipulator, EnumParameter, FloatParameter,
-                                 IntegerParameter,
-                                 PermutationParameter)
+                                 IntegerParameter, PermutationParameter)
 from tunerlib.result import Result
 from tunerlib.techniques import DEFAULT_TECHNIQUE, Feedback, SearchContext, create_technique
 from tunerlib.techniques.auto import BANDIT, BO, COST_FIRST, MEASURED_AFTER, STRUCTURAL, AutoTechnique
