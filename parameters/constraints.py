@@ -13,6 +13,8 @@ raises :class:`ConstraintError` for misuse, as documented there.
 from __future__ import annotations
 
 import json
+import random
+import sys
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from .expression import (FUNCTIONS, MAX_DEPTH, MAX_HEIGHT, MAX_POWER_BITS, MAX_TEXT_LENGTH, Binary,
@@ -21,9 +23,9 @@ from .expression import (FUNCTIONS, MAX_DEPTH, MAX_HEIGHT, MAX_POWER_BITS, MAX_T
 from .expression_nodes import _short
 
 __all__ = ["Constraint", "ConstraintError", "UndefinedValueError", "Expression", "parse_expression",
-           "canonical_constraint_info", "FUNCTIONS", "MAX_TEXT_LENGTH", "MAX_DEPTH", "MAX_HEIGHT",
-           "MAX_POWER_BITS", "Node", "Const", "Name", "ListLit", "Unary", "Binary", "BoolOp", "Compare",
-           "Call"]
+           "canonical_constraint_info", "check_constraints", "sample_configs", "FUNCTIONS", "MAX_TEXT_LENGTH",
+           "MAX_DEPTH", "MAX_HEIGHT", "MAX_POWER_BITS", "Node", "Const", "Name", "ListLit", "Unary", "Binary",
+           "BoolOp", "Compare", "Call"]
 
 
 class Constraint:
@@ -62,6 +64,12 @@ class Constraint:
         self.reads: Tuple[str, ...] = reads_t
         self.name: str = name if name is not None else default_name
         self.explicit_name = name is not None
+        #: set by a tuning run: misuse on a configuration counts as violating the constraint (see
+        #: :meth:`is_satisfied`) instead of raising
+        self.misuse_violates = False
+        #: the first misuse seen while :attr:`misuse_violates` (None: none), and how many there were
+        self.misuse: Optional[str] = None
+        self.misuse_count = 0
 
     @staticmethod
     def _check_reads(reads: Optional[Iterable[str]]) -> Optional[List[str]]:
@@ -91,8 +99,24 @@ class Constraint:
         """Called for every candidate configuration; True when it satisfies this constraint.
 
         Undefined arithmetic in an expression counts as violated; misuse, or a callable that raises
-        or returns None, raises :class:`ConstraintError` naming this constraint.
+        or returns None, raises :class:`ConstraintError` naming this constraint -- unless
+        :attr:`misuse_violates` is set (a tuning run sets it once the constraint passed its start-up
+        check, :func:`check_constraints`): then the configuration counts as violating the constraint,
+        the first message is kept in :attr:`misuse` and printed as one warning line on stderr.
         """
+        if not self.misuse_violates:
+            return self._satisfied(config)
+        try:
+            return self._satisfied(config)
+        except ConstraintError as exc:
+            self.misuse_count += 1
+            if self.misuse is None:
+                self.misuse = str(exc)
+                print(f"tunerlib: warning: {exc}; configurations on which it fails count as violating it "
+                      "(fix the constraint and start a new run)", file=sys.stderr)
+            return False
+
+    def _satisfied(self, config: Mapping[str, Any]) -> bool:
         if self.expression is not None:
             try:
                 value = self.expression.evaluate(config, label=self.name)
@@ -157,3 +181,44 @@ class Constraint:
 def canonical_constraint_info(constraints: Sequence[Constraint]) -> List[str]:
     """Sorted canonical JSON strings of the constraints' identities (order-independent)."""
     return sorted(json.dumps(c.info(), sort_keys=True, separators=(",", ":")) for c in constraints)
+
+
+#: configurations each constraint is evaluated on by :func:`check_constraints`
+CHECK_SAMPLES = 64
+
+
+def check_constraints(constraints: Sequence[Constraint], configs: Sequence[Mapping[str, Any]]) -> None:
+    """Called once when a tuning run starts, before anything is recorded: evaluate every constraint on
+    ``configs`` (the space's seed configuration and random ones that ignore the constraints).
+
+    Raises :class:`ConstraintError` (one line) for misuse on any of them (``a < 'x'`` with an
+    integer ``a``, a callable that raises) and for a constraint whose arithmetic is undefined on
+    every one (``a < 2**10000000`` overflows: it would reject every configuration).  Afterwards a
+    misuse on some other configuration counts as violating the constraint
+    (:attr:`Constraint.misuse_violates`).
+    """
+    for c in constraints:
+        tried = [cfg for cfg in configs if c.applies_to(cfg)]
+        undefined: List[UndefinedValueError] = []
+        for cfg in tried:
+            try:
+                if c.expression is not None:
+                    c.expression.evaluate(cfg, label=c.name)
+                c._satisfied(cfg)
+            except UndefinedValueError as exc:
+                undefined.append(exc)
+            except ConstraintError as exc:
+                raise ConstraintError(f"{exc} (on {_short(dict(cfg))}, checked at start-up)") from None
+        if tried and len(undefined) == len(tried):
+            raise ConstraintError(f"constraint {c.name!r}: undefined arithmetic ({undefined[0].detail}) on all "
+                                  f"{len(tried)} configurations sampled at start-up, so it would reject every "
+                                  "configuration; fix the expression")
+        c.misuse_violates = True
+
+
+def sample_configs(parameters: Sequence[Any], seed_config: Mapping[str, Any], count: int = CHECK_SAMPLES,
+                   seed: int = 0) -> List[Dict[str, Any]]:
+    """``seed_config`` and ``count - 1`` configurations of random parameter values (constraints not
+    applied; the same ones every time for one space): what :func:`check_constraints` evaluates."""
+    rng = random.Random(seed)
+    return [dict(seed_config)] + [{p.name: p.random_value(rng) for p in parameters} for _ in range(count - 1)]

@@ -26,6 +26,10 @@ Evaluation errors are split in two, and this is the documented policy:
   strings), an ``index()`` item that is not in the permutation, a missing parameter -- is a bug in the
   constraint and raises :class:`ConstraintError` naming the constraint.  A Python *callable* that
   raises anything is treated the same way (``ConstraintError`` chained to the original exception).
+  A tuning run checks every constraint when it starts, before it records anything
+  (:func:`~tunerlib.parameters.constraints.check_constraints`: misuse on a sampled configuration, or
+  arithmetic undefined on all of them, is a one-line error); during the run a misuse on some other
+  configuration counts as violating the constraint there, announced by one warning line.
 
 This module holds the errors, the tokenizer, the parser and the public :class:`Expression` /
 :func:`parse_expression`; the node classes and functions live in :mod:`.expression_nodes`.
@@ -52,7 +56,10 @@ class UndefinedValueError(ConstraintError):
     """An expression's arithmetic is undefined for this configuration (e.g. division by zero).
 
     :meth:`Constraint.is_satisfied` treats it as *violated*; it is not a bug in the constraint.
+    ``detail`` says what was undefined (``"division by zero"``).
     """
+
+    detail = ""
 
 
 MAX_TEXT_LENGTH = 4000
@@ -432,8 +439,10 @@ class Expression:
         try:
             return self._root.ev(config)
         except (_Undefined, ZeroDivisionError, OverflowError) as exc:
-            raise UndefinedValueError(f"constraint {label or self.text!r}: undefined arithmetic "
-                                      f"({exc}); the configuration counts as violating it") from None
+            err = UndefinedValueError(f"constraint {label or self.text!r}: undefined arithmetic "
+                                      f"({exc}); the configuration counts as violating it")
+            err.detail = str(exc)
+            raise err from None
         except (_Misuse, TypeError) as exc:
             raise ConstraintError(f"constraint {label or self.text!r}: {exc}; fix the expression "
                                   "or the parameter values it reads") from None

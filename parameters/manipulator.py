@@ -21,7 +21,7 @@ import sys
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, TextIO, Union
 
 from .base import Config, ConfigurationError, Parameter, ParameterError, parameter_from_json
-from .constraints import Constraint, ConstraintError
+from .constraints import Constraint, ConstraintError, check_constraints, sample_configs
 from .feasible import FeasibleSpace
 from .table import TableConstraint
 
@@ -161,6 +161,18 @@ class ConfigurationManipulator:
     def seed_config(self) -> Config:
         """Every parameter's seed value (deterministic; may violate constraints)."""
         return {p.name: p.seed_value() for p in self._params}
+
+    def check_constraints(self) -> "ConfigurationManipulator":
+        """Called once when a tuning run starts, before it records anything: every constraint is
+        evaluated on the seed configuration and on random ones (:func:`~.constraints.check_constraints`).
+        Raises ConfigurationError (one line) for a constraint that fails there or is undefined on all
+        of them; afterwards a constraint that fails on a configuration counts as violated there.
+        Returns this manipulator."""
+        try:
+            check_constraints(self._constraints, sample_configs(self._params, self.seed_config()))
+        except ConstraintError as exc:
+            raise ConfigurationError(str(exc)) from None
+        return self
 
     def random(self, rng: random.Random, max_tries: int = 10000) -> Config:
         """A random configuration satisfying every constraint (called by techniques; returns a new dict).

@@ -35,6 +35,7 @@ import tempfile
 import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from tunerlib.tools import exit_from
 from tunerlib.tools.example_problems import Folder, examples_dir, load_example
 
 #: row name of the best schedule among the timed contenders
@@ -316,4 +317,4 @@ def _s(seconds: Optional[float]) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_from(main)

@@ -4,7 +4,9 @@ Runs N evaluations of a trivial objective (a 4-D quadratic) with the default tec
 technique named by ``--technique``) and a durable SQLite results database, and prints the median and mean overhead per evaluation, plus
 the median over the first and the last 1,000 evaluations (to show growth with database size).
 With ``--opentuner-python PY`` (a Python that has ``opentuner==0.8.8`` installed, e.g. a scratch
-venv), the same figures for OpenTuner are printed side by side.
+venv), the same figures for OpenTuner are printed side by side.  OpenTuner 0.8.8 has no seed option
+(``--seed=N`` would be taken as an abbreviation of ``--seed-configuration``): its child process seeds
+``random`` and ``numpy.random`` with ``--seed`` and runs with ``PYTHONHASHSEED`` set to it.
 
     python tools/bench_overhead.py --evals 2000
     python tools/bench_overhead.py --evals 10000 --opentuner-python /path/venv/bin/python
@@ -82,7 +84,7 @@ def bench_tunerlib(evals: int, seed: int, technique: Optional[str] = None) -> Di
 
 
 _OPENTUNER_SCRIPT = textwrap.dedent("""
-    import json, os, sys, time
+    import json, os, random, sys, time
     import opentuner
     from opentuner import ConfigurationManipulator, FloatParameter, MeasurementInterface, Result
     stamps = []
@@ -100,7 +102,13 @@ _OPENTUNER_SCRIPT = textwrap.dedent("""
             return Result(time=v)
         def save_final_config(self, c):
             pass
-    args = opentuner.default_argparser().parse_args(sys.argv[2:])
+    args = opentuner.default_argparser().parse_args(sys.argv[3:])
+    random.seed(int(sys.argv[2]))      # OpenTuner 0.8.8 has no seed option: seed what it draws from
+    try:
+        import numpy
+        numpy.random.seed(int(sys.argv[2]))
+    except ImportError:
+        pass
     t0 = time.perf_counter()
     try:
         T.main(args)
@@ -111,13 +119,15 @@ _OPENTUNER_SCRIPT = textwrap.dedent("""
 
 
 def bench_opentuner(python: str, evals: int, seed: int) -> Dict[str, float]:
+    """Overhead figures of one OpenTuner 0.8.8 run in ``python``, seeded with ``seed`` (see the module doc)."""
     with tempfile.TemporaryDirectory() as tmp:
         script, out = os.path.join(tmp, "ot.py"), os.path.join(tmp, "ot.json")
         with open(script, "w") as fh:
             fh.write(_OPENTUNER_SCRIPT)
-        cmd = [python, script, out, f"--test-limit={evals}", f"--seed={seed}",
-               f"--database=sqlite:///{tmp}/ot.db", "--no-dups"]
-        proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True)
+        cmd = [python, script, out, str(seed), f"--test-limit={evals}", f"--database=sqlite:///{tmp}/ot.db",
+               "--no-dups"]
+        proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True,
+                              env=dict(os.environ, PYTHONHASHSEED=str(seed)))
         if not os.path.exists(out):
             raise RuntimeError(f"opentuner run failed: {proc.stderr[-2000:]}")
         data = json.load(open(out))

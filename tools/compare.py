@@ -49,6 +49,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from tunerlib import Result, tune_function
 from tunerlib.techniques import AFFINITY_METRICS, DEFAULT_TECHNIQUE
+from tunerlib.tools import exit_from
 from tunerlib.tools.problems import Problem, default_problems, shared_root
 from tunerlib.tools.references import KERNEL_TUNER_SCORE_SPACES, reference_lines, score_reference_lines
 from tunerlib.tools.targets import auto_lines, is_kernel_tuner_cache, score_target_lines, target_lines
@@ -399,7 +400,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         _PROBLEMS.update(default_problems(ns.problems, ns.shared, ns.examples))
     except (FileNotFoundError, ValueError) as exc:     # a table file that is missing or not a recording
-        raise SystemExit(f"compare: error: {exc.args[0] if exc.args else exc}") from None
+        print(f"compare: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        raise SystemExit(2) from None
     budgets = ns.budgets or sorted({b for p in _PROBLEMS.values() for b in p.budgets})
     if ns.from_json:
         results, costs = _load_saved(ns.from_json, ns.techniques)
@@ -484,4 +486,4 @@ def _load_saved(paths: Sequence[str], techniques: Optional[List[str]]) -> Tuple[
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_from(main)

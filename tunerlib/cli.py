@@ -2,8 +2,12 @@
 from __future__ import annotations
 
 import argparse
+import functools
+import os
+import select
+import signal
 import sys
-from typing import Optional, Sequence, TextIO, Type
+from typing import Callable, Optional, Sequence, TextIO, Type, TypeVar
 
 from .db import DatabaseError
 from .objectives import ObjectiveError
@@ -18,6 +22,39 @@ USER_ERRORS = (UsageError, DatabaseError, TechniqueError, ConfigurationError, Pa
                TunerScriptError, ObjectiveError)
 
 
+_Entry = TypeVar("_Entry", bound=Callable[..., int])
+
+
+def quiet_when_stdout_closes(entry: _Entry) -> _Entry:
+    """Wrap a command-line entry point (a tuner script's ``main()``, the ``tunerlib`` command) so that
+    output piped into a reader that stops early (``| head``) ends it quietly, as SIGPIPE ends other
+    commands: no traceback, exit status 128 + SIGPIPE.  Whatever was recorded stays; a broken pipe to
+    anything but stdout (a worker, a database connection) is still an error."""
+    @functools.wraps(entry)
+    def wrapper(*args, **kwargs) -> int:
+        try:
+            return entry(*args, **kwargs)
+        except BrokenPipeError:
+            if not _stdout_closed():
+                raise
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush at exit
+            return 128 + signal.SIGPIPE
+    return wrapper  # type: ignore[return-value]
+
+
+def _stdout_closed() -> bool:
+    """True when nobody reads stdout any more (its pipe's reader has gone)."""
+    try:
+        sys.stdout.flush()
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except BrokenPipeError:
+        return True
+    except (OSError, ValueError, AttributeError):  # not a real file, or no poll() on this platform
+        return False
+
+
 def list_techniques(out: TextIO) -> None:
     """Print every registered technique with its one-line description."""
     entries = registry().describe()
@@ -26,6 +63,7 @@ def list_techniques(out: TextIO) -> None:
         out.write(f"{name:<{width}}  {desc}\n")
 
 
+@quiet_when_stdout_closes
 def run_interface_main(cls: Type, args: Optional[Sequence[str]] = None) -> int:
     """Body of ``MeasurementInterface.main``: parse, handle the info flags, tune, summarise."""
     prog = None if args is not None else None
@@ -44,6 +82,8 @@ def run_interface_main(cls: Type, args: Optional[Sequence[str]] = None) -> int:
                 print(f"log10 search space size: {manipulator.log10_search_space_size():.2f}")
             return 0
         run = TuningRun(interface, options)
+        if run.resumed and "version_change" in run.resumed_from:
+            print(f"{cls.__name__}: {run.resumed_from['version_change']}", file=sys.stderr)
         if run.resumed and not options.quiet:
             info = run.resumed_from
             print(f"{cls.__name__}: resuming run {info['uuid']} ({info['tests']} tests so far, seed "
@@ -105,6 +145,7 @@ def _add_worker_command(sub) -> None:
     worker.set_defaults(handler=handler)
 
 
+@quiet_when_stdout_closes
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """The ``tunerlib`` command: ``techniques``, ``runs URL``, ``errors URL``, ``migrate URL``, ``worker``
     (:mod:`tunerlib.remote`), ``upload

@@ -5,17 +5,30 @@ The run process stays the only writer of technique state and the only one that p
 worker`` processes (:mod:`tunerlib.remote`) only claim, measure and complete requests. The run keeps
 ``(live workers) x (1 + --queue-per-worker)`` requests in flight (at least one worker's worth while
 none is registered yet), so that a worker that finishes a measurement finds the next request waiting.
+
+A claim whose lease expired is measured again by another worker (the first may have lost the network);
+a request whose lease expired :data:`MAX_EXPIRIES` times is recorded ERROR instead: every worker that
+measured it died or was cut off meanwhile, and a configuration that kills its measuring process (the OOM
+killer) would otherwise take down the workers one after the other (as Dask's ``KilledWorker``, and a
+local worker's death, are recorded ERROR).
 """
 from __future__ import annotations
 
 import time
+from collections import Counter
 from typing import Any, Optional
+
+from .db import AlreadyCompleteError
+from .orphans import REMEASURE
+from .result import Result
 
 __all__ = ["RemoteCoordinator"]
 
 #: seconds between two counts of live workers / two re-queue sweeps
 COUNT_EVERY = 0.5
 REQUEUE_EVERY = 0.5
+#: lease expiries of one request after which it is recorded ERROR instead of measured again
+MAX_EXPIRIES = 3
 
 
 class RemoteCoordinator:
@@ -31,6 +44,8 @@ class RemoteCoordinator:
         self._swept = 0.0
         #: claims re-queued because their worker's lease expired
         self.requeued = 0
+        #: request id -> how many times its lease expired (in this process)
+        self.expiries: Counter = Counter()
 
     def live_workers(self) -> int:
         """Registered remote workers that renew their lease (counted at most every COUNT_EVERY s)."""
@@ -45,12 +60,26 @@ class RemoteCoordinator:
         workers = max(1, self.live_workers() + self.local_workers)
         return workers * (1 + self.queue_per_worker)
 
-    def maintain(self) -> int:
-        """Re-queue expired claims (at most every REQUEUE_EVERY s); returns how many this time."""
-        now = time.monotonic()
-        if now - self._swept < REQUEUE_EVERY:
+    def maintain(self, now: Optional[float] = None) -> int:
+        """Re-queue expired claims (at most every REQUEUE_EVERY s), recording ERROR for a request whose
+        lease expired MAX_EXPIRIES times; returns how many were re-queued or recorded this time.
+        ``now``: the Unix time leases are judged at (default: now)."""
+        tick = time.monotonic()
+        if tick - self._swept < REQUEUE_EVERY:
             return 0
-        self._swept = now
-        done = len(self.db.requeue_expired(self.run_id))
-        self.requeued += done
-        return done
+        self._swept = tick
+        expired = self.db.requeue_expired(self.run_id, now)
+        self.requeued += len(expired)
+        self.expiries.update(expired)
+        for dr_id in expired:
+            if self.expiries[dr_id] >= MAX_EXPIRIES:
+                self._give_up(dr_id)
+        return len(expired)
+
+    def _give_up(self, dr_id: int) -> None:
+        error = (f"the lease of this request expired {MAX_EXPIRIES} times: each worker measuring it died or "
+                 f"lost the database meanwhile; {REMEASURE}")
+        try:
+            self.db.complete(dr_id, Result(state="ERROR", extra={"error": error}).record())
+        except AlreadyCompleteError:  # a worker completed it meanwhile: its result stands
+            pass

@@ -10,7 +10,7 @@ from .inputs import FixedInputManager, InputManager
 from .objectives import MinimizeTime, Objective
 from .options import TuningOptions
 from .parameters import ConfigurationManipulator
-from .process import ProgramResult, call_program
+from .process import NOT_GIVEN, ProgramResult, call_program
 from .result import DesiredResult, Input, Result
 
 
@@ -97,9 +97,10 @@ class MeasurementInterface:
         succeeded (every result failed, or nothing ran); the default does nothing."""
 
     # ---- helpers -------------------------------------------------------------------
-    def call_program(self, cmd: Union[str, Sequence[str]], limit: Optional[float] = None,
+    def call_program(self, cmd: Union[str, Sequence[str]], limit: Optional[float] = NOT_GIVEN,
                      memory_limit: Optional[int] = None, **kw: Any) -> ProgramResult:
-        """Run a command in its own process group, killed after ``limit`` seconds."""
+        """Run a command in its own process group, killed after ``limit`` seconds; pass the ``limit``
+        that ``run()`` received to the measured command (:func:`tunerlib.process.call_program`)."""
         return call_program(cmd, limit=limit, memory_limit=memory_limit, **kw)
 
     @classmethod

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple
 from .db import Claim, ResultRecord, ResultsStore
 from .inputs import InputManager
 from .interrupts import Interrupts, MeasurementTimedOut
+from .limits import with_command_seconds
+from .process import command_clock
 from .result import Configuration, DesiredResult, Input, Result
 
 if TYPE_CHECKING:  # annotations only: the interface's main() imports the CLI, which imports this
@@ -72,20 +74,27 @@ class MeasurementDriver:
         """Measure one claimed request (the serial loop's step between ``ask`` and ``tell``): the
         Result and its database record (cost, machine, input). Raises RunInterrupted as above."""
         result, inp, cost = self.measure_only(desired)
-        return result, result.record(cost, self.machine_id, self._input_id(inp), self.worker)
+        return result, self.record_of(result, inp, cost)
+
+    def record_of(self, result: Result, inp: Optional[Input], cost: Optional[float]) -> ResultRecord:
+        """The database record of ``result``, measured on ``inp`` (None: unknown) in ``cost`` seconds by
+        this driver's worker on its machine (called by :meth:`measure`)."""
+        return result.record(cost, self.machine_id, None if inp is None else self._input_id(inp), self.worker)
 
     def measure_only(self, desired: DesiredResult) -> Tuple[Result, Input, float]:
         """Measure one request without touching the database: (Result, the input it ran on, seconds
-        it took). :meth:`measure` records them; a Dask worker (no database) returns them to the run."""
+        it took). :meth:`measure` records them; a Dask worker (no database) returns them to the run.
+        The wall time of the commands run under the limit is recorded in the Result (:mod:`.limits`)."""
         desired = DesiredResult(desired.configuration, desired.id, self._limit(desired.limit),
                                 desired.requestor)
         inp = self.input_manager.select_input(desired)
         start = time.perf_counter()
-        try:
-            with self.interrupts.measuring(self.cap):
-                result = self._measure(desired, inp)
-        except MeasurementTimedOut as exc:
-            result = Result(state="TIMEOUT", extra={"error": str(exc)})
+        with command_clock() as walls:
+            try:
+                with self.interrupts.measuring(self.cap):
+                    result = with_command_seconds(self._measure(desired, inp), walls)
+            except MeasurementTimedOut as exc:
+                result = Result(state="TIMEOUT", extra={"error": str(exc)})
         if self.interrupts.cap_hit and result.state != "TIMEOUT":  # the stop landed in C code
             result = Result(state="TIMEOUT", extra={"error": str(MeasurementTimedOut(self.cap))})
         return result, inp, time.perf_counter() - start

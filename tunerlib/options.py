@@ -74,8 +74,12 @@ class TuningOptions:
                                        "(same --label) that has results, or the run with this UUID "
                                        "(a unique prefix will do); its results and seed are kept and "
                                        "count toward the limits", nargs="?", metavar="UUID")
+    allow_version_change: bool = _opt(False, "with --resume: continue a run although the tuner script was "
+                                             "edited since (its results and the new ones are pooled)")
     limit_multiplier: float = _opt(2.0, "time objectives: each measurement gets a time limit of this "
-                                        "many times the best time so far (passed to run() as `limit`)")
+                                        "many times the best configuration's command wall time (its "
+                                        "call_program(..., limit=limit)), or its reported time when it ran "
+                                        "no such command (passed to run() as `limit`)")
     measurement_timeout: Optional[float] = _opt(None, "cap every measurement at this many seconds; one "
                                                       "still running then is stopped and recorded "
                                                       "TIMEOUT (default: no cap)")

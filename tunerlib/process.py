@@ -9,7 +9,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from typing import Iterator, List, Optional, Sequence, Union
+from typing import Any, Iterator, List, Optional, Sequence, Union
 
 from .interrupts import die_with_parent, register_child, unregister_child
 
@@ -26,6 +26,38 @@ class ProgramResult:
 
     def __getitem__(self, key: str):  # OpenTuner scripts index the result like a dict
         return getattr(self, key)
+
+
+class _NotGiven:
+    def __repr__(self) -> str:
+        return "NOT_GIVEN"
+
+
+#: the default ``limit`` of :func:`call_program`: a call that passes none (not even None) is not the
+#: measured command, so its wall time is no basis of the run's time limit (a compile step, say)
+NOT_GIVEN: Any = _NotGiven()
+
+#: while a measurement runs (:func:`command_clock`): the wall times (s) of the commands run under the limit
+_LIMITED_WALL: Optional[List[float]] = None
+
+
+@contextlib.contextmanager
+def command_clock() -> Iterator[List[float]]:
+    """Called around one measurement (``run()``): the list it yields gets the wall time, in seconds, of
+    every command that ran to its end under the run's limit meanwhile (:func:`call_program` given a
+    ``limit``, even None). The run's time limit is derived from them (:mod:`tunerlib.limits`)."""
+    global _LIMITED_WALL
+    saved, _LIMITED_WALL = _LIMITED_WALL, []
+    try:
+        yield _LIMITED_WALL
+    finally:
+        _LIMITED_WALL = saved
+
+
+def note_limited_command(seconds: float) -> None:
+    """Called when a command run under the limit has ended within it, with its wall time."""
+    if _LIMITED_WALL is not None:
+        _LIMITED_WALL.append(seconds)
 
 
 #: signals held back while a command is started: a stop then interrupts the wait, never the fork
@@ -53,10 +85,14 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
-def call_program(cmd: Union[str, Sequence[str]], limit: Optional[float] = None,
+def call_program(cmd: Union[str, Sequence[str]], limit: Optional[float] = NOT_GIVEN,
                  memory_limit: Optional[int] = None, cwd: Optional[str] = None,
                  stdin: Optional[str] = None) -> ProgramResult:
     """Run ``cmd`` in its own process group; kill the whole group after ``limit`` seconds.
+
+    A call given ``limit`` (the one ``run()`` received, even None) runs the measured command: its wall
+    time (``ProgramResult.time``, from start to exit) is recorded with the result, and the next
+    requests' limit is derived from that of the best configuration (see :mod:`tunerlib.limits`).
 
     ``cmd`` is an argument list, or a string run by the shell.  ``memory_limit`` is an
     address-space limit in bytes.  Output is decoded as UTF-8 (invalid bytes replaced).
@@ -65,6 +101,8 @@ def call_program(cmd: Union[str, Sequence[str]], limit: Optional[float] = None,
     is also killed when the tuner process dies (SIGKILL included).
     """
     shell = isinstance(cmd, str)
+    measured = limit is not NOT_GIVEN
+    limit = limit if measured else None
     start = time.perf_counter()
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
     try:
@@ -88,6 +126,8 @@ def call_program(cmd: Union[str, Sequence[str]], limit: Optional[float] = None,
     finally:
         unregister_child(proc.pid)
     elapsed = time.perf_counter() - start
+    if measured and not timed_out:
+        note_limited_command(elapsed)
     return ProgramResult(elapsed, None if timed_out else proc.returncode,
                          out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), timed_out)
 

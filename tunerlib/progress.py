@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shlex
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -47,6 +48,8 @@ class Summary:
     #: the objective's unit (``"s"`` for ``minimize time``), None when it has none or is not known;
     #: printed after every value of the objective
     unit: Optional[str] = None
+    #: one line about the run the user should act on (over a third of the results TIMEOUT), or None
+    notice: Optional[str] = None
 
     @property
     def exit_code(self) -> int:
@@ -69,7 +72,11 @@ class Summary:
         best = "no successful measurement yet" if self.best_value is None else \
             f"best {self.objective} so far {self.value_text(self.best_value)}"
         return (f"interrupted by {self.signal} after {self.tests} tests; {best}; completed results are "
-                f"kept: continue with --resume {self.run_uuid} --database {self.database}")
+                f"kept: continue with {self.resume_arguments()}")
+
+    def resume_arguments(self) -> str:
+        """``--resume UUID --database PATH``: the options that continue this run (shell-quoted)."""
+        return f"--resume {self.run_uuid} --database {shlex.quote(self.database)}"
 
     def write_json(self, path: str) -> None:
         with open(path, "w") as fh:
@@ -99,10 +106,14 @@ class Summary:
         lines += [
             f"  results: {states}; duplicates reused: {self.duplicates}",
         ]
+        if self.notice:
+            lines.append(f"  note: {self.notice}")
         if self.first_error:
             lines.append(f"  first error ({self.first_error}); every error's full text: "
                          f"tunerlib errors {self.database} --run {self.run_uuid}")
         lines.append(f"  run {self.run_uuid} (seed {self.seed}) in {self.database}")
+        if self.stopped_because == "time limit reached":
+            lines.append(f"  continue it with {self.resume_arguments()}")
         return "\n".join(lines)
 
 

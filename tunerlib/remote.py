@@ -10,7 +10,8 @@ claims requests with a lease (``--lease``, default 30 s) and measures them; a he
 lease every lease/4 s. A worker killed or cut off from the database stops renewing: the run re-queues
 its claim after the lease, and another worker measures it; if the first comes back, the result that
 arrives first is kept and the other is dropped (:class:`~tunerlib.db.AlreadyCompleteError`). Database
-errors (a lost connection) are retried for up to 10 leases. The worker exits when its run stops
+errors (a lost connection) are retried for up to 10 leases, with one line per outage; a lock another
+process holds is waited out (:mod:`tunerlib.db.waits`). The worker exits when its run stops
 (COMPLETE, ABORTED, ...), and on SIGINT/SIGTERM, giving an unfinished claim back to the queue.
 
 Every result records the machine (host name, with its ``--machine-class``) and the worker id
@@ -133,6 +134,8 @@ class RemoteWorker:
         self.measured = self.dropped = 0
         #: set when a database call failed: a claim whose answer was lost may be held unknowingly
         self._unsure = False
+        #: set while database calls fail (one line per outage)
+        self._outage = False
 
     # ---- attaching to a run -----------------------------------------------------------------
     def attach(self) -> None:
@@ -166,31 +169,41 @@ class RemoteWorker:
             say(f"{self.name} measuring for run {self.uuid}")
 
     def _beat(self) -> None:
-        """Heartbeat thread: renew the lease of the worker and its claim (its own connection)."""
-        db = ResultsDB(self.settings.database)
+        """Heartbeat thread: renew the lease of the worker and its claim (its own connection, opened
+        again after a failure; its lock waits are reported with the worker's own)."""
+        db: Optional[ResultsDB] = None
         try:
             while not self._stop_beats.wait(self.settings.lease / 4):
                 try:
+                    if db is None:
+                        db = ResultsDB(self.settings.database)
+                        db.lock_waits = self.db.lock_waits
                     db.beat(self.run_id, self.name)
                 except DatabaseError:
                     pass  # a lost connection: the next beat reconnects
         finally:
-            db.close()
+            if db is not None:
+                db.close()
 
     def _retrying(self, call: Any) -> Any:
-        """``call()``, retried on database errors (a lost connection) for up to 10 leases."""
+        """``call()``, retried on database errors (a lost connection) for up to 10 leases; the first
+        failure of an outage is reported in one line, the end of the outage ends it."""
         give_up = time.monotonic() + 10 * self.settings.lease
         while True:
             try:
-                return call()
+                result = call()
+                self._outage = False
+                return result
             except AlreadyCompleteError:
+                self._outage = False
                 raise
             except DatabaseError as exc:
                 if time.monotonic() > give_up:
                     raise
                 self._unsure = True
-                if not self.settings.quiet:
-                    say(f"{exc} (retrying)")
+                if not self.settings.quiet and not self._outage:
+                    say(f"{exc} (retrying for up to {10 * self.settings.lease:g} s)")
+                self._outage = True
                 self.interrupts.sleep(min(1.0, self.settings.lease / 4))
 
     # ---- measuring ----------------------------------------------------------------------------
@@ -279,6 +292,11 @@ def serve(settings: WorkerSettings) -> int:
         return REFUSED
     if settings.parallelism == 1:
         return serve_one(settings)
+    try:  # one line, not one per child, when the database cannot be opened
+        ResultsDB(settings.database).close()
+    except DatabaseError as exc:
+        say(f"error: {exc}")
+        return REFUSED
     import multiprocessing
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     procs = [ctx.Process(target=_child, args=(settings,), name=f"tunerlib-worker-{i}")

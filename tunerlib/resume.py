@@ -20,22 +20,24 @@ from .db import ResultsStore
 from .db.lifecycle import process_alive
 from .errors import UsageError
 from .objectives import UNIT_KEY, Objective
-from .options import RESUME_LATEST
+from .options import RESUME_LATEST, TuningOptions
 
-__all__ = ["Diverged", "HistoryReplay", "check_objective_unit", "select_run"]
+__all__ = ["Diverged", "HistoryReplay", "check_objective_unit", "check_script_version", "select_run"]
 
 
 class Diverged(Exception):
     """The technique proposed something else than the recorded run did."""
 
 
-def select_run(db: ResultsStore, program_version_id: int, label: Optional[str], target: str,
-               program: str, objective: Optional[Objective] = None) -> Dict[str, Any]:
-    """The run ``--resume`` continues (a :meth:`ResultsStore.runs_of` dict); UsageError when none fits.
+def select_run(db: ResultsStore, program_version_id: int, options: TuningOptions, program: str,
+               objective: Optional[Objective] = None, script_version: Optional[str] = None) -> Dict[str, Any]:
+    """The run ``options.resume`` continues (a :meth:`ResultsStore.runs_of` dict); UsageError when none fits.
 
-    Without a UUID: the newest run of the program version (and label) that has results or requests
-    and did not fail before its first result. With ``objective``, a run that recorded it in another
-    unit is refused too (:func:`check_objective_unit`)."""
+    Without a UUID: the newest run of the program version (and ``options.label``) that has results or
+    requests and did not fail before its first result. With ``objective``, a run that recorded it in
+    another unit is refused too (:func:`check_objective_unit`); with ``script_version``, a run of
+    another version of the tuner script (:func:`check_script_version`)."""
+    label, target = options.label, options.resume_target
     where = f"{program!r}{'' if label is None else f' with label {label!r}'} in {db.display_url}"
     if target == RESUME_LATEST:
         runs = [r for r in db.runs_of(program_version_id, label)
@@ -60,7 +62,27 @@ def select_run(db: ResultsStore, program_version_id: int, label: Optional[str], 
     _refuse_live_run(info)
     if objective is not None:
         check_objective_unit(info, objective, db.display_url)
+    if script_version is not None:
+        check_script_version(info, script_version, options.allow_version_change)
     return info
+
+
+def check_script_version(info: Dict[str, Any], current: str, allow: bool) -> None:
+    """Called by ``--resume`` before the run is taken: UsageError (one line, nothing changed) when the run
+    ``info`` was measured by another version of the tuner script (:meth:`MeasurementInterface.script_version`:
+    by default any edit of the file) and ``allow`` (``--allow-version-change``) is not set; continuing
+    would pool the results of both versions in one run.  When allowed, ``info["version_change"]`` holds
+    the line that says so.  A run that recorded no version (made before versions were) passes."""
+    recorded = info.get("script_version")
+    if recorded is None or recorded == current:
+        return
+    if not allow:
+        raise UsageError(f"--resume: run {info['uuid']} was measured by tuner script version {recorded}, "
+                         f"this script is version {current} (it was edited since); drop --resume to start a "
+                         "new run, restore the script, or add --allow-version-change to pool the results "
+                         "of both versions in this run")
+    info["version_change"] = (f"--allow-version-change: run {info['uuid']} pools results of tuner script "
+                              f"version {recorded} with those of this version, {current}")
 
 
 def check_objective_unit(info: Dict[str, Any], objective: Objective, where: str) -> None:

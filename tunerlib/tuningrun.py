@@ -15,18 +15,21 @@ import socket
 import sys
 import time
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Set
 
 from .db import open_store
 from .distributed import RemoteCoordinator
 from .executor import Completion, Executor, hand_over, store_completions
 from .errors import UsageError
 from .callbacks import Callback, ResultEvent, ResultsLog, TechniqueSnapshots, close_callbacks
+from .closing import finish_run
 from .finalform import FINAL_BEST, FINAL_FORM, MAX_CHARS, call_captured_returning, settle_final_best
 from .interrupts import Interrupts, RunInterrupted, signal_name
 from .measurement import MeasurementDriver, desired_result
-from .objectives import UNIT_KEY, MinimizeTime
+from .limits import request_limit, timeout_notice
+from .objectives import UNIT_KEY
 from .options import DEFAULT_TEST_CAP, TuningOptions
+from .orphans import OrphanGuard, requeue_noting_orphans
 from .progress import StatusLine, Summary
 from .result import DesiredResult, Result
 from .resume import Diverged, HistoryReplay, select_run
@@ -68,7 +71,7 @@ class TuningRun:
         self.say = stderr_say(bool(getattr(self.options, "quiet", False)))
         #: the re-timed best that save_final_config returned (see :meth:`_keep_final_best`), or None
         self.final_best: Optional[Dict[str, Any]] = None
-        self.manipulator = interface.manipulator()
+        self.manipulator = interface.manipulator().check_constraints()  # before any run row is written
         self.objective = interface.objective()
         self.db = open_store(self.options.database)
         try:
@@ -84,6 +87,8 @@ class TuningRun:
         self.stop_reason: Optional[str] = None
         #: installed by run(); ask() checks it
         self.interrupts: Optional[Interrupts] = None
+        #: ids of the requests a resume found orphaned (tunerlib.orphans)
+        self.orphans: Set[int] = set()
 
     # ---- set-up ---------------------------------------------------------------
     def _set_up(self) -> None:
@@ -92,9 +97,8 @@ class TuningRun:
             self.interface.project_name(), self.interface.program_name(), self.interface.program_version(),
             self.manipulator.parameter_info())
         self.machine_id = self.db.machine_id(socket.gethostname(), opts.machine_class, os.cpu_count())
-        target = opts.resume_target
-        self.resumed_from = (select_run(self.db, self.pv_id, opts.label, target, self.interface.program_name(),
-                                        self.objective) if target else None)
+        self.resumed_from = (select_run(self.db, self.pv_id, opts, self.interface.program_name(), self.objective,
+                                        self.interface.script_version()) if opts.resume_target else None)
         self.resumed = self.resumed_from is not None
         self.seed = self._choose_seed()
         self.technique = self._bound_technique("")
@@ -149,18 +153,8 @@ class TuningRun:
         return technique
 
     def _new_search(self) -> SearchDriver:
-        return SearchDriver(self.db, self.run_id, self.pv_id, self.manipulator, self.technique,
-                            self.objective, limit=self._request_limit)
-
-    def _request_limit(self) -> Optional[float]:
-        """The time limit of a new request: ``--limit-multiplier`` x the best time so far (time
-        objectives), capped by ``--measurement-timeout``; None when neither applies."""
-        limits = [self.options.measurement_timeout]
-        best = self.search.best
-        if isinstance(self.objective, MinimizeTime) and best is not None and best.result.time:
-            limits.append(self.options.limit_multiplier * best.result.time)
-        limits = [v for v in limits if v is not None]
-        return min(limits) if limits else None
+        return SearchDriver(self.db, self.run_id, self.pv_id, self.manipulator, self.technique, self.objective,
+                            limit=lambda: request_limit(self.options, self.objective, self.search.best))
 
     # ---- preparing: seeds, or the history of a resumed run ----------------------
     def prepare(self) -> None:
@@ -182,7 +176,8 @@ class TuningRun:
         feeding the recorded results to a new technique."""
         cap = self._test_cap()
         done = self.resumed_from["tests"]
-        self.db.requeue_unfinished(self.run_id, None if cap is None else cap - done)
+        self.orphans = requeue_noting_orphans(self.db, self.run_id, lambda: self.db.requeue_unfinished(
+            self.run_id, None if cap is None else cap - done))
         replay = HistoryReplay(self.db, self.run_id)
         self.search.replaying = replay
         try:
@@ -256,10 +251,7 @@ class TuningRun:
             finally:
                 interrupts.ignore_signals()
         finally:
-            try:
-                self.finish(reason)
-            finally:
-                interrupts.uninstall()
+            finish_run(self, reason, interrupts)
         return self.summary(reason)
 
     def _interrupted(self, exc: RunInterrupted) -> str:
@@ -331,9 +323,10 @@ class TuningRun:
         return self.search.poll()
 
     def _loop_serial(self, status: StatusLine, interrupts: Interrupts) -> str:
-        measure = MeasurementDriver(self.db, self.run_id, self.pv_id, self.interface,
-                                    self.interface.input_manager(), self.machine_id,
-                                    interrupts=interrupts, cap=self.options.measurement_timeout)
+        measure = OrphanGuard(MeasurementDriver(self.db, self.run_id, self.pv_id, self.interface,
+                                                self.interface.input_manager(), self.machine_id,
+                                                interrupts=interrupts, cap=self.options.measurement_timeout),
+                              self.orphans)
         while (desired := self.ask()) is not None:
             result, record = measure.measure(desired)
             self.tell(desired, result, record)
@@ -481,6 +474,7 @@ class TuningRun:
             elapsed_seconds=time.perf_counter() - self.start, stopped_because=reason,
             technique=self.technique.name, seed=self.seed, database=self.db.display_url,
             first_error=_first_error_text(self.search.first_error),
+            notice=timeout_notice(self.options, self.objective, best, self.search.states, self.search.tests),
             signal=None if self.signal is None else signal_name(self.signal), extra=extra)
 
 

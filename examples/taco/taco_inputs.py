@@ -1,7 +1,8 @@
 """Sparse inputs for the TACO example: Matrix Market and FROSTT readers, random generators, CSF.
 
 * :func:`read_matrix` -- ``.mtx`` / ``.mtx.gz`` through ``scipy.io.mmread``; returns a canonical
-  CSR matrix (duplicates summed, column indices sorted, ``float64`` values, ``int32`` indices).
+  CSR matrix (duplicates summed, column indices sorted, ``float64`` values, ``int32`` indices);
+  a value that is nan or inf is an error naming its line.
 * :func:`read_tns` -- FROSTT text tensors: one nonzero per line, ``i j k value`` with 1-based
   coordinates; ``#`` starts a comment; the dimensions are the largest coordinates.
 * :func:`random_matrix` / :func:`random_tensor` -- uniform random sparsity patterns with values in
@@ -47,7 +48,26 @@ def read_matrix(path: str) -> sp.csr_matrix:
         raise InputError(f"{path}: the matrix is empty (shape {matrix.shape}); give a non-empty matrix")
     if np.iscomplexobj(matrix.data):
         raise InputError(f"{path}: complex matrices are not supported; give a real or integer matrix")
+    if not np.isfinite(matrix.data).all():
+        raise InputError(f"{_nonfinite_entry(path)}: value is not finite (nan or inf), which every kernel would "
+                         "propagate into its output; correct the entry or give another matrix")
     return canonical_csr(matrix)
+
+
+def _nonfinite_entry(path: str) -> str:
+    """``path:LINE`` of the first entry line whose value is nan or inf (``path`` when none is found)."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
+        entries = (t for t in enumerate(fh, start=1) if t[1].strip() and not t[1].lstrip().startswith("%"))
+        next(entries, None)   # the size line
+        for lineno, line in entries:
+            try:
+                value = float(line.split()[-1])
+            except ValueError:
+                continue
+            if not np.isfinite(value):
+                return f"{path}:{lineno}"
+    return path
 
 
 def canonical_csr(matrix: sp.spmatrix) -> sp.csr_matrix:

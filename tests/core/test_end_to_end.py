@@ -54,7 +54,7 @@ def test_run_that_raises_records_error_and_continues(tmp_path, run_script):
 def test_parallel_run_uses_several_processes(tmp_path, run_script):
     marker, summ = tmp_path / "pids.txt", tmp_path / "s.json"
     proc = run_script("--test-limit", 24, "--seed", 2, "--database", tmp_path / "p.db",
-                      "--parallelism", 3, "--sleep", 0.05, "--marker", marker,
+                      "--parallelism", 3, "--rendezvous", 3, "--marker", marker,
                       "--summary-json", summ, "--quiet")
     assert proc.returncode == 0, proc.stderr
     assert _summary(summ)["tests"] == 24

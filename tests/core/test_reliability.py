@@ -87,6 +87,29 @@ def test_resume_by_uuid_and_its_errors(tmp_path):
     assert other.returncode == 2 and "another program or search space" in other.stderr
 
 
+def test_resume_after_the_script_was_edited_is_refused_unless_allowed(tmp_path):
+    """A run's results come from one version of its tuner script: --resume with an edited script is a
+    one-line error that changes nothing, unless --allow-version-change (then one line says so)."""
+    db, script = tmp_path / "v.db", tmp_path / "toy_tuner.py"
+    script.write_text(TOY.read_text())
+    assert _run(script, "--test-limit", 10, "--seed", 1, "--database", db, "--quiet").returncode == 0
+    [(uuid,)] = _rows(db, "select uuid from tuning_run")
+    with open(script, "a") as fh:
+        fh.write("\n# an edit: another version of the tuner script\n")
+    refused = _run(script, "--test-limit", 15, "--resume", "--database", db, "--quiet")
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    assert f"run {uuid} was measured by tuner script version" in refused.stderr
+    assert "--allow-version-change" in refused.stderr
+    assert _rows(db, "select state, end_date is not null from tuning_run") == [("COMPLETE", 1)]
+    assert _rows(db, "select count(*) from result") == [(10,)]
+    allowed = _run(script, "--test-limit", 15, "--resume", "--allow-version-change", "--database", db, "--quiet")
+    assert allowed.returncode == 0, allowed.stderr
+    assert allowed.stderr.count("\n") == 1 and f"--allow-version-change: run {uuid} pools results" in allowed.stderr
+    assert _rows(db, "select count(*) from result") == [(15,)]
+    again = _run(script, "--test-limit", 20, "--resume", "--database", db, "--quiet")   # now of this version
+    assert again.returncode == 0 and again.stderr == "", again.stderr
+
+
 def test_interrupted_and_resumed_run_continues_like_an_uninterrupted_one(tmp_path):
     """Same seed: 30 tests, then --resume to 60, propose exactly what one run of 60 proposes (the
     default technique: BayesianOptimization at this budget, whose proposals take a while on a loaded
@@ -154,17 +177,18 @@ def test_limit_multiplier_option(tmp_path):
 def test_stop_after_stops_measurements_in_flight(tmp_path, parallelism):
     db = tmp_path / "d.db"
     proc = zygote.popen([sys.executable, str(TOY), "--database", str(db), "--child-sleep", "97.31",
-                         "--test-limit", "4", "--stop-after", "1.5", "--parallelism", str(parallelism),
+                         "--test-limit", "4", "--stop-after", "4", "--parallelism", str(parallelism),
                          "--seed", "1", "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                         text=True, start_new_session=True)
     out, err = proc.communicate(timeout=60)  # the measurements would take 97 s
     assert proc.returncode == 1 and "time limit reached" in out, err  # nothing succeeded: exit 1
     assert wait_until(lambda: not processes_in_session(proc.pid), 10), processes_in_session(proc.pid)
-    assert _rows(db, "select state from tuning_run") == [("COMPLETE",)]
+    [(state, uuid)] = _rows(db, "select state, uuid from tuning_run")
+    assert state == "COMPLETE" and f"  continue it with --resume {uuid} --database {db}\n" in out
     states = dict(_rows(db, "select state, count(*) from desired_result group by state"))
     assert states == {"CANCELLED": parallelism}
-    # --resume measures the cancelled requests again (quickly this time), never twice
-    again = _run(TOY, "--database", db, "--resume", "--test-limit", 4, "--quiet")
+    # the printed --resume measures the cancelled requests again (quickly this time), never twice
+    again = _run(TOY, "--resume", uuid, "--database", db, "--test-limit", 4, "--quiet")
     assert again.returncode == 0, again.stderr
     assert dict(_rows(db, "select state, count(*) from desired_result group by state")) == {"COMPLETE": 4}
     assert _rows(db, "select count(*), count(distinct desired_result_id) from result") == [(4, 4)]

@@ -75,13 +75,13 @@ def test_runs_selection_and_states(store):
     assert (newest["id"], oldest["id"]) == (other, run_id)
     assert oldest == {"id": run_id, "uuid": run_uuid, "program_version_id": pv, "label": "a", "seed": 7,
                       "state": "RUNNING", "args": {"technique": ["X"]}, "host": "h", "pid": 11, "tests": 0,
-                      "requests": 0}
+                      "requests": 0, "script_version": None}
     assert [r["id"] for r in store.runs_of(pv, "a")] == [run_id]
     assert [r["id"] for r in store.runs_with_uuid_prefix(run_uuid[:8])] == [run_id]
     store.set_run_state(run_id, "COMPLETE")
-    store.take_run(run_id, "h2", 12)
+    store.take_run(run_id, "h2", 12, script_version="v2")
     info = store.runs_of(pv, "a")[0]
-    assert (info["state"], info["host"], info["pid"]) == ("RUNNING", "h2", 12)
+    assert (info["state"], info["host"], info["pid"], info["script_version"]) == ("RUNNING", "h2", 12, "v2")
     with pytest.raises(ValueError):
         store.set_run_state(run_id, "DONE")
     with pytest.raises(NotFoundError):

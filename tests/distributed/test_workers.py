@@ -66,6 +66,15 @@ def _claimed_by(url, pid):
     return [dr for dr, worker in rows if worker and worker.split(":")[-2] == str(pid)]
 
 
+def _stopped_holding(url, pid):
+    """Stop the worker (SIGSTOP) if it holds a claim then, else let it go on; True once stopped holding one."""
+    os.killpg(pid, signal.SIGSTOP)
+    if _claimed_by(url, pid):
+        return True
+    os.killpg(pid, signal.SIGCONT)
+    return False
+
+
 def _requests(url):
     try:
         return _query(url, "SELECT count(*) FROM desired_result")[0][0]
@@ -106,15 +115,18 @@ def _check_invariants(url, limit):
     return rows
 
 
-def test_a_worker_killed_mid_measurement_loses_nothing(url):
+def test_a_worker_killed_mid_measurement_loses_nothing(url, tmp_path):
     """4 workers (started before the run exists: they wait for it), one SIGKILLed while it measures:
-    its claim is re-queued after the lease and measured by another worker."""
+    its claim is re-queued after the lease and measured by another worker.  Every worker's first
+    measurement waits for the other three (--rendezvous), so all take part however slowly they start;
+    the victim is stopped before its claim is read, so the claim cannot finish in between."""
     workers = [_worker(url) for _ in range(4)]
     tuner = None
     try:
-        tuner = _tuner(url, "--test-limit", "24", "--seed", "3", "--sleep", "0.4")
+        tuner = _tuner(url, "--test-limit", "24", "--seed", "3", "--sleep", "0.4", "--rendezvous", "4",
+                       "--marker", str(tmp_path / "pids.txt"))
         victim = workers[0]
-        assert wait_until(lambda: _claimed_by(url, victim.pid), WAIT), "the victim never claimed a request"
+        assert wait_until(lambda: _stopped_holding(url, victim.pid), WAIT), "the victim never claimed a request"
         [lost] = _claimed_by(url, victim.pid)
         os.killpg(victim.pid, signal.SIGKILL)
         code, out, err = _finish(tuner)

@@ -164,15 +164,18 @@ def test_bench_runs_each_seed_mode_through_the_tuners_seeds_option(tmp_path, mon
 
 
 class _SleepyCompiled:
-    """A compiled pipeline whose runs sleep the given seconds (the first run, the check, is not here)."""
+    """A compiled pipeline whose runs take the given seconds on a simulated clock (:meth:`clock`), so
+    that the outcome does not depend on how busy the machine is (the first run, the check, is not here)."""
 
     def __init__(self, *seconds):
-        self.seconds, self.calls = list(seconds), 0
+        self.seconds, self.calls, self.now = list(seconds), 0, 0.0
+
+    def clock(self):
+        return self.now
 
     def run(self):
-        import time
         self.calls += 1
-        time.sleep(self.seconds[min(self.calls, len(self.seconds)) - 1])
+        self.now += self.seconds[min(self.calls, len(self.seconds)) - 1]
 
 
 @pytest.mark.parametrize("first, warm, state, runs", [
@@ -189,9 +192,11 @@ def test_a_cold_check_run_gets_warm_runs_before_timeout(first, warm, state, runs
     if "halide" not in sys.modules:
         monkeypatch.setitem(sys.modules, "halide", types.SimpleNamespace(HalideError=RuntimeError))
     halide_measure = _load("halide_measure", HALIDE_DIR / "halide_measure.py")
+    from tunerlib import measure as measure_kit
     from tunerlib.measure import TimingPolicy
     measurer = halide_measure.Measurer(None, None, None, TimingPolicy(warmup=0, min_runs=2, max_runs=3))
     compiled = _SleepyCompiled(*warm)
+    monkeypatch.setattr(halide_measure, "clocked", lambda fn: measure_kit.clocked(fn, compiled.clock))
     res = measurer.finish(compiled, {"first_run_s": first}, limit=0.01)
     assert res.state == state
     if state == "OK":

@@ -483,3 +483,15 @@ def test_baselines_are_shown_as_given_and_mapped_to_this_machine(monkeypatch):
                                      "expert_s": {"expert": 1.42e-3, "expert, 2 threads": 0.56e-3},
                                      "vs_default": [2.0 / 0.67], "vs_expert": [0.56 / 0.67], "reached_expert": 0}])
     assert "| 0.001420 / 0.000560 |" in table and "| 0.84x | 0/1 |" in table and "(s; as given / 2 threads)" in table
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+@pytest.mark.parametrize("suffix", [".mtx", ".mtx.gz"])
+def test_a_matrix_value_that_is_not_finite_is_a_one_line_error_naming_its_line(tmp_path, value, suffix):
+    text = f"%%MatrixMarket matrix coordinate real general\n% a comment\n3 3 3\n1 1 1.0\n2 2 {value}\n3 3 2.0\n"
+    path = tmp_path / f"bad{suffix}"
+    path.write_bytes(gzip.compress(text.encode()) if suffix.endswith(".gz") else text.encode())
+    with pytest.raises(inputs.InputError) as info:
+        inputs.read_matrix(str(path))
+    message = str(info.value)
+    assert message.startswith(f"{path}:5: value is not finite") and "\n" not in message

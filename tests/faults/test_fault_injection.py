@@ -59,7 +59,7 @@ def _args(db, case):
     args = [sys.executable, str(TOY), "--database", str(db), "--test-limit", str(TEST_LIMIT),
             "--seed", str(case["seed"]), "--parallelism", str(case["parallelism"]),
             "--child-sleep", str(0.03 * case["parallelism"]),
-            "--measurement-timeout", "0.5", "--quiet"]
+            "--hang-limit", "0.5", "--measurement-timeout", "60", "--quiet"]   # a cap no healthy one meets
     return args + (["--faults", case["faults"]] if case["faults"] else [])
 
 
@@ -145,3 +145,75 @@ def _check_database(db, before):
                       "where d.state = 'COMPLETE' and (r.id is null or r.desired_result_id != d.id)") == [(0,)]
     assert _query(db, "select count(*) from desired_result where state != 'COMPLETE' and result_id is not null") \
         == [(0,)]
+
+
+#: the request from which the configuration that kills its measuring process is chosen (seeded draw)
+KILL_FROM = random.Random(int(os.environ.get("TUNERLIB_FAULT_SEED", "2026")) + 1).randint(2, TEST_LIMIT - 4)
+
+
+@pytest.mark.parametrize("parallelism", [1, 2])
+def test_a_configuration_that_kills_its_measuring_process_is_an_error_and_blocks_no_resume(tmp_path, parallelism):
+    """OOM-style: run() SIGKILLs its own process for one configuration, each time it is measured. Serial, the
+    tuner dies; one --resume completes the run with that configuration ERROR (measured again in a separate
+    process, which dies too). With worker processes the run completes at once, the configuration ERROR."""
+    db, marker = tmp_path / "o.db", tmp_path / "killer"
+    case = dict(seed=1, parallelism=parallelism, faults="")
+    args = _args(db, case) + ["--kill-config", str(marker), "--kill-from", str(KILL_FROM)]
+    first = zygote.run(args, capture_output=True, text=True, timeout=120, start_new_session=True)
+    assert first.returncode == (-signal.SIGKILL if parallelism == 1 else 0), first.stderr
+    before = {row[0]: row[1:] for row in _query(db, "select id, desired_result_id, configuration_id, state, "
+                                                    "time, extra from result")}
+    if parallelism == 1:
+        assert len(before) < TEST_LIMIT
+        resumed = zygote.run(args + ["--resume"], capture_output=True, text=True, timeout=180,
+                             start_new_session=True)
+        assert resumed.returncode == 0, resumed.stderr
+    _check_database(db, before)
+    killer = marker.read_text()
+    rows = _query(db, f"select r.state, r.extra from result r join configuration c on c.id = r.configuration_id "
+                      f"where c.hash = '{killer}'")
+    assert len(rows) == 1 and rows[0][0] == "ERROR", rows
+    error = json.loads(rows[0][1])["error"]
+    if parallelism == 1:
+        assert error.startswith("the tuner process died while measuring this configuration") and \
+            "killed by SIGKILL" in error and "--seed-configuration" in error, error
+    else:
+        assert "was killed by SIGKILL while measuring this configuration" in error, error
+    assert _query(db, "select state, count(*) from result group by state") == [("ERROR", 1), ("OK", TEST_LIMIT - 1)]
+
+
+def test_a_serial_tuner_killed_once_mid_measurement_continues_exactly(tmp_path, uninterrupted):
+    """SIGKILL from outside during a serial measurement (the script kills itself once): --resume measures
+    that request again, in a separate process, and the run is the uninterrupted one (same requests, same
+    states, in the same order)."""
+    db, marker = tmp_path / "k.db", tmp_path / "once"
+    case = dict(seed=2, parallelism=1, faults="")
+    first = zygote.run(_args(db, case) + ["--kill-once", str(marker)], capture_output=True, text=True,
+                       timeout=120, start_new_session=True)
+    assert first.returncode == -signal.SIGKILL, first.stderr
+    killed = int(marker.read_text().split()[0])
+    assert _query(db, f"select state from desired_result where id = {killed}") == [("RUNNING",)]
+    resumed = zygote.run(_args(db, case) + ["--resume", "--summary-json", str(tmp_path / "s.json")],
+                         capture_output=True, text=True, timeout=180, start_new_session=True)
+    assert resumed.returncode == 0, resumed.stderr
+    assert _query(db, f"select r.state from desired_result d join result r on r.id = d.result_id "
+                      f"where d.id = {killed}") == [("OK",)]
+    assert _sequence(db) == uninterrupted(case)
+    assert json.loads((tmp_path / "s.json").read_text())["extra"]["history_replay"] == "exact"
+
+
+def test_the_deadline_during_a_separate_remeasurement_stops_it_and_leaves_nothing(tmp_path):
+    """--stop-after while the orphaned request is measured again in its separate process (which sleeps
+    100 s): the run stops at the deadline, the process is gone and the request is CANCELLED."""
+    db, marker = tmp_path / "d.db", tmp_path / "killer"
+    base = [sys.executable, str(TOY), "--database", str(db), "--test-limit", "6", "--seed", "1", "--quiet",
+            "--kill-config", str(marker), "--kill-from", "3"]
+    first = zygote.run(base, capture_output=True, text=True, timeout=120, start_new_session=True)
+    assert first.returncode == -signal.SIGKILL, first.stderr
+    (killed,) = [row[0] for row in _query(db, "select id from desired_result where state = 'RUNNING'")]
+    proc = zygote.popen(base + ["--resume", "--sleep", "100", "--stop-after", "1"], stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE, text=True, start_new_session=True)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert wait_until(lambda: not processes_in_session(proc.pid), 15), processes_in_session(proc.pid)
+    assert _query(db, f"select state, result_id from desired_result where id = {killed}") == [("CANCELLED", None)]

@@ -194,3 +194,47 @@ def test_a_run_without_results_is_listed_next_to_the_others(tmp_path):
     facts = [dict(rows) for rows in tables.find("facts")]
     assert len(facts) == 2 and facts[1]["best"] == "none (no successful result)"
     assert facts[1]["improvement"] == "no successful result"
+
+
+HOSTILE = "<script>alert(1)</script> a|b *c* _d_ [e](f) `g` &amp; #h\nsecond line"
+
+
+def _unescaped(text, char):
+    """How often ``char`` occurs in Markdown ``text`` other than backslash-escaped."""
+    count, i = 0, 0
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+            continue
+        count += text[i] == char
+        i += 1
+    return count
+
+
+def test_markdown_report_shows_names_and_error_text_literally(tmp_path):
+    """Labels, program names, error texts and the tuner's own form reach Markdown as literal text: no
+    raw HTML, no emphasis or links, no extra table columns, no line breaks, no end to a code fence."""
+    from tunerlib import Result, TuningRunManager
+    db = str(tmp_path / "hostile.db")
+    manager = TuningRunManager.for_space(space(), MinimizeAttribute("value"), program_name=HOSTILE, label=HOSTILE,
+                                         database=db, seed=1, test_limit=3, quiet=True)
+    while (desired := manager.get_next_desired_result()) is not None:
+        manager.report_result(desired, Result(state="ERROR", extra={"error": HOSTILE}))
+    manager.finish()
+    out = tmp_path / "r.md"
+    assert main(["report", db, "-o", str(out)]) == 0
+    text = out.read_text()
+    assert "<script>" not in text and "\\<script\\>alert(1)\\</script\\>" in text
+    [row] = [line for line in text.splitlines() if line.startswith("| ERROR |")]
+    assert _unescaped(row, "|") == 4 and row.endswith("second line |")       # state | results | error
+    [heading] = [line for line in text.splitlines() if line.startswith("### ")]
+    [program] = [line for line in text.splitlines() if line.startswith("- **program**: ")]
+    for line in (row, heading[len("### "):], program[len("- **program**: "):]):
+        assert "second line" in line and not any(_unescaped(line, c) for c in "<>*_[]`&#"), line
+
+
+@pytest.mark.parametrize("text", ["plain", "a ``` b", "````\nx\n`````", "`"])
+def test_markdown_code_blocks_hold_backtick_fences_verbatim(text):
+    from tunerlib.report.render import _md_code
+    opening, body, closing = _md_code(text, "json")
+    assert opening == closing + "json" and body == text and len(closing) >= 3 and closing not in text

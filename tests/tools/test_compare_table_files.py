@@ -1,5 +1,7 @@
 """tools/compare.py --problems BENCHMARK=FILE[@table]: a table recorded on another machine, named by its
 file, is searched in its kernel's space (or over its recorded rows) with no shared folder needed."""
+import re
+
 import pytest
 
 from other_machine import RISE_BACO, needs_rise, perturb_csv
@@ -40,10 +42,14 @@ def test_compare_runs_other_machines_tables_without_a_shared_folder(tmp_path, ca
     assert out.count("PureRandom (n=2)") == 2
 
 
-def test_a_missing_or_foreign_table_file_is_a_one_line_error(tmp_path):
-    with pytest.raises(SystemExit, match=r"^compare: error: replay table .*missing\.csv\.gz not found"):
+def test_a_missing_or_foreign_table_file_is_a_one_line_error(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
         compare.main(["--problems", f"rise_kmeans={tmp_path / 'missing.csv.gz'}", "--seeds", "1"])
+    assert exc.value.code == 2
+    assert re.match(r"^compare: error: replay table .*missing\.csv\.gz not found[^\n]*\n$", capsys.readouterr().err)
     foreign = tmp_path / "foreign.csv"
     foreign.write_text("a,b\n1,2\n")
-    with pytest.raises(SystemExit, match=r"^compare: error: .*foreign\.csv: no 'compute_time' column"):
+    with pytest.raises(SystemExit) as exc:
         compare.main(["--problems", f"rise_kmeans={foreign}", "--seeds", "1"])
+    assert exc.value.code == 2
+    assert re.match(r"^compare: error: .*foreign\.csv: no 'compute_time' column[^\n]*\n$", capsys.readouterr().err)

@@ -14,11 +14,17 @@ in another order and under any file name, gets the same space as the shipped one
   but the known metadata ones).  Benchmarks of one kernel on several devices share a space.  When
   several kernels fit (RISE kmeans and stencil have the same parameters), the one named in the
   file name is taken; otherwise ValueError asks to name the benchmark.
+* A file with every parameter of a kernel and more columns is refused (ValueError naming the
+  unexpected columns): read as a generic table it would lose the kernel's constraints.  Named with
+  ``like``, its other columns are metadata (a Kernel Tuner cache must have exactly the kernel's
+  parameters).
 * No kernel fits: a generic space (parameters from the recorded values, no known constraints;
   :func:`tunerlib.replay.benchmark_from_table`).
 
 A table that is not the benchmark's own file is named ``<benchmark>:<file stem>`` (so runs on
-different tables never share a program name in the results database) and counts as a sample.
+different tables never share a program name in the results database).  It is exhaustive when its
+data say so: every configuration of the kernel's space that satisfies the known constraints has a
+row, OK or failed (:meth:`~tunerlib.replay.ReplayBenchmark.covers_space`); otherwise it is a sample.
 """
 from __future__ import annotations
 
@@ -81,6 +87,8 @@ def identify(path: Path, families: Sequence[str], names: Sequence[str]) -> Optio
     fits = [s for s in BENCHMARKS.values()
             if s.family in families and s.param_names is not None and set(s.param_names) == set(names)]
     kernels = list(dict.fromkeys(s.kernel for s in fits))
+    if not kernels:
+        _refuse_extra_columns(path, families, names)
     if len(kernels) > 1:
         words = set(re.split(r"[^a-z0-9]+", path.name.lower()))
         named = [k for k in kernels if k in words]
@@ -92,16 +100,38 @@ def identify(path: Path, families: Sequence[str], names: Sequence[str]) -> Optio
     return next((s for s in fits if s.kernel == kernels[0]), None) if kernels else None
 
 
+def _refuse_extra_columns(path: Path, families: Sequence[str], names: Sequence[str]) -> None:
+    """ValueError (one line) when ``names`` hold every parameter of a known kernel and more: the
+    table is that kernel's with unexpected columns, which a generic space would silently drop the
+    kernel's constraints for."""
+    within = [s for s in BENCHMARKS.values() if s.family in families and s.param_names is not None
+              and set(s.param_names) < set(names)]
+    if within:
+        spec = max(within, key=lambda s: len(s.param_names or ()))
+        unexpected = [n for n in names if n not in (spec.param_names or ())]
+        fix = (f"a {spec.kernel} cache has exactly the parameters {list(spec.param_names or ())}"
+               if spec.family == "kerneltuner" else
+               f"remove them, or name the benchmark (a tuner's --benchmark {spec.name}, or "
+               f"{spec.name}=FILE) to read them as metadata")
+        raise ValueError(f"{path}: holds the parameters of kernel {spec.kernel} ({spec.name}) and the unexpected "
+                         f"column(s) {unexpected}; {fix}")
+
+
 def _joined(spec: RecordedSpec, path: Path, table: Optional[RecordedTable] = None) -> ReplayBenchmark:
     """``spec``'s space with the table of ``path`` (renamed when it is not the spec's own file)."""
     if table is None:
         table = load_table(spec, path)
     else:
         check_columns(table.params, spec.param_names or (), path, spec.kernel or spec.name)
-    if own_spec(path) != spec:
-        stem = path.name.split(".")[0]
-        spec = replace(spec, name=f"{spec.name}:{stem}", path=str(path), exhaustive=False,
-                       description=f"{path.name}: recorded table in the space of {spec.name}")
+    if own_spec(path) == spec:
+        return ReplayBenchmark(spec, table)
+    stem, kernel = path.name.split(".")[0], spec.name
+    spec = replace(spec, name=f"{kernel}:{stem}", path=str(path), exhaustive=False,
+                   description=f"{path.name}: recorded table in the space of {kernel}")
+    bench = ReplayBenchmark(spec, table)
+    if not bench.covers_space():
+        return bench
+    spec = replace(spec, exhaustive=True, description=f"{path.name}: exhaustive table in the space of {kernel}")
     return ReplayBenchmark(spec, table)
 
 

@@ -5,8 +5,9 @@ tune_params, objective, cache}``.  Each cache key is ``",".join(str(v))`` of the
 in ``tune_params_keys`` order; the entry holds the values again, ``time`` (mean, ms) and timing
 fields.  The reader maps entries as follows:
 
-* ``time`` a number -> OK record, value = ``time`` in seconds (the cache records ms; converted
-  when read, the file stays as it is);
+* ``time`` a positive number -> OK record, value = ``time`` in seconds (the cache records ms;
+  converted when read, the file stays as it is); a time that is zero, negative or not finite (JSON
+  ``NaN``) is an error naming the file, the entry's line and key;
 * ``time`` one of :data:`FAILED_MARKERS` -> failed record, reason = that string;
 * configurations excluded by the constraints are absent -> "not measured" on lookup.
 
@@ -24,14 +25,16 @@ parameters) and each result is checked by tunerlib's safe parser.
 """
 from __future__ import annotations
 
+import functools
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from tunerlib.parameters import parse_expression
-from tunerlib.replay import (Record, RecordedTable, TableBuilder, cached_parser, canonical_value, open_text,
-                             substitute_constants, to_seconds)
+from tunerlib.replay import (Record, RecordedTable, TableBuilder, TableError, cached_parser, canonical_value,
+                             open_text, recorded_time, substitute_constants, to_seconds)
 
 #: strings Kernel Tuner writes in ``time`` for configurations that could not be measured
 FAILED_MARKERS = ("RuntimeFailedConfig", "CompilationFailedConfig", "InvalidConfig")
@@ -46,31 +49,47 @@ _REQUIRED = ("tune_params_keys", "tune_params", "cache")
 
 
 def _load_json(path: Path) -> Dict[str, Any]:
+    return _read_json(path)[0]
+
+
+def _read_json(path: Path) -> Tuple[Dict[str, Any], str]:
+    """(the file's JSON object, its text); ValueError (one line) for a file that is not one."""
     with open_text(path) as fh:
-        try:
-            data = json.load(fh)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}); "
-                             "give a Kernel Tuner cache file (.json or .json.gz)") from None
+        text = fh.read()
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}, column {exc.colno}); "
+                         "give a Kernel Tuner cache file (.json or .json.gz)") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: top level must be a JSON object; give a Kernel Tuner cache file")
-    return data
+    return data, text
 
 
-def _entry_record(key: str, entry: Mapping[str, Any]) -> Record:
-    """The record of one cache entry (failed markers -> failed; numbers -> OK)."""
-    cost = to_seconds(sum(float(entry[f]) for f in COST_FIELDS
-                          if isinstance(entry.get(f), (int, float)) and not isinstance(entry.get(f), bool)), CACHE_UNIT)
+def _entry_where(path: Path, text: str, key: str) -> str:
+    """``FILE:LINE: cache entry 'KEY'`` for error messages (the line where the entry starts)."""
+    at = text.find(json.dumps(key) + ":")
+    return f"{path}:{text.count(chr(10), 0, max(at, 0)) + 1}: cache entry {key!r}"
+
+
+def _entry_record(entry: Any, where: Callable[[], str]) -> Record:
+    """The record of one cache entry (failed markers -> failed; times -> OK); ``where()`` names the
+    entry in a :class:`~tunerlib.replay.TableError` for a time that is negative or not finite."""
+    if not isinstance(entry, Mapping):
+        raise TableError(f"{where()}: an entry must be a JSON object; the file is corrupt")
+    cost = to_seconds(math.fsum(recorded_time(entry[f], where, f) for f in COST_FIELDS
+                                if isinstance(entry.get(f), (int, float))), CACHE_UNIT)
     extra = {name: to_seconds(entry[f], CACHE_UNIT) if is_time else entry[f]
              for f, (name, is_time) in EXTRA_FIELDS.items() if isinstance(entry.get(f), (int, float))}
     t = entry.get("time")
     if isinstance(t, str):
         if t not in FAILED_MARKERS:
-            raise ValueError(f"cache entry {key!r}: unknown time marker {t!r}; expected a number or "
-                             f"one of {FAILED_MARKERS}")
+            raise TableError(f"{where()}: unknown time marker {t!r}; expected a number or one of "
+                             f"{FAILED_MARKERS}: correct the entry or delete it")
         return Record(None, t, cost, extra)
-    if not isinstance(t, (int, float)) or isinstance(t, bool):
-        raise ValueError(f"cache entry {key!r}: time must be a number or a failure marker, got {t!r}")
+    if recorded_time(t, where, "time") == 0.0:
+        raise TableError(f"{where()}: time 0 is not a measured time (Kernel Tuner records failures as "
+                         f"{FAILED_MARKERS[0]} etc.); record a failure marker or delete the entry")
     return Record(to_seconds(float(t), CACHE_UNIT), None, cost, extra)
 
 
@@ -84,7 +103,7 @@ def read_kerneltuner_cache(path: Union[str, Path], name: Optional[str] = None,
     (one line) for malformed files.
     """
     path = Path(path)
-    data = _load_json(path)
+    data, text = _read_json(path)
     missing = [k for k in _REQUIRED if k not in data]
     if missing:
         raise ValueError(f"{path}: missing field(s) {missing}; not a Kernel Tuner cache file")
@@ -96,7 +115,8 @@ def read_kerneltuner_cache(path: Union[str, Path], name: Optional[str] = None,
     builder = TableBuilder(name or path.name.split(".")[0], keys, duplicates)
     key_of = _key_parser(path, keys)
     for cache_key, entry in data["cache"].items():
-        builder.add(key_of(cache_key, entry), _entry_record(cache_key, entry))
+        where = functools.partial(_entry_where, path, text, cache_key)
+        builder.add(key_of(cache_key, entry), _entry_record(entry, where))
     constants = {k: v[0] for k, v in tune_params.items() if len(v) == 1 and k in keys}
     meta = {k: data.get(k) for k in ("device_name", "kernel_name", "problem_size", "objective")}
     meta["tune_params"] = meta["domains"] = tune_params

@@ -27,9 +27,10 @@ _RESULT_COUNT = (select(func.count()).select_from(_RES).where(_RES.c.tuning_run_
 _REQUEST_COUNT = (select(func.count()).select_from(_DR).where(_DR.c.tuning_run_id == _RUN.c.id)
                   .correlate(_RUN).scalar_subquery())
 _RUN_SUMMARY = select(_RUN.c.id, _RUN.c.uuid, _RUN.c.program_version_id, _RUN.c.label, _RUN.c.seed,
-                      _RUN.c.state, _RUN.c.args, _RUN.c.host, _RUN.c.pid, _RESULT_COUNT, _REQUEST_COUNT)
+                      _RUN.c.state, _RUN.c.args, _RUN.c.host, _RUN.c.pid, _RUN.c.script_version, _RESULT_COUNT,
+                      _REQUEST_COUNT)
 _RUN_SUMMARY_KEYS = ("id", "uuid", "program_version_id", "label", "seed", "state", "args", "host", "pid",
-                     "tests", "requests")
+                     "script_version", "tests", "requests")
 _PV, _PROG = ProgramVersion, Program
 _MACHINE, _MCLASS = Machine, MachineClass
 _EXPORT = (select(_RUN.c.uuid, _RUN.c.state, _RUN.c.start_date, _RUN.c.end_date, _RUN.c.seed, _RUN.c.args,
@@ -88,8 +89,8 @@ class RunLifecycle:
 
     def runs_of(self, program_version_id: int, label: Optional[str] = None) -> list[dict]:
         """The runs of a program version (with this label if given), newest first; each dict has id,
-        uuid, program_version_id, label, seed, state, args, host, pid, tests (result rows) and requests
-        (desired result rows)."""
+        uuid, program_version_id, label, seed, state, args, host, pid, script_version (None when not
+        recorded), tests (result rows) and requests (desired result rows)."""
         query = _RUN_SUMMARY.where(_RUN.c.program_version_id == program_version_id)
         if label is not None:
             query = query.where(_RUN.c.label == label)

@@ -116,7 +116,7 @@ class MemoryStore:
         self._run(run_id).update(state=state, end_date=None if state == "RUNNING" else time.time())
 
     def _summary(self, run: dict) -> dict:
-        keys = ("id", "uuid", "program_version_id", "label", "seed", "state", "host", "pid")
+        keys = ("id", "uuid", "program_version_id", "label", "seed", "state", "host", "pid", "script_version")
         info = {k: run[k] for k in keys}
         info["args"] = _load(run["args"])
         info["tests"] = len(self._run_results.get(run["id"], ()))

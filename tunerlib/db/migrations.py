@@ -1,7 +1,8 @@
 """Opening a results database and managing its schema version.
 
 * :func:`resolve_url` / :func:`open_engine`: ``--database`` value -> SQLAlchemy engine (SQLite files get
-  their directory created and WAL, ``synchronous=NORMAL``, ``busy_timeout=30000``, ``foreign_keys=ON``).
+  their directory created and WAL, ``synchronous=NORMAL``, ``foreign_keys=ON`` and the busy timeout of
+  :func:`tunerlib.db.waits.busy_timeout`, 30 s unless ``TUNERLIB_BUSY_TIMEOUT`` says otherwise).
 * :func:`ensure_schema`: create and stamp a new database, or check the stamped version of an existing one.
   Creating and migrating hold the schema lock (:func:`begin_exclusive`), so processes opening or
   migrating one database at once wait for each other instead of creating the tables twice.
@@ -29,6 +30,7 @@ from sqlalchemy import (URL, Connection, Engine, create_engine, event, func, ins
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 
 from .models import SCHEMA_VERSION, METADATA, DatabaseError, Meta, SchemaVersionError
+from .waits import busy_timeout
 
 DEFAULT_URL = "sqlite:///tunerlib.db"
 URL_EXAMPLE = "sqlite:///path/tunerlib.db or postgresql+psycopg://user@host/db"
@@ -114,7 +116,7 @@ def json_dumps(value: Any) -> str:
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA busy_timeout=30000")  # first, so that switching to WAL waits for locks
+    cursor.execute(f"PRAGMA busy_timeout={round(busy_timeout() * 1000)}")  # first: switching to WAL waits too
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
@@ -127,6 +129,8 @@ def open_engine(url: Optional[str]) -> tuple[Engine, str]:
     Raises DatabaseError for malformed URLs, unknown dialects, missing drivers and unwritable paths.
     """
     sa_url = resolve_url(url)
+    if sa_url.get_backend_name() == "sqlite":
+        busy_timeout()  # a malformed TUNERLIB_BUSY_TIMEOUT is refused before anything is opened
     display = sa_url.render_as_string(hide_password=True)
     path = _sqlite_path(sa_url)
     if path is not None:

@@ -6,8 +6,8 @@
 * :class:`_CoreRunner` executes the same statements through a SQLAlchemy Connection (PostgreSQL and other
   dialects; the tests also run SQLite through it). Both give the same results.
 
-Both expose ``rows``, ``write``, ``insert``, ``many``, ``end_read``, ``commit``, ``rollback`` and ``close``;
-none of them commits on its own: ResultsDB decides where each transaction ends.
+Both expose ``rows``, ``write``, ``insert``, ``many``, ``begin_write``, ``end_read``, ``commit``, ``rollback``
+and ``close``; none of them commits on its own: ResultsDB decides where each transaction ends.
 """
 from __future__ import annotations
 
@@ -95,6 +95,10 @@ class _SQLiteRunner:
         p = self._prep(stmt)
         self.db.executemany(p.sql, [p.params(x) for x in params])
 
+    def begin_write(self) -> None:
+        """Take the write lock now, before the transaction reads or writes anything."""
+        self.db.execute("BEGIN IMMEDIATE")
+
     def end_read(self) -> None:
         if self.db.in_transaction:
             self.db.rollback()
@@ -131,6 +135,11 @@ class _CoreRunner:
 
     def many(self, stmt: Any, params: list) -> None:
         self.conn.execute(stmt, params)
+
+    def begin_write(self) -> None:
+        """SQLite: take the write lock now (BEGIN IMMEDIATE); a server's transactions wait for locks."""
+        if self.conn.dialect.name == "sqlite":
+            self.conn.exec_driver_sql("BEGIN IMMEDIATE")
 
     def end_read(self) -> None:
         self.conn.rollback()

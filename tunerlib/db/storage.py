@@ -2,11 +2,14 @@
 
 Opening: ``ResultsDB(url)`` creates an engine per instance (:func:`tunerlib.db.migrations.open_engine`:
 None -> ./tunerlib.db, a plain path -> SQLite file; SQLite gets WAL, ``synchronous=NORMAL``,
-``busy_timeout=30000``, ``foreign_keys=ON``), then creates and stamps a new database or checks the schema
+a busy timeout, ``foreign_keys=ON``), then creates and stamps a new database or checks the schema
 version of an existing one (:func:`tunerlib.db.migrations.ensure_schema`).
 
 Transactions: every method runs in its own short transaction and commits before it returns, so a result is
-durable (it survives a SIGKILL of the process) once :meth:`ResultsDB.complete` has returned.
+durable (it survives a SIGKILL of the process) once :meth:`ResultsDB.complete` has returned. On SQLite a write
+transaction takes the write lock first (``BEGIN IMMEDIATE``); while another process holds it past the busy
+timeout, the transaction is tried again (:mod:`tunerlib.db.waits`, one line per incident through
+:attr:`ResultsDB.lock_waits`), so no result is lost to a lock.
 
 Speed: statements are SQLAlchemy Core statements built once from the Core tables of :mod:`.models`. On SQLite they are
 compiled once per instance and executed directly on the sqlite3 connection; other dialects execute them
@@ -44,6 +47,7 @@ from .leases import LeaseQueries
 from .notify import CHANNEL, ResultListener
 from .lifecycle import RunLifecycle
 from .runners import _CoreRunner, _Runner, _SQLiteRunner
+from .waits import LockWaits, wait_for_lock
 
 __all__ = ["ResultsDB"]
 
@@ -132,12 +136,16 @@ class ResultsDB(RunLifecycle, LeaseQueries):
             self.engine.dispose()
             raise
         dialect = self.engine.dialect.name
-        self._fast = dialect == "sqlite"
+        self._fast = self._sqlite = dialect == "sqlite"
         self._ins_config = _insert_config_ignoring_duplicates(dialect)
         self._notify = dialect == "postgresql"
         self._pid = os.getpid()
         self._run: Optional[_Runner] = None
         self._closed = False
+        #: told when a transaction waits for a lock another process holds (prints one line per incident)
+        self.lock_waits = LockWaits()
+        #: this process in the lock notices
+        self.waiter = f"pid {os.getpid()}"
 
     # ----------------------------------------------------------------------------------- plumbing
     def _runner(self) -> _Runner:
@@ -156,6 +164,8 @@ class ResultsDB(RunLifecycle, LeaseQueries):
     def _tx(self) -> Iterator[_Runner]:
         """One write transaction: committed on success, rolled back on error."""
         runner = self._runner()
+        if self._sqlite:
+            self._begin_write(runner)
         try:
             yield runner
             runner.commit()
@@ -167,21 +177,36 @@ class ResultsDB(RunLifecycle, LeaseQueries):
             raise
 
     def _read(self, stmt: Any, params: dict, cache: bool = True) -> list:
-        """Run a SELECT and end its read transaction at once (no snapshot stays open)."""
+        """Run a SELECT and end its read transaction at once (no snapshot stays open); tried again
+        while another process holds a lock that keeps it from reading."""
         runner = self._runner()
-        try:
-            return runner.rows(stmt, params, cache)
-        except _OPERATIONAL_ERRORS as exc:
-            raise self._failure(exc) from exc
-        finally:
-            runner.end_read()
+
+        def attempt() -> list:
+            try:
+                return runner.rows(stmt, params, cache)
+            finally:
+                runner.end_read()
+        return wait_for_lock(attempt, self.lock_waits, self.waiter, self.display_url, self._failure)
+
+    def _begin_write(self, runner: _Runner) -> None:
+        """SQLite: take the write lock before the transaction does anything, tried again while another
+        process holds it (nothing is written yet, so trying again is safe)."""
+        def attempt() -> None:
+            try:
+                runner.begin_write()
+            except BaseException:
+                runner.end_read()
+                raise
+        wait_for_lock(attempt, self.lock_waits, self.waiter, self.display_url, self._failure)
 
     def _failure(self, exc: Exception) -> DatabaseError:
-        """One-line DatabaseError for a driver failure (SQLite: locked for 30 s, read-only file, disk error;
+        """One-line DatabaseError for a driver failure (SQLite: locked for too long, read-only file, disk full;
         a server: connection lost). The next call reconnects."""
         text = str(getattr(exc, "orig", None) or exc).strip().splitlines()
         fix = ("check that it is writable and not held by another program" if self.engine.dialect.name == "sqlite"
                else "check that the database server is running and reachable")
+        if text and "disk is full" in text[0]:
+            fix = "free space on its disk (what is recorded is kept)"
         return DatabaseError(f"database {self.display_url} failed: {text[0] if text else type(exc).__name__}"
                              f"; {fix}")
 

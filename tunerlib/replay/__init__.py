@@ -6,6 +6,9 @@ The public names, by module (import them from ``tunerlib.replay``):
   :class:`TableBuilder` (duplicate merging), :func:`canonical_value` (the key form of a value),
   :func:`open_text` (reads ``.gz`` transparently), :func:`to_seconds` / :data:`TIME_UNITS` (a reader
   converts the unit its files record);
+* :mod:`.checks`   -- what every reader checks: :class:`TableError` (one line: file, line, fix),
+  :func:`recorded_time` (a time is finite and not negative), truncated or corrupt files (read through
+  :func:`open_text`), the notice for disagreeing duplicate rows;
 * :mod:`.columns`  -- which CSV column is a parameter and which is metadata, by name
   (:func:`read_header`, :func:`split_columns`, :data:`OBJECTIVE_COLUMN`, :data:`METADATA_COLUMNS`);
 * :mod:`.csvtable` -- :func:`read_csv_table`, the measurement CSV reader (``compute_time == 0`` =
@@ -30,6 +33,7 @@ and the catalogue of recorded benchmarks are in ``tunerlib.tools.recorded``.  Th
 from ..lazy import lazy_exports
 
 from .benchmark import ReplayBenchmark, benchmark_from_table, searched_space
+from .checks import TableError, recorded_time
 from .columns import METADATA_COLUMNS, OBJECTIVE_COLUMN, read_header, split_columns
 from .csvtable import FAILED_REASON, cached_parser, parse_number, parse_value, read_csv_table
 from .spec import BenchmarkSpec, ParamDef, params_from_values, rows_in_space, substitute_constants
@@ -39,9 +43,9 @@ _LAZY = ("NOT_MEASURED_REASON", "TABLE_SPACE_HELP", "ReplayInterface", "ReplayOp
          "replay_result")
 
 __all__ = sorted(["BenchmarkSpec", "FAILED_REASON", "TIME_UNITS", "to_seconds", "METADATA_COLUMNS", "OBJECTIVE_COLUMN", "ParamDef", "Record",
-                  "RecordedTable", "ReplayBenchmark", "TableBuilder", "benchmark_from_table", "cached_parser",
+                  "RecordedTable", "ReplayBenchmark", "TableBuilder", "TableError", "benchmark_from_table", "cached_parser",
                   "canonical_value", "open_text", "params_from_values", "parse_number", "parse_value",
-                  "read_csv_table", "read_header", "rows_in_space", "searched_space", "split_columns", "substitute_constants",
+                  "read_csv_table", "read_header", "recorded_time", "rows_in_space", "searched_space", "split_columns", "substitute_constants",
                   *_LAZY])
 
 __getattr__, __dir__ = lazy_exports(__name__, dict.fromkeys(_LAZY, "interface"), __all__)

@@ -187,6 +187,13 @@ class ReplayBenchmark:
         enumeration per constraint group); None when enumeration would exceed ``max_nodes``."""
         return FeasibleSpace(self.manipulator()).count(max_nodes)
 
+    def covers_space(self) -> bool:
+        """Whether the table is exhaustive, from its data: every configuration of the space that satisfies
+        the known constraints has a row (OK or failed).  False when the space is too large to count.
+        Called once when a table file is joined with a kernel's space."""
+        feasible = self.feasible_count()
+        return feasible is not None and feasible > 0 and self.rows_in_space()[1] >= feasible
+
     def __repr__(self) -> str:
         return f"ReplayBenchmark({self.name!r}, {self.table!r})"
 

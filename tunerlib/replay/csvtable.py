@@ -8,7 +8,8 @@ converted, :func:`~tunerlib.replay.table.to_seconds`):
 
 * ``compute_time == 0.0`` is a failed run (timeout or invalid program) -> failed record, reason
   :data:`FAILED_REASON`, cost 0;
-* a negative or non-finite time is an error (one line naming the file and line);
+* a negative or non-finite time is an error (one line naming the file and line,
+  :func:`~tunerlib.replay.checks.recorded_time`);
 * ``simulated_s`` estimates what the measurement cost: ``compute_time`` (in seconds) times the run
   counts of the row (the ``runs`` columns present, by default ``iterations`` and ``repeats``);
 * ``Record.extra`` keeps the ``extras`` columns present and non-empty (by default ``energy``);
@@ -23,6 +24,7 @@ import math
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
+from .checks import recorded_time
 from .columns import OBJECTIVE_COLUMN, read_header, split_columns, table_rows
 from .table import Record, RecordedTable, TableBuilder, to_seconds
 
@@ -107,11 +109,9 @@ def read_csv_table(path: Union[str, Path], name: Optional[str] = None, duplicate
 
 
 def _record(time_text: str, counts: List[Any], extra: Dict[str, Any], where: str, unit: str) -> Record:
-    t = float(parse_number(time_text, where))
+    t = recorded_time(float(parse_number(time_text, where)), where, OBJECTIVE_COLUMN)
     if t == 0.0:
         return Record(None, FAILED_REASON, 0.0, extra)
-    if not math.isfinite(t) or t < 0:
-        raise ValueError(f"{where}: {OBJECTIVE_COLUMN} {t!r} must be a finite non-negative number")
     seconds = to_seconds(t, unit)
     return Record(seconds, None, seconds * math.prod(float(r) for r in counts), extra)
 

@@ -17,7 +17,8 @@ is loaded once and answers lookups with one dict access:
 
 Duplicate rows of one configuration are merged by :class:`TableBuilder`: the record keeps the
 median (default) or the minimum of the OK values; a configuration is failed only when every row
-of it failed.
+of it failed.  When rows of one configuration disagree (different times, or OK and failed), one
+notice line on stderr gives their count (:func:`~tunerlib.replay.checks.duplicate_notice`).
 """
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+
+from .checks import CheckedText, announce, duplicate_notice
 
 Key = Tuple[Any, ...]
 
@@ -71,11 +74,13 @@ def json_value(value: Any) -> Any:
     return value
 
 
-def open_text(path: Path) -> io.TextIOBase:
-    """Open ``path`` for reading text, transparently decompressing ``.gz`` files."""
+def open_text(path: Path) -> CheckedText:
+    """Open ``path`` for reading text, transparently decompressing ``.gz`` files; a truncated or
+    corrupt file raises :class:`~tunerlib.replay.checks.TableError` (one line) when read."""
+    path = Path(path)
     if path.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", newline="")
-    return open(path, "r", encoding="utf-8", newline="")
+        return CheckedText(io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", newline=""), path)
+    return CheckedText(open(path, "r", encoding="utf-8", newline=""), path)
 
 
 @dataclass(frozen=True)
@@ -247,10 +252,17 @@ class TableBuilder:
 
     def build(self, constants: Optional[Mapping[str, Any]] = None, source: str = "",
               metadata: Optional[Mapping[str, Any]] = None) -> RecordedTable:
-        """The merged table (``rows_read`` and ``duplicate_keys`` are added to the metadata)."""
+        """The merged table, called once per file (``rows_read``, ``duplicate_keys`` and
+        ``conflicting_keys``, the configurations whose rows disagree, are added to the metadata;
+        conflicting ones are announced in one notice line on stderr)."""
         records = {k: self._merge(rows) for k, rows in self._rows.items()}
+        repeated = [rows for rows in self._rows.values() if len(rows) > 1]
+        conflicting = [rows for rows in repeated if len({(r.value, r.reason) for r in rows}) > 1]
         meta = dict(metadata or {})
         meta["rows_read"] = self.rows_read
-        meta["duplicate_keys"] = sum(1 for rows in self._rows.values() if len(rows) > 1)
+        meta["duplicate_keys"] = len(repeated)
+        meta["conflicting_keys"] = len(conflicting)
         meta["duplicates"] = self.duplicates
+        announce(duplicate_notice(source or self.name, len(conflicting), sum(map(len, conflicting)),
+                                  self.duplicates))
         return RecordedTable(self.name, self.params, records, constants, source, meta)

@@ -141,21 +141,38 @@ def html_report(runs: Sequence[RunData], figures: Figures, source: str) -> str:
 
 
 # ------------------------------------------------------------------------------------------ Markdown
+#: characters that can start Markdown syntax or raw HTML anywhere in a line (CommonMark lets any
+#: ASCII punctuation be escaped with a backslash, which shows it as itself)
+_MD_SPECIAL = set("\\`*_[]<>|~&#!")
+
+
+def _md_text(text: str) -> str:
+    """``text`` (a name, a label, an error message) as literal Markdown inline text: special
+    characters backslash-escaped, so that neither Markdown nor raw HTML in it takes effect, and
+    line breaks turned into spaces, so that it stays in its table cell or list item."""
+    return "".join("\\" + c if c in _MD_SPECIAL else c for c in " ".join(str(text).splitlines()))
+
+
+def _md_code(text: str, info: str = "") -> List[str]:
+    """A fenced code block holding ``text`` verbatim: the fence is longer than any run of backticks in it."""
+    runs = "".join(c if c == "`" else " " for c in text).split()
+    fence = "`" * max(3, max(map(len, runs), default=0) + 1)
+    return [fence + info, text, fence]
+
+
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    def cell(text: str) -> str:
-        return text.replace("|", "\\|").replace("\n", " ")
-    lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
-    return "\n".join(lines + ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows])
+    lines = ["| " + " | ".join(_md_text(h) for h in header) + " |", "|" + "---|" * len(header)]
+    return "\n".join(lines + ["| " + " | ".join(_md_text(c) for c in row) + " |" for row in rows])
 
 
 def _md_run(s: RunSummary) -> str:
     run = s.run
-    parts = [f"### {run.shown_label} — run {run.uuid}", "",
-             "\n".join(f"- **{k}**: {v}" for k, v in _facts(s)), "", "Techniques and their allocation:", "",
-             _md_table(_ALLOCATION_HEADER, _allocation_rows(s)), ""]
+    parts = [f"### {_md_text(run.shown_label)} — run {_md_text(run.uuid)}", "",
+             "\n".join(f"- **{k}**: {_md_text(v)}" for k, v in _facts(s)), "", "Techniques and their allocation:",
+             "", _md_table(_ALLOCATION_HEADER, _allocation_rows(s)), ""]
     if s.best is not None:
-        parts += ["Best configuration (JSON):", "", "```json", json.dumps(s.best.config, sort_keys=True), "```", ""]
-        parts += (["As the tuner reported it (save_final_config):", "", "```", run.final_form.rstrip(), "```", ""]
+        parts += ["Best configuration (JSON):", "", *_md_code(json.dumps(s.best.config, sort_keys=True), "json"), ""]
+        parts += (["As the tuner reported it (save_final_config):", "", *_md_code(run.final_form.rstrip()), ""]
                   if run.final_form else ["_The tuner's own form was not recorded for this run._", ""])
     if s.first_errors:
         rows = [[state, str(s.failures.get(state, 0)), text] for state, text in sorted(s.first_errors.items())]
@@ -168,20 +185,21 @@ def _md_figures(figures: Figures, path: str) -> str:
     out = []
     for i, (title, svg, why) in enumerate(figures):
         if svg is None:
-            out += [f"**{title}**: {why}", ""]
+            out += [f"**{_md_text(title)}**: {_md_text(why)}", ""]
             continue
         os.makedirs(folder, exist_ok=True)
         name = os.path.join(folder, f"figure{i + 1}.svg")
         with open(name, "w", encoding="utf-8") as fh:
             fh.write(svg)
-        out += [f"![{title}]({os.path.relpath(name, os.path.dirname(path) or '.')})", ""]
+        out += [f"![{_md_text(title)}]({os.path.relpath(name, os.path.dirname(path) or '.')})", ""]
     return "\n".join(out)
 
 
 def markdown_report(runs: Sequence[RunData], figures: Figures, source: str, path: str) -> str:
     """The whole report as Markdown; the figures go to SVG files in ``<name>_files/`` next to it."""
     header, rows = compare_table(runs)
-    parts = [f"# tunerlib report: {os.path.basename(source)}", "", f"{len(runs)} runs from {source}", "",
+    parts = [f"# tunerlib report: {_md_text(os.path.basename(source))}", "",
+             f"{len(runs)} runs from {_md_text(source)}", "",
              "## Compare", "", _md_table(header, rows), "", "## Plots", "", _md_figures(figures, path),
              "## Runs", ""]
     return "\n".join(parts + [_md_run(summarize(run)) for run in runs])
