@@ -165,7 +165,7 @@ class AutoTechnique(Technique):
 
     OPTIONS = (Option("cost_share", float, 1.0, 0.0, 1e6, 0.1, 10.0,
                       "search CPU seconds per suggestion allowed per second of measurement"),
-               Option("cpu_floor", float, 0.01, 0.0, 1e4, 0.001, 0.1,
+               Option("cpu_floor", float, 0.03, 0.0, 1e4, 0.001, 0.1,
                       "search CPU seconds per suggestion that are always allowed"),
                Option("short_budget", int, 200, 0, 10**9, 50, 400,
                       "test limits up to which BO runs the whole run (exempt from the cost policy)"),
@@ -175,7 +175,7 @@ class AutoTechnique(Technique):
     #: the store is optional: the run says nothing when it cannot help (see tunerlib.transfer)
     without_store = None
 
-    def __init__(self, name: Optional[str] = None, cost_share: float = 1.0, cpu_floor: float = 0.01,
+    def __init__(self, name: Optional[str] = None, cost_share: float = 1.0, cpu_floor: float = 0.03,
                  short_budget: int = 200, patience: int = 30,
                  build: Optional[Callable[[str], Technique]] = None) -> None:
         super().__init__(name or "auto")
