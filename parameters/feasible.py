@@ -90,7 +90,7 @@ class FeasibleSpace:
             else:
                 self._trees.append(tree)
                 return tree
-        log.warning("chain of trees: parameters %s are sampled by rejection (%s)",
+        log.info("chain of trees: parameters %s are sampled by rejection (%s)",
                     [p.name for p in params], why)
         group = RejectionGroup(params, cons)
         self._rejection.append(group)

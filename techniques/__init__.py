@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .bandit import AUCBandit, AUCBanditMetaTechnique
-from .base import Feedback, Proposal, SequentialTechnique, Technique, TechniqueError
+from .base import Feedback, Proposal, SearchContext, SequentialTechnique, Technique, TechniqueError
 from .builtin import DEFAULT_TECHNIQUE, register_builtin
 from .bundles import generate_bandit
 from .catalogue import Catalogue
@@ -60,6 +60,6 @@ def create_technique(names: Sequence[str], C: float = 0.05, window: int = 500) -
 
 
 __all__ = ["AFFINITY_METRICS", "AUCBandit", "AUCBanditMetaTechnique", "Catalogue", "DEFAULT_TECHNIQUE", "Feedback", "GreedyMutation",
-           "Proposal", "PureRandom", "SequentialTechnique", "Technique", "TechniqueError",
+           "Proposal", "PureRandom", "SearchContext", "SequentialTechnique", "Technique", "TechniqueError",
            "TechniqueRegistry", "catalogue", "create_technique", "generate_bandit", "register", "registry",
            "resolve", "technique_from_name", "technique_name"]

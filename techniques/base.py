@@ -2,7 +2,9 @@
 
 Call protocol (the search driver is the only caller):
 
-1. ``bind(manipulator, rng, path)`` once, before anything else.  ``path`` is the
+0. ``set_context(context)`` at most once, before ``bind``: the run's :class:`SearchContext` (budget,
+   parallelism, store); techniques that do not adapt to the run ignore it.
+1. ``bind(manipulator, rng, path)`` once, before anything else but ``set_context``.  ``path`` is the
    technique's requestor name inside the run (``"Bandit/UniformGreedyMutation"``).
 2. ``propose()`` whenever the driver has room for another measurement.  It returns a
    :class:`Proposal` or ``None`` ("nothing to propose right now", e.g. while a
@@ -32,6 +34,24 @@ class TechniqueError(ValueError):
 
 
 @dataclass(frozen=True)
+class SearchContext:
+    """What the search driver knows about the run before it starts (given by ``set_context``).
+
+    ``test_limit`` is the number of measurements the run may make (None: no count limit, only a
+    deadline); ``budget_kind`` says where it comes from: ``"tests"`` (``--test-limit``), ``"time"``
+    (``--stop-after`` alone: the count is unknown) or ``"default"`` (neither: the default cap);
+    ``parallelism`` is the number of suggestions wanted per round (measurements in flight at once);
+    ``store`` names the configured cross-session store (None: none).
+    """
+
+    test_limit: Optional[int] = None
+    budget_kind: str = "default"
+    stop_after: Optional[float] = None
+    parallelism: int = 1
+    store: Optional[str] = None
+
+
+@dataclass(frozen=True)
 class Proposal:
     """A configuration a technique wants measured, tagged with who asked."""
 
@@ -53,6 +73,9 @@ class Feedback:
     #: True for a failure that only says the configuration has no measurement (a replayed table without
     #: its row, ``Result.extra["not_measured"]``): no evidence that the configuration is infeasible
     unmeasured: bool = False
+    #: seconds the measurement took (the result's recorded collection cost); NaN when unknown
+    #: (a duplicate, an infeasible proposal, a caller that measured without timing)
+    cost: float = math.nan
 
     @property
     def ok(self) -> bool:
@@ -72,8 +95,14 @@ class Technique(ABC):
         self.rng = random.Random(0)
         self.best_config: Optional[Config] = None
         self.best_value = math.inf
+        self.context = SearchContext()
 
     # ---- protocol -----------------------------------------------------------
+    def set_context(self, context: SearchContext) -> None:
+        """Called by the driver before :meth:`bind` with what it knows about the run (budget,
+        parallelism, store); the default keeps it in ``self.context``."""
+        self.context = context
+
     def bind(self, manipulator: ConfigurationManipulator, rng: random.Random,
              path: Optional[str] = None) -> None:
         """Called once before the first proposal; raise TechniqueError if the space is unsupported."""

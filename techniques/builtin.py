@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Tuple
 from .catalogue import Catalogue, Use
 
 #: the technique used when --technique is not given
-DEFAULT_TECHNIQUE = "AUCBanditMetaTechniqueG"
+DEFAULT_TECHNIQUE = "auto"
 
 Row = Tuple[str, str, str, Dict[str, Any]]
 
@@ -92,6 +92,9 @@ MODULE_ROWS: Dict[str, List[Row]] = {
                     "learns an additive model over structural features (tour edges, orders, one-hot, unit values) "
                     "and searches it: Thompson sampling + 2-opt/or-opt on the model; AUCBanditMetaTechniqueA takes "
                     "the other suggestions", {"fallback": Use("AUCBanditMetaTechniqueA")})],
+    "auto": [("auto", "auto:AutoTechnique",
+              "the default: BayesianOptimization, StructuralSurrogate or AUCBanditMetaTechniqueA, chosen from the "
+              "space, the budget, measured costs and the store (each decision explained)", {})],
     "greedy_bandit": [("GreedyMutationBandit", "bundles:greedy_mutation_bandit",
                        "AUC bandit over uniform/normal greedy mutation and random search", {})],
 }

@@ -25,7 +25,7 @@ BUNDLES: Dict[str, Tuple[List[str], str]] = {
         "default)"),
     "AUCBanditMetaTechniqueG": (
         ["ga-base", "BanditTPE"],
-        "AUC bandit: steady-state GA (uniform crossover) and a TPE model (from the 11th result on) (default)"),
+        "AUC bandit: steady-state GA (uniform crossover) and a TPE model (from the 11th result on)"),
     "AUCBanditMetaTechniqueT": (
         ["DifferentialEvolutionAlt", "UniformGreedyMutation", "NormalGreedyMutation30", "RandomNelderMead",
          "BanditTPE"],
@@ -85,7 +85,7 @@ def greedy_mutation_bandit() -> Technique:
 
 #: techniques a generated bandit never picks (bundles and meta-techniques would nest bandits)
 _NOT_ARMS = set(BUNDLES) | set(approach_names()) | {"GreedyMutationBandit", "MultiNelderMead", "MultiTorczon",
-                                                    "BayesianOptimization"}
+                                                    "BayesianOptimization", "auto"}
 
 
 def generate_bandit(registry: TechniqueRegistry, manipulator: ConfigurationManipulator,

@@ -94,7 +94,7 @@ def figures(stamps: List[tuple], wall: float, cpu: Sequence[float] = ()) -> Dict
     """Overhead figures in milliseconds from (start, end) stamps of each objective call and the
     process CPU time at the end of each (``cpu``, when known)."""
     gaps = [stamps[i + 1][0] - stamps[i][1] for i in range(len(stamps) - 1)]
-    objective = sum(end - start for start, end in stamps)
+    objective = sum(stamp[1] - stamp[0] for stamp in stamps)
     n = len(stamps)
     out = {"evals": n, "wall_s": wall, "median_ms": 1e3 * statistics.median(gaps),
            "mean_ms": 1e3 * (wall - objective) / n,

@@ -53,12 +53,12 @@ from tunerlib.techniques import AFFINITY_METRICS, DEFAULT_TECHNIQUE
 from tunerlib.tools import exit_from
 from tunerlib.tools.problems import Problem, default_problems, shared_root
 from tunerlib.tools.references import KERNEL_TUNER_SCORE_SPACES, reference_lines, score_reference_lines
-from tunerlib.tools.targets import is_kernel_tuner_cache, score_target_lines, target_lines
+from tunerlib.tools.targets import auto_lines, is_kernel_tuner_cache, score_target_lines, target_lines
 from tunerlib.tools.score import (CUTOFF_PERCENTILE, Population, SpaceScore, aggregate, cutoff_evaluations,
                                   replay_population, score_table, space_score, within)
 
 _PROBLEMS: Dict[str, Problem] = {}
-DEFAULT_TECHNIQUES = [DEFAULT_TECHNIQUE, "PureRandom"]
+DEFAULT_TECHNIQUES = [DEFAULT_TECHNIQUE, "AUCBanditMetaTechniqueG", "PureRandom"]
 #: cross-session store options of every run (--store, --leave-one-out, --affinity-metric)
 _STORE: Dict[str, Any] = {}
 
@@ -77,7 +77,8 @@ def _run_one(job: Tuple[str, str, int, int]) -> RunOut:
     start = time.process_time()
     run = tune_function(problem.make_space(), _costed(problem, costs), test_limit=budget,
                         technique=[technique], seed=seed, program_name=problem_name,
-                        seed_configurations=problem.data.get("seeds", ()), **_store_options(problem_name),
+                        seed_configurations=problem.data.get("seeds", ()),
+                        measurement_cost=problem.data.get("simulated_s"), **_store_options(problem_name),
                         **_database_options(problem_name, technique))
     return problem_name, technique, seed, list(run.values) + [-(time.process_time() - start)], costs
 
@@ -238,7 +239,8 @@ def report(results: Dict[Tuple[str, str], List[List[float]]], problems: Dict[str
                     out.write(f"{'':<4}{tech}: runs at least as good as the expert: {reached}\n")
         _baseline_lines(out, pname, problem, results, budgets)
         for line in reference_lines(pname) + target_lines(pname, problem.data, _runs_of(results, pname), opt,
-                                                          max(budgets)):
+                                                          max(budgets)) + auto_lines(_runs_of(results, pname),
+                                                                                     budgets, opt):
             out.write(line + "\n")
         if score:
             per_space[pname] = _score_block(out, pname, problem, results, costs or {}, max(budgets))

@@ -13,7 +13,9 @@ applies follows from the problem's data (``tools/problems.py``):
 * a table searched over its recorded configurations only (``@table``): the median at 100 at most 1.10;
 * the aggregate score: ``references.SCORE_TARGETS``.
 
-Nothing is printed for other problems.  A target needs the run to reach its budget (``--budgets``).
+Nothing is printed for other problems.  :func:`auto_lines` (every problem) prints, per budget,
+``auto``'s median best against the best other technique's median in the run and against the old
+default's (``AUCBanditMetaTechniqueG``).  A target needs the run to reach its budget (``--budgets``).
 """
 from __future__ import annotations
 
@@ -121,4 +123,42 @@ def score_target_lines(scores: Mapping[str, Mapping[str, float]], caches: Sequen
         verdict = "met" if mean >= limit else "missed"
         lines.append(f"  target: {tech} >= {limit} on the Kernel Tuner caches: {mean:.3f} over the "
                      f"{len(cells)} of this run -- {verdict}")
+    return lines
+
+
+#: the technique the auto check is about, the old default it must never trail, and its tolerance
+AUTO, OLD_DEFAULT, AUTO_TOLERANCE = "auto", "AUCBanditMetaTechniqueG", 0.02
+
+
+def _quantile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def auto_lines(runs: Mapping[str, Sequence[Sequence[float]]], budgets: Sequence[int],
+               optimum: Optional[float]) -> List[str]:
+    """Per budget: ``auto``'s median best against the best other technique's median of the run
+    (met when within :data:`AUTO_TOLERANCE` or inside that technique's 20th-80th percentile band of
+    seeds) and against the old default's; [] when ``auto`` or every other technique is absent."""
+    others = {t: r for t, r in runs.items() if t != AUTO and r}
+    if not runs.get(AUTO) or not others:
+        return []
+    scale = optimum if optimum else 1.0
+    unit = "x" if optimum else ""
+
+    def bests(tech: str, budget: int) -> List[float]:
+        return [min(r[:budget], default=math.inf) / scale for r in runs[tech]]
+    lines = []
+    for budget in budgets:
+        mine = statistics.median(bests(AUTO, budget))
+        medians = {t: statistics.median(bests(t, budget)) for t in others}
+        best = min(medians, key=lambda t: (medians[t], t))
+        band = _quantile(bests(best, budget), 0.8)
+        ok = mine <= medians[best] * (1 + AUTO_TOLERANCE) + 1e-12 or mine <= band
+        text = (f"  auto check @{budget}: auto median {mine:.4g}{unit}, best other {best} {medians[best]:.4g}{unit} "
+                f"(80th percentile {band:.4g}{unit}) -- {'met' if ok else 'missed'}")
+        if OLD_DEFAULT in medians:
+            worse = mine > medians[OLD_DEFAULT] + 1e-12
+            text += f"; {OLD_DEFAULT} {medians[OLD_DEFAULT]:.4g}{unit} -- {'worse' if worse else 'not worse'}"
+        lines.append(text)
     return lines

@@ -14,8 +14,9 @@
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from .callbacks import Callback
 from .interface import MeasurementInterface
@@ -80,10 +81,14 @@ class TuningRunManager:
         """The next configuration to measure, or None when the limits or the space are exhausted."""
         return self._run.ask("api")
 
-    def report_result(self, desired_result: DesiredResult, result: Result) -> None:
+    def report_result(self, desired_result: DesiredResult, result: Result, cost: Optional[float] = None) -> None:
         """Record the result of a configuration returned by :meth:`get_next_desired_result`
-        (TunerScriptError when ``result`` is not a tunerlib.Result)."""
-        self._run.tell(desired_result, result)
+        (TunerScriptError when ``result`` is not a tunerlib.Result); ``cost``: the seconds the
+        measurement took, when known (the techniques' ``Feedback.cost``; ``auto``'s cost policy)."""
+        record = None
+        if cost is not None and isinstance(result, Result):
+            record = result.record(collection_cost=float(cost), machine_id=self._run.machine_id)
+        self._run.tell(desired_result, result, record)
 
     def get_best_configuration(self) -> Optional[Dict[str, Any]]:
         best = self._run.search.best
@@ -104,7 +109,9 @@ class TuningRunManager:
 def tune_function(manipulator: ConfigurationManipulator, fn, *, test_limit: int,
                   technique: Optional[Sequence[str]] = None, seed: Optional[int] = None,
                   database: str = "memory://", program_name: str = "function",
-                  seed_configurations: Sequence[Dict[str, Any]] = (), **options: Any) -> "FunctionRun":
+                  seed_configurations: Sequence[Dict[str, Any]] = (),
+                  measurement_cost: Optional[Callable[[Dict[str, Any]], float]] = None,
+                  **options: Any) -> "FunctionRun":
     """Minimise ``fn(config) -> float`` over ``manipulator`` with at most ``test_limit`` measurements.
 
     ``options`` are further TuningOptions fields (``store``, ``upload``, ``bandit_c``, ...).
@@ -114,8 +121,11 @@ def tune_function(manipulator: ConfigurationManipulator, fn, *, test_limit: int,
     one as given (``Result(state="ERROR", extra={"not_measured": True})``: a replayed table has no row
     for it, which techniques see as ``Feedback.unmeasured``; an OK Result carries ``extra["value"]``).
     The default store is in memory (``memory://``, :class:`tunerlib.db.MemoryStore`); pass ``database``
-    to keep the run.  Returns a :class:`FunctionRun` with the summary and the value of every
-    measurement in order (``inf`` for errors and failed Results), from which best-so-far curves follow.
+    to keep the run.  Each result records the seconds its call of ``fn`` took, or
+    ``measurement_cost(config)`` when given (a replayed table that stands for a measurement of that
+    many seconds), which cost-aware techniques (``auto``) read.  Returns a :class:`FunctionRun` with
+    the summary and the value of every measurement in order (``inf`` for errors and failed Results),
+    from which best-so-far curves follow.
     """
     opts: Dict[str, Any] = {"test_limit": test_limit, "seed": seed, "database": database,
                             "quiet": True, "technique": list(technique or []), **options}
@@ -123,21 +133,22 @@ def tune_function(manipulator: ConfigurationManipulator, fn, *, test_limit: int,
                                          seed_configurations, **opts)
     values: List[float] = []
     while (desired := manager.get_next_desired_result()) is not None:
+        config = desired.configuration.data
+        start = time.perf_counter()
         try:
-            value = fn(desired.configuration.data)
+            value = fn(config)
         except Exception as exc:  # recorded as an ERROR result, like a failing run()
-            manager.report_result(desired, Result(state="ERROR", extra={"error": repr(exc)}))
-            values.append(math.inf)
-            continue
+            value = Result(state="ERROR", extra={"error": repr(exc)})
+        cost = measurement_cost(config) if measurement_cost is not None else time.perf_counter() - start
         if isinstance(value, Result):       # reported as given (a state, extra facts such as not_measured)
-            manager.report_result(desired, value)
+            manager.report_result(desired, value, cost)
             ok = value.state == "OK" and math.isfinite(value.extra.get("value", math.inf))
             values.append(float(value.extra["value"]) if ok else math.inf)
         elif value is None or not math.isfinite(value):
-            manager.report_result(desired, Result(state="ERROR"))
+            manager.report_result(desired, Result(state="ERROR"), cost)
             values.append(math.inf)
         else:
-            manager.report_result(desired, Result(extra={"value": float(value)}))
+            manager.report_result(desired, Result(extra={"value": float(value)}), cost)
             values.append(float(value))
     return FunctionRun(manager.finish(), values)
 

@@ -185,13 +185,15 @@ class SearchDriver:
         unmeasured = state != "ok" and bool((row.extra or {}).get("not_measured"))
         self.known[row.config_hash] = (value, state, unmeasured)
         requestors = self.inflight.pop(row.config_hash, None) or [row.requestor or ""]
+        cost = math.nan if row.collection_cost is None else float(row.collection_cost)
         for i, requestor in enumerate(requestors):
             self._feedback(row.config_data, row.config_hash, value, state, requestor, new_best and i == 0,
-                           unmeasured=unmeasured)
+                           unmeasured=unmeasured, cost=cost if i == 0 else math.nan)
         for listener in self.listeners:
             listener(row, value, new_best)
         return row.id if new_best and not row.was_new_best else None
 
     def _feedback(self, cfg: Dict[str, Any], key: str, value: float, state: str,
-                  requestor: str, new_best: bool, duplicate: bool = False, unmeasured: bool = False) -> None:
-        self.technique.observe(Feedback(cfg, key, value, state, requestor, new_best, duplicate, unmeasured))
+                  requestor: str, new_best: bool, duplicate: bool = False, unmeasured: bool = False,
+                  cost: float = math.nan) -> None:
+        self.technique.observe(Feedback(cfg, key, value, state, requestor, new_best, duplicate, unmeasured, cost))

@@ -10,12 +10,14 @@ bandit, warm start adds nothing, and the run says so once on stderr (unless ``--
 """
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
 from .db import ResultsStore
+from .options import DEFAULT_TEST_CAP
 from .parameters import ConfigurationManipulator
-from .techniques import Technique, create_technique
+from .techniques import SearchContext, Technique, create_technique
 
 if TYPE_CHECKING:  # the store's modules are imported only when a run uses the store
     from .store.recommender import StoreRecommender
@@ -30,6 +32,37 @@ def stderr_say(quiet: bool) -> Say:
 
 def _build(name: str) -> Technique:
     return create_technique([name])
+
+
+def search_context(options: Any) -> SearchContext:
+    """What the run tells its root technique before binding it: budget, parallelism, store."""
+    test_limit, stop_after = options.test_limit, options.stop_after
+    kind = "tests" if test_limit is not None else "time" if stop_after is not None else "default"
+    if kind == "default":
+        test_limit = DEFAULT_TEST_CAP
+    store = getattr(options, "store", None) or os.environ.get("TUNERLIB_STORE") or None
+    return SearchContext(test_limit, kind, stop_after, max(1, int(getattr(options, "parallelism", 1) or 1)), store)
+
+
+def prepare_technique(technique: Technique, options: Any, manipulator: ConfigurationManipulator,
+                      say: Say) -> None:
+    """Called before the root technique is bound: give it the run's :class:`SearchContext`, its
+    recommender (a technique that uses the store) and, for a technique that explains its decisions
+    (``decision_listeners``: ``auto``), a listener printing each one on stderr."""
+    technique.set_context(search_context(options))
+    attach_recommender(technique, options, manipulator, say)
+    listeners = getattr(technique, "decision_listeners", None)
+    if listeners is not None:
+        listeners.append(lambda entry: say(f"{technique.name}: {entry['technique']} -- {entry['reason']}"
+                                           + (f" (at evaluation {entry['evaluation']})" if entry["evaluation"]
+                                              else "")))
+
+
+def decisions_extra(technique: Technique) -> Dict[str, Any]:
+    """``{"technique_decisions": [...]}`` for the summary of a run whose technique explains its
+    decisions (``auto``), else ``{}``."""
+    decisions = getattr(technique, "decisions", None)
+    return {"technique_decisions": [dict(d) for d in decisions]} if decisions else {}
 
 
 def attach_recommender(technique: Technique, options: Any, manipulator: ConfigurationManipulator,
@@ -51,17 +84,24 @@ def attach_recommender(technique: Technique, options: Any, manipulator: Configur
             getattr(options, "store", None), counts, technique.metric,
             getattr(options, "store_exclude", None) or (), not getattr(options, "no_starter_history", False))
     except StoreError as exc:
-        say(f"{technique.name} runs as a plain AUC bandit: {exc}")
+        _say_without_store(say, technique, str(exc))
         return None
     why = describe_table(table)
     if why is not None:
-        say(f"{technique.name} runs as a plain AUC bandit: {where}: {why}")
+        _say_without_store(say, technique, f"{where}: {why}")
         return None
     if source == STARTER:
         say(f"{technique.name} learns from the {where}: the store holds no run of a similar search space")
     recommender = StoreRecommender(table, counts)
     technique.attach_recommender(recommender, _build)
     return recommender
+
+
+def _say_without_store(say: Say, technique: Technique, why: str) -> None:
+    """Say why the store cannot help, in the technique's words (``without_store``; None: say nothing)."""
+    words = getattr(technique, "without_store", "runs as a plain AUC bandit")
+    if words is not None:
+        say(f"{technique.name} {words}: {why}")
 
 
 def warm_start(options: Any, manipulator: ConfigurationManipulator, parameter_info: str,

@@ -36,7 +36,7 @@ from .resume import Diverged, HistoryReplay, select_run
 from .search import SearchDriver, TunerScriptError
 from .seeds import checked_seed_configurations
 from .techniques import Proposal, Technique, create_technique, generate_bandit, registry
-from .transfer import attach_recommender, stderr_say, upload_finished_run, warm_start
+from .transfer import decisions_extra, prepare_technique, stderr_say, upload_finished_run, warm_start
 from .workers import WorkerPool
 
 if TYPE_CHECKING:  # annotations only: the interface's main() imports the CLI, which imports this
@@ -148,7 +148,7 @@ class TuningRun:
         technique = (generate_bandit(registry(), self.manipulator, random.Random(f"{self.seed}:generate"),
                                      C=c, window=window)
                      if generate else create_technique(names, C=c, window=window))
-        attach_recommender(technique, self.options, self.manipulator, self.say)
+        prepare_technique(technique, self.options, self.manipulator, self.say)
         technique.bind(self.manipulator, random.Random(f"{self.seed}{salt}"), technique.name)
         return technique
 
@@ -450,7 +450,7 @@ class TuningRun:
 
     def summary(self, reason: str) -> Summary:
         best = self.search.best
-        extra: Dict[str, Any] = {}
+        extra: Dict[str, Any] = decisions_extra(self.technique)
         if self.resumed:
             extra["resumed_after_tests"] = self.resumed_from["tests"]
             extra["history_replay"] = getattr(self, "history_replay", "results")

@@ -217,6 +217,16 @@ class StructuralSurrogate(Technique):
         return None if proposal is None else proposal.config
 
     # ---- arms ---------------------------------------------------------------------------------------
+    def model_record(self) -> float:
+        """The posterior probability that the model's proposals find new bests more often than the
+        fallback's (:func:`.credit.prob_better`); 0.5 until the model has ``explore`` results. Read by
+        ``auto``'s cost policy: above 0.5 the model has shown that it wins per evaluation."""
+        if len(self.credit["model"]) < self.explore:
+            return 0.5
+        model, fallback = ((float(sum(self.credit[arm])), float(len(self.credit[arm])))
+                           for arm in ("model", "fallback"))
+        return prob_better(model, fallback, self.prior)
+
     def _model_share(self) -> float:
         """Half the suggestions until the model has ``explore`` results of its own; then the posterior
         probability that its proposals find new bests more often than the fallback's
@@ -224,9 +234,7 @@ class StructuralSurrogate(Technique):
         1 - min_share]``; capped by the predictive gate when it is on."""
         if len(self.credit["model"]) < self.explore:
             return 0.5
-        model, fallback = ((float(sum(self.credit[arm])), float(len(self.credit[arm])))
-                           for arm in ("model", "fallback"))
-        better = prob_better(model, fallback, self.prior)
+        better = self.model_record()
         share = min(max(better, self.min_share), 1.0 - self.min_share)
         if self.gate and len(self.predictions) >= 10:
             share = min(share, self._gate_cap(better))

@@ -111,11 +111,15 @@ def test_resume_after_the_script_was_edited_is_refused_unless_allowed(tmp_path):
 
 
 def test_interrupted_and_resumed_run_continues_like_an_uninterrupted_one(tmp_path):
-    """Same seed: 30 tests, then --resume to 60, propose exactly what one run of 60 proposes."""
+    """Same seed: 30 tests, then --resume to 60, propose exactly what one run of 60 proposes (the
+    default technique: BayesianOptimization at this budget, whose proposals take a while on a loaded
+    machine, hence the long timeouts)."""
     assert _run(TOY, "--test-limit", 60, "--seed", 5, "--database", tmp_path / "a.db", "--quiet",
-                fresh=True).returncode == 0
-    assert _run(TOY, "--test-limit", 30, "--seed", 5, "--database", tmp_path / "b.db", "--quiet").returncode == 0
-    assert _run(TOY, "--test-limit", 60, "--resume", "--database", tmp_path / "b.db", "--quiet").returncode == 0
+                fresh=True, timeout=600).returncode == 0
+    assert _run(TOY, "--test-limit", 30, "--seed", 5, "--database", tmp_path / "b.db", "--quiet",
+                timeout=600).returncode == 0
+    assert _run(TOY, "--test-limit", 60, "--resume", "--database", tmp_path / "b.db", "--quiet",
+                timeout=600).returncode == 0
     assert _sequence(tmp_path / "a.db") == _sequence(tmp_path / "b.db")
     assert len(_sequence(tmp_path / "a.db")) == 60
 

@@ -103,3 +103,25 @@ def test_compare_report_prints_the_verdicts_under_the_problem():
     assert "target: worst seed's best/opt at 60 evaluations <= 1.05" in text
     assert "Good: worst 1.010x over 2 runs -- met" in text
     assert "Bad: worst 1.200x over 2 runs -- missed by 14.3 %" in text
+
+
+def test_auto_is_checked_against_the_best_other_technique_and_g_at_every_budget():
+    from tunerlib.tools.targets import auto_lines
+    runs = {"auto": _runs(1.010, 1.012, 1.011), "BayesianOptimization": _runs(1.000, 1.001, 1.002),
+            "AUCBanditMetaTechniqueG": _runs(1.3, 1.2, 1.25), "Far": _runs(1.5, 1.5, 1.5)}
+    lines = auto_lines(runs, [50, 100], 1.0)
+    assert len(lines) == 2
+    assert lines[0].startswith("  auto check @50: auto median 2x, best other AUCBanditMetaTechniqueG")
+    assert "best other BayesianOptimization 1.001x" in lines[1] and lines[1].count("-- met") == 1
+    assert "AUCBanditMetaTechniqueG 1.25x -- not worse" in lines[1]
+    runs["auto"] = _runs(1.1, 1.1, 1.1)
+    assert "-- missed" in auto_lines(runs, [100], 1.0)[0]
+    assert auto_lines({"auto": _runs(1.0)}, [100], 1.0) == []
+
+
+def test_compare_prints_the_auto_check(monkeypatch):
+    problem = Problem("p", lambda: None, lambda c: 0.0, 1.0, [10])
+    results = {("p", "auto"): [[2.0] * 9 + [1.0] + [-0.1]], ("p", "PureRandom"): [[2.0] * 10 + [-0.1]]}
+    out = io.StringIO()
+    compare.report(results, {"p": problem}, [10], out=out)
+    assert "auto check @10: auto median 1x, best other PureRandom 2x (80th percentile 2x) -- met" in out.getvalue()

@@ -72,6 +72,8 @@ class RunData:
     places: Dict[int, Any] = field(default_factory=dict)
     #: the tuner's re-timed best (:func:`tunerlib.finalform.final_best`), or None
     final_best: Optional[Dict[str, Any]] = None
+    #: the decisions of a root technique that explains them (``auto``): evaluation, technique, reason
+    decisions: List[Dict[str, Any]] = field(default_factory=list)
 
     @property
     def shown_label(self) -> str:
@@ -174,7 +176,20 @@ def _run_data(store: Any, info: dict) -> RunData:
                    export["version"], info["state"], info["seed"], export["objective"], export["args"] or {},
                    export["parameter_info"], start, export["end_date"], export["machine_class"], points,
                    requests, sign, final_form_text(store.load_technique_state(info["id"], FINAL_FORM)),
-                   store.result_places(info["id"]), final_best(store.load_technique_state(info["id"], FINAL_BEST)))
+                   store.result_places(info["id"]), final_best(store.load_technique_state(info["id"], FINAL_BEST)),
+                   technique_decisions(store, info["id"], export["args"] or {}))
+
+
+def technique_decisions(store: Any, run_id: int, args: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """The decisions recorded in the state of the run's root technique (``auto`` keeps them;
+    [] for techniques that do not), read from the technique state the run saved last."""
+    from ..techniques import DEFAULT_TECHNIQUE
+    names = list(args.get("technique") or [])
+    root = names[0] if len(names) == 1 else DEFAULT_TECHNIQUE if not names else None
+    saved = store.load_technique_state(run_id, root) if root else None
+    state = saved.get("state") if isinstance(saved, dict) else None
+    decisions = state.get("decisions") if isinstance(state, dict) else None
+    return [d for d in decisions if isinstance(d, dict)] if isinstance(decisions, list) else []
 
 
 def select_runs(infos: Sequence[dict], labels: Sequence[str], where: str) -> List[dict]:

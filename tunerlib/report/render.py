@@ -76,8 +76,14 @@ def _facts(s: RunSummary) -> List[tuple]:
                       f"{len(run.points)} results in {s.duration:.3g} s"),
             ("objective", f"{run.objective} ({run.unit_text})"),
             ("search space", f"{size} configurations; {len(s.parameters)} parameters: {', '.join(s.parameters)}"),
-            ("machine class", run.machine_class or "-"), ("technique", s.technique), ("best", best),
-            ("improvement", improvement), ("failures", failures)]
+            ("machine class", run.machine_class or "-"), ("technique", s.technique)] + _decisions(run) + [
+            ("best", best), ("improvement", improvement), ("failures", failures)]
+
+
+def _decisions(run: RunData) -> List[tuple]:
+    """One fact per recorded technique decision (``auto``'s): at which evaluation, what and why."""
+    return [("technique decision", f"at evaluation {d.get('evaluation')}: {d.get('technique')} -- {d.get('reason')}")
+            for d in run.decisions]
 
 
 def _allocation_rows(s: RunSummary) -> List[List[str]]:

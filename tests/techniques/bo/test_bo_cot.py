@@ -135,9 +135,9 @@ def test_alternatives_and_neighbours_stay_feasible(seed):
         assert [n for n in m.names if nb[n] != cfg[n]] == [m.names[i]] and nb[m.names[i]] == v
 
 
-def test_fallback_to_rejection_sampling_warns_once(caplog):
+def test_fallback_to_rejection_sampling_is_logged_once(caplog):
     m = tiled_space()
-    with caplog.at_level(logging.WARNING):
+    with caplog.at_level(logging.INFO):
         cot = FeasibleSpace(m, max_leaves=40)
         assert cot.group_of              # the chain of trees is built on first use
     warnings = [r for r in caplog.records if "rejection" in r.getMessage()]

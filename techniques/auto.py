@@ -1,0 +1,405 @@
+"""``auto``, the default technique: picks a member technique from the space, the budget, the measured
+costs and the store, and says why.
+
+The rule (:func:`plan`), first match wins:
+
+====================================================  =========================================
+the space and the budget                              the member
+====================================================  =========================================
+a permutation of more than 5 items (tours, orders)    StructuralSurrogate (its fallback: A)
+more than 30 parameters                               AUCBanditMetaTechniqueA
+a budget of at most ``short_budget`` (200) tests      BayesianOptimization, the whole run
+a longer budget, a deadline only, or no limit         AUCBanditMetaTechniqueA for the first
+                                                      :data:`COST_FIRST` results, then
+                                                      BayesianOptimization if the cost policy
+                                                      allows it (shown those results), then
+                                                      AUCBanditMetaTechniqueA once BO's last
+                                                      ``patience`` results found no new best
+====================================================  =========================================
+
+(A long run's BO waits for the first measurements because on a cheap objective it would never be
+allowed: the run then never builds it, nor imports its scientific stack.)
+
+With a configured cross-session store that ranks one of these members first for the nearest stored
+representation, that member takes the place of ``AUCBanditMetaTechniqueA`` as the hand-over member.
+
+**Cost policy.**  A member's CPU seconds per suggestion must stay at most ``max(cost_share x median
+measurement seconds / parallelism, cpu_floor)``; a member above it hands over to
+``AUCBanditMetaTechniqueA`` (the cheapest, never handed over), unless its model has shown that it
+wins per evaluation (StructuralSurrogate's ``model_record``: its model's record of new bests likelier
+better than its fallback's).  Exempt too: the member the rule picked for a budget of at most
+``short_budget`` tests, where a model was measured to win per evaluation and the whole run's search
+CPU is bounded by the budget.  The check runs at fixed points (after
+:data:`COST_FIRST` results with a known cost, then every :data:`COST_EVERY`), with a member's prior
+estimate (:data:`PRIOR_CPU`) until it has made :data:`MEASURED_AFTER` suggestions, so a decision
+from counts, the budget and clearly cheap or expensive measurements is the same in every process;
+a switch that depends on measured CPU can differ between processes when the figures are close to
+the threshold (tests inject the costs).  Measurements of unknown cost never trigger it.
+
+Each decision is kept (``decisions``: the evaluation it was made at, the member, the reason),
+passed to ``decision_listeners`` (the run prints it) with the next result, recorded in
+:meth:`state_dict` and restored by :meth:`load_state_dict`.
+"""
+from __future__ import annotations
+
+import math
+import random
+import statistics
+import time
+from collections import Counter, deque
+from dataclasses import dataclass
+from typing import Any, Callable, Deque, Dict, List, Optional
+
+from ..parameters import (ArrayParameter, BooleanArray, ConfigurationManipulator, FeasibleSpace, FloatArray,
+                          FloatParameter, NumericParameter, OrdinalParameter, PermutationParameter)
+from .base import Config, Feedback, Proposal, Technique, TechniqueError
+from .options import Option
+
+BO, STRUCTURAL, BANDIT = "BayesianOptimization", "StructuralSurrogate", "AUCBanditMetaTechniqueA"
+MEMBERS = (BO, STRUCTURAL, BANDIT)
+#: short names in decision lines
+TITLES = {BO: "Bayesian optimization", STRUCTURAL: "StructuralSurrogate", BANDIT: "AUCBanditMetaTechniqueA"}
+#: a permutation with more items than this is a tour or an order (smaller ones are categorical)
+TOUR_ITEMS = 5
+#: above this many parameters the GP's per-suggestion cost and its data needs rule BO out
+BO_MAX_DIMENSION = 30
+#: CPU seconds per suggestion assumed for a member until it has made MEASURED_AFTER suggestions
+#: (README "The default technique": BO 0.05-0.14 s, StructuralSurrogate about 3 ms on a 48-city
+#: tour, A about 0.3 ms, on the 2-core development machine)
+PRIOR_CPU = {BO: 0.05, STRUCTURAL: 0.003, BANDIT: 0.0003}
+MEASURED_AFTER = 25
+#: results with a known cost before the first cost check, and between later checks
+COST_FIRST, COST_EVERY = 5, 25
+#: feasible configurations counted exactly only up to this many partial configurations
+COUNT_NODES = 200_000
+
+
+@dataclass(frozen=True)
+class SpaceFacts:
+    """What the rule reads from a space: parameter kinds, dimension, constraints, feasible size."""
+
+    kinds: Dict[str, int]
+    tour_items: int
+    dimension: int
+    constraints: int
+    feasible: Optional[float]
+
+    def text(self) -> str:
+        """``7 ordinal parameters, 2 known constraints, 1,200 feasible configurations``."""
+        parts = [f"{n} {kind} parameter{'s' * (n != 1)}" for kind, n in sorted(self.kinds.items())]
+        if self.tour_items:
+            parts[0:0] = [f"a permutation of {self.tour_items} items"]
+        if self.constraints:
+            parts.append(f"{self.constraints} known constraint{'s' * (self.constraints != 1)}")
+        if self.feasible is not None and math.isfinite(self.feasible):
+            parts.append(f"{self.feasible:,.0f} feasible configurations")
+        return ", ".join(parts)
+
+
+def space_facts(manipulator: ConfigurationManipulator) -> SpaceFacts:
+    """Classify every parameter and count the feasible configurations where that is cheap."""
+    kinds: Counter = Counter()
+    tour = 0
+    for p in manipulator.parameters:
+        if isinstance(p, PermutationParameter) and p.size > TOUR_ITEMS:
+            tour = max(tour, p.size)
+            continue
+        count = p.count if isinstance(p, ArrayParameter) else 1
+        if isinstance(p, (FloatParameter, FloatArray)):
+            kinds["float"] += count
+        elif isinstance(p, (NumericParameter, OrdinalParameter)) and not isinstance(p, BooleanArray):
+            kinds["ordinal"] += count
+        elif not isinstance(p, PermutationParameter):
+            kinds["categorical"] += count
+        else:
+            kinds["categorical"] += 1
+    feasible: Optional[float] = None
+    if manipulator.is_finite():
+        counted = FeasibleSpace(manipulator).count(COUNT_NODES)
+        feasible = float(counted) if counted is not None else None
+    return SpaceFacts(dict(kinds), tour, sum(kinds.values()) + (tour > 0), len(manipulator.constraints), feasible)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The rule's answer: the first member, the hand-over member (None: none) and why."""
+
+    first: str
+    then: Optional[str]
+    short: bool
+    reason: str
+
+
+def budget_text(limit: Optional[int], kind: str) -> str:
+    """``60 evaluations``, ``a deadline, no test limit``: the budget as the decision lines say it."""
+    if kind == "time":
+        return "a deadline, no test limit"
+    if limit is None:
+        return "no test limit"
+    return f"{limit} evaluations" + (" (the default cap)" if kind == "default" else "")
+
+
+def plan(facts: SpaceFacts, limit: Optional[int], kind: str, short_budget: int,
+         store_pick: Optional[str] = None) -> Plan:
+    """The rule of the module docstring, as code: which member starts, which takes over, and why."""
+    why = f"{facts.text()}, {budget_text(limit, kind)}"
+    later = store_pick or BANDIT
+    if facts.tour_items:
+        return Plan(STRUCTURAL, None, False, why)
+    if facts.dimension > BO_MAX_DIMENSION:
+        return Plan(BANDIT, None, False, f"{why} (more than {BO_MAX_DIMENSION} parameters)")
+    short = kind == "tests" and limit is not None and limit <= short_budget
+    return Plan(BO, None if short else later, short, why)
+
+
+class AutoTechnique(Technique):
+    """The default technique (see the module docstring for its rule and cost policy).
+
+    Options: ``cost_share`` (search CPU per suggestion allowed per second of measurement),
+    ``cpu_floor`` (seconds of search CPU per suggestion always allowed), ``short_budget`` (test
+    limits up to which BO runs the whole run, exempt from the cost policy), ``patience`` (BO results
+    in a row without a new best before a longer run hands over)."""
+
+    description = ("the default: BayesianOptimization, StructuralSurrogate or AUCBanditMetaTechniqueA, "
+                   "chosen from the space, the budget, measured costs and the store, and explained")
+
+    OPTIONS = (Option("cost_share", float, 1.0, 0.0, 1e6, 0.1, 10.0,
+                      "search CPU seconds per suggestion allowed per second of measurement"),
+               Option("cpu_floor", float, 0.03, 0.0, 1e4, 0.001, 0.1,
+                      "search CPU seconds per suggestion that are always allowed"),
+               Option("short_budget", int, 200, 0, 10**9, 50, 400,
+                      "test limits up to which BO runs the whole run (exempt from the cost policy)"),
+               Option("patience", int, 30, 1, 10**6, 10, 60,
+                      "BO results in a row without a new best before a longer run hands over"))
+
+    #: the store is optional: the run says nothing when it cannot help (see tunerlib.transfer)
+    without_store = None
+
+    def __init__(self, name: Optional[str] = None, cost_share: float = 1.0, cpu_floor: float = 0.03,
+                 short_budget: int = 200, patience: int = 30,
+                 build: Optional[Callable[[str], Technique]] = None) -> None:
+        super().__init__(name or "auto")
+        self.cost_share, self.cpu_floor = cost_share, cpu_floor
+        self.short_budget, self.patience = short_budget, patience
+        self._build = build
+        self.decisions: List[Dict[str, Any]] = []
+        self._announced = 0
+        self.decision_listeners: List[Callable[[Dict[str, Any]], None]] = []
+        self.recommender: Any = None
+        self.metric = "run-rank"
+        #: CPU clock of member proposals (tests inject one)
+        self.cpu_clock: Callable[[], float] = time.process_time
+
+    # ---- the store (attached by the run before bind, like a recommendation bandit) ---------------
+    @property
+    def uses_store(self) -> bool:
+        """True when the run has a store: its ranking may pick the hand-over member."""
+        return self.context.store is not None
+
+    def attach_recommender(self, recommender: Any, build: Callable[[str], Technique]) -> None:
+        """Called by the run before :meth:`bind` when the store knows earlier runs."""
+        self.recommender = recommender
+
+    def _store_pick(self) -> Optional[str]:
+        if self.recommender is None:
+            return None
+        return next((n for n in self.recommender.initial_techniques() if n in MEMBERS), None)
+
+    # ---- set-up ------------------------------------------------------------------------------------
+    def bind(self, manipulator: ConfigurationManipulator, rng: Any, path: Optional[str] = None) -> None:
+        super().bind(manipulator, rng, path)
+        ctx = self.context
+        self.facts = space_facts(manipulator)
+        pick = self._store_pick()
+        self.plan = plan(self.facts, ctx.test_limit, ctx.budget_kind, self.short_budget, pick)
+        #: a long run's BO starts only once the first measurements say it may (see _start_deferred)
+        self.deferred = self.plan.first if self.plan.first == BO and not self.plan.short else None
+        self.members: Dict[str, Technique] = {}
+        self.cpu: Dict[str, Deque[float]] = {}
+        self.made: Dict[str, int] = {}
+        first = [] if self.deferred else [self.plan.first]
+        for name in dict.fromkeys(first + [self.plan.then or BANDIT, BANDIT]):
+            self._add_member(name)
+        self.active = self.plan.first if self.plan.first in self.members else BANDIT
+        self.retired: List[str] = []
+        self.early: List[Feedback] = []        # results before a deferred member starts (replayed to it)
+        self.results = 0
+        self.stall = 0                         # active member's results in a row without a new best
+        self.costs: Deque[float] = deque(maxlen=200)
+        self.known_costs = 0
+        store = f"; store ranks {pick} first" if pick else ""
+        wait = (f"; its first {COST_FIRST} suggestions while the cost of a measurement is measured, then "
+                f"{TITLES[BO]} unless that cost makes it too costly") if self.deferred else ""
+        self._decide(self.active, self.plan.reason + store + wait)
+
+    def _add_member(self, name: str) -> None:
+        tech = self._create(name)
+        try:
+            tech.bind(self.manipulator, random.Random(self.rng.getrandbits(64)),
+                      f"{self.path}/{tech.name}")
+        except TechniqueError:
+            if name == BANDIT:
+                raise
+            return
+        self.members[name] = tech
+        self.cpu[name] = deque(maxlen=MEASURED_AFTER)
+        self.made[name] = 0
+
+    def _create(self, name: str) -> Technique:
+        if self._build is not None:
+            return self._build(name)
+        from . import registry        # the catalogue (loaded: it created this technique)
+        return registry().create(name)
+
+    def _decide(self, member: str, reason: str) -> None:
+        self.decisions.append({"evaluation": self.results, "technique": member, "reason": reason})
+
+    def _announce(self) -> None:
+        """Pass decisions not yet announced to the listeners: from the first result on, so that
+        nothing is printed for a run that fails before it has one (bad input, a broken script)."""
+        while self._announced < len(self.decisions):
+            entry = self.decisions[self._announced]
+            self._announced += 1
+            for listener in self.decision_listeners:
+                listener(entry)
+
+    # ---- proposing ---------------------------------------------------------------------------------
+    def propose(self) -> Optional[Proposal]:
+        for name in dict.fromkeys([self.active, BANDIT]):
+            start = self.cpu_clock()
+            proposal = self.members[name].propose()
+            if proposal is not None:
+                self.cpu[name].append(self.cpu_clock() - start)
+                self.made[name] += 1
+                return proposal
+        return None
+
+    def desired_configuration(self) -> Optional[Config]:  # pragma: no cover - propose() overrides
+        proposal = self.propose()
+        return None if proposal is None else proposal.config
+
+    # ---- observing ---------------------------------------------------------------------------------
+    def observe(self, feedback: Feedback) -> None:
+        super().observe(feedback)
+        self._learn(feedback)
+        self._announce()
+
+    def _learn(self, feedback: Feedback) -> None:
+        """Forward a result to the members still in play, count it and run the checks it is due for."""
+        for name, tech in self.members.items():
+            if name not in self.retired:
+                tech.observe(feedback)
+        if self.deferred:
+            self.early.append(feedback)
+        if feedback.duplicate:
+            return
+        self.results += 1
+        if feedback.requestor == self.members[self.active].path:
+            self.stall = 0 if feedback.was_new_best else self.stall + 1
+        if not math.isnan(feedback.cost):
+            self.costs.append(feedback.cost)
+            self.known_costs += 1
+            if self.known_costs == COST_FIRST or (self.known_costs > COST_FIRST
+                                                  and (self.known_costs - COST_FIRST) % COST_EVERY == 0):
+                self._check_cost()
+        if self.deferred and (self.known_costs >= COST_FIRST or (self.results >= COST_FIRST and not self.costs)):
+            self._start_deferred()
+        if self.plan.then and self.active == self.plan.first and self.stall >= self.patience:
+            self._hand_over(self.plan.then, f"{TITLES[self.active]} found no new best in its last "
+                                            f"{self.patience} results")
+
+    def cpu_per_suggestion(self, name: str) -> float:
+        """The member's CPU seconds per suggestion: its prior until it made MEASURED_AFTER, then the
+        mean over its last MEASURED_AFTER proposal calls."""
+        samples = self.cpu.get(name)
+        if self.made.get(name, 0) < MEASURED_AFTER or not samples:
+            return PRIOR_CPU.get(name, 0.0)
+        return sum(samples) / len(samples)
+
+    def allowance(self) -> float:
+        """Search CPU seconds per suggestion the cost policy allows now."""
+        measurement = statistics.median(self.costs)
+        return max(self.cost_share * measurement / max(1, self.context.parallelism), self.cpu_floor)
+
+    def _start_deferred(self) -> None:
+        """After the first results: start the deferred member when the cost policy allows it (or the
+        costs are unknown), shown every result so far; else keep the cheap bandit."""
+        name, self.deferred = self.deferred, None
+        early, self.early = self.early, []
+        cpu = self.cpu_per_suggestion(name)
+        if self.costs and cpu > self.allowance():
+            self._decide(BANDIT, self._too_costly(name, cpu))
+            return
+        self._add_member(name)
+        if name not in self.members:
+            return
+        for feedback in early:
+            self.members[name].observe(feedback)
+        self.active, self.stall = name, 0
+        measured = (f"measurements of {_seconds(statistics.median(self.costs))} allow "
+                    f"{_seconds(self.allowance())} of CPU per suggestion (it takes about {_seconds(cpu)})"
+                    if self.costs else "the cost of a measurement is not known")
+        self._decide(name, measured)
+
+    def _too_costly(self, name: str, cpu: float) -> str:
+        return (f"{TITLES[name]} takes about {_seconds(cpu)} of CPU per suggestion, more than the "
+                f"{_seconds(self.allowance())} allowed by measurements of {_seconds(statistics.median(self.costs))}")
+
+    def _check_cost(self) -> None:
+        if self.active == BANDIT or (self.plan.short and self.active == self.plan.first):
+            return
+        cpu = self.cpu_per_suggestion(self.active)
+        if cpu > self.allowance() and not self._model_wins(self.members[self.active]):
+            self._hand_over(BANDIT, self._too_costly(self.active, cpu))
+
+    @staticmethod
+    def _model_wins(member: Technique) -> bool:
+        """Whether the member's model has shown that it wins per evaluation: its record of new bests
+        is likelier better than its cheap fallback's (``model_record`` > 0.5; StructuralSurrogate)."""
+        record = getattr(member, "model_record", None)
+        return record is not None and record() > 0.5
+
+    def _hand_over(self, member: str, reason: str) -> None:
+        if member not in self.members or member == self.active:
+            member = BANDIT
+        if member == self.active:
+            return
+        self.retired.append(self.active)
+        self.active, self.stall = member, 0
+        self._decide(member, reason)
+
+    # ---- persistence -------------------------------------------------------------------------------
+    def state_dict(self) -> Dict[str, Any]:
+        return {"active": self.active, "deferred": self.deferred, "retired": list(self.retired),
+                "decisions": list(self.decisions),
+                "results": self.results, "stall": self.stall, "costs": list(self.costs),
+                "known_costs": self.known_costs, "made": dict(self.made),
+                "cpu": {n: list(v) for n, v in self.cpu.items()},
+                "members": {n: t.state_dict() for n, t in self.members.items()}}
+
+    def load_state_dict(self, state: Dict[str, Any]) -> None:
+        if state.get("active") not in self.members and state.get("active") in MEMBERS:
+            self._add_member(state["active"])           # a deferred member that had started
+        if state.get("active") not in self.members:
+            return
+        self.deferred, self.early = state.get("deferred"), []
+        self.active, self.retired = state["active"], list(state.get("retired", []))
+        self.decisions = [dict(d) for d in state.get("decisions", self.decisions)]
+        self._announced = min(self._announced, len(self.decisions))
+        self.results, self.stall = int(state.get("results", 0)), int(state.get("stall", 0))
+        self.costs.extend(state.get("costs", []))
+        self.known_costs = int(state.get("known_costs", 0))
+        for name, tech in self.members.items():
+            self.made[name] = int(state.get("made", {}).get(name, 0))
+            self.cpu[name].extend(state.get("cpu", {}).get(name, []))
+            if name in state.get("members", {}):
+                tech.load_state_dict(state["members"][name])
+
+
+def _seconds(value: float) -> str:
+    """``0.052 s``, ``3.1 ms``, ``12 µs``: a duration at a readable scale."""
+    if value >= 0.1:
+        return f"{value:.2f} s"
+    if value >= 1e-3:
+        return f"{value * 1e3:.1f} ms"
+    return f"{value * 1e6:.0f} µs"
