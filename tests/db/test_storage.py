@@ -466,7 +466,9 @@ def test_nan_time_is_stored_without_losing_the_result(db, run):
 
 # -------------------------------------------------------------------------------------- migrations
 
-def test_locked_database_gives_one_line_error_and_loses_nothing(db, run, tmp_path):
+def test_locked_database_gives_one_line_error_and_loses_nothing(db, run, tmp_path, monkeypatch):
+    """A lock held past the busy timeout and past the patience of the lock wait (0 s here)."""
+    monkeypatch.setattr("tunerlib.db.waits.LOCK_PATIENCE", 0.0)
     pv, run_id = run
     [dr] = _request(db, pv, run_id, 1)
     runner = db._runner()  # white box: shorten the 30 s busy timeout for the test

@@ -47,7 +47,7 @@ from .leases import LeaseQueries
 from .notify import CHANNEL, ResultListener
 from .lifecycle import RunLifecycle
 from .runners import _CoreRunner, _Runner, _SQLiteRunner
-from .waits import LockWaits, wait_for_lock
+from .waits import LockWaits, is_lock_error, wait_for_lock
 
 __all__ = ["ResultsDB"]
 
@@ -180,24 +180,39 @@ class ResultsDB(RunLifecycle, LeaseQueries):
         """Run a SELECT and end its read transaction at once (no snapshot stays open); tried again
         while another process holds a lock that keeps it from reading."""
         runner = self._runner()
-
-        def attempt() -> list:
-            try:
-                return runner.rows(stmt, params, cache)
-            finally:
-                runner.end_read()
-        return wait_for_lock(attempt, self.lock_waits, self.waiter, self.display_url, self._failure)
+        try:
+            return runner.rows(stmt, params, cache)
+        except _OPERATIONAL_ERRORS as exc:
+            if not is_lock_error(exc):
+                raise self._failure(exc) from exc
+        finally:
+            runner.end_read()
+        return self._waiting_out_locks(lambda: runner.rows(stmt, params, cache), runner)
 
     def _begin_write(self, runner: _Runner) -> None:
         """SQLite: take the write lock before the transaction does anything, tried again while another
         process holds it (nothing is written yet, so trying again is safe)."""
-        def attempt() -> None:
+        try:
+            runner.begin_write()
+        except _OPERATIONAL_ERRORS as exc:
+            runner.end_read()
+            if not is_lock_error(exc):
+                raise self._failure(exc) from exc
+            self._waiting_out_locks(runner.begin_write, runner, keep_open=True)
+
+    def _waiting_out_locks(self, call: Any, runner: _Runner, keep_open: bool = False) -> Any:
+        """``call()`` (which writes nothing), tried again while another process holds the lock; the
+        transaction it opens ends after each try unless ``keep_open`` (a write transaction it began)."""
+        def attempt() -> Any:
             try:
-                runner.begin_write()
+                result = call()
             except BaseException:
                 runner.end_read()
                 raise
-        wait_for_lock(attempt, self.lock_waits, self.waiter, self.display_url, self._failure)
+            if not keep_open:
+                runner.end_read()
+            return result
+        return wait_for_lock(attempt, self.lock_waits, self.waiter, self.display_url, self._failure)
 
     def _failure(self, exc: Exception) -> DatabaseError:
         """One-line DatabaseError for a driver failure (SQLite: locked for too long, read-only file, disk full;
