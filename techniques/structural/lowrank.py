@@ -49,6 +49,9 @@ GAIN = 0.05
 #: the direction factors' ridge relative to the adjacency factors'
 DIRECTION_PENALTY = 4.0
 
+#: the factors are refitted when the data grew by a quarter or by this many observations
+REFIT_EVERY = 100
+
 
 class _Block:
     """One permutation's adjacency and direction groups (feature offsets) and its factor slots in θ."""
@@ -87,6 +90,8 @@ class LowRankBayesLinear(SparseBayesLinear):
         self.rng = np.random.default_rng(seed)
         self.theta = self._initial(self.rank)
         self.low_rank_fits = 0                      # L-BFGS fits run (a count of the work done)
+        self._factor_n = 0                          # observations at the last fit of the factors
+        self._grow_n = 0                            # observations at the last rank check
 
     # ---- parameterisation -----------------------------------------------------------------------
     def _initial(self, rank: int) -> np.ndarray:
@@ -191,7 +196,8 @@ class LowRankBayesLinear(SparseBayesLinear):
         if not self.blocks or self.n < 8 or self.n > self.handover:
             return
         X, y = self.rows.matrix(), self._target()
-        if self.rank != self.ranks[-1] and self.n >= 40:
+        if self.rank != self.ranks[-1] and self.n >= max(40, 2 * self._grow_n):
+            self._grow_n = self.n
             self._maybe_grow(X, y)
         self.theta = self.fit(X, y, self.theta, self.rank)
         w = self.weights(self.theta, self.rank)
@@ -221,15 +227,14 @@ class LowRankBayesLinear(SparseBayesLinear):
         self.prior_mean = self.prior_mean * (old / self.scale)
 
     def refresh(self) -> None:
-        """As :meth:`SparseBayesLinear.refresh`; before each whole re-solve, the low-rank factors are
-        refitted (on the renewed standardization) and the prior re-centred on them."""
-        if self.n and self.n != self._fitted_n:
-            full = self.n >= max(8, int(1.25 * self._noise_n))
-            solve = self.n - self._anchor_n >= min(max(8, self.n // 20), MAX_PENDING)
-            if full or solve:
-                if full:
-                    self._restandardize()
-                self._refit_low_rank()
+        """As :meth:`SparseBayesLinear.refresh`; first, when the data grew by a quarter or by
+        :data:`REFIT_EVERY` observations since the last fit, the low-rank factors are refitted (on the
+        renewed standardization) and the prior re-centred on them."""
+        if self.n >= 8 and self.n >= min(1.25 * self._factor_n, self._factor_n + REFIT_EVERY):
+            self._restandardize()
+            self._refit_low_rank()
+            self._factor_n = self.n
+            self._noise_n = 0    # a whole re-solve around the new centre
         super().refresh()
 
 
