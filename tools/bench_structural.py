@@ -19,8 +19,7 @@ import numpy as np
 
 from tunerlib.parameters import ConfigurationManipulator, PermutationParameter
 from tunerlib.techniques import Feedback
-from tunerlib.techniques.structural import StructuralSurrogate
-from tunerlib.techniques.structural.lowrank import LowRankStructuralSurrogate
+from tunerlib.techniques.structural import LowRankStructuralSurrogate, StructuralSurrogate
 
 
 def random_matrix(cities: int, seed: int) -> np.ndarray:

@@ -13,9 +13,11 @@ with ``n(4k) + 1`` unknowns per permutation instead of ``n²``.  (Per-item terms
 out: every item of a closed tour has exactly two neighbours, one successor and one predecessor, so they
 add a constant to every tour.)  Other features (one-hot, numbers, precedence) enter the fit as free
 weights so that they do not bias it, but give no prior mean.  The factors are fitted to the
-standardized values by L-BFGS on ``½|X w(θ) - y|² + ½ λ |θ|²``, warm-started from the previous fit, at
-every full re-solve of the underlying model.  The rank starts at :data:`RANKS`\\[0] and grows to the
-next step while that lowers the squared error on every fifth observation held out (the others fitted).
+standardized values by L-BFGS on ``½|X w(θ) - y|² + ½ λ |θ|²`` (the direction factors' ridge
+:data:`DIRECTION_PENALTY` times larger), warm-started from the previous fit, whenever the data grew by a
+quarter or by :data:`REFIT_EVERY` results.  The rank starts at :data:`RANKS`\\[0] and, each time the
+data doubled, grows to the next step if that lowers the squared error on every fifth observation held
+out (the others fitted) by :data:`GAIN`.
 
 The low-rank weights are the *centre* of the Gaussian prior of :class:`~.model.SparseBayesLinear`
 (``w_j ~ N(m_j, s_g)``): an edge never measured is predicted from its items' factors instead of weighing
