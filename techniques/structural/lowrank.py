@@ -195,8 +195,6 @@ class LowRankBayesLinear(SparseBayesLinear):
     # ---- the schedule -----------------------------------------------------------------------------
     def _refit_low_rank(self) -> None:
         """Refit the factors (and maybe grow the rank) on all data, then centre the prior on them."""
-        if not self.blocks or self.n < 8 or self.n > self.handover:
-            return
         X, y = self.rows.matrix(), self._target()
         if self.rank != self.ranks[-1] and self.n >= max(40, 2 * self._grow_n):
             self._grow_n = self.n
@@ -232,7 +230,8 @@ class LowRankBayesLinear(SparseBayesLinear):
         """As :meth:`SparseBayesLinear.refresh`; first, when the data grew by a quarter or by
         :data:`REFIT_EVERY` observations since the last fit, the low-rank factors are refitted (on the
         renewed standardization) and the prior re-centred on them."""
-        if self.n >= 8 and self.n >= min(1.25 * self._factor_n, self._factor_n + REFIT_EVERY):
+        if self.blocks and 8 <= self.n <= self.handover \
+                and self.n >= min(1.25 * self._factor_n, self._factor_n + REFIT_EVERY):
             self._restandardize()
             self._refit_low_rank()
             self._factor_n = self.n
@@ -262,6 +261,8 @@ class LowRankStructuralSurrogate(StructuralSurrogate):
         self.rank_ridge = rank_ridge
 
     def _new_model(self) -> SparseBayesLinear:
-        """A :class:`LowRankBayesLinear` of this run's layout, its factors seeded from the run's stream."""
+        """A :class:`LowRankBayesLinear` of this run's layout, its factors seeded from the run's stream
+        (drawn only when there is a permutation, so that without one the stream is StructuralSurrogate's)."""
+        permutation = any(g.kind == "adjacency" for g in self.layout.groups)
         return LowRankBayesLinear(self.layout.size, self.layout.groups, self.cg_steps, self.intercept,
-                                  self.max_rank, self.rank_ridge, self.rng.getrandbits(32))
+                                  self.max_rank, self.rank_ridge, self.rng.getrandbits(32) if permutation else 0)

@@ -94,3 +94,23 @@ def test_registered_deterministic_and_uses_the_low_rank_model():
     assert a == b
     assert isinstance(tech.model, LowRankBayesLinear) and tech.model.low_rank_fits > 0
     assert np.any(tech.model.prior_mean != 0.0)
+
+
+def test_without_a_permutation_it_makes_structural_surrogates_suggestions():
+    from tunerlib.parameters import EnumParameter, IntegerParameter
+    from tunerlib.techniques.structural import StructuralSurrogate
+
+    def run(cls):
+        space = ConfigurationManipulator([IntegerParameter("x", 0, 40), EnumParameter("e", list("abcdef"))])
+        tech = cls(cls.__name__)
+        tech.bind(space, random.Random(7), cls.__name__)
+        configs, best = [], np.inf
+        for _ in range(230):
+            prop = tech.propose()
+            cfg = prop.config
+            value = (cfg["x"] - 17) ** 2 + "abcdef".index(cfg["e"]) + 1.0
+            configs.append(space.hash_config(cfg))
+            tech.observe(Feedback(cfg, space.hash_config(cfg), value, "ok", prop.requestor, value < best))
+            best = min(best, value)
+        return configs
+    assert run(LowRankStructuralSurrogate) == run(StructuralSurrogate)
