@@ -91,7 +91,11 @@ MODULE_ROWS: Dict[str, List[Row]] = {
     "structural": [("StructuralSurrogate", "structural.technique:StructuralSurrogate",
                     "learns an additive model over structural features (tour edges, orders, one-hot, unit values) "
                     "and searches it: Thompson sampling + 2-opt/or-opt on the model; AUCBanditMetaTechniqueA takes "
-                    "the other suggestions", {"fallback": Use("AUCBanditMetaTechniqueA")})],
+                    "the other suggestions", {"fallback": Use("AUCBanditMetaTechniqueA")}),
+                   ("LowRankStructuralSurrogate", "structural.lowrank:LowRankStructuralSurrogate",
+                    "StructuralSurrogate whose prior over a permutation's pairwise weights is a low-rank model "
+                    "fitted to the results (tours and orders from fewer evaluations than pairs)",
+                    {"fallback": Use("AUCBanditMetaTechniqueA")})],
     "auto": [("auto", "auto:AutoTechnique",
               "the default: BayesianOptimization, StructuralSurrogate or AUCBanditMetaTechniqueA, chosen from the "
               "space, the budget, measured costs and the store (each decision explained)", {})],

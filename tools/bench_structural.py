@@ -1,6 +1,6 @@
 """CPU cost of StructuralSurrogate per suggestion as observations grow, on a random n-city tour.
 
-    python tools/bench_structural.py [--cities 100] [--evals 3000] [--seed 1]
+    python tools/bench_structural.py [--cities 100] [--evals 3000] [--seed 1] [--technique LowRankStructuralSurrogate]
 
 Drives the technique directly (bind / propose / observe, no database), so the figures are the
 technique's own cost: the model update and the search of the sampled model.  Prints the mean and
@@ -19,7 +19,7 @@ import numpy as np
 
 from tunerlib.parameters import ConfigurationManipulator, PermutationParameter
 from tunerlib.techniques import Feedback
-from tunerlib.techniques.structural import StructuralSurrogate
+from tunerlib.techniques.structural import LowRankStructuralSurrogate, StructuralSurrogate
 
 
 def random_matrix(cities: int, seed: int) -> np.ndarray:
@@ -28,12 +28,13 @@ def random_matrix(cities: int, seed: int) -> np.ndarray:
     return np.sqrt(((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1)).round()
 
 
-def measure(cities: int, evals: int, seed: int) -> List[float]:
+def measure(cities: int, evals: int, seed: int, technique: str = "StructuralSurrogate") -> List[float]:
     """CPU milliseconds of each suggestion (propose + observe); prints the tour length reached."""
     M = random_matrix(cities, seed)
     space = ConfigurationManipulator([PermutationParameter("tour", list(range(cities)))])
-    tech = StructuralSurrogate()
-    tech.bind(space, random.Random(seed), "StructuralSurrogate")
+    tech = {"StructuralSurrogate": StructuralSurrogate,
+            "LowRankStructuralSurrogate": LowRankStructuralSurrogate}[technique]()
+    tech.bind(space, random.Random(seed), technique)
     costs, best = [], np.inf
     for _ in range(evals):
         start = time.process_time()
@@ -58,8 +59,10 @@ def main() -> None:
     ap.add_argument("--evals", type=int, default=3000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--window", type=int, default=500)
+    ap.add_argument("--technique", choices=["StructuralSurrogate", "LowRankStructuralSurrogate"],
+                    default="StructuralSurrogate")
     args = ap.parse_args()
-    costs = np.asarray(measure(args.cities, args.evals, args.seed))
+    costs = np.asarray(measure(args.cities, args.evals, args.seed, args.technique))
     print(f"{'evaluations':>14} {'mean ms':>8} {'p90 ms':>8}")
     for lo in range(0, args.evals, args.window):
         part = costs[lo:lo + args.window]

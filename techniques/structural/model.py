@@ -98,6 +98,7 @@ class SparseBayesLinear:
         self.offset, self.scale = 0.0, 1.0        # y standardization
         self.intercept = 0.0
         self.anchor = np.zeros(size)             # the mean at the last full solve
+        self.prior_mean = np.zeros(size)         # the prior's centre m (w ~ N(m, s_g)); 0 here
         self._anchor_n = 0
         self._fitted_n = 0
         self._noise_n = 0
@@ -183,7 +184,8 @@ class SparseBayesLinear:
         return self.noise / self.prior
 
     def _solve(self, X: sp.csr_matrix, steps: int) -> None:
-        """Preconditioned CG on ``(X'X + noise/prior) w = X'(y - intercept)``, from the current mean.
+        """Preconditioned CG on ``(X'X + R) w = X'(y - intercept) + R m``, ``R = noise/prior`` and ``m``
+        the prior's centre, from the current mean.
 
         With an intercept (only when no feature group carries a constant), it is the mean residual
         (not penalised), eliminated by centring."""
@@ -197,7 +199,7 @@ class SparseBayesLinear:
             xw = X @ w
             return X.T @ (xw - centre * xw.mean()) + ridge * w
 
-        b = X.T @ yc
+        b = X.T @ yc + ridge * self.prior_mean
         diag = np.maximum(self.counts - X.shape[0] * colmean * colmean, 0.0) + ridge
         w = self.mean
         r = b - matvec(w)

@@ -144,8 +144,7 @@ class StructuralSurrogate(Technique):
         fallback_rng.setstate(rng.getstate())
         super().bind(manipulator, random.Random(f"structural:{rng.getrandbits(64)}"), path)
         self.layout = FeatureLayout(manipulator.parameters, self.precedence, self.interactions)
-        self.values = ValueModels(lambda: SparseBayesLinear(self.layout.size, self.layout.groups, self.cg_steps,
-                                                            self.intercept), self.log_values,
+        self.values = ValueModels(self._new_model, self.log_values,
                                   any(isinstance(m, PermutationFeatures) for m in self.layout.maps))
         self.np_rng = np.random.default_rng(self.rng.getrandbits(63))
         self.fallback.bind(manipulator, fallback_rng, f"{self.path}/{self.fallback.name}")
@@ -159,6 +158,11 @@ class StructuralSurrogate(Technique):
         self._constrained = has_known_constraints(manipulator)
         self.candidates: Optional[FeasibleCandidates] = None  # feasible configurations (constrained spaces)
         self.predictions: Deque[Tuple[float, float]] = deque(maxlen=max(self.gate, 1))  # (predicted, value)
+
+    def _new_model(self) -> SparseBayesLinear:
+        """A model of this run's feature layout, empty (called at bind, and when the values'
+        transform changes)."""
+        return SparseBayesLinear(self.layout.size, self.layout.groups, self.cg_steps, self.intercept)
 
     @property
     def model(self) -> SparseBayesLinear:

@@ -1,0 +1,116 @@
+"""LowRankStructuralSurrogate: the low-rank fit recovers planted pairwise weights from fewer tours than
+pairs, its work per observation is bounded, and it hands over to the full-rank model."""
+import random
+
+import numpy as np
+
+from tunerlib.parameters import ConfigurationManipulator, PermutationParameter
+from tunerlib.parameters.features import FeatureLayout
+from tunerlib.techniques import registry
+from tunerlib.techniques.base import Feedback
+from tunerlib.techniques.structural.lowrank import (ITERATIONS, LowRankBayesLinear,
+                                                     LowRankStructuralSurrogate)
+from tunerlib.techniques.structural.model import SparseBayesLinear
+
+
+def planted(n, seed):
+    """A symmetric pairwise-cost matrix of rank 2 plus a constant, and a tour cost function."""
+    rng = np.random.default_rng(seed)
+    U, V = rng.standard_normal((n, 2)), rng.standard_normal((n, 2))
+    W = U @ V.T
+    W = W + W.T + 10.0
+    return W, lambda t: float(W[t, np.roll(t, -1)].sum())
+
+
+def fitted(cls, layout, tours, cost):
+    model = cls(layout.size, layout.groups)
+    for k, t in enumerate(tours):
+        model.add(layout.encode({"t": list(t)}), cost(t))
+        if k % 10 == 9:
+            model.refresh()
+    model.refresh()
+    return model
+
+
+def held_out_correlation(model, layout, tours, cost):
+    pred = [model.predict(layout.encode({"t": list(t)}), model.mean) for t in tours]
+    return float(np.corrcoef(pred, [cost(t) for t in tours])[0, 1])
+
+
+def test_low_rank_fit_recovers_planted_weights_from_fewer_tours_than_pairs():
+    n = 40                      # 780 adjacency pairs, 1,600 direction features
+    _, cost = planted(n, 0)
+    rng = np.random.default_rng(1)
+    layout = FeatureLayout([PermutationParameter("t", list(range(n)))], False)
+    train, test = [rng.permutation(n) for _ in range(300)], [rng.permutation(n) for _ in range(200)]
+    low = held_out_correlation(fitted(LowRankBayesLinear, layout, train, cost), layout, test, cost)
+    full = held_out_correlation(fitted(SparseBayesLinear, layout, train, cost), layout, test, cost)
+    assert low > 0.88
+    assert full < 0.8           # the full-rank model alone cannot: the data do not determine its weights
+
+
+def test_work_per_observation_is_bounded_and_stops_at_the_hand_over():
+    n = 8                       # 28 pairs + 64 direction features: handed over after 92 observations
+    _, cost = planted(n, 2)
+    rng = np.random.default_rng(3)
+    layout = FeatureLayout([PermutationParameter("t", list(range(n)))], False)
+    model = LowRankBayesLinear(layout.size, layout.groups)
+    assert model.handover == 92
+    fits = []
+    for k in range(400):
+        t = rng.permutation(n)
+        model.add(layout.encode({"t": list(t)}), cost(t))
+        model.refresh()
+        fits.append(model.low_rank_fits)
+    # a refit is at most three L-BFGS fits (of at most 2 * ITERATIONS steps), once each 8 observations
+    # or a quarter's growth of the data (the full-rank model's schedule)
+    steps = [b - a for a, b in zip([0] + fits, fits)]
+    assert max(steps) <= 3
+    refits = sum(1 for s in steps if s)
+    assert refits <= 92 / 8 + np.log(92 / 8) / np.log(1.25) + 1
+    assert fits[-1] == fits[92] > 0
+    assert ITERATIONS <= 100
+
+
+def drive(n, evals, seed):
+    W, cost = planted(n, seed)
+    space = ConfigurationManipulator([PermutationParameter("t", list(range(n)))])
+    tech = LowRankStructuralSurrogate("LowRankStructuralSurrogate")
+    tech.bind(space, random.Random(seed), "LowRankStructuralSurrogate")
+    values = []
+    for _ in range(evals):
+        prop = tech.propose()
+        value = cost(np.asarray(prop.config["t"]))
+        values.append(value)
+        tech.observe(Feedback(prop.config, space.hash_config(prop.config), value, "ok", prop.requestor,
+                              value < min(values[:-1], default=np.inf)))
+    return values, tech
+
+
+def test_registered_deterministic_and_uses_the_low_rank_model():
+    assert "LowRankStructuralSurrogate" in registry()
+    a, tech = drive(30, 120, 5)
+    b, _ = drive(30, 120, 5)
+    assert a == b
+    assert isinstance(tech.model, LowRankBayesLinear) and tech.model.low_rank_fits > 0
+    assert np.any(tech.model.prior_mean != 0.0)
+
+
+def test_without_a_permutation_it_makes_structural_surrogates_suggestions():
+    from tunerlib.parameters import EnumParameter, IntegerParameter
+    from tunerlib.techniques.structural import StructuralSurrogate
+
+    def run(cls):
+        space = ConfigurationManipulator([IntegerParameter("x", 0, 40), EnumParameter("e", list("abcdef"))])
+        tech = cls(cls.__name__)
+        tech.bind(space, random.Random(7), cls.__name__)
+        configs, best = [], np.inf
+        for _ in range(230):
+            prop = tech.propose()
+            cfg = prop.config
+            value = (cfg["x"] - 17) ** 2 + "abcdef".index(cfg["e"]) + 1.0
+            configs.append(space.hash_config(cfg))
+            tech.observe(Feedback(cfg, space.hash_config(cfg), value, "ok", prop.requestor, value < best))
+            best = min(best, value)
+        return configs
+    assert run(LowRankStructuralSurrogate) == run(StructuralSurrogate)
