@@ -227,7 +227,8 @@ class AutoTechnique(Technique):
         self.stall = 0                         # active member's results in a row without a new best
         self.costs: Deque[float] = deque(maxlen=200)
         self.known_costs = 0
-        store = f"; store ranks {pick} first" if pick else ""
+        source = getattr(self.recommender, "source", "the store")
+        store = f"; {source} ranks {pick} first" if pick else ""
         wait = (f"; its first {COST_FIRST} suggestions while the cost of a measurement is measured, then "
                 f"{TITLES[BO]} unless that cost makes it too costly") if self.deferred else ""
         self._decide(self.active, self.plan.reason + store + wait)

@@ -90,9 +90,10 @@ def attach_recommender(technique: Technique, options: Any, manipulator: Configur
     if why is not None:
         _say_without_store(say, technique, f"{where}: {why}")
         return None
-    if source == STARTER:
+    if source == STARTER and getattr(technique, "without_store", "") is not None:
         say(f"{technique.name} learns from the {where}: the store holds no run of a similar search space")
     recommender = StoreRecommender(table, counts)
+    recommender.source = "the starter history" if source == STARTER else "the store"
     technique.attach_recommender(recommender, _build)
     return recommender
 
