@@ -17,6 +17,7 @@ import pytest
 
 import zygote
 
+from dbrows import rows as _rows
 from procs import processes_in_session, wait_until
 
 SCRIPTS = Path(__file__).parent / "scripts"
@@ -28,13 +29,6 @@ def _run(script, *args, timeout=90, fresh=False):
     return (subprocess.run if fresh else zygote.run)([sys.executable, str(script), *map(str, args)],
                                                      capture_output=True, text=True, timeout=timeout)
 
-
-def _rows(db, sql):
-    con = sqlite3.connect(db)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def _sequence(db):

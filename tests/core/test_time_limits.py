@@ -7,7 +7,6 @@ time is below the set-up alone, so every configuration but the first would be TI
 """
 import json
 import shutil
-import sqlite3
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -15,6 +14,7 @@ from types import SimpleNamespace
 import pytest
 
 import zygote
+from dbrows import rows as _rows
 
 from tunerlib import MinimizeAttribute, MinimizeTime, Result
 from tunerlib.limits import COMMAND_SECONDS, limit_basis, request_limit, timeout_notice
@@ -23,13 +23,6 @@ from tunerlib.process import call_program, command_clock
 SCRIPTS = Path(__file__).parent / "scripts"
 KERNEL, SLEEPER = SCRIPTS / "kernel_timer_tuner.py", SCRIPTS / "sleep_tuner.py"
 
-
-def _rows(db, sql):
-    con = sqlite3.connect(db)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")

@@ -19,7 +19,6 @@ import json
 import os
 import random
 import signal
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -28,6 +27,7 @@ import pytest
 
 import zygote
 
+from dbrows import count_results as _count, rows as _query
 from procs import processes_in_session, wait_until
 
 TOY = Path(__file__).parents[1] / "core" / "scripts" / "toy_tuner.py"
@@ -63,19 +63,6 @@ def _args(db, case):
     return args + (["--faults", case["faults"]] if case["faults"] else [])
 
 
-def _query(db, sql):
-    con = sqlite3.connect(db, timeout=30)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
-
-
-def _count(db):
-    try:
-        return _query(db, "select count(*) from result")[0][0]
-    except sqlite3.OperationalError:  # not created yet
-        return 0
 
 
 def _sequence(db):

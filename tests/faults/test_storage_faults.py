@@ -10,13 +10,13 @@
 Outcomes only: the tests wait for states (results recorded, a line printed), never for a time window.
 """
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from dbrows import count_results as _count, rows as _query
 from procs import processes_in_session, wait_until
 
 SCRIPT = Path(__file__).parent / "scripts" / "storage_faults.py"
@@ -29,19 +29,6 @@ HOLD_LOCK = ("import sqlite3, sys\n"
              "con.execute('ROLLBACK')\n")
 
 
-def _query(db, sql):
-    con = sqlite3.connect(db, timeout=60)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
-
-
-def _count(db):
-    try:
-        return _query(db, "select count(*) from result")[0][0]
-    except sqlite3.OperationalError:  # not created yet
-        return 0
 
 
 def _options(db, parallelism, *more):
