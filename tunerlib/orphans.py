@@ -20,12 +20,24 @@ import pickle
 import signal
 import sys
 import time
-from typing import Any, Callable, Optional, Set, Tuple
+from typing import Any, Callable, Optional, Protocol, Set, Tuple
 
 from .db import ResultRecord, ResultsStore
 from .interrupts import MeasurementTimedOut, die_with_parent, signal_name
-from .measurement import MeasurementDriver
 from .result import DesiredResult, Result
+
+
+class Measures(Protocol):
+    """What the orphan guard needs of the run's measurement driver (:class:`.measurement.MeasurementDriver`)."""
+
+    cap: Optional[float]
+    contract_error: Optional[str]
+
+    def measure(self, desired: DesiredResult) -> Tuple[Result, ResultRecord]: ...
+
+    def measure_only(self, desired: DesiredResult) -> Tuple[Result, Any, float]: ...
+
+    def record_of(self, result: Result, inp: Any, cost: Optional[float]) -> ResultRecord: ...
 
 __all__ = ["OrphanGuard", "orphan_message", "requeue_noting_orphans"]
 
@@ -52,7 +64,7 @@ class OrphanGuard:
     """The serial loop's measurement step: ``driver.measure`` for every request but the orphaned ones
     (``orphans``, ids), which are measured once in a forked child process."""
 
-    def __init__(self, driver: MeasurementDriver, orphans: Set[int]) -> None:
+    def __init__(self, driver: Measures, orphans: Set[int]) -> None:
         self.driver = driver
         self.orphans = set(orphans)
 
@@ -84,7 +96,7 @@ class OrphanGuard:
         return result, self.driver.record_of(result, None, cost)
 
 
-def _in_child(driver: MeasurementDriver, desired: DesiredResult) -> Tuple[Optional[Any], int]:
+def _in_child(driver: Measures, desired: DesiredResult) -> Tuple[Optional[Any], int]:
     """Measure ``desired`` with ``driver.measure_only`` in a forked child: (((Result, Input, seconds),
     contract error), wait status), or (None, wait status) when the child died without an answer. A stop of
     the run (RunInterrupted in this process) kills the child and goes on."""
