@@ -18,7 +18,7 @@ from ..finalform import FINAL_BEST, FINAL_FORM, final_best, final_form_text
 from ..objectives import UNIT_KEY
 
 __all__ = ["FAILURE_STATES", "Point", "ReportError", "RunData", "credited_technique", "load_runs",
-           "open_results"]
+           "open_results", "read_run"]
 
 #: result states that count as failures
 FAILURE_STATES = ("ERROR", "TIMEOUT", "INFEASIBLE")
@@ -163,7 +163,9 @@ def open_results(url: str) -> ResultsDB:
         raise ReportError(str(exc)) from None
 
 
-def _run_data(store: Any, info: dict) -> RunData:
+def read_run(store: Any, info: dict) -> RunData:
+    """One run (a :meth:`list_runs` entry ``info``) of an open store with all its results; called by
+    :func:`load_runs` and :func:`tunerlib.analysis.load_results`."""
     export = store.run_export(info["id"])
     sign, metric = objective_parts(export["objective"] or "")
     start = float(export["start_date"])
@@ -212,7 +214,7 @@ def load_runs(url: str, labels: Sequence[str] = (), allow_empty: bool = False) -
     with open_results(url) as store:
         try:
             chosen = select_runs(store.list_runs(), labels, url)
-            runs = [_run_data(store, info) for info in chosen]
+            runs = [read_run(store, info) for info in chosen]
         except DatabaseError as exc:
             raise ReportError(f"cannot read {url}: {exc}") from None
     if not any(run.points for run in runs):
