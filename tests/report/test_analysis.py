@@ -66,12 +66,16 @@ def test_lists_units_and_renamed_parameters_round_trip(tmp_path, capsys):
     db = str(tmp_path / "perm.db")
     space = ConfigurationManipulator([PermutationParameter("tour", [0, 1, 2, 3]),
                                       EnumParameter("state", ["on", "off"])])
-    tunerlib.tune_function(space, lambda c: float(c["tour"][0]) + (c["state"] == "on"), test_limit=8, seed=1,
-                           database=db, label="perm")
+    manager = tunerlib.TuningRunManager.for_space(space, tunerlib.MinimizeAttribute("cost", unit="ms"),
+                                                  database=db, test_limit=8, seed=1, label="perm", quiet=True)
+    while (desired := manager.get_next_desired_result()) is not None:
+        cfg = desired.configuration.data
+        manager.report_result(desired, tunerlib.Result(extra={"cost": cfg["tour"][0] + (cfg["state"] == "on")}))
+    manager.finish()
     frame = _round_trip(db, capsys)
     assert sorted(frame["tour"].iloc[0]) == [0, 1, 2, 3]                  # lists stay lists
     assert set(frame["param:state"]) <= {"on", "off"} and set(frame["state"]) == {"OK"}
-    assert set(frame["unit"]) == {"s"}                                      # tune_function minimises time
+    assert set(frame["unit"]) == {"ms"}                                     # as the run recorded it
 
 
 def test_one_run_by_uuid_prefix_and_label(results_db):
