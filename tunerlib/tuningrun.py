@@ -33,6 +33,7 @@ from .orphans import OrphanGuard, requeue_noting_orphans
 from .progress import StatusLine, Summary
 from .result import DesiredResult, Result
 from .resume import Diverged, HistoryReplay, select_run
+from .resumes import record_resume
 from .search import SearchDriver, TunerScriptError
 from .seeds import checked_seed_configurations
 from .techniques import Proposal, Technique, create_technique, generate_bandit, registry
@@ -161,6 +162,7 @@ class TuningRun:
         """Called once before the loop: queue the seed configurations, or replay a resumed run."""
         if self.resumed:
             self._resume_history()
+            record_resume(self.db, self.run_id, self.resumed_from, self.interface.script_version())
         else:
             warm = warm_start(self.options, self.manipulator, self.manipulator.parameter_info(), self.say)
             for cfg in self.seeds + warm:

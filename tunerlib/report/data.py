@@ -16,6 +16,7 @@ from ..db.store import open_existing
 from ..errors import UsageError
 from ..finalform import FINAL_BEST, FINAL_FORM, final_best, final_form_text
 from ..objectives import UNIT_KEY
+from ..resumes import RESUMES, read_resumes
 
 __all__ = ["FAILURE_STATES", "Point", "ReportError", "RunData", "credited_technique", "load_runs",
            "open_results", "read_run"]
@@ -74,6 +75,10 @@ class RunData:
     final_best: Optional[Dict[str, Any]] = None
     #: the decisions of a root technique that explains them (``auto``): evaluation, technique, reason
     decisions: List[Dict[str, Any]] = field(default_factory=list)
+    #: the version of the tuner script that measured the run (None when not recorded)
+    script_version: Optional[str] = None
+    #: each ``--resume`` of the run (:func:`tunerlib.resumes.read_resumes`), in order
+    resumes: List[Dict[str, Any]] = field(default_factory=list)
 
     @property
     def shown_label(self) -> str:
@@ -179,7 +184,8 @@ def read_run(store: Any, info: dict) -> RunData:
                    export["parameter_info"], start, export["end_date"], export["machine_class"], points,
                    requests, sign, final_form_text(store.load_technique_state(info["id"], FINAL_FORM)),
                    store.result_places(info["id"]), final_best(store.load_technique_state(info["id"], FINAL_BEST)),
-                   technique_decisions(store, info["id"], export["args"] or {}))
+                   technique_decisions(store, info["id"], export["args"] or {}), info.get("script_version"),
+                   read_resumes(store.load_technique_state(info["id"], RESUMES)))
 
 
 def technique_decisions(store: Any, run_id: int, args: Dict[str, Any]) -> List[Dict[str, Any]]:
@@ -224,8 +230,23 @@ def load_runs(url: str, labels: Sequence[str] = (), allow_empty: bool = False) -
 
 
 def by_label(runs: Sequence[RunData]) -> Dict[str, List[RunData]]:
-    """Runs grouped by their shown label, in order of first appearance."""
+    """Runs grouped by their shown label, in order of first appearance; the runs of a label measured
+    by different tuner script versions (or program versions) are kept apart, as ``label [script
+    version V]`` (``[version V]`` for program versions), never pooled."""
+    versions: Dict[str, set] = {}
+    for run in runs:
+        versions.setdefault(run.shown_label, set()).add((run.version, run.script_version))
     groups: Dict[str, List[RunData]] = {}
     for run in runs:
-        groups.setdefault(run.shown_label, []).append(run)
+        groups.setdefault(group_name(run, versions[run.shown_label]), []).append(run)
     return groups
+
+
+def group_name(run: RunData, versions: set) -> str:
+    """The name of the group ``run`` belongs to among runs of its label with these (program version,
+    script version) pairs."""
+    if len(versions) < 2:
+        return run.shown_label
+    if len({v for v, _ in versions}) > 1:
+        return f"{run.shown_label} [version {run.version}]"
+    return f"{run.shown_label} [script version {run.script_version or 'not recorded'}]"

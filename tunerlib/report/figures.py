@@ -38,13 +38,27 @@ def _set_scale(ax: Any, values: np.ndarray, log: bool) -> None:
     ax.set_yscale("log" if finite.size and finite.min() > 0 else "symlog")
 
 
-def _draw_band(ax: Any, data: Any, label: str, color: Any, axis: str) -> None:
+def _draw_band(ax: Any, data: Any, label: str, color: Any, axis: str, resumed: int = 0) -> None:
+    note = f", {resumed} resumed: dotted lines" if resumed else ""
     ax.plot(data.x, data.median, color=color, gid=f"median:{label}:{axis}",
-            label=f"{label} (median of {data.runs} run{'s' if data.runs != 1 else ''})",
+            label=f"{label} (median of {data.runs} run{'s' if data.runs != 1 else ''}{note})",
             drawstyle="steps-post" if axis == "evals" else "default")
     if data.runs > 1:
         ax.fill_between(data.x, data.low, data.high, color=color, alpha=0.2, linewidth=0,
                         gid=f"band:{label}:{axis}", step="post" if axis == "evals" else None)
+
+
+def _draw_resumes(axes: Sequence[Any], members: Sequence[RunData], label: str, color: Any) -> int:
+    """A dotted line where each resume of a run continued it (after its last result before the
+    resume, and at the resume's time); returns how many of ``members`` were resumed."""
+    for run in members:
+        for mark in run.resumes:
+            where = {"evals": mark.get("after_tests", 0) + 0.5,
+                     "time": max(0.0, float(mark.get("date") or run.start_date) - run.start_date)}
+            for ax, axis in zip(axes, ("evals", "time")):
+                ax.axvline(where[axis], color=color, linestyle=":", linewidth=1.2,
+                           gid=f"resume:{label}:{run.uuid}:{axis}")
+    return sum(1 for run in members if run.resumes)
 
 
 def _draw_failures(axes: Sequence[Any], members: Sequence[RunData], row: int, label: str, color: Any) -> int:
@@ -67,9 +81,10 @@ def history_figure(runs: Sequence[RunData], log: bool = False) -> Any:
     strip = [fig.add_subplot(grid[1, c], sharex=top[c]) for c in range(2)]
     colors, failed, values = _colors(len(groups)), 0, []
     for row, (label, members) in enumerate(groups.items()):
+        resumed = _draw_resumes(top, members, label, colors[row])
         for ax, axis, curves in ((top[0], "evals", eval_curves(members)), (top[1], "time", time_curves(members))):
             data = band(*curves)
-            _draw_band(ax, data, label, colors[row], axis)
+            _draw_band(ax, data, label, colors[row], axis, resumed)
             values.append(data.median)
         failed += _draw_failures(strip, members, row, label, colors[row])
     for ax, xlabel in zip(top, ("evaluations", "seconds since the run started")):

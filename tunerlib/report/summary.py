@@ -128,6 +128,8 @@ class CompareRow:
     #: the objective's unit as its runs recorded it (``RunData.unit_text``: ``in s``, ``unitless``,
     #: ``unit not recorded``), one entry per different text, in order of first appearance
     units: List[str] = field(default_factory=list)
+    #: how many of its runs were continued with ``--resume``
+    resumed: int = 0
 
 
 def _stats(values: Sequence[float]) -> tuple:
@@ -158,7 +160,7 @@ def compare_rows(runs: Sequence[RunData]) -> tuple[List[int], List[CompareRow]]:
         seconds = float(np.median([summarize_seconds(m) for m in members]))
         units = list(dict.fromkeys(m.unit_text for m in members))
         rows.append(CompareRow(label, len(members), float(np.median([len(m.points) for m in members])), at,
-                               best, failed, seconds, units))
+                               best, failed, seconds, units, sum(1 for m in members if m.resumes)))
     return budgets, rows
 
 
