@@ -10,11 +10,13 @@ bandit, warm start adds nothing, and the run says so once on stderr (unless ``--
 """
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
 from .db import ResultsStore
+from .logs import configured as logs_configured
 from .options import DEFAULT_TEST_CAP
 from .parameters import ConfigurationManipulator
 from .techniques import SearchContext, Technique, create_technique
@@ -23,11 +25,19 @@ if TYPE_CHECKING:  # the store's modules are imported only when a run uses the s
     from .store.recommender import StoreRecommender
 
 Say = Callable[[str], None]
+log = logging.getLogger(__name__)
 
 
 def stderr_say(quiet: bool) -> Say:
-    """A one-line notice printer (silent with ``--quiet``)."""
-    return (lambda text: None) if quiet else (lambda text: print(f"tunerlib: {text}", file=sys.stderr))
+    """A one-line notice printer: an info record of this module's logger where a command-line entry
+    point configured logging (:mod:`.logs`: its level decides, ``--quiet`` is warning), else, for
+    library callers that configured nothing, the line on stderr unless ``quiet``."""
+    def say(text: str) -> None:
+        if logs_configured():
+            log.info(text)
+        elif not quiet:
+            print(f"tunerlib: {text}", file=sys.stderr)
+    return say
 
 
 def _build(name: str) -> Technique:

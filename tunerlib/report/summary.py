@@ -14,7 +14,7 @@ from ..parameters import ConfigurationManipulator, ParameterError, parameter_fro
 from ..techniques import DEFAULT_TECHNIQUE
 from .data import FAILURE_STATES, Point, RunData, by_label
 
-__all__ = ["CompareRow", "RunSummary", "compare_rows", "error_text", "summarize"]
+__all__ = ["CompareRow", "RunSummary", "compare_rows", "error_text", "summarize", "technique_text"]
 
 
 @dataclass
@@ -61,7 +61,7 @@ def _space(parameter_info: str) -> tuple[Optional[float], List[str]]:
     return ConfigurationManipulator(params).log10_search_space_size(), [p.name for p in params]
 
 
-def _technique(args: Dict[str, Any]) -> str:
+def technique_text(args: Dict[str, Any]) -> str:
     """The technique the run was started with, as the command line named it."""
     if args.get("generate_bandit_technique"):
         return f"generated AUC bandit (C={args.get('bandit_c')}, window {args.get('bandit_window')})"
@@ -110,7 +110,7 @@ def summarize(run: RunData) -> RunSummary:
             first_errors[p.state] = f"result {p.result_id}: " + (error_text(getattr(p.row, "extra", None))
                                                                   or "no error text recorded")
     baseline, kind = _baseline(run)
-    return RunSummary(run, size, names, _technique(run.args), _allocation(run), run.best_point(), baseline,
+    return RunSummary(run, size, names, technique_text(run.args), _allocation(run), run.best_point(), baseline,
                       kind, dict(failures), first_errors)
 
 
