@@ -70,9 +70,14 @@ def prepare_technique(technique: Technique, options: Any, manipulator: Configura
 
 def decisions_extra(technique: Technique) -> Dict[str, Any]:
     """``{"technique_decisions": [...]}`` for the summary of a run whose technique explains its
-    decisions (``auto``), else ``{}``."""
+    decisions (``auto``), ``{"technique_swaps": [...]}`` for one that swapped techniques (a
+    recommendation bandit's :attr:`swap_log`), else ``{}``."""
     decisions = getattr(technique, "decisions", None)
-    return {"technique_decisions": [dict(d) for d in decisions]} if decisions else {}
+    swaps = getattr(technique, "swap_log", None)
+    out: Dict[str, Any] = {"technique_decisions": [dict(d) for d in decisions]} if decisions else {}
+    if swaps:
+        out["technique_swaps"] = [dict(s) for s in swaps]
+    return out
 
 
 def attach_recommender(technique: Technique, options: Any, manipulator: ConfigurationManipulator,
@@ -121,18 +126,32 @@ def warm_start(options: Any, manipulator: ConfigurationManipulator, parameter_in
     if not getattr(options, "warm_start", False):
         return []
     from .store import CrossSessionStore, StoreError
-    from .store.warm import warm_start_configurations
+    from .store.warm import warm_start_choices
     try:
         with CrossSessionStore(getattr(options, "store", None), create=False) as store:
-            configs = warm_start_configurations(store, manipulator, parameter_info)
+            chosen = warm_start_choices(store, manipulator, parameter_info)
             where = store.display_url
     except StoreError as exc:
         say(f"--warm-start adds nothing: {exc}")
         return []
-    if not configs:
+    if not chosen:
         say(f"--warm-start adds nothing: store {where} holds no configurations of this search space "
             "(runs are uploaded with configurations only with --include-configurations)")
-    return configs
+    else:
+        say(warm_start_line(chosen, where))
+    return [config for config, _ in chosen]
+
+
+def warm_start_line(chosen: List[Any], where: str) -> str:
+    """What ``--warm-start`` seeded: how many stored configurations, from which runs (UUID prefixes,
+    with how many each gave), from which store."""
+    runs: Dict[str, int] = {}
+    for _, uuid in chosen:
+        runs[uuid] = runs.get(uuid, 0) + 1
+    listed = ", ".join(f"{uuid[:8]} ({n})" for uuid, n in runs.items())
+    return (f"--warm-start seeded {len(chosen)} stored configuration{'s' if len(chosen) != 1 else ''} of this "
+            f"search space, measured first, from {len(runs)} run{'s' if len(runs) != 1 else ''} of store "
+            f"{where}: {listed}")
 
 
 def upload_finished_run(options: Any, db: ResultsStore, run_id: int, say: Say) -> Optional[str]:

@@ -79,6 +79,8 @@ class RunData:
     script_version: Optional[str] = None
     #: each ``--resume`` of the run (:func:`tunerlib.resumes.read_resumes`), in order
     resumes: List[Dict[str, Any]] = field(default_factory=list)
+    #: the technique swaps of a recommendation bandit (:func:`technique_swaps`), in order
+    swaps: List[Dict[str, Any]] = field(default_factory=list)
 
     @property
     def shown_label(self) -> str:
@@ -185,19 +187,36 @@ def read_run(store: Any, info: dict) -> RunData:
                    requests, sign, final_form_text(store.load_technique_state(info["id"], FINAL_FORM)),
                    store.result_places(info["id"]), final_best(store.load_technique_state(info["id"], FINAL_BEST)),
                    technique_decisions(store, info["id"], export["args"] or {}), info.get("script_version"),
-                   read_resumes(store.load_technique_state(info["id"], RESUMES)))
+                   read_resumes(store.load_technique_state(info["id"], RESUMES)),
+                   technique_swaps(store, info["id"], export["args"] or {}))
 
 
-def technique_decisions(store: Any, run_id: int, args: Dict[str, Any]) -> List[Dict[str, Any]]:
-    """The decisions recorded in the state of the run's root technique (``auto`` keeps them;
-    [] for techniques that do not), read from the technique state the run saved last."""
+def _root_state(store: Any, run_id: int, args: Dict[str, Any]) -> Dict[str, Any]:
+    """The state the run's root technique saved last ({} when it has one name only by a bandit of
+    several, or saved none)."""
     from ..techniques import DEFAULT_TECHNIQUE
     names = list(args.get("technique") or [])
     root = names[0] if len(names) == 1 else DEFAULT_TECHNIQUE if not names else None
     saved = store.load_technique_state(run_id, root) if root else None
     state = saved.get("state") if isinstance(saved, dict) else None
-    decisions = state.get("decisions") if isinstance(state, dict) else None
-    return [d for d in decisions if isinstance(d, dict)] if isinstance(decisions, list) else []
+    return state if isinstance(state, dict) else {}
+
+
+def _entries(state: Dict[str, Any], key: str) -> List[Dict[str, Any]]:
+    found = state.get(key)
+    return [d for d in found if isinstance(d, dict)] if isinstance(found, list) else []
+
+
+def technique_decisions(store: Any, run_id: int, args: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """The decisions recorded in the state of the run's root technique (``auto`` keeps them;
+    [] for techniques that do not), read from the technique state the run saved last."""
+    return _entries(_root_state(store, run_id, args), "decisions")
+
+
+def technique_swaps(store: Any, run_id: int, args: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """The swaps a recommendation bandit made (its ``swap_log``: request, removed, added, source ...);
+    [] for other techniques."""
+    return _entries(_root_state(store, run_id, args), "swap_log")
 
 
 def select_runs(infos: Sequence[dict], labels: Sequence[str], where: str) -> List[dict]:

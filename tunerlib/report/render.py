@@ -91,7 +91,7 @@ def _facts(s: RunSummary) -> List[tuple]:
                       f"{len(run.points)} results in {s.duration:.3g} s"),
             ("objective", f"{run.objective} ({run.unit_text})"),
             ("search space", f"{size} configurations; {len(s.parameters)} parameters: {', '.join(s.parameters)}"),
-            ("machine class", run.machine_class or "-"), ("technique", s.technique)] + _resumes(run) + _decisions(run) + [
+            ("machine class", run.machine_class or "-"), ("technique", s.technique)] + _resumes(run) + _decisions(run) + _swaps(run) + [
             ("best", best), ("improvement", improvement), ("failures", failures)]
 
 
@@ -102,6 +102,19 @@ def _resumes(run: RunData) -> List[tuple]:
         before, now = mark.get("previous_script_version"), mark.get("script_version")
         change = f"; tuner script version {before} -> {now}" if before and now and before != now else ""
         out.append(("resumed", f"after {mark.get('after_tests')} results, at {iso(mark.get('date'))}{change}"))
+    return out
+
+
+def _swaps(run: RunData) -> List[tuple]:
+    """One fact per technique swap of a recommendation bandit: when, what left (with its affinity),
+    what came in and who recommended it."""
+    out = []
+    for swap in run.swaps:
+        similar = f" for {', '.join(swap['representations'])}" if swap.get("representations") else ""
+        affinity = swap.get("removed_affinity")
+        shown = f" (affinity {affinity:.3g})" if isinstance(affinity, (int, float)) else ""
+        out.append(("technique swap", f"at request {swap.get('request')}: {swap.get('removed')}{shown} -> "
+                                      f"{swap.get('added')}, recommended by {swap.get('source')}{similar}"))
     return out
 
 
