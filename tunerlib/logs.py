@@ -15,7 +15,7 @@ import sys
 from contextlib import contextmanager
 from typing import Any, Iterator, Optional
 
-__all__ = ["LEVELS", "add_arguments", "cli_logging", "configure", "configured", "level_of", "options_logging"]
+__all__ = ["LEVELS", "add_arguments", "cli_logging", "configure", "configured", "level_of", "options_logging", "tell"]
 
 #: the values of ``--log-level``
 LEVELS = ("debug", "info", "warning", "error")
@@ -99,6 +99,17 @@ def cli_logging(log_level: Optional[str] = None, verbose: bool = False, quiet: b
 def configured() -> bool:
     """Whether a command-line entry point has called :func:`configure` in this process."""
     return any(isinstance(h, _Stderr) for h in logging.getLogger(ROOT).handlers)
+
+
+def tell(logger: logging.Logger, level: int, text: str, quiet: bool = False) -> None:
+    """Report ``text`` at ``level``: through ``logger`` where an entry point configured logging (its
+    level decides), else, for library callers that configured nothing, on stderr as before
+    (``tunerlib: text``, ``tunerlib: warning: text``), info lines only unless ``quiet``."""
+    if configured():
+        logger.log(level, text)
+    elif level >= logging.WARNING or not quiet:
+        prefix = f"{logging.getLevelName(level).lower()}: " if level >= logging.WARNING else ""
+        print(f"tunerlib: {prefix}{text}", file=sys.stderr)
 
 
 def options_logging(options: Any) -> Any:

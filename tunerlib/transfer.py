@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
 from .db import ResultsStore
-from .logs import configured as logs_configured
+from .logs import tell
 from .options import DEFAULT_TEST_CAP
 from .parameters import ConfigurationManipulator
 from .techniques import SearchContext, Technique, create_technique
@@ -32,12 +31,7 @@ def stderr_say(quiet: bool) -> Say:
     """A one-line notice printer: an info record of this module's logger where a command-line entry
     point configured logging (:mod:`.logs`: its level decides, ``--quiet`` is warning), else, for
     library callers that configured nothing, the line on stderr unless ``quiet``."""
-    def say(text: str) -> None:
-        if logs_configured():
-            log.info(text)
-        elif not quiet:
-            print(f"tunerlib: {text}", file=sys.stderr)
-    return say
+    return lambda text: tell(log, logging.INFO, text, quiet)
 
 
 def _build(name: str) -> Technique:
