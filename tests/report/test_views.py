@@ -74,6 +74,7 @@ def test_slice_plots_the_objective_against_each_parameter(unit_db, tmp_path):
     assert panels["tile (log scale)"].get_xscale() == "log"
     assert [t.get_text() for t in panels["layout"].get_xticklabels()] == LAYOUTS
     assert [t.get_text() for t in panels["level"].get_xticklabels()] == LEVELS
+    assert [t.get_text() for t in panels["unroll"].get_xticklabels()] == ["1", "2", "4", "8"]   # ordinal values
     assert [ax.get_ylabel() for ax in fig.axes if ax.get_ylabel() and ax.get_ylabel() != "evaluation"][0] == "cost (ms)"
     for name in ("tile", "unroll", "layout", "level", "alpha"):
         [points] = _gid(fig, f"slice:{name}")

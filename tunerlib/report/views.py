@@ -19,7 +19,7 @@ import numpy as np
 
 from .axes import category_ticks, new_figure, value_label
 from .data import ReportError, RunData
-from .encode import Encoded, encode, same_space
+from .encode import Encoded, encode, same_space, space_info
 from .importance import MIN_RESULTS, background, fit_forest, importance
 
 __all__ = ["VIEWS", "contour_figure", "slice_figure"]
@@ -64,15 +64,25 @@ def _positions(enc: Encoded, name: str, jitter: bool) -> np.ndarray:
     return column
 
 
-def _place(ax: Any, enc: Encoded, name: str, axis: str) -> None:
-    """Label ``axis`` (x or y) of ``ax`` with the parameter: category names at their codes, a log
-    scale for log-scaled parameters."""
-    log = name in enc.log_scaled and enc.X[:, enc.names.index(name)].min() > 0
+def _place(ax: Any, enc: Encoded, name: str, axis: str, options: Optional[Sequence[Any]]) -> None:
+    """Label ``axis`` (x or y) of ``ax`` with the parameter: category names at their codes, every
+    measured value of a numeric ordinal (its declared ``options``) at its place, a log scale for
+    log-scaled parameters."""
+    column = enc.X[:, enc.names.index(name)]
+    log = name in enc.log_scaled and column.min() > 0
     getattr(ax, f"set_{axis}label")(name + (" (log scale)" if log else ""))
+    if log:
+        getattr(ax, f"set_{axis}scale")("log")
     if name in enc.categories:
         getattr(ax, f"set_{axis}ticks")(*category_ticks(enc.categories[name]))
-    elif log:
-        getattr(ax, f"set_{axis}scale")("log")
+    elif options:
+        values = [v for v in options if v in set(column.tolist())]
+        getattr(ax, f"set_{axis}ticks")(values, [str(v) for v in values])
+
+
+def _options(runs: Sequence[RunData]) -> Dict[str, Any]:
+    """{parameter: its declared values} of the runs' space (ordinals, enums, booleans)."""
+    return {name: info["options"] for name, info in space_info(runs[0].parameter_info).items() if info["options"]}
 
 
 def slice_figure(runs: Sequence[RunData], log: bool = False, params: Optional[Sequence[str]] = None) -> Any:
@@ -84,13 +94,14 @@ def slice_figure(runs: Sequence[RunData], log: bool = False, params: Optional[Se
     fig = new_figure(figsize=(4.2 * cols + 1, 3.3 * rows + 0.7))
     axes = fig.subplots(rows, cols, squeeze=False, sharey=True).ravel()
     evals, best = _evaluations(chosen, enc), int(np.argmin(enc.sign * enc.y))
+    options = _options(chosen)
     points = None
     for ax, name in zip(axes, names):
         x = _positions(enc, name, True)
         points = ax.scatter(x, enc.y, c=evals, cmap="viridis", s=14, alpha=0.8, gid=f"slice:{name}")
         ax.scatter([x[best]], [enc.y[best]], marker="*", s=140, color="red", edgecolors="black",
                    linewidths=0.5, gid=f"best:{name}", label="best")
-        _place(ax, enc, name, "x")
+        _place(ax, enc, name, "x", options.get(name))
         ax.grid(alpha=0.3)
     for i, ax in enumerate(axes):
         if i >= len(names):
@@ -166,8 +177,9 @@ def contour_figure(runs: Sequence[RunData], log: bool = False, params: Optional[
     best = int(np.argmin(enc.sign * enc.y))
     ax.scatter([x[best]], [y[best]], marker="*", s=160, color="red", edgecolors="black", linewidths=0.5,
                gid="best", label="best")
-    _place(ax, enc, pair[0], "x")
-    _place(ax, enc, pair[1], "y")
+    options = _options(chosen)
+    _place(ax, enc, pair[0], "x", options.get(pair[0]))
+    _place(ax, enc, pair[1], "y", options.get(pair[1]))
     ax.legend(fontsize="small", loc="upper right")
     fig.colorbar(mesh, ax=ax, label=f"predicted {value_label(chosen)}")
     caution = "; the forest explains little: read with care" if pd["r2"] < 0.5 else ""
