@@ -251,7 +251,7 @@ def load_runs(url: str, labels: Sequence[str] = (), allow_empty: bool = False) -
 def by_label(runs: Sequence[RunData]) -> Dict[str, List[RunData]]:
     """Runs grouped by their shown label, in order of first appearance; the runs of a label measured
     by different tuner script versions (or program versions) are kept apart, as ``label [script
-    version V]`` (``[version V]`` for program versions), never pooled."""
+    version V]`` (V's first 8 characters) (``[version V]`` for program versions), never pooled."""
     versions: Dict[str, set] = {}
     for run in runs:
         versions.setdefault(run.shown_label, set()).add((run.version, run.script_version))
@@ -268,4 +268,4 @@ def group_name(run: RunData, versions: set) -> str:
         return run.shown_label
     if len({v for v, _ in versions}) > 1:
         return f"{run.shown_label} [version {run.version}]"
-    return f"{run.shown_label} [script version {run.script_version or 'not recorded'}]"
+    return f"{run.shown_label} [script version {(run.script_version or 'not recorded')[:8]}]"
