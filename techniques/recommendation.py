@@ -23,6 +23,7 @@ of the runs they took part in, and uses new-bests affinities for the live side.
 """
 from __future__ import annotations
 
+import logging
 import math
 import random
 from typing import Any, Callable, Dict, List, Mapping, Optional, Protocol, Sequence
@@ -31,6 +32,8 @@ from ..parameters import ConfigurationManipulator
 from .bandit import AUCBandit, AUCBanditMetaTechnique
 from .base import Feedback, Proposal, Technique, TechniqueError
 from .meta import MetaTechnique
+
+log = logging.getLogger(__name__)
 
 #: C of the ``rec`` variants: exploration dominates every AUC, so uses are spread evenly
 EVEN_C = 1.0e6
@@ -98,6 +101,8 @@ class RecommendationBandit(AUCBanditMetaTechnique):
         self.recommender: Optional[Recommender] = None
         self.build: Optional[Callable[[str], Technique]] = None
         self.swaps: List[List[str]] = []      #: [removed, added] in order
+        #: one dict per swap: request, removed (and its affinity), added, source, representations
+        self.swap_log: List[Dict[str, Any]] = []
         self.initial_source = "default"       #: "store" when the DBI set came from the store
 
     @property
@@ -197,6 +202,20 @@ class RecommendationBandit(AUCBanditMetaTechnique):
         order = {t.name: i for i, t in enumerate(self.techniques)}
         worst = min(eligible, key=lambda t: (current.get(t.name, 0.0), -order[t.name]))
         self._replace(worst, fresh[0])
+        self._tell_swap(worst.name, current.get(worst.name, 0.0), fresh[0].name)
+
+    def _tell_swap(self, old: str, affinity: float, new: str) -> None:
+        """Record the swap just made in :attr:`swap_log` (saved with the state: the summary JSON and the
+        report list them) and log it as one info line."""
+        answer = self.recommender.log[-1] if getattr(self.recommender, "log", None) else {}
+        entry = {"request": self._requests, "removed": old, "removed_affinity": round(affinity, 6), "added": new,
+                 "source": getattr(self.recommender, "source", "the recommender"),
+                 "representations": list(answer.get("representations") or []),
+                 "correlation": answer.get("correlation")}
+        self.swap_log.append(entry)
+        similar = f" for {', '.join(entry['representations'])}" if entry["representations"] else ""
+        log.info("%s: at request %d swapped out %s (%s affinity %.3g, the lowest held) for %s, recommended by "
+                 "%s%s", self.name, self._requests, old, self.metric, affinity, new, entry["source"], similar)
 
     def _replace(self, old: Technique, new: Technique) -> None:
         index = self.techniques.index(old)
@@ -217,6 +236,7 @@ class RecommendationBandit(AUCBanditMetaTechnique):
     # ---- persistence ------------------------------------------------------------------------
     def state_dict(self) -> Dict[str, Any]:
         return {"held": [t.name for t in self.techniques], "swaps": [list(s) for s in self.swaps],
+                "swap_log": [dict(e) for e in self.swap_log],
                 "requests": self._requests, "joined": dict(self._joined),
                 "initial_source": self.initial_source, **super().state_dict()}
 
@@ -233,6 +253,7 @@ class RecommendationBandit(AUCBanditMetaTechnique):
             for tech in techniques:
                 self._affinity.setdefault(tech.name, _Affinity())
         self.swaps = [list(s) for s in state.get("swaps", [])]
+        self.swap_log = [dict(e) for e in state.get("swap_log", []) if isinstance(e, dict)]
         self._requests = int(state.get("requests", self._requests))
         self._joined = {str(k): int(v) for k, v in (state.get("joined") or {}).items()}
         self._removed = {old for old, _ in self.swaps}

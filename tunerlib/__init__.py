@@ -21,6 +21,7 @@ _EXPORTS = {
     "call_program": "process", "captured_stderr": "process",
     "UsageError": "errors",
     "RetimedBest": "finalform",
+    "load_results": "analysis", "load_store_records": "analysis",
 }
 
 __all__ = sorted([*_EXPORTS, "lazy_exports"]) + ["__version__"]

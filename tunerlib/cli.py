@@ -15,6 +15,7 @@ from .parameters import ConfigurationError, ParameterError
 from .search import TunerScriptError
 from .techniques import TechniqueError, registry
 from .errors import UsageError
+from .logs import add_arguments as add_log_arguments, cli_logging, options_logging
 from .options import own_docstring
 from .tuningrun import TuningRun
 
@@ -68,6 +69,12 @@ def list_techniques(out: TextIO) -> None:
 def run_interface_main(cls: Type, args: Optional[Sequence[str]] = None) -> int:
     """Body of ``MeasurementInterface.main``: parse, handle the info flags, tune, summarise."""
     options = cls.Options.parse(args, description=own_docstring(cls))
+    with options_logging(options):
+        return _run_interface(cls, options)
+
+
+def _run_interface(cls: Type, options) -> int:
+    """Handle the info flags, tune, summarise (the rest of :func:`run_interface_main`)."""
     if options.list_techniques:
         list_techniques(sys.stdout)
         return 0
@@ -164,7 +171,18 @@ def build_parser() -> argparse.ArgumentParser:
     add_report_commands(sub)
     _add_worker_command(sub)
     _add_plugin_commands(sub)
+    _add_log_options(parser)
     return parser
+
+
+def _add_log_options(parser: argparse.ArgumentParser) -> None:
+    """``--log-level`` and ``-v/--verbose`` on every (sub)command that does not have them yet."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                if "--log-level" not in child._option_string_actions:
+                    add_log_arguments(child)
+                _add_log_options(child)
 
 
 @quiet_when_stdout_closes
@@ -177,8 +195,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ``runs`` and ``migrate`` do what ``python -m tunerlib.tools.db`` does (shared code in
     :mod:`tunerlib.db.admin`); database errors are one line on stderr with exit code 2.
     """
-    parser = build_parser()
-    ns = parser.parse_args(argv)
+    ns = build_parser().parse_args(argv)
+    with cli_logging(getattr(ns, "log_level", None), getattr(ns, "verbose", False), getattr(ns, "quiet", False)):
+        return _command(ns)
+
+
+def _command(ns: argparse.Namespace) -> int:
+    """Run the parsed ``tunerlib`` subcommand (the rest of :func:`main`); the exit code."""
     if getattr(ns, "handler", None) is not None:
         return ns.handler(ns)
     if ns.command in ("upload", "store"):
@@ -187,7 +210,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if ns.command == "techniques":
         list_techniques(sys.stdout)
         return 0
-    from .db.admin import error_texts, format_run, list_runs, migrate_database
+    from .db.admin import error_texts, migrate_database
+    from .report.runlist import run_table, write_table
     try:
         if ns.command == "migrate":
             print(migrate_database(ns.database))
@@ -196,13 +220,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             for uuid, result_id, text in error_texts(ns.database, ns.run):
                 print(f"=== run {uuid}, result {result_id}\n{text}")
             return 0
-        infos = list_runs(ns.database)
-    except DatabaseError as exc:
+        header, rows = run_table(ns.database)
+    except (DatabaseError, UsageError) as exc:
         print(f"tunerlib: error: {exc}", file=sys.stderr)
         return 2
-    for info in infos:
-        print(format_run(info))
-    if not infos:
+    if rows:
+        write_table(header, rows, sys.stdout)
+    else:
         print(f"tunerlib: no tuning runs in {ns.database}", file=sys.stderr)
     return 0
 

@@ -25,6 +25,7 @@ from typing import List, Optional, Sequence, Type, TypeVar
 from argparse_dataclass import ArgumentParser
 
 from .errors import UsageError
+from .logs import LEVELS as LOG_LEVELS
 
 #: tests stop here when neither --test-limit nor --stop-after is given
 DEFAULT_TEST_CAP = 1000
@@ -90,6 +91,9 @@ class TuningOptions:
                                                       "still running then is stopped and recorded "
                                                       "TIMEOUT (default: no cap)")
     quiet: bool = _opt(False, "print only the final summary")
+    log_level: Optional[str] = _opt(None, "what tunerlib reports on stderr: debug, info, warning or error "
+                                          "(default info; warning with --quiet)", choices=list(LOG_LEVELS))
+    verbose: bool = _opt(False, "the same as --log-level debug", args=["-v", "--verbose"])
     display_frequency: float = _opt(5.0, "seconds between status lines (0: none)")
     results_log: Optional[str] = _opt(None, "CSV file: one line per measurement "
                                             "(elapsed s, test, value, best)")

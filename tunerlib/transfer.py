@@ -10,11 +10,12 @@ bandit, warm start adds nothing, and the run says so once on stderr (unless ``--
 """
 from __future__ import annotations
 
+import logging
 import os
-import sys
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
 from .db import ResultsStore
+from .logs import tell
 from .options import DEFAULT_TEST_CAP
 from .parameters import ConfigurationManipulator
 from .techniques import SearchContext, Technique, create_technique
@@ -23,11 +24,14 @@ if TYPE_CHECKING:  # the store's modules are imported only when a run uses the s
     from .store.recommender import StoreRecommender
 
 Say = Callable[[str], None]
+log = logging.getLogger(__name__)
 
 
 def stderr_say(quiet: bool) -> Say:
-    """A one-line notice printer (silent with ``--quiet``)."""
-    return (lambda text: None) if quiet else (lambda text: print(f"tunerlib: {text}", file=sys.stderr))
+    """A one-line notice printer: an info record of this module's logger where a command-line entry
+    point configured logging (:mod:`.logs`: its level decides, ``--quiet`` is warning), else, for
+    library callers that configured nothing, the line on stderr unless ``quiet``."""
+    return lambda text: tell(log, logging.INFO, text, quiet)
 
 
 def _build(name: str) -> Technique:
@@ -60,9 +64,14 @@ def prepare_technique(technique: Technique, options: Any, manipulator: Configura
 
 def decisions_extra(technique: Technique) -> Dict[str, Any]:
     """``{"technique_decisions": [...]}`` for the summary of a run whose technique explains its
-    decisions (``auto``), else ``{}``."""
+    decisions (``auto``), ``{"technique_swaps": [...]}`` for one that swapped techniques (a
+    recommendation bandit's :attr:`swap_log`), else ``{}``."""
     decisions = getattr(technique, "decisions", None)
-    return {"technique_decisions": [dict(d) for d in decisions]} if decisions else {}
+    swaps = getattr(technique, "swap_log", None)
+    out: Dict[str, Any] = {"technique_decisions": [dict(d) for d in decisions]} if decisions else {}
+    if swaps:
+        out["technique_swaps"] = [dict(s) for s in swaps]
+    return out
 
 
 def attach_recommender(technique: Technique, options: Any, manipulator: ConfigurationManipulator,
@@ -111,18 +120,32 @@ def warm_start(options: Any, manipulator: ConfigurationManipulator, parameter_in
     if not getattr(options, "warm_start", False):
         return []
     from .store import CrossSessionStore, StoreError
-    from .store.warm import warm_start_configurations
+    from .store.warm import warm_start_choices
     try:
         with CrossSessionStore(getattr(options, "store", None), create=False) as store:
-            configs = warm_start_configurations(store, manipulator, parameter_info)
+            chosen = warm_start_choices(store, manipulator, parameter_info)
             where = store.display_url
     except StoreError as exc:
         say(f"--warm-start adds nothing: {exc}")
         return []
-    if not configs:
+    if not chosen:
         say(f"--warm-start adds nothing: store {where} holds no configurations of this search space "
             "(runs are uploaded with configurations only with --include-configurations)")
-    return configs
+    else:
+        say(warm_start_line(chosen, where))
+    return [config for config, _ in chosen]
+
+
+def warm_start_line(chosen: List[Any], where: str) -> str:
+    """What ``--warm-start`` seeded: how many stored configurations, from which runs (UUID prefixes,
+    with how many each gave), from which store."""
+    runs: Dict[str, int] = {}
+    for _, uuid in chosen:
+        runs[uuid] = runs.get(uuid, 0) + 1
+    listed = ", ".join(f"{uuid[:8]} ({n})" for uuid, n in runs.items())
+    return (f"--warm-start seeded {len(chosen)} stored configuration{'s' if len(chosen) != 1 else ''} of this "
+            f"search space, measured first, from {len(runs)} run{'s' if len(runs) != 1 else ''} of store "
+            f"{where}: {listed}")
 
 
 def upload_finished_run(options: Any, db: ResultsStore, run_id: int, say: Say) -> Optional[str]:

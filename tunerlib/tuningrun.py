@@ -9,10 +9,10 @@ become CANCELLED and are measured again by ``--resume``.
 """
 from __future__ import annotations
 
+import logging
 import os
 import random
 import socket
-import sys
 import time
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Set
@@ -27,12 +27,14 @@ from .finalform import FINAL_BEST, FINAL_FORM, MAX_CHARS, call_captured_returnin
 from .interrupts import Interrupts, RunInterrupted, signal_name
 from .measurement import MeasurementDriver, desired_result
 from .limits import request_limit, timeout_notice
+from .logs import tell
 from .objectives import UNIT_KEY
 from .options import DEFAULT_TEST_CAP, TuningOptions
 from .orphans import OrphanGuard, requeue_noting_orphans
 from .progress import StatusLine, Summary
 from .result import DesiredResult, Result
 from .resume import Diverged, HistoryReplay, select_run
+from .resumes import record_resume
 from .search import SearchDriver, TunerScriptError
 from .seeds import checked_seed_configurations
 from .techniques import Proposal, Technique, create_technique, generate_bandit, registry
@@ -41,6 +43,8 @@ from .workers import WorkerPool
 
 if TYPE_CHECKING:  # annotations only: the interface's main() imports the CLI, which imports this
     from .interface import MeasurementInterface
+
+log = logging.getLogger(__name__)
 
 #: results between two snapshots of the technique's state in the database
 SNAPSHOT_EVERY = 25
@@ -161,6 +165,7 @@ class TuningRun:
         """Called once before the loop: queue the seed configurations, or replay a resumed run."""
         if self.resumed:
             self._resume_history()
+            record_resume(self.db, self.run_id, self.resumed_from, self.interface.script_version())
         else:
             warm = warm_start(self.options, self.manipulator, self.manipulator.parameter_info(), self.say)
             for cfg in self.seeds + warm:
@@ -434,8 +439,8 @@ class TuningRun:
         self.final_best, why = settle_final_best(returned, self.manipulator, self.objective, self.search,
                                                  lambda: self.db.run_results(self.run_id))
         if why is not None:
-            print(f"tunerlib: warning: save_final_config of {type(self.interface).__name__} {why}; "
-                  "the summary reports the search's recorded best instead", file=sys.stderr)
+            tell(log, logging.WARNING, f"save_final_config of {type(self.interface).__name__} {why}; the "
+                 "summary reports the search's recorded best instead")
         if self.final_best is not None:
             self.db.save_technique_state(self.run_id, FINAL_BEST, self.final_best)
         elif self.resumed and self.db.load_technique_state(self.run_id, FINAL_BEST) is not None:

@@ -267,7 +267,8 @@ def test_list_runs_joins_program_and_counts_results(db):
     runs = db.list_runs()
     assert [r["id"] for r in runs] == [r1, r2, r3]
     assert all(list(r) == ["id", "uuid", "project", "program", "version", "label", "state", "tests",
-                           "start_date", "end_date", "seed", "host", "pid"] for r in runs)
+                           "start_date", "end_date", "seed", "host", "pid", "script_version"] for r in runs)
+    assert all(r["script_version"] is None for r in runs)     # create_run was given none
     assert [(r["uuid"], r["project"], r["program"], r["version"], r["label"], r["tests"]) for r in runs] == [
         (u1, "projA", "tsp", "v1", "first", 3), (u2, "projB", "gemm", "v2", None, 0),
         (u3, "projA", "tsp", "v1", "third", 1)]

@@ -34,6 +34,7 @@ RUNS = {
     "search_space.py": ([], "'tile_x'", False),
     "my_technique.py": ([], "", False),
     "replay_csv.py": ([], "best configuration: {\"block\": 32", False),
+    "analysis.py": ([], "new_bests  affinity", False),
 }
 MARKED = re.compile(r"^<!-- runs -->\n```(?:bash|sh)\n([\s\S]*?)^```|^<!-- figure: [^>]*-->\n```\w*\n((?:\$ .*\n)+)",
                     re.M)
@@ -67,6 +68,8 @@ def test_snippet_runs(name, tmp_path):
     args, expected, needs_gcc = RUNS[name]
     if needs_gcc and not HAS_GCC:
         pytest.skip(NO_GCC)
+    if name == "analysis.py":
+        pytest.importorskip("pandas", reason="the [analysis] extra (pandas) is not installed")
     env = _sandbox(tmp_path)
     database = ["--database", str(tmp_path / "t.db")] if args else []
     proc = subprocess.run([sys.executable, str(SNIPPETS / name), *args, *database], cwd=tmp_path, env=env,

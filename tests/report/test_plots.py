@@ -156,7 +156,7 @@ def test_parallel_coordinates_show_every_successful_result(results_db):
     assert y[-1] == 0.0                                   # objective axis: the best value is lowest
     assert y[1] == pytest.approx((best.config_data["x"] - min(xs)) / (max(xs) - min(xs)))
     assert y[0] == ["a", "b", "c"].index(best.config_data["mode"]) / 2
-    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["mode", "x", "y", "objective"]
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["mode", "x", "y", "value"]   # the objective axis names the metric
 
 
 def test_importance_finds_the_parameter_that_matters(results_db):

@@ -250,3 +250,46 @@ def test_run_rank_gives_runs_with_the_same_best_the_same_score(tmp_path):
     scores = {name: score for name, (score, _) in table.affinity[rep.id].items()}
     assert scores == {"first": pytest.approx(2 / 3), "second": pytest.approx(2 / 3),
                       "third": pytest.approx(2 / 3), "worst": 0.0}
+
+
+def _space_tuner(space):
+    """A tuner script (MeasurementInterface) over one conformance space, to run through its real main()."""
+    from tunerlib import MeasurementInterface, Result
+
+    class SpaceTuner(MeasurementInterface):
+        def manipulator(self):
+            return SPACES[space]()[0]
+
+        def program_name(self):
+            return "target"
+
+        def run(self, desired_result, input, limit):
+            return Result(time=SPACES[space]()[1](desired_result.configuration.data))
+    return SpaceTuner
+
+
+def test_swaps_are_logged_once_each_and_listed_in_the_summary_and_the_report(populated_store, tmp_path, capsys):
+    import json
+    from tunerlib.cli import main
+    found = 0
+    for space in sorted(SPACES):
+        db, js = tmp_path / f"{space}.db", tmp_path / f"{space}.json"
+        args = ["--technique", "rec-bndt-A", "--store", populated_store, "--test-limit", "200", "--seed", "5",
+                "--database", str(db), "--summary-json", str(js)]
+        assert _space_tuner(space).main(args) == 0
+        lines = [line for line in capsys.readouterr().err.splitlines() if "swapped out" in line]
+        swaps = json.loads(js.read_text())["extra"].get("technique_swaps", [])
+        assert len(lines) == len(swaps)                              # one line per swap, at the default level
+        for line, swap in zip(lines, swaps):
+            assert line.startswith(f"tunerlib: rec-bndt-A: at request {swap['request']} swapped out {swap['removed']}")
+            assert f"for {swap['added']}, recommended by the store" in line
+        if swaps:
+            found += 1
+            assert main(["report", str(db), "-o", str(tmp_path / "r.html")]) == 0
+            text = (tmp_path / "r.html").read_text()
+            assert text.count("<th>technique swap</th>") == len(swaps)
+            assert f"at request {swaps[0]['request']}: {swaps[0]['removed']}" in text
+            quiet = _space_tuner(space).main(args[:-4] + ["--database", str(tmp_path / "q.db"), "--log-level",
+                                                          "warning"])
+            assert quiet == 0 and "swapped out" not in capsys.readouterr().err
+    assert found, "no space swapped: the test shows nothing"

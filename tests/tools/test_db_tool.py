@@ -143,18 +143,18 @@ def test_migrate_reports_the_versions(filled, monkeypatch, capsys):
 
 # ------------------------------------------------------------------------------ the `tunerlib` command
 
-def test_tunerlib_command_delegates_runs_and_migrate(filled, capsys, tmp_path):
-    path, _ = filled
-    assert tool_main(["runs", str(path)]) == 0
-    expected = capsys.readouterr().out
+def test_tunerlib_command_lists_runs_under_a_header_and_delegates_migrate(filled, capsys, tmp_path):
+    path, (first, second) = filled
     assert tunerlib_main(["runs", str(path)]) == 0
-    assert capsys.readouterr().out == expected and expected.count("\n") == 2
+    header, *lines = capsys.readouterr().out.splitlines()
+    assert header.split()[:5] == ["run", "program", "program", "version", "state"]
+    assert [line.split()[0] for line in lines] == [first["uuid"], second["uuid"]]
     assert tunerlib_main(["migrate", str(path)]) == 0
     assert capsys.readouterr().out == f"{path} already at version {SCHEMA_VERSION}\n"
     absent = tmp_path / "absent.db"
     assert tunerlib_main(["runs", str(absent)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("tunerlib: error: no database file") and err.count("\n") == 1
+    assert err.startswith("tunerlib: error: no results database at") and err.count("\n") == 1
     assert not absent.exists()
 
 

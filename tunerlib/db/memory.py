@@ -147,7 +147,7 @@ class MemoryStore:
             out.append({"id": run["id"], "uuid": run["uuid"], **self._programs[run["program_version_id"]],
                         "label": run["label"], "state": run["state"], "tests": info["tests"],
                         "start_date": run["start_date"], "end_date": run["end_date"], "seed": run["seed"],
-                        "host": run["host"], "pid": run["pid"]})
+                        "host": run["host"], "pid": run["pid"], "script_version": run.get("script_version")})
         return out
 
     # ---- requests -------------------------------------------------------------------------

@@ -110,12 +110,12 @@ _RESULT_COUNT = (select(func.count()).select_from(_RES).where(_RES.c.tuning_run_
                  .correlate(_RUN).scalar_subquery())
 _LIST_RUNS = (select(_RUN.c.id, _RUN.c.uuid, _PROG.c.project, _PROG.c.name, _PV.c.version, _RUN.c.label,
                      _RUN.c.state, _RESULT_COUNT, _RUN.c.start_date, _RUN.c.end_date, _RUN.c.seed,
-                     _RUN.c.host, _RUN.c.pid)
+                     _RUN.c.host, _RUN.c.pid, _RUN.c.script_version)
               .join_from(_RUN, _PV, _RUN.c.program_version_id == _PV.c.id)
               .join(_PROG, _PV.c.program_id == _PROG.c.id)
               .order_by(_RUN.c.id))
 _LIST_RUNS_KEYS = ("id", "uuid", "project", "program", "version", "label", "state", "tests", "start_date",
-                   "end_date", "seed", "host", "pid")
+                   "end_date", "seed", "host", "pid", "script_version")
 _TS_WHERE = (_TS.c.tuning_run_id == bindparam("run"), _TS.c.name == bindparam("tname"))
 _TS_LOAD = select(_TS.c.data).where(*_TS_WHERE)
 _TS_UPDATE = update(_TS).where(*_TS_WHERE).values(data=bindparam("d"), updated=bindparam("t"))
@@ -333,7 +333,7 @@ class ResultsDB(RunLifecycle, LeaseQueries):
 
         Each dict has id, uuid, project, program (name), version, label, state, tests (number of result
         rows of the run), start_date, end_date, seed, host and
-        pid (of the process that drives or drove the run).
+        pid (of the process that drives or drove the run), and the tuner script's version.
         """
         return [dict(zip(_LIST_RUNS_KEYS, row)) for row in self._read(_LIST_RUNS, {})]
 

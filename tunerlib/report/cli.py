@@ -28,12 +28,16 @@ def add_commands(sub: Any) -> None:
     plot = sub.add_parser("plot", help="plot runs of a results database (extra [plot])",
                           description="Best so far vs evaluations and time (median and 20-80 % band "
                                       "per label, failures marked), techniques behind new bests and their "
-                                      "allocation, parameters vs objective, or parameter importance.")
+                                      "allocation, parameters vs objective (parallel coordinates), parameter "
+                                      "importance, the objective against each parameter (slice) or over two "
+                                      "parameters (contour).")
     _database(plot)
     plot.add_argument("--kind", choices=KINDS, default="history", help="which figure (default history)")
     plot.add_argument("-o", "--output", metavar="FILE",
                       help="FILE.png, FILE.svg or FILE.html (default tunerlib-KIND.png)")
     plot.add_argument("--log", action="store_true", help="logarithmic objective axis")
+    plot.add_argument("--params", metavar="A,B", type=lambda text: text.split(","),
+                      help="slice: only these parameters; contour: these two (default: the two most important)")
     plot.set_defaults(handler=_guarded(_plot))
     report = sub.add_parser("report", help="HTML or Markdown report of the runs of a results database")
     _database(report)
@@ -69,7 +73,7 @@ def _plot(ns: argparse.Namespace) -> int:
     path = ns.output or f"tunerlib-{ns.kind}.png"
     format_of(path)
     runs = load_runs(ns.database, ns.label)
-    save_figure(draw(ns.kind, runs, ns.log), path, f"tunerlib {ns.kind}: {os.path.basename(ns.database)}")
+    save_figure(draw(ns.kind, runs, ns.log, ns.params), path, f"tunerlib {ns.kind}: {os.path.basename(ns.database)}")
     print(f"wrote {path} ({ns.kind} of {len(runs)} runs)")
     return 0
 

@@ -16,9 +16,10 @@ from ..db.store import open_existing
 from ..errors import UsageError
 from ..finalform import FINAL_BEST, FINAL_FORM, final_best, final_form_text
 from ..objectives import UNIT_KEY
+from ..resumes import RESUMES, read_resumes
 
 __all__ = ["FAILURE_STATES", "Point", "ReportError", "RunData", "credited_technique", "load_runs",
-           "open_results"]
+           "open_results", "read_run"]
 
 #: result states that count as failures
 FAILURE_STATES = ("ERROR", "TIMEOUT", "INFEASIBLE")
@@ -74,6 +75,12 @@ class RunData:
     final_best: Optional[Dict[str, Any]] = None
     #: the decisions of a root technique that explains them (``auto``): evaluation, technique, reason
     decisions: List[Dict[str, Any]] = field(default_factory=list)
+    #: the version of the tuner script that measured the run (None when not recorded)
+    script_version: Optional[str] = None
+    #: each ``--resume`` of the run (:func:`tunerlib.resumes.read_resumes`), in order
+    resumes: List[Dict[str, Any]] = field(default_factory=list)
+    #: the technique swaps of a recommendation bandit (:func:`technique_swaps`), in order
+    swaps: List[Dict[str, Any]] = field(default_factory=list)
 
     @property
     def shown_label(self) -> str:
@@ -163,7 +170,9 @@ def open_results(url: str) -> ResultsDB:
         raise ReportError(str(exc)) from None
 
 
-def _run_data(store: Any, info: dict) -> RunData:
+def read_run(store: Any, info: dict) -> RunData:
+    """One run (a :meth:`list_runs` entry ``info``) of an open store with all its results; called by
+    :func:`load_runs` and :func:`tunerlib.analysis.load_results`."""
     export = store.run_export(info["id"])
     sign, metric = objective_parts(export["objective"] or "")
     start = float(export["start_date"])
@@ -177,19 +186,37 @@ def _run_data(store: Any, info: dict) -> RunData:
                    export["parameter_info"], start, export["end_date"], export["machine_class"], points,
                    requests, sign, final_form_text(store.load_technique_state(info["id"], FINAL_FORM)),
                    store.result_places(info["id"]), final_best(store.load_technique_state(info["id"], FINAL_BEST)),
-                   technique_decisions(store, info["id"], export["args"] or {}))
+                   technique_decisions(store, info["id"], export["args"] or {}), info.get("script_version"),
+                   read_resumes(store.load_technique_state(info["id"], RESUMES)),
+                   technique_swaps(store, info["id"], export["args"] or {}))
 
 
-def technique_decisions(store: Any, run_id: int, args: Dict[str, Any]) -> List[Dict[str, Any]]:
-    """The decisions recorded in the state of the run's root technique (``auto`` keeps them;
-    [] for techniques that do not), read from the technique state the run saved last."""
+def _root_state(store: Any, run_id: int, args: Dict[str, Any]) -> Dict[str, Any]:
+    """The state the run's root technique saved last ({} when it has one name only by a bandit of
+    several, or saved none)."""
     from ..techniques import DEFAULT_TECHNIQUE
     names = list(args.get("technique") or [])
     root = names[0] if len(names) == 1 else DEFAULT_TECHNIQUE if not names else None
     saved = store.load_technique_state(run_id, root) if root else None
     state = saved.get("state") if isinstance(saved, dict) else None
-    decisions = state.get("decisions") if isinstance(state, dict) else None
-    return [d for d in decisions if isinstance(d, dict)] if isinstance(decisions, list) else []
+    return state if isinstance(state, dict) else {}
+
+
+def _entries(state: Dict[str, Any], key: str) -> List[Dict[str, Any]]:
+    found = state.get(key)
+    return [d for d in found if isinstance(d, dict)] if isinstance(found, list) else []
+
+
+def technique_decisions(store: Any, run_id: int, args: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """The decisions recorded in the state of the run's root technique (``auto`` keeps them;
+    [] for techniques that do not), read from the technique state the run saved last."""
+    return _entries(_root_state(store, run_id, args), "decisions")
+
+
+def technique_swaps(store: Any, run_id: int, args: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """The swaps a recommendation bandit made (its ``swap_log``: request, removed, added, source ...);
+    [] for other techniques."""
+    return _entries(_root_state(store, run_id, args), "swap_log")
 
 
 def select_runs(infos: Sequence[dict], labels: Sequence[str], where: str) -> List[dict]:
@@ -212,7 +239,7 @@ def load_runs(url: str, labels: Sequence[str] = (), allow_empty: bool = False) -
     with open_results(url) as store:
         try:
             chosen = select_runs(store.list_runs(), labels, url)
-            runs = [_run_data(store, info) for info in chosen]
+            runs = [read_run(store, info) for info in chosen]
         except DatabaseError as exc:
             raise ReportError(f"cannot read {url}: {exc}") from None
     if not any(run.points for run in runs):
@@ -222,8 +249,23 @@ def load_runs(url: str, labels: Sequence[str] = (), allow_empty: bool = False) -
 
 
 def by_label(runs: Sequence[RunData]) -> Dict[str, List[RunData]]:
-    """Runs grouped by their shown label, in order of first appearance."""
+    """Runs grouped by their shown label, in order of first appearance; the runs of a label measured
+    by different tuner script versions (or program versions) are kept apart, as ``label [script
+    version V]`` (V's first 8 characters) (``[version V]`` for program versions), never pooled."""
+    versions: Dict[str, set] = {}
+    for run in runs:
+        versions.setdefault(run.shown_label, set()).add((run.version, run.script_version))
     groups: Dict[str, List[RunData]] = {}
     for run in runs:
-        groups.setdefault(run.shown_label, []).append(run)
+        groups.setdefault(group_name(run, versions[run.shown_label]), []).append(run)
     return groups
+
+
+def group_name(run: RunData, versions: set) -> str:
+    """The name of the group ``run`` belongs to among runs of its label with these (program version,
+    script version) pairs."""
+    if len(versions) < 2:
+        return run.shown_label
+    if len({v for v, _ in versions}) > 1:
+        return f"{run.shown_label} [version {run.version}]"
+    return f"{run.shown_label} [script version {(run.script_version or 'not recorded')[:8]}]"

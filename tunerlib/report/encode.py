@@ -14,7 +14,7 @@ import numpy as np
 
 from .data import RunData
 
-__all__ = ["Encoded", "encode", "space_info"]
+__all__ = ["Encoded", "encode", "same_space", "space_info"]
 
 
 @dataclass
@@ -110,3 +110,9 @@ def encode(runs: Sequence[RunData]) -> Encoded:
     logs = [n for n in names if info.get(n, {}).get("log") and n not in categories]
     return Encoded(names, X, np.array([p.value for p in points], dtype=float), sign,
                    [p.result_id for p in points], categories, skipped, logs)
+
+
+def same_space(runs: Sequence[RunData]) -> List[RunData]:
+    """The runs that share the first run's program and search space (parameter views need one space)."""
+    first = runs[0]
+    return [r for r in runs if (r.program, r.parameter_info) == (first.program, first.parameter_info)]

@@ -7,41 +7,28 @@ data of a figure can be read back and checked.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
 from .data import FAILURE_STATES, ReportError, RunData, by_label
-from .encode import encode
+from .axes import category_ticks, new_figure, objective_ticks, spread_ticks, value_label
+from .encode import encode, same_space
 from .importance import importance
 from .series import allocation, band, eval_curves, failures, time_curves
 
 __all__ = ["KINDS", "draw", "same_space"]
 
-KINDS = ("history", "techniques", "params", "importance")
+KINDS = ("history", "techniques", "params", "importance", "slice", "contour")
 MARKERS = {"ERROR": "x", "TIMEOUT": "v", "INFEASIBLE": "s"}
 #: at most this many parameters get an axis in the parallel-coordinates view
 MAX_AXES = 16
-
-
-def _figure(**kw: Any) -> Any:
-    """A new matplotlib Figure; ReportError naming the extra when matplotlib is missing."""
-    try:
-        import matplotlib  # noqa: F401  (the package itself: its submodules may be cached)
-        from matplotlib.figure import Figure
-    except ImportError:
-        raise ReportError("plots need matplotlib: pip install 'tunerlib[plot]'") from None
-    return Figure(layout="constrained", **kw)
 
 
 def _colors(n: int, name: str = "tab10") -> List[Any]:
     from matplotlib import colormaps
     cmap = colormaps[name if n <= 10 else "tab20"]
     return [cmap(i % cmap.N) for i in range(n)]
-
-
-def _metric(runs: Sequence[RunData]) -> str:
-    return runs[0].objective or "objective"
 
 
 def _set_scale(ax: Any, values: np.ndarray, log: bool) -> None:
@@ -51,13 +38,27 @@ def _set_scale(ax: Any, values: np.ndarray, log: bool) -> None:
     ax.set_yscale("log" if finite.size and finite.min() > 0 else "symlog")
 
 
-def _draw_band(ax: Any, data: Any, label: str, color: Any, axis: str) -> None:
+def _draw_band(ax: Any, data: Any, label: str, color: Any, axis: str, resumed: int = 0) -> None:
+    note = f", {resumed} resumed: dotted lines" if resumed else ""
     ax.plot(data.x, data.median, color=color, gid=f"median:{label}:{axis}",
-            label=f"{label} (median of {data.runs} run{'s' if data.runs != 1 else ''})",
+            label=f"{label} (median of {data.runs} run{'s' if data.runs != 1 else ''}{note})",
             drawstyle="steps-post" if axis == "evals" else "default")
     if data.runs > 1:
         ax.fill_between(data.x, data.low, data.high, color=color, alpha=0.2, linewidth=0,
                         gid=f"band:{label}:{axis}", step="post" if axis == "evals" else None)
+
+
+def _draw_resumes(axes: Sequence[Any], members: Sequence[RunData], label: str, color: Any) -> int:
+    """A dotted line where each resume of a run continued it (after its last result before the
+    resume, and at the resume's time); returns how many of ``members`` were resumed."""
+    for run in members:
+        for mark in run.resumes:
+            where = {"evals": mark.get("after_tests", 0) + 0.5,
+                     "time": max(0.0, float(mark.get("date") or run.start_date) - run.start_date)}
+            for ax, axis in zip(axes, ("evals", "time")):
+                ax.axvline(where[axis], color=color, linestyle=":", linewidth=1.2,
+                           gid=f"resume:{label}:{run.uuid}:{axis}")
+    return sum(1 for run in members if run.resumes)
 
 
 def _draw_failures(axes: Sequence[Any], members: Sequence[RunData], row: int, label: str, color: Any) -> int:
@@ -74,20 +75,21 @@ def history_figure(runs: Sequence[RunData], log: bool = False) -> Any:
     """Best so far vs evaluations and vs seconds: per label the median and 20-80 % band across its
     runs; below, a strip marking each failed result (ERROR x, TIMEOUT v, INFEASIBLE square)."""
     groups = by_label(runs)
-    fig = _figure(figsize=(11, 3.2 + 0.35 * len(groups) + 3))
+    fig = new_figure(figsize=(11, 3.2 + 0.35 * len(groups) + 3))
     grid = fig.add_gridspec(2, 2, height_ratios=[4, 0.6 + 0.3 * len(groups)])
     top = [fig.add_subplot(grid[0, c]) for c in range(2)]
     strip = [fig.add_subplot(grid[1, c], sharex=top[c]) for c in range(2)]
     colors, failed, values = _colors(len(groups)), 0, []
     for row, (label, members) in enumerate(groups.items()):
+        resumed = _draw_resumes(top, members, label, colors[row])
         for ax, axis, curves in ((top[0], "evals", eval_curves(members)), (top[1], "time", time_curves(members))):
             data = band(*curves)
-            _draw_band(ax, data, label, colors[row], axis)
+            _draw_band(ax, data, label, colors[row], axis, resumed)
             values.append(data.median)
         failed += _draw_failures(strip, members, row, label, colors[row])
     for ax, xlabel in zip(top, ("evaluations", "seconds since the run started")):
         ax.set_title(f"best so far vs {xlabel.split()[0]}")
-        ax.set_ylabel(f"best ({_metric(runs)})")
+        ax.set_ylabel(value_label(runs, "best"))
         _set_scale(ax, np.concatenate(values), log)
         ax.grid(alpha=0.3)
     top[0].legend(fontsize="small")
@@ -116,7 +118,7 @@ def techniques_figure(runs: Sequence[RunData], log: bool = False) -> Any:
     groups = by_label(runs)
     names = sorted({t for r in runs for t in r.requests} | {p.technique for r in runs for p in r.points})
     color = dict(zip(names, _colors(len(names), "tab20" if len(names) > 10 else "tab10")))
-    fig = _figure(figsize=(11, 3.0 * len(groups) + 0.8))
+    fig = new_figure(figsize=(11, 3.0 * len(groups) + 0.8))
     axes = fig.subplots(len(groups), 2, squeeze=False)
     for row, (label, members) in enumerate(groups.items()):
         _new_bests(axes[row][0], members, label, color, log)
@@ -138,7 +140,7 @@ def _new_bests(ax: Any, members: Sequence[RunData], label: str, color: Dict[str,
     ax.set_title(f"{label}: new bests by technique ({len(members)} run{'s' if len(members) != 1 else ''})",
                  fontsize="medium")
     ax.set_xlabel("evaluation")
-    ax.set_ylabel(_metric(members))
+    ax.set_ylabel(value_label(members))
     ax.grid(alpha=0.3)
 
 
@@ -153,12 +155,6 @@ def _allocation(ax: Any, members: Sequence[RunData], label: str, color: Dict[str
     ax.set_title(f"{label}: share of requests per technique", fontsize="medium")
     ax.set_xlabel("request")
     ax.set_ylabel("share")
-
-
-def same_space(runs: Sequence[RunData]) -> List[RunData]:
-    """The runs that share the first run's program and search space (parameter views need one space)."""
-    first = runs[0]
-    return [r for r in runs if (r.program, r.parameter_info) == (first.program, first.parameter_info)]
 
 
 def params_figure(runs: Sequence[RunData], log: bool = False) -> Any:
@@ -183,15 +179,15 @@ def params_figure(runs: Sequence[RunData], log: bool = False) -> Any:
     xs = np.arange(coords.shape[1])
     norm = (LogNorm if log and enc.y.min() > 0 else Normalize)(enc.y.min(), enc.y.max())
     cmap = colormaps["viridis_r" if enc.sign > 0 else "viridis"]
-    fig = _figure(figsize=(max(7, 1.1 * len(xs) + 3), 5))
+    fig = new_figure(figsize=(max(7, 1.1 * len(xs) + 3), 5))
     ax = fig.add_subplot()
     lines = LineCollection([np.column_stack([xs, coords[i]]) for i in order], cmap=cmap, norm=norm,
                            linewidths=0.8, alpha=0.6, gid="configs")
     lines.set_array(enc.y[order])
     ax.add_collection(lines)
     ax.plot(xs, coords[order[-1]], color="red", linewidth=2.2, gid="best", label="best")
-    _axes_labels(ax, enc, names, xs)
-    fig.colorbar(lines, ax=ax, label=_metric(chosen))
+    _axes_labels(ax, enc, names, xs, log, value_label(chosen))
+    fig.colorbar(lines, ax=ax, label=value_label(chosen))
     title = f"{chosen[0].program}: {enc.y.size} successful results of {len(chosen)} run(s)"
     left_out = enc.skipped + enc.names[MAX_AXES:]
     ax.set_title(title + (f"\n(not shown: {', '.join(left_out)})" if left_out else ""), fontsize="medium")
@@ -199,27 +195,39 @@ def params_figure(runs: Sequence[RunData], log: bool = False) -> Any:
     return fig
 
 
-def _axes_labels(ax: Any, enc: Any, names: Sequence[str], xs: np.ndarray) -> None:
+def _axes_labels(ax: Any, enc: Any, names: Sequence[str], xs: np.ndarray, log: bool, objective: str) -> None:
+    """Each axis's values at their places (every category or ordinal value; a numeric range at a few
+    points) and the objective's values on the last axis; texts with gid ``tick:<name>``."""
     for j, name in enumerate(names):
         ax.axvline(j, color="grey", linewidth=0.8)
         cats = enc.categories.get(name)
-        lo, hi = (cats[0], cats[-1]) if cats else (f"{enc.X[:, j].min():.4g}", f"{enc.X[:, j].max():.4g}")
-        if name in enc.log_scaled:
-            hi = f"{hi} (log)"
-        ax.text(j, -0.04, str(lo), ha="center", va="top", fontsize="x-small")
-        ax.text(j, 1.04, str(hi), ha="center", va="bottom", fontsize="x-small")
+        if cats:
+            where, labels = category_ticks(cats)
+            where = [w / (len(cats) - 1) if len(cats) > 1 else 0.5 for w in where]
+        else:
+            where, labels = spread_ticks(enc.X[:, j], name in enc.log_scaled)
+        _ticks(ax, j, where, labels, name)
     ax.axvline(xs[-1], color="black", linewidth=1)
-    ax.set_xticks(xs, list(names) + ["objective"], rotation=30, ha="right", fontsize="small")
+    _ticks(ax, xs[-1], *objective_ticks(enc.y, log), "objective")
+    shown = [f"{n} (log)" if n in enc.log_scaled else n for n in names]
+    ax.set_xticks(xs, shown + [objective], rotation=30, ha="right", fontsize="small")
     ax.set_yticks([])
-    ax.set_xlim(-0.3, xs[-1] + 0.3)
-    ax.set_ylim(-0.1, 1.1)
+    ax.set_xlim(-0.3, xs[-1] + 0.6)
+    ax.set_ylim(-0.05, 1.05)
+
+
+def _ticks(ax: Any, x: float, where: Sequence[float], labels: Sequence[str], name: str) -> None:
+    for y, text in zip(where, labels):
+        ax.plot([x - 0.04, x], [y, y], color="grey", linewidth=0.8)
+        ax.text(x + 0.04, y, text, ha="left", va="center", fontsize="xx-small", gid=f"tick:{name}",
+                bbox={"facecolor": "white", "alpha": 0.7, "linewidth": 0, "pad": 0.5})
 
 
 def importance_figure(runs: Sequence[RunData], log: bool = False) -> Any:
     """Bar chart of each parameter's main-effect variance fraction (see :mod:`.importance`)."""
     chosen = same_space(runs)
     result = importance(encode(chosen))
-    fig = _figure(figsize=(7, 1.2 + 0.35 * len(result.names)))
+    fig = new_figure(figsize=(7, 1.2 + 0.35 * len(result.names)))
     ax = fig.add_subplot()
     bars = ax.barh(result.names[::-1], result.fractions[::-1], color="tab:blue", gid="importance")
     ax.bar_label(bars, fmt="%.2f", fontsize="x-small", padding=2)
@@ -236,6 +244,12 @@ _DRAW = {"history": history_figure, "techniques": techniques_figure, "params": p
          "importance": importance_figure}
 
 
-def draw(kind: str, runs: Sequence[RunData], log: bool = False) -> Any:
-    """The figure ``kind`` (one of :data:`KINDS`) of ``runs``."""
+def draw(kind: str, runs: Sequence[RunData], log: bool = False, params: Optional[Sequence[str]] = None) -> Any:
+    """The figure ``kind`` (one of :data:`KINDS`) of ``runs``; ``params`` (``--params``) chooses the
+    parameters of the slice and contour views (ReportError for another kind)."""
+    from .views import VIEWS
+    if kind in VIEWS:
+        return VIEWS[kind](runs, log, params)
+    if params:
+        raise ReportError(f"--params chooses the parameters of --kind {' or '.join(VIEWS)}, not of --kind {kind}")
     return _DRAW[kind](runs, log)

@@ -13,14 +13,14 @@ what matters where the tuner searched, and does not trust the forest far from me
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List
+from typing import Any, List
 
 import numpy as np
 
 from .data import ReportError
 from .encode import Encoded
 
-__all__ = ["MIN_RESULTS", "Importance", "importance"]
+__all__ = ["MIN_RESULTS", "Importance", "background", "fit_forest", "importance"]
 
 #: fewer OK results than this give no model worth plotting
 MIN_RESULTS = 10
@@ -49,12 +49,6 @@ def _grid(column: np.ndarray, categorical: bool) -> tuple[np.ndarray, np.ndarray
     return grid, np.full(grid.size, 1.0 / grid.size)
 
 
-def _background(X: np.ndarray, rng: np.random.Generator, size: int) -> np.ndarray:
-    """``size`` rows drawn from the product of the measured marginals (each column drawn on its own),
-    the distribution under which main effects and interactions are orthogonal."""
-    return np.column_stack([rng.choice(X[:, j], size=size) for j in range(X.shape[1])])
-
-
 def _variances(forest, background: np.ndarray, j: int, grid: tuple) -> tuple[float, float]:
     """(variance of parameter ``j``'s main effect, variance of all the predictions made to get it).
 
@@ -71,6 +65,20 @@ def _variances(forest, background: np.ndarray, j: int, grid: tuple) -> tuple[flo
     return float(np.dot(weights, (effect - mean) ** 2)), total
 
 
+def fit_forest(X: np.ndarray, y: np.ndarray, seed: int = 0, trees: int = 100) -> Any:
+    """The random forest (scikit-learn) fitted to ``X`` and the oriented objective ``y``, with its
+    out-of-bag R^2 (``oob_score_``); called by :func:`importance` and the contour view."""
+    from sklearn.ensemble import RandomForestRegressor
+    return RandomForestRegressor(n_estimators=trees, min_samples_leaf=2, oob_score=True,
+                                 random_state=seed).fit(X, y)
+
+
+def background(X: np.ndarray, rng: np.random.Generator, size: int = 256) -> np.ndarray:
+    """``size`` rows drawn from the product of the measured marginals (each column drawn on its own),
+    the distribution under which main effects and interactions are orthogonal."""
+    return np.column_stack([rng.choice(X[:, j], size=size) for j in range(X.shape[1])])
+
+
 def importance(encoded: Encoded, seed: int = 0, trees: int = 100) -> Importance:
     """Fit the forest and compute every parameter's main-effect fraction (see the module docstring).
 
@@ -85,11 +93,9 @@ def importance(encoded: Encoded, seed: int = 0, trees: int = 100) -> Importance:
                           f"these runs have only {', '.join(encoded.skipped) or 'none'}")
     if np.ptp(y) == 0:
         raise ReportError("parameter importance: every successful result has the same value")
-    from sklearn.ensemble import RandomForestRegressor
-    forest = RandomForestRegressor(n_estimators=trees, min_samples_leaf=2, oob_score=True,
-                                   random_state=seed).fit(X, y)
-    background = _background(X, np.random.default_rng(seed), _BACKGROUND)
-    parts = [_variances(forest, background, j, _grid(X[:, j], name in encoded.categories))
+    forest = fit_forest(X, y, seed, trees)
+    rows = background(X, np.random.default_rng(seed), _BACKGROUND)
+    parts = [_variances(forest, rows, j, _grid(X[:, j], name in encoded.categories))
              for j, name in enumerate(encoded.names)]
     total = float(np.mean([t for _, t in parts]))      # each is an estimate of the same variance
     fractions = [min(1.0, effect / total) if total > 0 else 0.0 for effect, _ in parts]

@@ -38,10 +38,25 @@ def compare_table(runs: Sequence[RunData]) -> tuple[List[str], List[List[str]]]:
     header = (["label", "runs"] + (["unit"] if per_row else []) + ["evaluations (median)"]
               + [f"best @{b} median [p20, p80]{suffix}" for b in budgets]
               + [f"best of all runs{suffix}", "failed results", "seconds (median)"])
-    body = [[r.label, str(r.runs)] + ([_unit_cell(r.units)] if per_row else []) + [f"{r.evaluations:g}"]
+    body = [[r.label, f"{r.runs} ({r.resumed} resumed)" if r.resumed else str(r.runs)] + ([_unit_cell(r.units)] if per_row else []) + [f"{r.evaluations:g}"]
             + [_band(r.at_budgets[b]) for b in budgets]
             + [_num(r.best), f"{100 * r.failure_share:.1f} %", f"{r.median_seconds:.3g}"] for r in rows]
     return header, body
+
+
+def compare_caption(runs: Sequence[RunData]) -> str:
+    """What the compare table's columns mean: its budgets, and why a label is split or a run marked."""
+    budgets, rows = compare_rows(runs)
+    text = (f"best @N: the best value each run had found after its first N evaluations, as the median across "
+            f"the label's runs with the 20th and 80th percentiles in brackets; the budgets "
+            f"{', '.join(f'@{b}' for b in budgets)} are a quarter, half and all of the shortest run's "
+            f"{budgets[-1]} evaluations, so every run counts at each.")
+    if any("[" in r.label and r.label.endswith("]") and "version" in r.label for r in rows):
+        text += (" Runs of one label measured by different tuner script or program versions are not pooled: "
+                 "each version has its own row.")
+    if any(r.resumed for r in rows):
+        text += " Resumed runs were stopped and continued with --resume (see each run's facts)."
+    return text
 
 
 def _unit_cell(units: Sequence[str]) -> str:
@@ -76,8 +91,31 @@ def _facts(s: RunSummary) -> List[tuple]:
                       f"{len(run.points)} results in {s.duration:.3g} s"),
             ("objective", f"{run.objective} ({run.unit_text})"),
             ("search space", f"{size} configurations; {len(s.parameters)} parameters: {', '.join(s.parameters)}"),
-            ("machine class", run.machine_class or "-"), ("technique", s.technique)] + _decisions(run) + [
+            ("machine class", run.machine_class or "-"), ("technique", s.technique)] + _resumes(run) + _decisions(run) + _swaps(run) + [
             ("best", best), ("improvement", improvement), ("failures", failures)]
+
+
+def _resumes(run: RunData) -> List[tuple]:
+    """One fact per ``--resume`` of the run: after how many results, when, and a script version change."""
+    out = []
+    for mark in run.resumes:
+        before, now = mark.get("previous_script_version"), mark.get("script_version")
+        change = f"; tuner script version {before} -> {now}" if before and now and before != now else ""
+        out.append(("resumed", f"after {mark.get('after_tests')} results, at {iso(mark.get('date'))}{change}"))
+    return out
+
+
+def _swaps(run: RunData) -> List[tuple]:
+    """One fact per technique swap of a recommendation bandit: when, what left (with its affinity),
+    what came in and who recommended it."""
+    out = []
+    for swap in run.swaps:
+        similar = f" for {', '.join(swap['representations'])}" if swap.get("representations") else ""
+        affinity = swap.get("removed_affinity")
+        shown = f" (affinity {affinity:.3g})" if isinstance(affinity, (int, float)) else ""
+        out.append(("technique swap", f"at request {swap.get('request')}: {swap.get('removed')}{shown} -> "
+                                      f"{swap.get('added')}, recommended by {swap.get('source')}{similar}"))
+    return out
 
 
 def _decisions(run: RunData) -> List[tuple]:
@@ -135,6 +173,8 @@ def html_report(runs: Sequence[RunData], figures: Figures, source: str) -> str:
     header, rows = compare_table(runs)
     body = [f'<p class="note">{len(runs)} runs from {html.escape(source)}</p>',
             "<h2>Compare</h2>", _html_table(header, rows, "compare"),
+            f'<p class="note caption">{html.escape(compare_caption(runs))}</p>',
+
             "<h2>Plots</h2>", _html_figures(figures), "<h2>Runs</h2>"]
     body += [_html_run(summarize(run)) for run in runs]
     return html_page(f"tunerlib report: {os.path.basename(source)}", "\n".join(body))
@@ -200,7 +240,7 @@ def markdown_report(runs: Sequence[RunData], figures: Figures, source: str, path
     header, rows = compare_table(runs)
     parts = [f"# tunerlib report: {_md_text(os.path.basename(source))}", "",
              f"{len(runs)} runs from {_md_text(source)}", "",
-             "## Compare", "", _md_table(header, rows), "", "## Plots", "", _md_figures(figures, path),
+             "## Compare", "", _md_table(header, rows), "", _md_text(compare_caption(runs)), "", "## Plots", "", _md_figures(figures, path),
              "## Runs", ""]
     return "\n".join(parts + [_md_run(summarize(run)) for run in runs])
 

@@ -14,7 +14,7 @@ from ..parameters import ConfigurationManipulator, ParameterError, parameter_fro
 from ..techniques import DEFAULT_TECHNIQUE
 from .data import FAILURE_STATES, Point, RunData, by_label
 
-__all__ = ["CompareRow", "RunSummary", "compare_rows", "error_text", "summarize"]
+__all__ = ["CompareRow", "RunSummary", "compare_rows", "error_text", "summarize", "technique_text"]
 
 
 @dataclass
@@ -61,7 +61,7 @@ def _space(parameter_info: str) -> tuple[Optional[float], List[str]]:
     return ConfigurationManipulator(params).log10_search_space_size(), [p.name for p in params]
 
 
-def _technique(args: Dict[str, Any]) -> str:
+def technique_text(args: Dict[str, Any]) -> str:
     """The technique the run was started with, as the command line named it."""
     if args.get("generate_bandit_technique"):
         return f"generated AUC bandit (C={args.get('bandit_c')}, window {args.get('bandit_window')})"
@@ -110,7 +110,7 @@ def summarize(run: RunData) -> RunSummary:
             first_errors[p.state] = f"result {p.result_id}: " + (error_text(getattr(p.row, "extra", None))
                                                                   or "no error text recorded")
     baseline, kind = _baseline(run)
-    return RunSummary(run, size, names, _technique(run.args), _allocation(run), run.best_point(), baseline,
+    return RunSummary(run, size, names, technique_text(run.args), _allocation(run), run.best_point(), baseline,
                       kind, dict(failures), first_errors)
 
 
@@ -128,6 +128,8 @@ class CompareRow:
     #: the objective's unit as its runs recorded it (``RunData.unit_text``: ``in s``, ``unitless``,
     #: ``unit not recorded``), one entry per different text, in order of first appearance
     units: List[str] = field(default_factory=list)
+    #: how many of its runs were continued with ``--resume``
+    resumed: int = 0
 
 
 def _stats(values: Sequence[float]) -> tuple:
@@ -158,7 +160,7 @@ def compare_rows(runs: Sequence[RunData]) -> tuple[List[int], List[CompareRow]]:
         seconds = float(np.median([summarize_seconds(m) for m in members]))
         units = list(dict.fromkeys(m.unit_text for m in members))
         rows.append(CompareRow(label, len(members), float(np.median([len(m.points) for m in members])), at,
-                               best, failed, seconds, units))
+                               best, failed, seconds, units, sum(1 for m in members if m.resumes)))
     return budgets, rows
 
 

@@ -7,7 +7,8 @@ import sys
 from typing import Any, Dict, List, Optional, TextIO
 
 from .queries import RANKINGS, load_affinities
-from .report import GROUPINGS, representation_rows, select_reps, similar_rows, technique_rows
+from .report import (GROUPINGS, representation_rows, select_reps, similar_rows, technique_labels,
+                     technique_rows, why_no_similar)
 from .schema import StoreError
 from .store import CrossSessionStore
 from .upload import upload
@@ -82,35 +83,47 @@ def _query(ns: argparse.Namespace, store: CrossSessionStore, out: TextIO) -> int
         out.write(f"store {store.display_url}: " + ", ".join(f"{n} {k}" for k, n in store.counts().items()) + "\n")
         return 0
     table = load_affinities(store, ns.metric)
+    labels: Dict[str, str] = {}
+    note = None
     if ns.query == "representations":
         rows = representation_rows(table)
+        empty = f"no representations: store {store.display_url} holds no runs (`tunerlib upload RESULTS_DB` adds some)"
     elif ns.query == "techniques":
         reps = select_reps(table, ns.representation, ns.program, ns.project)
         rows = technique_rows(table, reps, ns.by)
         rows = rows[:ns.limit] if ns.limit else rows
+        labels, note = technique_labels(ns.metric)
+        empty = "no techniques: the selected representations' runs have no technique performance records"
     else:
         if ns.representation is None and ns.program is None:
             raise ValueError("store similar needs --representation ID or --program NAME")
         reps = select_reps(table, ns.representation, ns.program)
         rows = similar_rows(table, reps[0], ns.by)
-    write_rows(rows, out, ns.json)
+        empty = f"no similar representation: {why_no_similar(table, reps[0], ns.by)}"
+    write_rows(rows, out, ns.json, empty, labels, note)
     return 0
 
 
-def write_rows(rows: List[Dict[str, Any]], out: TextIO, as_json: bool) -> None:
-    """Rows as a JSON list, or as an aligned text table (floats with 4 decimals)."""
+def write_rows(rows: List[Dict[str, Any]], out: TextIO, as_json: bool, empty: str = "nothing found",
+               labels: Optional[Dict[str, str]] = None, note: Optional[str] = None) -> None:
+    """Rows as a JSON list (``[]`` with ``empty``, why there are none, on stderr), or as an aligned
+    text table (floats with 4 decimals) whose header names each column as in ``labels`` (default
+    its key), followed by ``note``; ``empty`` on its own when there are no rows."""
     if as_json:
         out.write(json.dumps(rows, indent=1) + "\n")
+        if not rows:
+            print(f"tunerlib: {empty}", file=sys.stderr)
         return
     if not rows:
-        out.write("(nothing)\n")
+        out.write(empty + "\n")
         return
     cols = list(rows[0])
+    header = [(labels or {}).get(c, c) for c in cols]
     cells = [[_cell(r.get(c)) for c in cols] for r in rows]
-    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
+    widths = [max(len(h), *(len(row[i]) for row in cells)) for i, h in enumerate(header)]
     last = len(cols) - 1
     fmt = lambda vals: "  ".join(v if i == last else v.ljust(widths[i]) for i, v in enumerate(vals))  # noqa: E731
-    out.write(fmt(cols) + "\n" + "\n".join(fmt(row) for row in cells) + "\n")
+    out.write(fmt(header) + "\n" + "\n".join(fmt(row) for row in cells) + "\n" + (note + "\n" if note else ""))
 
 
 def _cell(value: Optional[Any]) -> str:

@@ -3,11 +3,12 @@ representation, a program or a domain (aggregated by technique, technique base o
 representations most similar to one (by parameters or by technique performance)."""
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..techniques import TechniqueError
 from ..techniques.naming import is_generated_name, parse_name
-from .queries import AffinityTable, correlated, nearest_by_parameters, ranked
+from .queries import (MIN_SHARED, PRIOR_REQUESTS, RUN_RANK_PRIOR, AffinityTable, correlated,
+                      nearest_by_parameters, ranked)
 
 GROUPINGS = ("technique", "base", "operator")
 
@@ -82,3 +83,35 @@ def representation_rows(table: AffinityTable) -> List[Dict]:
     """Every representation with its program, structure and number of runs."""
     return [{"representation": r.id, "name": r.name, "runs": r.runs, "techniques": len(table.affinity.get(r.id, {})),
              "parameter_info": r.parameter_info} for r in sorted(table.reps.values(), key=lambda r: r.id)]
+
+
+#: what a technique's score is, per ``--metric``
+_SCORES = {"new-bests": "new bests per request", "improvement": "relative improvement per request",
+           "run-rank": "rank of the runs it took part in, 1 best .. 0 worst"}
+
+
+def technique_labels(metric: str) -> Tuple[Dict[str, str], str]:
+    """({column: header}, a note under the table) saying what ``store techniques``' score and weight
+    are under ``metric``."""
+    weight = "runs (its share of each run's requests)" if metric == "run-rank" else "requests"
+    prior = f"{RUN_RANK_PRIOR:g} run" if metric == "run-rank" else f"{PRIOR_REQUESTS} requests"
+    labels = {"score": f"score ({metric})", "weight": f"weight ({weight.split(' (')[0]})",
+              "root": "technique base", "techniques": "techniques"}
+    note = (f"score: {_SCORES[metric]} in the stored runs, shrunk toward the mean of all techniques as if "
+            f"{prior} had earned the mean (higher is better); weight: the {weight} behind the score")
+    return labels, note
+
+
+def why_no_similar(table: AffinityTable, rep: int, by: str) -> str:
+    """Why :func:`similar_rows` found nothing for ``rep`` (one line, naming what would help)."""
+    name = table.reps[rep].name
+    others = [r for r in table.reps if r != rep]
+    if not others:
+        return f"the store holds no representation but {name}: upload runs of other programs"
+    if by == "parameters":
+        return (f"none of the {len(others)} other representations has technique performance records "
+                "(their runs recorded no requests)")
+    if not table.similarity.get(rep):
+        return f"{name} has no technique performance records to correlate: try --by parameters"
+    return (f"no other representation shares {MIN_SHARED} or more techniques with {name} with affinities that "
+            "vary (a correlation needs them): try --by parameters")

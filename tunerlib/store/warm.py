@@ -8,7 +8,7 @@ second best of each, and so on, keeping only configurations that are valid and f
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 from sqlalchemy import select
 
@@ -20,18 +20,20 @@ from .store import CrossSessionStore
 WARM_START_COUNT = 5
 
 
-def warm_start_configurations(store: CrossSessionStore, manipulator: ConfigurationManipulator,
-                              parameter_info: str, count: int = WARM_START_COUNT) -> List[Dict[str, Any]]:
-    """Up to ``count`` distinct stored configurations for this space (see the module docstring)."""
+def warm_start_choices(store: CrossSessionStore, manipulator: ConfigurationManipulator,
+                       parameter_info: str, count: int = WARM_START_COUNT) -> List[Tuple[Dict[str, Any], str]]:
+    """Up to ``count`` distinct stored configurations for this space (see the module docstring), each
+    with the UUID of the stored run it comes from, in the order they are measured; called by
+    ``--warm-start``, which says where they come from."""
     space_hash = hashlib.sha256(parameter_info.encode("utf-8")).hexdigest()
-    query = (select(S.StoredConfiguration.tuning_run_id, S.StoredConfiguration.rank, S.StoredConfiguration.data)
+    query = (select(S.TuningRun.uuid, S.StoredConfiguration.rank, S.StoredConfiguration.data)
              .join(S.TuningRun, S.TuningRun.id == S.StoredConfiguration.tuning_run_id)
              .where(S.TuningRun.space_hash == space_hash)
              .order_by(S.StoredConfiguration.rank, S.TuningRun.start_date.desc(), S.TuningRun.id.desc()))
-    out: List[Dict[str, Any]] = []
+    out: List[Tuple[Dict[str, Any], str]] = []
     seen = set()
     with store.engine.connect() as conn:
-        for _, _, data in conn.execute(query):
+        for uuid, _, data in conn.execute(query):
             try:
                 config = manipulator.normalize(data)
             except (ConfigurationError, ParameterError, ValueError, TypeError):
@@ -40,7 +42,7 @@ def warm_start_configurations(store: CrossSessionStore, manipulator: Configurati
             if key in seen or not manipulator.is_feasible(config):
                 continue
             seen.add(key)
-            out.append(config)
+            out.append((config, uuid))
             if len(out) >= count:
                 break
     return out
