@@ -1,6 +1,7 @@
 // The tunerlib dashboard page: polls the JSON API (/api/runs, /api/runs/<id>, .../results?since=,
 // .../importance) and draws with Plotly. Every value from the databases is user data: it reaches the
-// page as text nodes (textContent) only, and Plotly's labels (which read a little HTML) get it escaped.
+// page as text nodes (textContent) only, and Plotly's labels (which read a little HTML) get it escaped,
+// except parallel coordinates', which Plotly writes as plain text.
 "use strict";
 (function () {
   const query = new URLSearchParams(window.location.search);
@@ -229,13 +230,14 @@
   }
   function renderParcoords(run, cols) {
     if (!cols.ok.length || !cols.columns.length) { Plotly.purge(byId("chart-parcoords")); return; }
+    // parcoords writes its labels as plain text (no markup is read), so they are passed unescaped
     const dims = cols.columns.map(function (c) {
-      if (!c.categories) return {label: esc(c.name), values: c.values};
-      return {label: esc(c.name), values: c.values.map(function (v) { return c.categories.indexOf(v); }),
-              tickvals: c.categories.map(function (_, i) { return i; }), ticktext: c.categories.map(esc)};
+      if (!c.categories) return {label: c.name, values: c.values};
+      return {label: c.name, values: c.values.map(function (v) { return c.categories.indexOf(v); }),
+              tickvals: c.categories.map(function (_, i) { return i; }), ticktext: c.categories};
     });
     const values = cols.ok.map(function (r) { return r.value; });
-    dims.push({label: esc(run.objective + (run.unit ? " (" + run.unit + ")" : "")), values: values});
+    dims.push({label: run.objective + (run.unit ? " (" + run.unit + ")" : ""), values: values});
     draw("chart-parcoords", [{type: "parcoords", dimensions: dims,
                               line: {color: values, colorscale: "Viridis", reversescale: run.objectives.length > 0 && run.objectives[0].direction === "minimize", showscale: true}}],
          {height: 380, margin: {l: 70, r: 70, t: 50, b: 30}});
