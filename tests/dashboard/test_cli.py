@@ -84,3 +84,16 @@ def test_started_it_serves_the_page_and_plotly_and_stops_on_ctrl_c(writer):
         if proc.poll() is None:
             proc.kill()
             proc.wait(30)
+
+
+def test_the_built_package_ships_the_page(tmp_path):
+    """setuptools' build_py (what a wheel and ``pip install .`` copy) ships the page's static files."""
+    from pathlib import Path
+    repo = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", "from setuptools import setup; setup()", "-q", "build_py",
+                           "--build-lib", str(tmp_path / "lib")], cwd=repo, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    static = tmp_path / "lib" / "tunerlib" / "dashboard" / "static"
+    assert sorted(p.name for p in static.iterdir()) == ["dashboard.css", "dashboard.js", "index.html"], \
+        "add static/* to [options.package_data] tunerlib.dashboard in setup.cfg"
