@@ -5,8 +5,10 @@ import hashlib
 import json
 
 import pytest
+from hypothesis import given, settings, strategies as st
 from sqlalchemy import text
 
+from tunerlib.dashboard.follow import extend_front
 from tunerlib.dashboard.server import json_bytes
 from tunerlib.dashboard.source import ReadOnlyDatabase
 from tunerlib.db import DatabaseError
@@ -189,3 +191,28 @@ def test_what_is_no_results_database_is_refused_with_one_line(tmp_path):
         with pytest.raises(DatabaseError, match=words):
             ReadOnlyDatabase(url)
     assert not (tmp_path / "missing.db").exists()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6), st.integers(0, 3)), max_size=40),
+       st.integers(2, 3))
+def test_the_front_kept_result_by_result_is_the_non_dominated_set(points, objectives):
+    """Extending the front one result at a time gives exactly the results that no other dominates."""
+    vectors = [list(map(float, p[:objectives])) for p in points]
+    front = []
+    for i, values in enumerate(vectors):
+        front = extend_front(front, i, values)
+
+    def dominated(b):
+        return any(all(x <= y for x, y in zip(a, b)) and a != b for a in vectors)
+    assert sorted(i for i, _ in front) == [i for i, v in enumerate(vectors) if not dominated(v)]
+
+
+def test_a_run_whose_objective_cannot_be_read_back_is_listed_without_values(writer, tmp_path):
+    run = writer(objective="weighted sum of time and size")
+    run.add(3)
+    with serving(str(tmp_path / "results.db")) as base:
+        _, doc = get_json(f"{base}/api/runs/{run.uuid}")
+        _, results = get_json(f"{base}/api/runs/{run.uuid}/results")
+    assert "cannot be read back" in doc["objective_error"] and doc["best"] is None and doc["objectives"] == []
+    assert [(r["state"], r["value"]) for r in results["results"]] == [("OK", None)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..db.admin import error_text, shown_state
 from ..finalform import FINAL_BEST, final_best
@@ -18,7 +18,7 @@ from ..objectives import UNIT_KEY
 from ..report.data import Point, ReportError, RunData, credited_technique, metric_value, objective_parts
 from .source import ReadOnlyDatabase
 
-__all__ = ["Objectives", "RunFollower", "objectives_of"]
+__all__ = ["Objectives", "RunFollower", "extend_front", "objectives_of"]
 
 #: results between two re-reads of the technique state (its decisions) while nothing else changed
 _STATE_EVERY = 5
@@ -71,6 +71,11 @@ class RunFollower:
         self._state_at: Optional[int] = None
         self._state_final = False
         self.decisions: List[Dict[str, Any]] = []
+        #: (result, its objective values oriented so that lower is better) of the current Pareto front
+        #: of a run with several objectives, in result order
+        self.front: Front = []
+        #: (results it was computed from, the importance document), see views.importance_doc
+        self.importance: Optional[Tuple[int, Dict[str, Any]]] = None
 
     @property
     def uuid(self) -> str:
@@ -110,6 +115,9 @@ class RunFollower:
         self.data.points.append(point)
         if value is not None:
             self.values[point.result_id] = values
+            if len(self.objectives) > 1:
+                oriented = [sign * v for (sign, _), v in zip(self.objectives, values)]
+                self.front = extend_front(self.front, point, oriented)
         if row["state"] != "OK":
             self.errors[point.result_id] = error_text(row["extra"])
         self.workers[point.result_id] = row["worker"]
@@ -134,6 +142,24 @@ class RunFollower:
     def shown_state(self) -> str:
         """The run's state as it really is (a RUNNING run whose process is gone is KILLED)."""
         return shown_state(self.info)
+
+
+def _dominates(a: Sequence[float], b: Sequence[float]) -> bool:
+    """True when ``a`` is no worse than ``b`` everywhere and better somewhere (lower is better)."""
+    return all(x <= y for x, y in zip(a, b)) and any(x < y for x, y in zip(a, b))
+
+
+Front = List[Tuple[Any, List[float]]]
+"""(item, its objective values, lower is better) of the items on a Pareto front, in arrival order"""
+
+
+def extend_front(front: Front, item: Any, values: List[float]) -> Front:
+    """The Pareto front (``(item, values)`` pairs no other dominates, lower values better) of the items
+    of ``front`` and one more: the non-dominated part of the old front and the new item, since an item
+    dominated once stays dominated. One pass over the front; equal value vectors are all kept."""
+    if any(_dominates(old, values) for _, old in front):
+        return front
+    return [(kept, old) for kept, old in front if not _dominates(values, old)] + [(item, values)]
 
 
 class _Metrics:

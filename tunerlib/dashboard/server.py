@@ -125,7 +125,7 @@ class DashboardServer(ThreadingHTTPServer):
             if parts[2] == "results":
                 return self._locked(follower, results_doc, _since(query))
             if parts[2] == "importance":
-                return self._locked(follower, importance_doc)
+                return importance_doc(follower)
         raise _ApiError(HTTPStatus.NOT_FOUND, f"no API endpoint {path}: see /api/runs")
 
     @staticmethod

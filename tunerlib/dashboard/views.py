@@ -3,12 +3,14 @@
 Plain dicts and lists of JSON values (the server serialises them): one summary per run for the runs
 list, the details of one run, its results since a result id, its parameter importance and, for a run
 with several objectives, its current Pareto front. Called with the follower's lock held, right after
-its refresh, so every document is one consistent view of the run.
+its refresh, so every document is one consistent view of the run (importance excepted: it takes the
+lock itself, see :func:`importance_doc`).
 """
 from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 from typing import Any, Dict, List, Optional
 
 from ..report.encode import encode, space_info
@@ -108,18 +110,12 @@ def _errors(f: RunFollower) -> Dict[str, Any]:
 
 def pareto_front(f: RunFollower) -> Optional[List[Dict[str, Any]]]:
     """The OK results no other OK result dominates, in result order, for a run with several objectives
-    (each entry: ``result_id``, ``n`` and ``values`` in the user's orientation); None for a run with
-    one objective."""
+    (each entry: ``result_id``, ``n``, ``values`` in the user's orientation and ``config``); None for a
+    run with one objective."""
     if len(f.objectives) < 2:
         return None
-    signs = [s for s, _ in f.objectives]
-    found = [(p, f.values[p.result_id]) for p in f.data.points if p.result_id in f.values]
-    oriented = [[s * v for s, v in zip(signs, values)] for _, values in found]
-
-    def dominated(a: List[float]) -> bool:
-        return any(all(x <= y for x, y in zip(b, a)) and any(x < y for x, y in zip(b, a)) for b in oriented)
-    return [{"result_id": p.result_id, "n": p.index, "values": values, "config": p.config}
-            for (p, values), o in zip(found, oriented) if not dominated(o)]
+    return [{"result_id": p.result_id, "n": p.index, "values": f.values[p.result_id], "config": p.config}
+            for p, _ in f.front]
 
 
 def run_detail(f: RunFollower, database: str) -> Dict[str, Any]:
@@ -154,11 +150,23 @@ def results_doc(f: RunFollower, since: int) -> Dict[str, Any]:
 
 def importance_doc(f: RunFollower) -> Dict[str, Any]:
     """Parameter importance of the run's OK results (``/api/runs/<id>/importance``): the report's
-    fANOVA-style main effects, or ``error`` saying why there is none yet (too few results)."""
+    fANOVA-style main effects, or ``error`` saying why there is none yet (too few results).
+
+    Called without the follower's lock (the forest takes a while to fit, and the run's other requests
+    go on meanwhile): it takes a copy of the results under the lock, and keeps the document until
+    the run has more results."""
+    with f.lock:
+        count = len(f.data.points)
+        if f.importance is not None and f.importance[0] == count:
+            return f.importance[1]
+        data = replace(f.data, points=list(f.data.points))
     try:
-        found = importance(encode([f.data]))
+        found = importance(encode([data]))
+        doc: Dict[str, Any] = {"results": count, "fit_results": found.results, "r2": found.r2,
+                               "parameters": [{"name": n, "fraction": v} for n, v in zip(found.names, found.fractions)],
+                               "skipped": found.skipped}
     except ReportError as exc:
-        return {"results": len(f.data.points), "error": str(exc)}
-    return {"results": len(f.data.points), "fit_results": found.results, "r2": found.r2,
-            "parameters": [{"name": n, "fraction": v} for n, v in zip(found.names, found.fractions)],
-            "skipped": found.skipped}
+        doc = {"results": count, "error": str(exc)}
+    with f.lock:
+        f.importance = (count, doc)
+    return doc
