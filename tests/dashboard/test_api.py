@@ -39,7 +39,7 @@ def test_the_runs_list_shows_state_progress_and_the_best_with_its_unit(writer, t
     assert summary["progress"]["test_limit"] == 14 and summary["progress"]["fraction"] == pytest.approx(0.5)
     assert summary["best"]["value"] == 3.0 and summary["best"]["n"] == 4 and summary["best"]["technique"] == "PureRandom"
     assert summary["unit"] == "s" and summary["unit_text"] == "in s"
-    assert summary["objectives"] == [{"direction": "minimize", "metric": "time"}]
+    assert summary["objectives"] == [{"direction": "minimize", "metric": "time", "unit": "s"}]
 
 
 def test_results_since_an_id_give_only_newer_results_and_follow_new_ones(writer, tmp_path):
@@ -88,8 +88,12 @@ def test_importance_needs_enough_results_then_ranks_the_parameter_that_matters(w
 
 
 def test_a_run_with_two_objectives_has_its_pareto_front(writer, tmp_path):
-    run = writer(objective="minimize time, maximize accuracy")
-    points = {1: (1.0, 0.5), 2: (2.0, 0.9), 3: (1.5, 0.4), 4: (3.0, 0.95), 5: (2.5, 0.8)}
+    """As a multi-objective run records them: the objective text, and in its args each objective and
+    each metric's unit."""
+    run = writer(objective="minimize time, maximize accuracy",
+                 args={"objective_unit": "s", "objective_list": ["minimize time", "maximize accuracy"],
+                       "objective_units": {"time": "s", "accuracy": None}})
+    points = {1: (1.0, 0.5), 2: (2.0, 0.9), 3: (1.5, 0.4), 4: (3.0, 0.95), 5: (2.5, 0.8), 6: (2.0, 0.9)}
     for n, (seconds, accuracy) in points.items():
         run.add(n, time=seconds, accuracy=accuracy)
     with serving(str(tmp_path / "results.db")) as base:
@@ -97,8 +101,8 @@ def test_a_run_with_two_objectives_has_its_pareto_front(writer, tmp_path):
         _, results = get_json(f"{base}/api/runs/{run.uuid}/results")
     assert [(p["n"], p["values"]) for p in doc["pareto_front"]] == [(1, [1.0, 0.5]), (2, [2.0, 0.9]),
                                                                      (4, [3.0, 0.95])]
-    assert doc["objectives"] == [{"direction": "minimize", "metric": "time"},
-                                 {"direction": "maximize", "metric": "accuracy"}]
+    assert doc["objectives"] == [{"direction": "minimize", "metric": "time", "unit": "s"},
+                                 {"direction": "maximize", "metric": "accuracy", "unit": None}]
     assert results["results"][2]["values"] == [1.5, 0.4]
 
 
@@ -197,7 +201,8 @@ def test_what_is_no_results_database_is_refused_with_one_line(tmp_path):
 @given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6), st.integers(0, 3)), max_size=40),
        st.integers(2, 3))
 def test_the_front_kept_result_by_result_is_the_non_dominated_set(points, objectives):
-    """Extending the front one result at a time gives exactly the results that no other dominates."""
+    """Extending the front one result at a time gives exactly the results that no other dominates (the
+    first of equal ones)."""
     vectors = [list(map(float, p[:objectives])) for p in points]
     front = []
     for i, values in enumerate(vectors):
@@ -205,7 +210,8 @@ def test_the_front_kept_result_by_result_is_the_non_dominated_set(points, object
 
     def dominated(b):
         return any(all(x <= y for x, y in zip(a, b)) and a != b for a in vectors)
-    assert sorted(i for i, _ in front) == [i for i, v in enumerate(vectors) if not dominated(v)]
+    first = [i for i, v in enumerate(vectors) if v not in vectors[:i]]
+    assert sorted(i for i, _ in front) == [i for i in first if not dominated(vectors[i])]
 
 
 def test_a_run_whose_objective_cannot_be_read_back_is_listed_without_values(writer, tmp_path):

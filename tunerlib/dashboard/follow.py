@@ -18,7 +18,7 @@ from ..objectives import UNIT_KEY
 from ..report.data import Point, ReportError, RunData, credited_technique, metric_value, objective_parts
 from .source import ReadOnlyDatabase
 
-__all__ = ["Objectives", "RunFollower", "extend_front", "objectives_of"]
+__all__ = ["Objectives", "RunFollower", "extend_front", "objective_units", "objectives_of"]
 
 #: results between two re-reads of the technique state (its decisions) while nothing else changed
 _STATE_EVERY = 5
@@ -35,12 +35,29 @@ class _Row:
 Objectives = List[Tuple[float, str]]
 
 
-def objectives_of(text: str) -> Objectives:
-    """The objectives of a stored objective text: ``minimize time`` is one; a multi-objective run stores
-    them joined by commas (``minimize time, minimize size``); ReportError when some part is not
-    ``minimize|maximize <metric>`` (a custom objective the dashboard cannot read back)."""
-    parts = [part.strip() for part in (text or "").split(",")]
-    return [objective_parts(part) for part in parts]
+#: the keys of a run's ``args`` that list a multi-objective run's objectives (each ``minimize time``...)
+#: and map each metric to its unit (None: unitless)
+OBJECTIVE_LIST_KEY, OBJECTIVE_UNITS_KEY = "objective_list", "objective_units"
+
+
+def objectives_of(text: str, args: Dict[str, Any]) -> Objectives:
+    """The objectives of a run: the list its ``args`` record (:data:`OBJECTIVE_LIST_KEY`) where it has
+    one, else its objective text, ``minimize time`` or several joined by commas (``minimize time,
+    minimize energy``); ReportError when some part is not ``minimize|maximize <metric>`` (a custom
+    objective the dashboard cannot read back)."""
+    listed = args.get(OBJECTIVE_LIST_KEY)
+    if isinstance(listed, list) and listed and all(isinstance(part, str) for part in listed):
+        return [objective_parts(part.strip()) for part in listed]
+    return [objective_parts(part.strip()) for part in (text or "").split(",")]
+
+
+def objective_units(objectives: Objectives, args: Dict[str, Any]) -> List[Optional[str]]:
+    """The unit of each objective (None: unitless or not recorded): a multi-objective run records them
+    per metric (:data:`OBJECTIVE_UNITS_KEY`), a single objective's is the run's objective unit."""
+    per_metric = args.get(OBJECTIVE_UNITS_KEY)
+    if len(objectives) > 1 and isinstance(per_metric, dict):
+        return [per_metric.get(metric) for _, metric in objectives]
+    return [args.get(UNIT_KEY)] + [None] * (len(objectives) - 1)
 
 
 class RunFollower:
@@ -53,7 +70,7 @@ class RunFollower:
         self.lock = threading.Lock()
         args = info["args"] if isinstance(info["args"], dict) else {}
         try:
-            self.objectives: Objectives = objectives_of(info["objective"])
+            self.objectives: Objectives = objectives_of(info["objective"], args)
             self.objective_error: Optional[str] = None
         except ReportError as exc:
             self.objectives, self.objective_error = [], str(exc)
@@ -156,8 +173,9 @@ Front = List[Tuple[Any, List[float]]]
 def extend_front(front: Front, item: Any, values: List[float]) -> Front:
     """The Pareto front (``(item, values)`` pairs no other dominates, lower values better) of the items
     of ``front`` and one more: the non-dominated part of the old front and the new item, since an item
-    dominated once stays dominated. One pass over the front; equal value vectors are all kept."""
-    if any(_dominates(old, values) for _, old in front):
+    dominated once stays dominated. An item whose values equal a member's does not enter (the search
+    driver's front keeps the first). One pass over the front."""
+    if any(all(x <= y for x, y in zip(old, values)) for _, old in front):
         return front
     return [(kept, old) for kept, old in front if not _dominates(values, old)] + [(item, values)]
 

@@ -17,7 +17,7 @@ from ..report.encode import encode, space_info
 from ..report.importance import importance
 from ..report.data import ReportError
 from ..report.series import allocation
-from .follow import RunFollower
+from .follow import RunFollower, objective_units
 
 __all__ = ["ARGS_SHOWN", "importance_doc", "pareto_front", "results_doc", "run_detail", "run_summary"]
 
@@ -66,8 +66,8 @@ def run_summary(f: RunFollower, database: str) -> Dict[str, Any]:
     return {"id": data.uuid, "database": database, "label": data.label, "project": data.project,
             "program": data.program, "version": data.version, "state": f.shown_state(),
             "stored_state": data.state, "seed": data.seed, "objective": data.objective,
-            "objectives": [{"direction": "minimize" if s > 0 else "maximize", "metric": m}
-                           for s, m in f.objectives],
+            "objectives": [{"direction": "minimize" if s > 0 else "maximize", "metric": m, "unit": unit}
+                           for (s, m), unit in zip(f.objectives, objective_units(f.objectives, data.args))],
             "objective_error": f.objective_error, "unit": f.unit(), "unit_text": data.unit_text,
             "start_date": data.start_date, "end_date": data.end_date, "results": len(data.points),
             "requests": len(data.requests), "counts": counts, "progress": _progress(f), "best": _best(f),

@@ -246,7 +246,7 @@
     const section = byId("pareto-section");
     section.hidden = !run.pareto_front;
     if (!run.pareto_front) return;
-    const names = run.objectives.map(function (o) { return o.direction + " " + o.metric; });
+    const names = run.objectives.map(function (o) { return o.direction + " " + o.metric + (o.unit ? " (" + o.unit + ")" : ""); });
     byId("pareto-note").textContent = run.pareto_front.length + " results on the front of " + names.join(", ") + (names.length > 2 ? " (the first two drawn)" : "") + ".";
     const ok = state.results.filter(function (r) { return r.values; });
     const front = run.pareto_front.slice().sort(function (a, b) { return a.values[0] - b.values[0]; });
