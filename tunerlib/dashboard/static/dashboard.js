@@ -35,7 +35,11 @@
     if (s < 7200) return fmt(Math.round(s / 6) / 10) + " min";
     return fmt(Math.round(s / 360) / 10) + " h";
   }
-  function objectiveTitle(run) {
+  function objectiveTitle(run) {  // the objective of "value": the first one of a multi-objective run
+    if (run.objectives.length > 1) {
+      const first = run.objectives[0];
+      return first.direction + " " + first.metric + (first.unit ? " (in " + first.unit + ")" : " (unitless)");
+    }
     return run.objective + " (" + run.unit_text + ")";
   }
   async function getJSON(url) {
@@ -76,6 +80,7 @@
     state.lastId = 0;
     state.generation += 1;
     state.importanceCount = -1;
+    state.importanceOrder = null;
     state.detail = null;
     if (window.location.hash !== "#run=" + id) window.location.hash = "run=" + id;
   }
@@ -123,7 +128,9 @@
   function renderFacts(run) {
     byId("run-title").textContent = "Run " + run.id + (run.label !== null ? " · " + run.label : "");
     const facts = [run.project + " / " + run.program + " " + run.version, "state " + run.state,
-                   "objective " + objectiveTitle(run), run.results + " results, " + run.requests + " requests",
+                   run.objectives.length > 1
+                     ? "objectives " + run.objectives.map(function (o) { return o.direction + " " + o.metric + (o.unit ? " (in " + o.unit + ")" : ""); }).join(", ")
+                     : "objective " + objectiveTitle(run), run.results + " results, " + run.requests + " requests",
                    "best " + (run.best ? withUnit(run.best.value, run) + " (evaluation " + run.best.n + ", " + run.best.technique + ")" : "none yet"),
                    "seed " + fmt(run.seed), run.database];
     if (run.best && run.best.retimed !== null) facts.push("re-timed best " + withUnit(run.best.retimed, run));
@@ -157,9 +164,13 @@
   }
   function renderHistory(run) {
     const y = objectiveTitle(run);
+    const positive = state.results.every(function (r) { return r.value === null || r.value > 0; });
+    const logBox = byId("log-values");
+    logBox.disabled = !positive;
+    const yType = logBox.checked && positive ? "log" : "linear";
     [["chart-evals", "n", "evaluation", "best so far against evaluations"],
      ["chart-seconds", "seconds", "seconds since the run started", "best so far against time"]].forEach(function (c) {
-      const node = draw(c[0], historyTraces(run, c[1]), layout(c[3], c[2], y));
+      const node = draw(c[0], historyTraces(run, c[1]), layout(c[3], c[2], y, {yaxis: {type: yType, title: {text: esc(y)}}}));
       node.dataset.results = String(state.results.length);
     });
   }
@@ -186,9 +197,12 @@
     byId("errors-note").textContent = errors.count
       ? errors.count + " failed results" + (errors.count > errors.shown.length ? ", the newest " + errors.shown.length + " shown" : "") + "."
       : "No failed results.";
-    byId("errors").replaceChildren(...errors.shown.slice().reverse().map(function (e) {
-      const box = el("div", null, "error");
-      box.appendChild(el("div", "evaluation " + e.n + " · " + e.state + " · " + e.technique + " · " + JSON.stringify(e.config)));
+    const open = new Set(Array.from(byId("errors").querySelectorAll("details[open]")).map(function (d) { return d.dataset.result; }));
+    byId("errors").replaceChildren(...errors.shown.slice().reverse().map(function (e, i) {
+      const box = el("details", null, "error");
+      box.dataset.result = String(e.result_id);
+      box.open = open.size ? open.has(box.dataset.result) : i === 0;
+      box.appendChild(el("summary", "evaluation " + e.n + " · " + e.state + " · " + e.technique + " · " + JSON.stringify(e.config)));
       box.appendChild(el("pre", e.text || "(no error text)"));
       return box;
     }));
@@ -213,7 +227,20 @@
     });
     return {ok: ok, columns: columns};
   }
-  function renderSlices(run, cols) {
+  function mostImportant(cols, count, noteId) {  // the columns to draw: by importance once it is known
+    const order = state.importanceOrder || [];
+    const rank = function (c) { const i = order.indexOf(c.name); return i < 0 ? order.length : i; };
+    const ranked = cols.columns.map(function (c, i) { return [rank(c), i, c]; })
+      .sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; }).map(function (x) { return x[2]; });
+    const shown = ranked.slice(0, count), hidden = ranked.slice(count);
+    byId(noteId).textContent = hidden.length
+      ? "The " + count + " " + (order.length ? "most important" : "first") + " of " + ranked.length + " parameters; not drawn: " +
+        hidden.map(function (c) { return c.name; }).join(", ") + "."
+      : "";
+    return {ok: cols.ok, columns: shown};
+  }
+  function renderSlices(run, all) {
+    const cols = mostImportant(all, 12, "slices-note");
     const grid = byId("slices");
     const wanted = cols.columns.map(function (c) { return "slice-" + encodeURIComponent(c.name).replace(/%/g, "_"); });
     if (Array.from(grid.children).map(function (n) { return n.id; }).join() !== wanted.join()) {
@@ -228,7 +255,8 @@
            layout("", c.name, objectiveTitle(run), {height: 260, margin: {l: 60, r: 10, t: 10, b: 45}, xaxis: axis, showlegend: false}));
     });
   }
-  function renderParcoords(run, cols) {
+  function renderParcoords(run, all) {
+    const cols = mostImportant(all, 10, "parcoords-note");
     if (!cols.ok.length || !cols.columns.length) { Plotly.purge(byId("chart-parcoords")); return; }
     // parcoords writes its labels as plain text (no markup is read), so they are passed unescaped
     const dims = cols.columns.map(function (c) {
@@ -278,6 +306,7 @@
     }
     byId("importance-note").textContent = "Share of the objective's variance each parameter explains alone (a random forest fitted to " +
       doc.fit_results + " OK results, out-of-bag R² " + fmt(doc.r2) + ")" + (doc.skipped.length ? "; not placed on an axis: " + doc.skipped.join(", ") : "") + ".";
+    state.importanceOrder = doc.parameters.map(function (p) { return p.name; });
     const ps = doc.parameters.slice().reverse();
     draw("chart-importance", [{type: "bar", orientation: "h", x: ps.map(function (p) { return p.fraction; }),
                                y: ps.map(function (p) { return esc(p.name); }), marker: {color: "#4a7bd0"}}],
@@ -326,5 +355,6 @@
     if (again) { again = false; poll(); } else timer = setTimeout(poll, INTERVAL);
   }
   window.addEventListener("hashchange", poll);
+  byId("log-values").addEventListener("change", function () { if (state.detail) renderHistory(state.detail); });
   poll();
 })();
