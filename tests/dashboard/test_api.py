@@ -222,3 +222,17 @@ def test_a_run_whose_objective_cannot_be_read_back_is_listed_without_values(writ
         _, results = get_json(f"{base}/api/runs/{run.uuid}/results")
     assert "cannot be read back" in doc["objective_error"] and doc["best"] is None and doc["objectives"] == []
     assert [(r["state"], r["value"]) for r in results["results"]] == [("OK", None)]
+
+
+def test_what_a_run_saves_after_it_stopped_is_shown(writer, tmp_path):
+    """A run records its final state first and then saves its technique's state and re-timed best:
+    the dashboard reads them whenever the run saved a technique state since it last looked."""
+    run = _filled(writer)
+    with serving(str(tmp_path / "results.db")) as base:
+        assert get_json(f"{base}/api/runs/{run.uuid}")[1]["decisions"] == []
+        run.db.set_run_state(run.run_id, "COMPLETE")
+        assert get_json(f"{base}/api/runs/{run.uuid}")[1]["stored_state"] == "COMPLETE"
+        run.db.save_technique_state(run.run_id, "auto", {"state": {"decisions": [
+            {"evaluation": 0, "technique": "PureRandom", "reason": "the last word"}]}})
+        _, doc = get_json(f"{base}/api/runs/{run.uuid}")
+    assert [d["reason"] for d in doc["decisions"]] == ["the last word"]

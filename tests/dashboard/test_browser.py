@@ -15,6 +15,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -100,6 +101,22 @@ def _both_workers_serve(url):
             and _pg_count(url, "SELECT count(*) FROM result") >= 3)
 
 
+class _Watched:
+    """The page, whose waits say what the page and its API showed when one fails."""
+
+    def __init__(self, page, api):
+        self.page, self.api = page, api
+
+    def wait_for(self, expression, until, seconds=WAIT):
+        try:
+            return self.page.wait_for(expression, until, seconds)
+        except AssertionError as exc:
+            status = self.page.evaluate("document.getElementById('status').textContent")
+            with urllib.request.urlopen(self.api, timeout=60) as answer:
+                runs = answer.read().decode()[:3000]
+            raise AssertionError(f"{exc}\npage status: {status}\n/api/runs: {runs}") from None
+
+
 def _follow(url, pause, results, tuner, shots_prefix):
     """Hold the run, open the page, check it shows the run and N results, let the run go, check it
     shows all of them (and what the run recorded: decisions, errors as text); ``results()`` is true
@@ -108,26 +125,27 @@ def _follow(url, pause, results, tuner, shots_prefix):
     pause.touch()
     dashboard, page_url = _start_dashboard(url)
     try:
-        with LivePage(page_url + "?interval=500") as page:
-            shown = page.wait_for(CHART_RESULTS, lambda v: isinstance(v, int) and v >= 3, WAIT)
+        with LivePage(page_url + "?interval=500") as live:
+            page = _Watched(live, page_url + "api/runs")
+            shown = page.wait_for(CHART_RESULTS, lambda v: isinstance(v, int) and v >= 3)
             assert shown < LIMIT and tuner.poll() is None
-            assert page.evaluate("document.querySelector('#runs tbody td:nth-child(2)').textContent") == LABEL
-            assert page.evaluate("document.getElementById('run-title').textContent").endswith(LABEL)
+            assert live.evaluate("document.querySelector('#runs tbody td:nth-child(2)').textContent") == LABEL
+            assert live.evaluate("document.getElementById('run-title').textContent").endswith(LABEL)
             pause.unlink()
-            page.wait_for(CHART_RESULTS, lambda v: v == LIMIT, WAIT)
+            page.wait_for(CHART_RESULTS, lambda v: v == LIMIT)
             page.wait_for("document.querySelector('#runs tbody td:nth-child(4)').textContent",
-                          lambda v: v == "COMPLETE", WAIT)
-            page.wait_for("document.querySelectorAll('#decisions tbody tr').length", lambda v: v > 0, WAIT)
+                          lambda v: v == "COMPLETE")
+            page.wait_for("document.querySelectorAll('#decisions tbody tr').length", lambda v: v > 0)
             page.wait_for("document.getElementById('importance-note').textContent",
-                          lambda v: "random forest" in v, WAIT)
-            errors = page.evaluate("document.getElementById('errors').textContent")
+                          lambda v: "random forest" in v)
+            errors = live.evaluate("document.getElementById('errors').textContent")
             assert ERROR_TEXT in errors
-            assert page.evaluate("document.querySelectorAll('#errors img, #runs b, #run-title b').length") == 0
-            assert page.evaluate("window.__xss === undefined")
-            assert page.evaluate("document.querySelectorAll('#slices .main-svg').length") > 0
-            assert page.evaluate("document.querySelectorAll('#chart-parcoords .parcoords').length") == 1
+            assert live.evaluate("document.querySelectorAll('#errors img, #runs b, #run-title b').length") == 0
+            assert live.evaluate("window.__xss === undefined")
+            assert live.evaluate("document.querySelectorAll('#slices .main-svg').length") > 0
+            assert live.evaluate("document.querySelectorAll('#chart-parcoords .parcoords').length") == 1
             if SHOTS:
-                page.screenshot(Path(SHOTS) / f"{shots_prefix}-page.png")
+                live.screenshot(Path(SHOTS) / f"{shots_prefix}-page.png")
     finally:
         _stop(dashboard)
 

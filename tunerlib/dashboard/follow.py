@@ -20,9 +20,6 @@ from .source import ReadOnlyDatabase
 
 __all__ = ["Objectives", "RunFollower", "extend_front", "objective_units", "objectives_of"]
 
-#: results between two re-reads of the technique state (its decisions) while nothing else changed
-_STATE_EVERY = 5
-
 
 @dataclass(frozen=True)
 class _Row:
@@ -85,8 +82,7 @@ class RunFollower:
         self.workers: Dict[int, Optional[str]] = {}
         self.costs: Dict[int, Optional[float]] = {}
         self._last_result = self._last_request = 0
-        self._state_at: Optional[int] = None
-        self._state_final = False
+        self._state_read, self._state_saved = False, None
         self.decisions: List[Dict[str, Any]] = []
         #: (result, its objective values oriented so that lower is better) of the current Pareto front
         #: of a run with several objectives, in result order
@@ -142,19 +138,16 @@ class RunFollower:
         self._last_result = row["id"]
 
     def _read_state(self) -> None:
-        """Re-read the decisions and the re-timed best: every few results while the run measures, and
-        once more after it stopped (both are saved at the end)."""
-        count = len(self.data.points)
-        if self.data.state != "RUNNING":
-            if self._state_final:
-                return
-            self._state_final = True
-        elif self._state_at is not None and count - self._state_at < _STATE_EVERY:
+        """Re-read the decisions and the re-timed best when the run saved a technique state since the
+        last read (the run saves its technique's state every few results and both at the end, after it
+        recorded its final state)."""
+        saved = self.info.get("state_saved")
+        if self._state_read and saved == self._state_saved:
             return
         from ..report.data import technique_decisions
         self.decisions = technique_decisions(self.db, self.data.id, self.data.args)
         self.data.final_best = final_best(self.db.load_technique_state(self.data.id, FINAL_BEST))
-        self._state_at = count
+        self._state_read, self._state_saved = True, saved
 
     def shown_state(self) -> str:
         """The run's state as it really is (a RUNNING run whose process is gone is KILLED)."""

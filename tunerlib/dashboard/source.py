@@ -31,15 +31,17 @@ _LAST = (select(func.max(_RES.c.id)).where(_RES.c.tuning_run_id == _RUN.c.id)
          .correlate(_RUN).scalar_subquery())
 _REQUESTS = (select(func.count()).select_from(_DR).where(_DR.c.tuning_run_id == _RUN.c.id)
              .correlate(_RUN).scalar_subquery())
+_SAVED = (select(func.max(TechniqueState.c.updated)).where(TechniqueState.c.tuning_run_id == _RUN.c.id)
+          .correlate(_RUN).scalar_subquery())
 _RUNS = (select(_RUN.c.id, _RUN.c.uuid, Program.c.project, Program.c.name, ProgramVersion.c.version,
                 _RUN.c.label, _RUN.c.state, _RUN.c.start_date, _RUN.c.end_date, _RUN.c.seed, _RUN.c.host,
-                _RUN.c.pid, _RUN.c.objective, _RUN.c.args, _COUNT, _LAST, _REQUESTS)
+                _RUN.c.pid, _RUN.c.objective, _RUN.c.args, _COUNT, _LAST, _REQUESTS, _SAVED)
          .join_from(_RUN, ProgramVersion, _RUN.c.program_version_id == ProgramVersion.c.id)
          .join(Program, ProgramVersion.c.program_id == Program.c.id)
          .order_by(_RUN.c.id))
 #: keys of the dicts :meth:`ReadOnlyDatabase.runs` returns
 RUN_KEYS = ("id", "uuid", "project", "program", "version", "label", "state", "start_date", "end_date", "seed",
-            "host", "pid", "objective", "args", "tests", "last_result", "requests")
+            "host", "pid", "objective", "args", "tests", "last_result", "requests", "state_saved")
 _SPACE = (select(ProgramVersion.c.parameter_info, MachineClass.c.name)
           .join_from(_RUN, ProgramVersion, _RUN.c.program_version_id == ProgramVersion.c.id)
           .outerjoin(Machine, _RUN.c.machine_id == Machine.c.id)
@@ -131,8 +133,9 @@ class ReadOnlyDatabase:
             raise DatabaseError(f"cannot read {self.display_url}: {_first_line(exc)}") from None
 
     def runs(self) -> List[dict]:
-        """Every run in id order (:data:`RUN_KEYS`: its row, program, result and request counts and the
-        id of its last result); called on every poll of the runs list."""
+        """Every run in id order (:data:`RUN_KEYS`: its row, program, result and request counts, the id
+        of its last result and when it last saved a technique state); called on every poll of the runs
+        list."""
         return [dict(zip(RUN_KEYS, row)) for row in self._rows(_RUNS)]
 
     def run(self, uuid: str) -> Optional[dict]:
