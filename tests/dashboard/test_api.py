@@ -73,6 +73,7 @@ def test_one_run_has_techniques_new_bests_errors_and_parameters(writer, tmp_path
     assert doc["decisions"] == [{"evaluation": 0, "technique": "PureRandom", "reason": f"because {SCRIPT}"}]
     assert [p["name"] for p in doc["parameters"]] == ["kind", "n"]
     assert doc["pareto_front"] is None
+    assert doc["workers"] == [{"worker": "unknown", "results": 7}]      # written without a worker
     assert "database" not in doc["args"]
 
 

@@ -7,6 +7,7 @@ error texts that are HTML are shown as text and run nothing.
 The run is held by a pause file its measurements wait on (paced_tuner.py), so that it cannot end
 before the page has read it: no step depends on how fast the machine is, and every wait is generous.
 """
+import json
 import os
 import re
 import select
@@ -146,6 +147,9 @@ def _follow(url, pause, results, tuner, shots_prefix):
             assert live.evaluate("document.querySelectorAll('#chart-parcoords .parcoords').length") == 1
             if SHOTS:
                 live.screenshot(Path(SHOTS) / f"{shots_prefix}-page.png")
+            with urllib.request.urlopen(page_url + "api/runs/" + live.evaluate("location.hash.slice(5)"),
+                                        timeout=60) as answer:
+                return json.load(answer)["workers"]
     finally:
         _stop(dashboard)
 
@@ -183,12 +187,13 @@ def test_the_page_follows_a_postgresql_run_measured_by_two_workers(tmp_path, pos
                           str(LIMIT), "--seed", "4", "--label", LABEL, "--pause", str(pause), "--quiet"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        _follow(postgres_url, pause, lambda: _both_workers_serve(postgres_url), tuner, "postgresql")
+        shown_workers = _follow(postgres_url, pause, lambda: _both_workers_serve(postgres_url), tuner, "postgresql")
         code, _, err = _finish(tuner)
         assert code == 0, err
         for worker in workers:
             assert _finish(worker)[0] == 0
         assert _pg_count(postgres_url, "SELECT count(DISTINCT worker) FROM result") == 2
+        assert len(shown_workers) == 2 and sum(w["results"] for w in shown_workers) == LIMIT
     finally:
         pause.unlink(missing_ok=True)
         for proc in [tuner, *workers]:

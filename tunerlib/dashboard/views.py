@@ -108,6 +108,15 @@ def _errors(f: RunFollower) -> Dict[str, Any]:
                                             for p in failed[-ERRORS_SHOWN:]]}
 
 
+def _workers(f: RunFollower) -> List[Dict[str, Any]]:
+    """Results per worker that measured them (``main``, ``worker-N``, a ``tunerlib worker`` id), most first."""
+    counts: Dict[str, int] = {}
+    for point in f.data.points:
+        name = f.workers.get(point.result_id) or "unknown"
+        counts[name] = counts.get(name, 0) + 1
+    return [{"worker": name, "results": count} for name, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
 def pareto_front(f: RunFollower) -> Optional[List[Dict[str, Any]]]:
     """The OK results no other OK result dominates, in result order, for a run with several objectives
     (each entry: ``result_id``, ``n``, ``values`` in the user's orientation and ``config``); None for a
@@ -121,7 +130,8 @@ def pareto_front(f: RunFollower) -> Optional[List[Dict[str, Any]]]:
 def run_detail(f: RunFollower, database: str) -> Dict[str, Any]:
     """Everything about one run but its results (``/api/runs/<id>``): the summary, the declared
     parameters, per-technique counts, the allocation of requests over time, the new bests, the
-    technique's decisions, the failed results with their text and the Pareto front."""
+    technique's decisions, the failed results with their text, the results per worker and the Pareto
+    front."""
     doc = run_summary(f, database)
     doc.update({
         "parameters": [{"name": name, "options": info["options"], "log": info["log"]}
@@ -130,6 +140,7 @@ def run_detail(f: RunFollower, database: str) -> Dict[str, Any]:
         "new_bests": [{"result_id": p.result_id, "n": p.index, "seconds": p.seconds, "value": p.value,
                        "technique": p.technique} for p in f.data.new_bests()],
         "decisions": f.decisions, "errors": _errors(f), "pareto_front": pareto_front(f),
+        "workers": _workers(f),
         "machine_class": f.data.machine_class})
     return doc
 

@@ -134,6 +134,7 @@
                    "best " + (run.best ? withUnit(run.best.value, run) + " (evaluation " + run.best.n + ", " + run.best.technique + ")" : "none yet"),
                    "seed " + fmt(run.seed), run.database];
     if (run.best && run.best.retimed !== null) facts.push("re-timed best " + withUnit(run.best.retimed, run));
+    if (run.workers.length) facts.push("measured by " + run.workers.map(function (w) { return w.worker + " (" + w.results + ")"; }).join(", "));
     if (run.objective_error) facts.push(run.objective_error);
     byId("run-facts").textContent = facts.join(" · ");
   }
