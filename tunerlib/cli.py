@@ -169,6 +169,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_commands(sub)
     from .report.cli import add_commands as add_report_commands
     add_report_commands(sub)
+    from .dashboard.cli import add_command as add_dashboard_command
+    add_dashboard_command(sub)
     _add_worker_command(sub)
     _add_plugin_commands(sub)
     _add_log_options(parser)

@@ -17,7 +17,8 @@ from .migrations import _sqlite_path, migrate, resolve_url
 from .models import DatabaseError
 from .storage import ResultsDB
 
-__all__ = ["display_url", "error_texts", "format_run", "list_runs", "migrate_database", "require_existing"]
+__all__ = ["display_url", "error_text", "error_texts", "format_run", "list_runs", "migrate_database",
+           "require_existing"]
 
 
 def display_url(url: Optional[str]) -> str:
@@ -91,11 +92,12 @@ def error_texts(url: Optional[str], run_uuid: Optional[str] = None) -> list[tupl
             if len(runs) != 1:
                 raise DatabaseError(f"--run {run_uuid}: {'no' if not runs else len(runs)} runs match in "
                                     f"{display_url(url)}; `tunerlib runs` lists them")
-        return [(run["uuid"], rid, _error_text(extra))
+        return [(run["uuid"], rid, error_text(extra))
                 for run in runs for rid, extra in database.error_results(run["id"])]
 
 
-def _error_text(extra: Any) -> str:
+def error_text(extra: Any) -> str:
+    """The full text of a failed result's ``extra`` (traceback, error, stderr), or ``(no error text)``."""
     if not isinstance(extra, dict):
         return "(no error text)"
     parts = [extra[key].rstrip() for key in ("traceback", "error", "stderr")
