@@ -55,6 +55,7 @@ class FeasibleSpace:
         self._trees: List[TreeGroup] = []
         self._rejection: List[RejectionGroup] = []
         self._free: List[Parameter] = []
+        self._leaf_probs: Dict[int, Any] = {}    # id(tree) -> (prior version, leaf probabilities)
 
     # ---- the chain of trees ---------------------------------------------------------------
     def _chain(self) -> None:
@@ -145,19 +146,33 @@ class FeasibleSpace:
     def sample(self, rng: random.Random, np_rng: np.random.Generator, count: int) -> List[Dict[str, Any]]:
         """``count`` independent uniformly random feasible configurations."""
         configs: List[Dict[str, Any]] = [dict() for _ in range(count)]
+        prior = self.manipulator.prior
         for t in self.trees:
             if t.size == 0:
                 raise ConfigurationError(f"constraints on {t.names} admit no configuration; relax them")
-            for cfg, row in zip(configs, t.sample_rows(np_rng, count)):
+            for cfg, row in zip(configs, t.sample_rows(np_rng, count, self._tree_probs(t))):
                 t.assign(cfg, row)
         for g in self.rejection:
             for cfg in configs:
-                g.sample(rng, cfg)
+                g.sample(rng, cfg, draw=prior.draw if prior else None)
         for p in self.free:
             name = p.name
-            for cfg, v in zip(configs, p.sample_values(rng, np_rng, count)):
+            values = ([prior.draw(p, rng) for _ in range(count)] if name in prior
+                      else p.sample_values(rng, np_rng, count))
+            for cfg, v in zip(configs, values):
                 cfg[name] = v
         return [{n: c[n] for n in self.names} for c in configs]
+
+    def _tree_probs(self, tree: TreeGroup) -> Optional[Any]:
+        """The leaf probabilities of ``tree`` under the manipulator's priors (None: uniform),
+        recomputed when the priors change."""
+        prior = self.manipulator.prior
+        cached = self._leaf_probs.get(id(tree))
+        if cached is None or cached[0] != prior.version:
+            probs = tree.leaf_probabilities([prior.value_log_weights(n, d)
+                                             for n, d in zip(tree.names, tree.domains)]) if prior else None
+            cached = self._leaf_probs[id(tree)] = (prior.version, probs)
+        return cached[1]
 
     def enumerate_all(self, limit: int) -> Optional[List[Dict[str, Any]]]:
         """Every feasible configuration (product of the trees' leaves and the free parameters'
@@ -214,11 +229,11 @@ class FeasibleSpace:
                 if not rows:
                     raise ConfigurationError(f"no row of the table constraint on {sorted(group)} satisfies "
                                              "the other constraints; the search space is empty")
-                parts.update(m.copy(rows[rng.randrange(len(rows))]))
+                parts.update(m.copy(rows[m.prior.choose_row(rows, group, rng)]))
                 continue
             for _ in range(max(1, max_tries)):
                 for p in members:
-                    parts[p.name] = p.random_value(rng)
+                    parts[p.name] = m.prior.draw(p, rng)
                 if all(c.is_satisfied(parts) for c in checks):
                     break
             else:
