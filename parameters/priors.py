@@ -150,7 +150,7 @@ class Near(Prior):
             centre = param.normalize_value(self.value)
         except (ValueError, TypeError):
             centre = None
-        if centre is None or not param.is_valid(centre):
+        if centre is None or not param.is_valid(centre) or centre != self.value:
             raise ConfigurationError(f"prior of {param.name!r}: {self.value!r} is not one of its values "
                                      f"({param.describe()})")
         if param.encoding == "unit":
