@@ -25,9 +25,7 @@ import sys
 from multiprocessing import Pool
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from tunerlib import Result
-from tunerlib.api import TuningRunManager
-from tunerlib.objectives import MinimizeAttribute
+from tunerlib import MinimizeAttribute, Result, TuningRunManager
 from tunerlib.parameters import ConfigurationManipulator
 from tunerlib.tools.replay_problems import Problem, replay_problems
 
