@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optio
 from .base import Config, ConfigurationError, Parameter, ParameterError, parameter_from_json
 from .constraints import Constraint, ConstraintError, check_constraints, sample_configs
 from .feasible import FeasibleSpace
-from .priors import Near, Prior, prior_from_json
+from .priors import Prior, prior_from_json
 from .space_prior import SpacePrior
 from .table import TableConstraint
 
@@ -140,10 +140,10 @@ class ConfigurationManipulator:
         self._prior.set(param, prior if isinstance(prior, Prior) else prior_from_json(name, prior))
 
     def set_prior_near(self, config: Mapping[str, Any], confidence: float) -> None:
-        """A :class:`~.priors.Near` prior of ``confidence`` on every parameter ``config`` names,
-        centred on its value there (a partial configuration is fine)."""
-        for name, value in config.items():
-            self.set_prior(name, Near(value, confidence))
+        """Declare that good configurations lie near ``config`` (a partial configuration is fine)
+        with ``confidence`` in (0, 1): that share of random configurations is drawn near it, the
+        rest uniformly (see :meth:`~.space_prior.SpacePrior.set_near`).  Replaces an earlier one."""
+        self._prior.set_near([self.parameter(n) for n in config], config, confidence)
 
     # ------------------------------------------------------------------ access
     @property

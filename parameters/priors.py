@@ -142,8 +142,16 @@ class Near(Prior):
         self.value, self.confidence = value, confidence
 
     def bind(self, param: Parameter) -> "Bound":
-        c = self.confidence
-        if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0.0 < c < 1.0:
+        return self._bind(param, self.confidence, False)
+
+    def local(self, param: Parameter) -> "Bound":
+        """The local part alone (confidence 1): the value itself for a categorical kind, a normal of
+        standard deviation :data:`NEAR_WIDTH` around it in unit space otherwise.  Used by the joint
+        prior near a configuration (:meth:`SpacePrior.set_near`)."""
+        return self._bind(param, 1.0, True)
+
+    def _bind(self, param: Parameter, c: Any, local: bool) -> "Bound":
+        if not local and (isinstance(c, bool) or not isinstance(c, (int, float)) or not 0.0 < c < 1.0):
             raise ConfigurationError(f"prior of {param.name!r}: confidence must be a number between 0 and 1 "
                                      f"(exclusive), got {c!r}")
         try:
@@ -223,8 +231,8 @@ class _NearDist:
 
     def logpdf(self, u: float) -> float:
         d = (u - self.u0) / NEAR_WIDTH
-        local = math.exp(-0.5 * d * d) / (math.sqrt(2.0 * math.pi) * NEAR_WIDTH * self.z)
-        return math.log(self.c * local + 1.0 - self.c)
+        local = math.log(self.c) - 0.5 * d * d - math.log(math.sqrt(2.0 * math.pi) * NEAR_WIDTH * self.z)
+        return local if self.c >= 1.0 else float(np.logaddexp(local, math.log1p(-self.c)))
 
 
 # ---- bound priors ---------------------------------------------------------------------------------

@@ -55,7 +55,8 @@ def test_prior_steers_proposals_and_resume_keeps_it(tmp_path, run_script):
     assert first.returncode == 0, first.stderr
     (args,) = rows(db, "select args from tuning_run")
     stored = json.loads(args[0])["prior_definition"]
-    assert stored["parameters"]["mode"] == {"near": "c", "confidence": 0.98}
+    assert stored == {"near": {"configuration": {"mode": "c"}, "confidence": 0.98},
+                      "parameters": {"x": {"beta": [1, 6]}}}
     resumed = run_script("--resume", "--test-limit", 24, *base)        # no --prior: the run's own
     assert resumed.returncode == 0, resumed.stderr
     modes = _modes(db)

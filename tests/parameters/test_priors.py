@@ -91,6 +91,10 @@ def test_near_prior_mixes_local_and_uniform():
     x = np.array([d["x"] for d in draws])
     assert 0.75 < np.mean(np.abs(x - 2.0) < 2.0) < 0.9       # 0.8 x ~0.95 (within 2 sd) + 0.2 x 0.4
     assert abs(np.median(x) - 2.0) < 0.5
+    # one decision per configuration: both far from the centre 0.2 x 0.8 x 0.5 = 0.08 of the time
+    # (independent per-parameter priors of the same confidence: about 0.016)
+    far = np.mean([(d["e"] != "d") and d["x"] > 5.0 for d in draws])
+    assert 0.055 < far < 0.11
 
 
 def test_prior_weighted_sampling_of_constrained_tree_and_table_groups():
@@ -153,7 +157,8 @@ def test_prior_json_round_trip_and_file_schema():
                                   BooleanParameter("b")])
     m.prior.load_json({"near": {"configuration": {"n": 10, "b": True}, "confidence": 0.5},
                        "parameters": {"n": {"beta": [2, 3]}, "e": {"probabilities": {"y": 0.6}}}}, m)
-    assert m.prior.priors() == {"n": Beta(2, 3), "b": Near(True, 0.5), "e": Probabilities({"y": 0.6})}
+    assert m.prior.priors() == {"n": Beta(2, 3), "e": Probabilities({"y": 0.6})}
+    assert m.prior.near() == ({"b": True}, 0.5)               # "n" left the near configuration
     again = ConfigurationManipulator(m.parameters)
     again.prior.load_json(m.prior.to_json(), again)
     rng_a, rng_b = random.Random(5), random.Random(5)
