@@ -11,8 +11,9 @@ Three kinds of belief, each about one parameter:
   boolean, switch, ordinal, small integer ranges); values not named share what is left of 1.
 * :class:`Near` ``(value, confidence)``: with probability ``confidence`` the value is drawn near
   ``value`` (categorical kinds: exactly ``value``; unit kinds: a normal of standard deviation
-  :data:`NEAR_WIDTH` in unit space, truncated to ``[0, 1]``), otherwise uniformly.
-  :meth:`SpacePrior.near` applies it to every parameter a configuration names.
+  :data:`NEAR_WIDTH` in unit space, truncated to ``[0, 1]``), otherwise uniformly.  The prior near
+  a whole configuration (``ConfigurationManipulator.set_prior_near``) uses the local parts of these
+  for every parameter it names, with one near-or-uniform decision per configuration.
 
 Permutations, schedules, selectors and arrays take no prior: declaring one raises
 ConfigurationError.
@@ -183,9 +184,9 @@ def _unit_kind(param: Parameter, what: str) -> None:
 
 def _listed(param: Parameter, what: str) -> List[Any]:
     if param.encoding not in ("unit", "category"):
-        raise ConfigurationError(f"prior of {param.name!r}: a parameter of kind "
-                                 f"{param.kind or type(param).__name__} takes no prior; priors apply to numeric, ordinal, categorical "
-                                 "and boolean parameters")
+        raise ConfigurationError(f"prior of {param.name!r}: a parameter of kind {param.kind or type(param).__name__} "
+                                 "takes no prior; priors apply to numeric, ordinal, categorical and boolean "
+                                 "parameters")
     values = param.domain(LISTED_LIMIT)
     if values is None:
         raise ConfigurationError(f"prior of {param.name!r}: {what} needs a parameter with at most "
