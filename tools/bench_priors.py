@@ -3,12 +3,15 @@ recorded tables with no prior, a prior centred on a good region and one centred 
 
     python tools/bench_priors.py --shared ../shared [--problems rise_kmeans rise_stencil]
         [--techniques BayesianOptimization auto] [--seeds 10] [--max-evals 200] [--confidence 0.6] [--jobs 2]
+        [--per-parameter]
 
 Each problem is a replay table (a name of :mod:`tunerlib.tools.replay_problems`, a table file or
 ``BENCHMARK=FILE``, e.g. a copy recorded on another GPU).  The priors come from the table by one rule
 for every table: the OK recorded configurations in the space are sorted by time; the good prior is
-a ``Near`` prior of ``--confidence`` on every parameter, centred on a configuration drawn (by the
-seed) from the fastest 5 %, the bad one on a configuration drawn from the slowest 25 %.  Every run
+one prior near a configuration (``set_prior_near``, confidence ``--confidence``; with
+``--per-parameter`` an independent ``Near`` prior on each parameter instead) centred on a
+configuration drawn (by the seed) from the fastest 5 %, the bad one on a configuration drawn from
+the slowest 25 %.  Every run
 stops at the first evaluation within 1.05 x the optimum (the best recorded time in the space) or at
 ``--max-evals`` (then it counts as ``--max-evals`` and the table marks it ``>``).
 
@@ -26,7 +29,7 @@ from multiprocessing import Pool
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from tunerlib import MinimizeAttribute, Result, TuningRunManager
-from tunerlib.parameters import ConfigurationManipulator
+from tunerlib.parameters import ConfigurationManipulator, Near
 from tunerlib.tools.replay_problems import Problem, replay_problems
 
 PRIORS = ("none", "good", "bad")
@@ -55,11 +58,16 @@ def prior_centre(problem: Problem, kind: str, seed: int) -> Optional[Dict[str, A
 
 
 def evaluations_to_target(problem: Problem, technique: str, kind: str, seed: int, max_evals: int,
-                          confidence: float) -> int:
-    """Evaluations one run needs to reach TARGET x the optimum (``max_evals + 1`` when it does not)."""
+                          confidence: float, per_parameter: bool = False) -> int:
+    """Evaluations one run needs to reach TARGET x the optimum (``max_evals + 1`` when it does not).
+    The prior is one prior near the centre configuration, or with ``per_parameter`` an independent
+    ``Near`` prior on each parameter."""
     space: ConfigurationManipulator = problem.manipulator()
     centre = prior_centre(problem, kind, seed)
-    if centre is not None:
+    if centre is not None and per_parameter:
+        for n in space.names:
+            space.set_prior(n, Near(centre[n], confidence))
+    elif centre is not None:
         space.set_prior_near({n: centre[n] for n in space.names}, confidence)
     manager = TuningRunManager.for_space(space, MinimizeAttribute("value"), problem.name, (),
                                          test_limit=max_evals, seed=seed, database="memory://", quiet=True,
@@ -89,10 +97,10 @@ def evaluations_to_target(problem: Problem, technique: str, kind: str, seed: int
     return reached
 
 
-def _job(job: Tuple[str, str, str, int, int, float]) -> Tuple[str, str, str, int, int]:
-    name, technique, kind, seed, max_evals, confidence = job
+def _job(job: Tuple[str, str, str, int, int, float, bool]) -> Tuple[str, str, str, int, int]:
+    name, technique, kind, seed, max_evals, confidence, per_parameter = job
     return name, technique, kind, seed, evaluations_to_target(_PROBLEMS[name], technique, kind, seed,
-                                                              max_evals, confidence)
+                                                              max_evals, confidence, per_parameter)
 
 
 def _cell(values: Sequence[int], max_evals: int) -> str:
@@ -127,19 +135,22 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--max-evals", type=int, default=200)
     ap.add_argument("--confidence", type=float, default=0.6, help="confidence of the Near priors")
     ap.add_argument("--jobs", type=int, default=1, help="runs in parallel (processes)")
+    ap.add_argument("--per-parameter", action="store_true",
+                    help="an independent Near prior per parameter instead of one prior near the configuration")
     args = ap.parse_args(argv)
     try:
         _PROBLEMS.update(replay_problems(args.shared, args.problems))
     except (FileNotFoundError, KeyError, ValueError) as exc:
         print(f"bench_priors: {exc}", file=sys.stderr)
         return 2
-    jobs = [(p, t, k, s, args.max_evals, args.confidence) for p in args.problems for t in args.techniques
-            for k in PRIORS for s in range(1, args.seeds + 1)]
+    jobs = [(p, t, k, s, args.max_evals, args.confidence, args.per_parameter) for p in args.problems
+            for t in args.techniques for k in PRIORS for s in range(1, args.seeds + 1)]
     results: Dict[Tuple[str, str, str], List[int]] = {}
     with Pool(max(1, args.jobs)) as pool:
         for p, t, k, s, n in pool.imap_unordered(_job, jobs):
             results.setdefault((p, t, k), []).append(n)
-    print(f"evaluations to reach {TARGET} x optimum; {args.seeds} seeds; Near priors of confidence "
+    form = "an independent Near prior per parameter" if args.per_parameter else "one prior near the configuration"
+    print(f"evaluations to reach {TARGET} x optimum; {args.seeds} seeds; {form}, confidence "
           f"{args.confidence}; runs capped at {args.max_evals}")
     print("\n".join(table(results, args.problems, args.techniques, args.max_evals)))
     return 0
