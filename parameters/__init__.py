@@ -14,6 +14,8 @@ from .arrays import ArrayParameter, BooleanArray, FloatArray, IntegerArray
 from .constraints import Constraint, ConstraintError, parse_expression
 from .table import TableConstraint
 from .feasible import FeasibleSpace
+from .priors import Beta, Near, Prior, Probabilities
+from .space_prior import SpacePrior
 from .manipulator import ConfigurationManipulator
 
 __all__ = [
@@ -26,4 +28,5 @@ __all__ = [
     "ArrayParameter", "BooleanArray", "FloatArray", "IntegerArray",
     "Constraint", "ConstraintError", "parse_expression", "TableConstraint",
     "ConfigurationError", "ConfigurationManipulator", "FeasibleSpace",
+    "Beta", "Near", "Prior", "Probabilities", "SpacePrior",
 ]

@@ -55,6 +55,7 @@ class FeasibleSpace:
         self._trees: List[TreeGroup] = []
         self._rejection: List[RejectionGroup] = []
         self._free: List[Parameter] = []
+        self._leaf_probs: Dict[Any, Any] = {}    # (id(tree), id(priors)) -> (version, leaf probabilities)
 
     # ---- the chain of trees ---------------------------------------------------------------
     def _chain(self) -> None:
@@ -145,19 +146,41 @@ class FeasibleSpace:
     def sample(self, rng: random.Random, np_rng: np.random.Generator, count: int) -> List[Dict[str, Any]]:
         """``count`` independent uniformly random feasible configurations."""
         configs: List[Dict[str, Any]] = [dict() for _ in range(count)]
+        for prior, indices in self.manipulator.prior.split(rng, count):
+            if indices:
+                self._sample_into([configs[i] for i in indices], prior, rng, np_rng)
+        return [{n: c[n] for n in self.names} for c in configs]
+
+    def _sample_into(self, configs: List[Dict[str, Any]], prior: Any, rng: random.Random,
+                     np_rng: np.random.Generator) -> None:
+        """Fill ``configs`` with values drawn from the per-parameter priors ``prior`` (a
+        :class:`~.space_prior.SpacePrior` component), feasible for every group."""
+        count = len(configs)
         for t in self.trees:
             if t.size == 0:
                 raise ConfigurationError(f"constraints on {t.names} admit no configuration; relax them")
-            for cfg, row in zip(configs, t.sample_rows(np_rng, count)):
+            for cfg, row in zip(configs, t.sample_rows(np_rng, count, self._tree_probs(t, prior))):
                 t.assign(cfg, row)
         for g in self.rejection:
             for cfg in configs:
-                g.sample(rng, cfg)
+                g.sample(rng, cfg, draw=prior.draw if prior else None)
         for p in self.free:
             name = p.name
-            for cfg, v in zip(configs, p.sample_values(rng, np_rng, count)):
+            values = ([prior.draw(p, rng) for _ in range(count)] if name in prior
+                      else p.sample_values(rng, np_rng, count))
+            for cfg, v in zip(configs, values):
                 cfg[name] = v
-        return [{n: c[n] for n in self.names} for c in configs]
+
+    def _tree_probs(self, tree: TreeGroup, prior: Any) -> Optional[Any]:
+        """The leaf probabilities of ``tree`` under the per-parameter priors ``prior`` (None:
+        uniform), recomputed when the priors change."""
+        key = (id(tree), id(prior))
+        cached = self._leaf_probs.get(key)
+        if cached is None or cached[0] != prior.version:
+            probs = tree.leaf_probabilities([prior.value_log_weights(n, d)
+                                             for n, d in zip(tree.names, tree.domains)]) if prior else None
+            cached = self._leaf_probs[key] = (prior.version, probs)
+        return cached[1]
 
     def enumerate_all(self, limit: int) -> Optional[List[Dict[str, Any]]]:
         """Every feasible configuration (product of the trees' leaves and the free parameters'
@@ -206,6 +229,7 @@ class FeasibleSpace:
             raise ConfigurationError(f"constraint(s) {never} read no parameter and are always false; "
                                      "the search space is empty")
         parts: Dict[str, Any] = {}
+        prior = m.prior.component(rng)
         for group in m.groups():
             members = [p for p in m.parameters if p.name in group]
             checks = m.group_constraints(group)
@@ -214,11 +238,11 @@ class FeasibleSpace:
                 if not rows:
                     raise ConfigurationError(f"no row of the table constraint on {sorted(group)} satisfies "
                                              "the other constraints; the search space is empty")
-                parts.update(m.copy(rows[rng.randrange(len(rows))]))
+                parts.update(m.copy(rows[prior.choose_row(rows, group, rng)]))
                 continue
             for _ in range(max(1, max_tries)):
                 for p in members:
-                    parts[p.name] = p.random_value(rng)
+                    parts[p.name] = prior.draw(p, rng)
                 if all(c.is_satisfied(parts) for c in checks):
                     break
             else:

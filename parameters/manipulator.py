@@ -23,6 +23,8 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optio
 from .base import Config, ConfigurationError, Parameter, ParameterError, parameter_from_json
 from .constraints import Constraint, ConstraintError, check_constraints, sample_configs
 from .feasible import FeasibleSpace
+from .priors import Prior, prior_from_json
+from .space_prior import SpacePrior
 from .table import TableConstraint
 
 ConstraintLike = Union[Constraint, str, Callable[[Mapping[str, Any]], Any]]
@@ -69,6 +71,7 @@ class ConfigurationManipulator:
         self._constraints: List[Constraint] = []
         self._groups: Optional[List[Set[str]]] = None
         self._table_cache: Dict[frozenset, Optional[List[Config]]] = {}
+        self._prior = SpacePrior()
         for p in parameters or ():
             self.add_parameter(p)
         for c in constraints or ():
@@ -121,6 +124,26 @@ class ConfigurationManipulator:
         self._groups = None
         self._table_cache = {}
         return c
+
+    # ------------------------------------------------------------------ priors
+    @property
+    def prior(self) -> SpacePrior:
+        """The user priors (empty: uniform).  :meth:`random` and the feasible space's sampling draw
+        from them; Bayesian optimization also weighs its acquisition by them."""
+        return self._prior
+
+    def set_prior(self, name: str, prior: Union[Prior, Mapping[str, Any]]) -> None:
+        """Declare a prior on parameter ``name`` (in a tuner script's ``manipulator()``): a
+        :class:`~.priors.Beta`, :class:`~.priors.Probabilities` or :class:`~.priors.Near`, or its
+        JSON form (``{"beta": [2, 5]}``).  ConfigurationError (one line) when it does not fit."""
+        param = self.parameter(name)
+        self._prior.set(param, prior if isinstance(prior, Prior) else prior_from_json(name, prior))
+
+    def set_prior_near(self, config: Mapping[str, Any], confidence: float) -> None:
+        """Declare that good configurations lie near ``config`` (a partial configuration is fine)
+        with ``confidence`` in (0, 1): that share of random configurations is drawn near it, the
+        rest uniformly (see :meth:`~.space_prior.SpacePrior.set_near`).  Replaces an earlier one."""
+        self._prior.set_near([self.parameter(n) for n in config], config, confidence)
 
     # ------------------------------------------------------------------ access
     @property

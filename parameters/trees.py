@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import time
 from array import array
-from typing import Any, Dict, Hashable, List, Optional, Sequence, Set
+from typing import Any, Callable, Dict, Hashable, List, Optional, Sequence, Set
 
 import numpy as np
 
@@ -140,8 +140,25 @@ class TreeGroup:
         c = self.code(config)
         return c is not None and c in self.codes
 
-    def sample_rows(self, np_rng: np.random.Generator, count: int) -> np.ndarray:
-        return self.leaves[np_rng.integers(0, len(self.leaves), size=count)]
+    def sample_rows(self, np_rng: np.random.Generator, count: int,
+                    probs: Optional[np.ndarray] = None) -> np.ndarray:
+        """``count`` leaves drawn uniformly, or with probabilities ``probs`` (one per leaf)."""
+        if probs is None:
+            return self.leaves[np_rng.integers(0, len(self.leaves), size=count)]
+        return self.leaves[np_rng.choice(len(self.leaves), size=count, p=probs)]
+
+    def leaf_probabilities(self, log_weights: List[Optional[np.ndarray]]) -> Optional[np.ndarray]:
+        """Each leaf's probability when it is weighted by the product of its values' prior weights
+        (``log_weights[j]``: log weights over ``domains[j]``, None for a parameter without a prior);
+        None when no parameter has a prior."""
+        if all(w is None for w in log_weights):
+            return None
+        total = np.zeros(len(self.leaves))
+        for j, w in enumerate(log_weights):
+            if w is not None:
+                total += w[self.leaves[:, j]]
+        p = np.exp(total - total.max())
+        return p / p.sum()
 
     def assign(self, config: Dict[str, Any], row: Sequence[int]) -> None:
         for name, dom, j in zip(self.names, self.domains, row):
@@ -175,10 +192,13 @@ class RejectionGroup:
         """Not listed: the caller proposes values and checks :meth:`contains`."""
         return None
 
-    def sample(self, rng: random.Random, config: Dict[str, Any], max_tries: int = 10000) -> None:
+    def sample(self, rng: random.Random, config: Dict[str, Any], max_tries: int = 10000,
+               draw: Optional[Callable[[Parameter, random.Random], Any]] = None) -> None:
+        """Redraw the group's values in ``config`` (each by ``draw``, default ``random_value``)
+        until its constraints hold."""
         for _ in range(max_tries):
             for p in self.params:
-                config[p.name] = p.random_value(rng)
+                config[p.name] = p.random_value(rng) if draw is None else draw(p, rng)
             if self.contains(config):
                 return
         raise ConfigurationError(f"no feasible values found in {max_tries} random tries for parameters "

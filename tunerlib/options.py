@@ -75,6 +75,9 @@ class TuningOptions:
     seed: Optional[int] = _opt(None, "random seed; the same seed gives the same search")
     seed_configuration: List[str] = field(default_factory=list, metadata={
         "nargs": "+", "help": "JSON file(s), each one configuration (or a list of them) to measure first"})
+    prior: Optional[str] = _opt(None, "JSON file of user priors on the parameters (Beta, probabilities, "
+                                      "near a configuration; see the priors guide); a resumed run keeps its own",
+                                metavar="FILE")
     print_params: bool = _opt(False, "print the search space parameters and exit")
     print_search_space_size: bool = _opt(False, "print log10 of the search space size and exit")
     resume: Optional[str] = _opt(None, "continue a run: without a value the latest run of this program "

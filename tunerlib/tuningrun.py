@@ -29,6 +29,7 @@ from .measurement import MeasurementDriver, desired_result
 from .limits import request_limit, timeout_notice
 from .logs import tell
 from .objectives import UNIT_KEY
+from .priorfile import PRIOR_KEY, apply_prior
 from .options import DEFAULT_TEST_CAP, TuningOptions
 from .orphans import OrphanGuard, requeue_noting_orphans
 from .progress import StatusLine, Summary
@@ -105,6 +106,8 @@ class TuningRun:
                                         self.interface.script_version()) if opts.resume_target else None)
         self.resumed = self.resumed_from is not None
         self.seed = self._choose_seed()
+        self.prior = apply_prior(self.manipulator, getattr(opts, "prior", None),
+                                 (self.resumed_from["args"] or {}) if self.resumed else None)
         self.technique = self._bound_technique("")
         self.seeds = checked_seed_configurations(self.manipulator, self.interface.seed_configurations(),
                                                  opts.seed_configuration)
@@ -117,7 +120,7 @@ class TuningRun:
                 from .dask_executor import probe_scheduler
                 probe_scheduler(opts.scheduler)
             self.run_id, self.uuid = self.db.create_run(
-                self.pv_id, opts.label, {**asdict(opts), "seed": self.seed, UNIT_KEY: self.objective.unit},
+                self.pv_id, opts.label, {**asdict(opts), "seed": self.seed, UNIT_KEY: self.objective.unit, PRIOR_KEY: self.prior},
                 self.seed, self.machine_id,
                 self.objective.describe(), **owner, script_version=self.interface.script_version())
         self.search = self._new_search()

@@ -4,7 +4,8 @@ EI is computed for the noise-free latent function (BaCO §3.3) and in log space 
 underflows far from the incumbent: ``log EI = log sigma + log h(z)``, ``h(z) = phi(z) + z Phi(z)``,
 ``z = (y_best - mu) / sigma`` (minimisation), with the asymptotic expansion of ``h`` for
 ``z < -5``.  With a feasibility model the score is ``log EI + log P(feasible)``; candidates whose
-P(feasible) is below the iteration's threshold ``eps_f`` score ``-inf`` (dropped).
+P(feasible) is below the iteration's threshold ``eps_f`` score ``-inf`` (dropped).  With user priors
+(πBO) ``exponent * log prior(x)`` is added (:meth:`Acquisition.weigh_by_prior`).
 
 Optimisation (BaCO §3.3): ``n_random`` uniformly random feasible configurations from the chain of
 trees are scored; the best ``n_starts`` of them plus the best evaluated configuration start a
@@ -70,6 +71,13 @@ class Acquisition:
         #: the classifier's feature encoder (lets a whole small space be featurised once)
         self.feature_encoder = feature_encoder or (feasibility.features if feasibility is not None else None)
         self.eps_f = eps_f
+        self.prior: Optional[Any] = None
+        self.prior_exponent = 0.0
+
+    def weigh_by_prior(self, prior: Any, exponent: float) -> None:
+        """πBO (Hvarfner et al. 2022): multiply the acquisition by ``prior(x) ** exponent``, where
+        ``prior`` is the space's :class:`~tunerlib.parameters.SpacePrior` (its ``log_weights``)."""
+        self.prior, self.prior_exponent = prior, exponent
 
     def score(self, configs: Sequence[Config], strict: bool = True) -> np.ndarray:
         """log EI (+ log P(feasible)); ``-inf`` below ``eps_f`` when ``strict``."""
@@ -89,6 +97,8 @@ class Acquisition:
             s = s + np.log(np.maximum(p, 1e-12))
             if strict:
                 s[p < self.eps_f] = -np.inf
+        if self.prior is not None:
+            s = s + self.prior_exponent * self.prior.log_weights(configs)
         return s
 
 

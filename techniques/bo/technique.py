@@ -158,6 +158,10 @@ class BOOptions:
     failure_imputation: bool = False
     #: eps_f is drawn from {0, max/10, ..., max} each iteration
     max_feasibility_threshold: float = 0.1
+    #: πBO: with user priors on the space, the acquisition is multiplied by prior(x) ** (prior_beta / n)
+    #: after n results, so the prior steers early proposals and fades as data accumulates (0: ignore
+    #: the priors in the acquisition; random proposals still draw from them)
+    prior_beta: float = 10.0
     #: chain of trees: leaves per group before falling back to rejection sampling
     max_leaves: int = 1_000_000
     #: chain of trees: seconds per group enumeration before falling back
@@ -181,7 +185,7 @@ BO_OPTIONS = schema_from_dataclass(BOOptions, {
     "global_every": dict(lo=1), "permutation_distance": dict(choices=PERMUTATION_DISTANCES),
     "permutation_distances": dict(choices=PERMUTATION_DISTANCES),
     "max_feasibility_threshold": dict(lo=0.0, hi=1.0, random_lo=0.0, random_hi=0.3), "max_leaves": dict(lo=1),
-    "max_enumeration_seconds": dict(lo=0.0),
+    "max_enumeration_seconds": dict(lo=0.0), "prior_beta": dict(lo=0.0),
     "feasibility_min_leaf": dict(lo=1, random_lo=1, random_hi=5), "copula_every": dict(lo=0, random_hi=4)})
 
 
@@ -437,12 +441,19 @@ class BayesianOptimization(Technique):
         eps = o.max_feasibility_threshold * self.rng.randrange(EPS_STEPS) / (EPS_STEPS - 1)
         acq = Acquisition(self.encoder, gp, train, y_best, feas, eps,
                           self.feasibility.features if self.feasibility is not None else None)
+        if self.manipulator.prior and o.prior_beta > 0:  # type: ignore[union-attr]
+            acq.weigh_by_prior(self.manipulator.prior, self.prior_exponent())  # type: ignore[union-attr]
         radius = 0
         if o.stall_after > 0 and self._stalled() >= o.stall_after:
             self._local_turn = (self._local_turn + 1) % max(o.global_every, 1)
             radius = o.local_radius if self._local_turn else 0
         cfg = self.search.run(acq, self.rng, self.np_rng, self._excluded, [incumbent], radius)
         return cfg if cfg is not None else self._random_new()
+
+    def prior_exponent(self) -> float:
+        """πBO's exponent ``prior_beta / n`` of the prior in the acquisition after ``n`` results
+        (called for each BO proposal): the prior's pull decays as data accumulates."""
+        return self.options.prior_beta / max(len(self._results), 1)
 
     def _stalled(self) -> int:
         """OK results since the last improvement of the best value."""

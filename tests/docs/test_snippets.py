@@ -35,6 +35,7 @@ RUNS = {
     "my_technique.py": ([], "", False),
     "replay_csv.py": ([], "best configuration: {\"block\": 32", False),
     "analysis.py": ([], "new_bests  affinity", False),
+    "priors_space.py": ([], "best: {", False),
 }
 MARKED = re.compile(r"^<!-- runs -->\n```(?:bash|sh)\n([\s\S]*?)^```|^<!-- figure: [^>]*-->\n```\w*\n((?:\$ .*\n)+)",
                     re.M)
