@@ -24,6 +24,9 @@ from .result import Result
 #: had the single objective of its ``objective`` text
 OBJECTIVES_KEY = "objective_list"
 
+#: the key of a run's stored ``args`` that maps each objective's metric to its unit (None: unitless)
+UNITS_KEY = "objective_units"
+
 #: units of the built-in metrics (a tuner's ``metric_units`` overrides them)
 DEFAULT_UNITS: Dict[str, str] = {"time": "s", "energy": "J", "size": "B"}
 
@@ -155,6 +158,12 @@ def stored_objectives(objective: Objective) -> List[str]:
     if isinstance(objective, MultiObjective):
         return [o.describe() for o in objective.objectives]
     return [objective.describe()]
+
+
+def run_args(objective: Objective) -> Dict[str, Any]:
+    """What a new run records in its ``args`` about its objectives (:data:`OBJECTIVES_KEY`, :data:`UNITS_KEY`)."""
+    units = dict(zip(objective.names, objective.units)) if isinstance(objective, MultiObjective) else None
+    return {OBJECTIVES_KEY: stored_objectives(objective), UNITS_KEY: units}
 
 
 def check_resume_objectives(info: Dict[str, Any], objective: Objective) -> None:

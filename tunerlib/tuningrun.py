@@ -28,7 +28,7 @@ from .interrupts import Interrupts, RunInterrupted, signal_name
 from .measurement import MeasurementDriver, desired_result
 from .limits import request_limit, timeout_notice
 from .front import front_fields
-from .multiobjective import OBJECTIVES_KEY, check_technique, objective_count, run_objective, stored_objectives
+from .multiobjective import check_technique, objective_count, run_args, run_objective
 from .objectives import UNIT_KEY
 from .options import DEFAULT_TEST_CAP, TuningOptions
 from .orphans import OrphanGuard, requeue_noting_orphans
@@ -116,7 +116,7 @@ class TuningRun:
                 probe_scheduler(opts.scheduler)
             self.run_id, self.uuid = self.db.create_run(
                 self.pv_id, opts.label, {**asdict(opts), "seed": self.seed, UNIT_KEY: self.objective.unit,
-                                               OBJECTIVES_KEY: stored_objectives(self.objective)},
+                                               **run_args(self.objective)},
                 self.seed, self.machine_id,
                 self.objective.describe(), **owner, script_version=self.interface.script_version())
         self.search = self._new_search()

@@ -169,3 +169,27 @@ def test_the_bandit_credits_entries_to_the_front():
     history = manager.run.technique.bandit.history
     arm_wins = sum(v for _, v in history)
     assert arm_wins == sum(new for who, new in credited if who.startswith("AUCBandit/")) and arm_wins > 0
+
+
+def test_the_store_counts_front_entries_as_new_bests(tmp_path):
+    """A multi-objective run uploaded to the store: its snapshots credit exactly the results that entered
+    the Pareto front (the driver's was_new_best flags), not improvements of the first objective."""
+    from tunerlib.db import ResultsDB
+    from tunerlib.store.export import export_run
+    obj = MultiObjective([MinimizeTime(), MaximizeAttribute("quality")])
+    manager = TuningRunManager.for_space(_space(), obj, technique=["PureRandom"], test_limit=60, seed=7,
+                                         quiet=True, database=str(tmp_path / "r.db"))
+    while (desired := manager.get_next_desired_result()) is not None:
+        result = _measure(desired.configuration.data)
+        manager.report_result(desired, result)
+    run_id = manager.run.run_id
+    manager.finish()
+    db = ResultsDB(str(tmp_path / "r.db"))
+    stored = export_run(db, run_id)
+    rows = db.run_results(run_id)
+    db.close()
+    whole = [s for s in stored.snapshots if s.technique is None]
+    flagged = sum(r.was_new_best for r in rows)
+    best_time = [r.time for r in rows if r.state == "OK"]
+    improvements = sum(1 for i, t in enumerate(best_time) if t < min(best_time[:i], default=math.inf))
+    assert whole[-1].new_bests == flagged and flagged != improvements
