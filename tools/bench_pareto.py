@@ -18,10 +18,9 @@ from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from tunerlib import TuningRunManager
-from tunerlib.multiobjective import MultiObjective, parse_objectives
+from tunerlib import MultiObjective, TuningRunManager, parse_objectives
 from tunerlib.replay import ReplayBenchmark, replay_result
-from tunerlib.techniques.pareto import hypervolume, non_dominated
+from tunerlib.techniques import hypervolume, non_dominated
 from tunerlib.tools.recorded import load_benchmark, shared_folder
 
 Vector = Tuple[float, ...]

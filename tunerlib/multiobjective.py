@@ -13,12 +13,15 @@ single-objective run.
 """
 from __future__ import annotations
 
-import math
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .errors import UsageError
 from .objectives import MaximizeAttribute, MaximizeAccuracy, MinimizeAttribute, MinimizeTime, Objective
 from .result import Result
+
+__all__ = ["DEFAULT_UNITS", "MultiObjective", "OBJECTIVES_KEY", "UNITS_KEY", "check_resume_objectives",
+           "check_technique", "metric_name", "objective_count", "objective_values", "parse_objectives",
+           "run_args", "run_objective", "stored_objectives"]
 
 #: the key of a run's stored ``args`` that lists its objectives (describe() of each); a run without it
 #: had the single objective of its ``objective`` text
@@ -180,7 +183,3 @@ def check_resume_objectives(info: Dict[str, Any], objective: Objective) -> None:
                          f"{', '.join(current)}; resume it with the objectives it was started with, or "
                          "drop --resume to start a new run")
 
-
-def finite_vector(values: Sequence[float]) -> bool:
-    """True when every entry is a finite number (an OK result's vector)."""
-    return bool(values) and all(math.isfinite(v) for v in values)
