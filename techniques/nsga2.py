@@ -11,8 +11,8 @@ A child: two binary tournaments on (front rank, larger crowding distance); with 
 named crossover for permutations, a segment for arrays, either parent's value otherwise); then each
 parameter is mutated with probability ``mutation_rate`` (default one over the number of parameters, at
 least one) by :func:`~tunerlib.techniques.genetic.mutate_param` (local moves for permutations, Gaussian
-steps of ``sigma`` with probability ``normal`` for numbers).  Until the population is first filled,
-children are random feasible configurations.
+steps of ``sigma`` with probability ``normal`` for numbers).  The first ``initial`` requests (the
+initial design, default the population size) are random feasible configurations.
 
 Objectives come from ``Feedback.values`` (several objectives) or ``Feedback.value`` (one: NSGA-II is then
 an elitist steady-state GA with crowding).
@@ -79,11 +79,13 @@ class NSGA2(EvolutionaryTechnique):
                       doc="probability to mutate a parameter (null: one over the number of parameters)"),
                Option("normal", float, 0.5, 0.0, 1.0, 0.0, 1.0, "probability of a Gaussian step for numbers"),
                Option("sigma", float, 0.1, 0.0, 10.0, 0.02, 0.3, "Gaussian step in unit space"),
-               Option("crossover", str, "OX1", choices=PERMUTATION_CROSSOVERS, doc="permutation crossover"))
+               Option("crossover", str, "OX1", choices=PERMUTATION_CROSSOVERS, doc="permutation crossover"),
+               Option("initial", int, None, 2, 100000, 4, 40, optional=True,
+                      doc="random configurations before the first child (null: the population size)"))
 
     def __init__(self, name: Optional[str] = None, population_size: int = 16, crossover_rate: float = 0.9,
                  mutation_rate: Optional[float] = None, normal: float = 0.5, sigma: float = 0.1,
-                 crossover: str = "OX1", max_tries: int = 20) -> None:
+                 crossover: str = "OX1", initial: Optional[int] = None, max_tries: int = 20) -> None:
         super().__init__(name, max_tries)
         self.population_size = population_size
         self.crossover_rate = crossover_rate
@@ -91,6 +93,7 @@ class NSGA2(EvolutionaryTechnique):
         self.normal = normal
         self.sigma = sigma
         self.crossover = crossover
+        self.initial = population_size if initial is None else initial
 
     def bind(self, manipulator, rng, path: Optional[str] = None) -> None:
         super().bind(manipulator, rng, path)
@@ -110,8 +113,8 @@ class NSGA2(EvolutionaryTechnique):
 
     # ---- proposing -----------------------------------------------------------------------------
     def desired_configuration(self) -> Optional[Config]:
-        if len(self.population) < 2 or len(self.population) + self.in_flight < self.population_size \
-                and len(self.population) < self.population_size:
+        size = len(self.population)
+        if size < 2 or size < self.initial and size + self.in_flight < self.initial:
             return self.finish(self.random_config)
         return self.finish(self._child)
 
