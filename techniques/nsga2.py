@@ -20,11 +20,13 @@ an elitist steady-state GA with crowding).
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
 import numpy as np
 
+from ..parameters import ConfigurationManipulator
 from .base import Config, Feedback
 from .genetic import PERMUTATION_CROSSOVERS, EvolutionaryTechnique, cross_param, mutate_param
 from .options import Option
@@ -95,7 +97,8 @@ class NSGA2(EvolutionaryTechnique):
         self.crossover = crossover
         self.initial = population_size if initial is None else initial
 
-    def bind(self, manipulator, rng, path: Optional[str] = None) -> None:
+    def bind(self, manipulator: ConfigurationManipulator, rng: random.Random, path: Optional[str] = None) -> None:
+        """Called once before the first proposal; starts with an empty population."""
         super().bind(manipulator, rng, path)
         self.population: List[Individual] = []
 
