@@ -57,6 +57,10 @@ def test_plot_report_and_export_through_the_cli(tmp_path):
     assert out.returncode == 0, out.stderr
     svg = (tmp_path / "f.svg").read_text()
     assert 'id="front' in svg and 'id="hypervolume:' in svg
+    for ext in ("png", "html"):
+        out = subprocess.run(cli + ["plot", str(db), "--kind", "front", "-o", str(tmp_path / f"f.{ext}")],
+                             capture_output=True, text=True)
+        assert out.returncode == 0 and (tmp_path / f"f.{ext}").stat().st_size > 1000
     out = subprocess.run(cli + ["report", str(db), "-o", str(tmp_path / "r.html")], capture_output=True, text=True)
     assert out.returncode == 0 and "Pareto front and hypervolume" in (tmp_path / "r.html").read_text()
     out = subprocess.run(cli + ["export", str(db)], capture_output=True, text=True)
