@@ -22,7 +22,7 @@ import math
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Dict, Generator, Optional
+from typing import Any, Dict, Generator, Optional, Tuple
 
 from ..parameters import ConfigurationManipulator
 
@@ -41,7 +41,8 @@ class SearchContext:
     deadline); ``budget_kind`` says where it comes from: ``"tests"`` (``--test-limit``), ``"time"``
     (``--stop-after`` alone: the count is unknown) or ``"default"`` (neither: the default cap);
     ``parallelism`` is the number of suggestions wanted per round (measurements in flight at once);
-    ``store`` names the configured cross-session store (None: none).
+    ``store`` names the configured cross-session store (None: none); ``objectives`` is the number of
+    objectives the run minimises (more than one: a multi-objective run, see :class:`Feedback`).
     """
 
     test_limit: Optional[int] = None
@@ -49,6 +50,7 @@ class SearchContext:
     stop_after: Optional[float] = None
     parallelism: int = 1
     store: Optional[str] = None
+    objectives: int = 1
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,12 @@ class Proposal:
 
 @dataclass(frozen=True)
 class Feedback:
-    """One completed result, as techniques see it."""
+    """One completed result, as techniques see it.
+
+    In a multi-objective run ``values`` is the oriented objective vector (every entry lower is
+    better, ``inf`` unless ``ok``), ``value`` is its first entry, and ``was_new_best`` means the
+    result entered the current Pareto front.  In a single-objective run ``values`` is empty.
+    """
 
     config: Config
     key: str            # stable hash of the configuration
@@ -76,6 +83,8 @@ class Feedback:
     #: seconds the measurement took (the result's recorded collection cost); NaN when unknown
     #: (a duplicate, an infeasible proposal, a caller that measured without timing)
     cost: float = math.nan
+    #: oriented objective vector of a multi-objective run (lower is better); empty otherwise
+    values: Tuple[float, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -87,6 +96,9 @@ class Technique(ABC):
 
     #: one-line description shown by --list-techniques
     description: str = ""
+    #: True for techniques that handle several objectives (use ``Feedback.values``); a run with
+    #: several objectives refuses every other technique at construction
+    multi_objective: bool = False
 
     def __init__(self, name: Optional[str] = None) -> None:
         self.name = name or type(self).__name__

@@ -17,7 +17,11 @@ runs fresh instances, so checks are independent.  They cover what the search dri
 * :func:`check_failed_feedback` -- failed and infeasible results and foreign results are tolerated;
 * :func:`check_tiny_spaces` -- spaces with one configuration or none (a technique may answer None,
   "nothing new", or refuse such a space at bind() with a TechniqueError), and a small space measured
-  to exhaustion.
+  to exhaustion;
+* :func:`check_multi_objective` -- a technique that declares ``multi_objective`` measures the whole
+  budget of a two-objective problem through the real driver, legally, and the run's Pareto front is the
+  non-dominated set of what it measured, also with results fed out of order with ``Feedback.values``;
+  any other technique is refused by a two-objective run at construction (a one-line UsageError).
 
 tests/techniques/test_conformance.py runs every check on every registered technique.
 """
@@ -34,7 +38,12 @@ from tunerlib.parameters import (BooleanArray, BooleanParameter, ConfigurationMa
                                  SelectorParameter, SwitchParameter)
 from tunerlib.techniques import Feedback, Technique, TechniqueError, create_technique
 
-from .api import tune_function
+from .api import TuningRunManager, tune_function
+from .errors import UsageError
+from .multiobjective import MultiObjective
+from .objectives import MinimizeAttribute
+from .result import Result
+from .techniques.pareto import non_dominated
 
 Cost = Callable[[Dict[str, Any]], float]
 Space = Tuple[ConfigurationManipulator, Cost]
@@ -264,6 +273,68 @@ def check_failed_feedback(name: str, n: int = 150, seed: int = 2) -> None:
     sequential(name, manipulator, answer, n, seed, foreign=fn)
 
 
+def two_objectives(cfg: Dict[str, Any], cost: Cost) -> Tuple[float, float]:
+    """A second objective that conflicts with ``cost`` on the mixed space: (cost, distance of ``i`` and
+    ``f`` from the far corner)."""
+    return cost(cfg), abs(cfg["i"] - 100) / 10 + abs(cfg["f"] - 1.0) + (cfg["e"] != "c")
+
+
+def check_multi_objective(name: str, budget: int = 120, seed: int = 4) -> None:
+    """See the module docstring: the whole budget on the mixed space with two objectives through the real
+    driver, the run's front checked against the measured vectors; then :func:`drive`-style feedback with
+    ``Feedback.values``, out of order, with failures."""
+    if not getattr(_create(name), "multi_objective", False):
+        try:
+            TuningRunManager.for_space(mixed_space()[0], _two(), quiet=True, technique=[name], test_limit=5)
+        except UsageError:
+            return
+        raise _fail(name, "multi-objective", "a two-objective run accepted a technique without multi_objective")
+    manipulator, fn = mixed_space()
+    manager = TuningRunManager.for_space(manipulator, _two(), quiet=True, technique=[name], test_limit=budget,
+                                         seed=seed)
+    measured: List[Tuple[float, float]] = []
+    while (desired := manager.get_next_desired_result()) is not None:
+        cfg = desired.configuration.data
+        _check_legal(name, manipulator, cfg)
+        measured.append(two_objectives(cfg, fn))
+        manager.report_result(desired, Result(extra={"f1": measured[-1][0], "f2": measured[-1][1]}))
+    summary = manager.finish()
+    if len(measured) != budget:
+        raise _fail(name, "multi-objective", f"{len(measured)} of {budget} measured ({summary.stopped_because})")
+    expected = sorted({measured[i] for i in non_dominated(measured)})
+    found = sorted((p["objectives"]["f1"], p["objectives"]["f2"]) for p in summary.pareto_front or [])
+    if found != expected:
+        raise _fail(name, "multi-objective", f"the run's front {found} is not the measured one {expected}")
+    _drive_values(name, seed)
+
+
+def _two() -> MultiObjective:
+    return MultiObjective([MinimizeAttribute("f1"), MinimizeAttribute("f2")])
+
+
+def _drive_values(name: str, seed: int, n: int = 90, batch: int = 4) -> None:
+    manipulator, fn = mixed_space()
+    tech, rng = _create(name), random.Random(seed)
+    tech.bind(manipulator, random.Random(seed), tech.name)
+    inflight: List[Tuple[Any, str]] = []
+    for i in range(n):
+        for _ in range(batch * 50):
+            if len(inflight) >= batch:
+                break
+            prop = tech.propose()
+            if prop is None:
+                break
+            _check_legal(name, manipulator, prop.config)
+            inflight.append((prop, manipulator.hash_config(prop.config)))
+        if not inflight:
+            raise _fail(name, "multi-objective", f"proposed nothing with no request in flight after {i} results")
+        prop, key = inflight.pop(rng.randrange(len(inflight)))
+        ok = i % 4 != 3
+        values = two_objectives(prop.config, fn) if ok else (math.inf, math.inf)
+        tech.observe(Feedback(prop.config, key, values[0], "ok" if ok else "error", prop.requestor,
+                              False, values=values))
+
+
 def _scaled(n: int, scale: float) -> int:
     return max(30, round(n * scale))
 
@@ -276,7 +347,8 @@ CHECKS: Dict[str, Callable[[str, float], None]] = {
     "deterministic": lambda name, scale: check_deterministic(name, _scaled(60, scale)),
     "asynchronous": lambda name, scale: check_asynchronous(name, _scaled(150, scale)),
     "failed-feedback": lambda name, scale: check_failed_feedback(name, _scaled(150, scale)),
-    "tiny-spaces": lambda name, scale: check_tiny_spaces(name)}
+    "tiny-spaces": lambda name, scale: check_tiny_spaces(name),
+    "multi-objective": lambda name, scale: check_multi_objective(name, _scaled(120, scale))}
 
 
 def check_technique(name: str, checks: Sequence[str] = tuple(CHECKS), scale: float = 1.0) -> None:

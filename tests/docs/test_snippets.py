@@ -36,6 +36,7 @@ RUNS = {
     "replay_csv.py": ([], "best configuration: {\"block\": 32", False),
     "analysis.py": ([], "new_bests  affinity", False),
     "priors_space.py": ([], "best: {", False),
+    "multi_objective.py": ([], "{'time': ", False),
 }
 MARKED = re.compile(r"^<!-- runs -->\n```(?:bash|sh)\n([\s\S]*?)^```|^<!-- figure: [^>]*-->\n```\w*\n((?:\$ .*\n)+)",
                     re.M)

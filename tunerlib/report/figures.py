@@ -15,11 +15,12 @@ from .data import FAILURE_STATES, ReportError, RunData, by_label
 from .axes import category_ticks, new_figure, objective_ticks, spread_ticks, value_label
 from .encode import encode, same_space
 from .importance import importance
+from .pareto import front_figure
 from .series import allocation, band, eval_curves, failures, time_curves
 
 __all__ = ["KINDS", "draw", "same_space"]
 
-KINDS = ("history", "techniques", "params", "importance", "slice", "contour")
+KINDS = ("history", "techniques", "params", "importance", "slice", "contour", "front")
 MARKERS = {"ERROR": "x", "TIMEOUT": "v", "INFEASIBLE": "s"}
 #: at most this many parameters get an axis in the parallel-coordinates view
 MAX_AXES = 16
@@ -241,7 +242,7 @@ def importance_figure(runs: Sequence[RunData], log: bool = False) -> Any:
 
 
 _DRAW = {"history": history_figure, "techniques": techniques_figure, "params": params_figure,
-         "importance": importance_figure}
+         "importance": importance_figure, "front": front_figure}
 
 
 def draw(kind: str, runs: Sequence[RunData], log: bool = False, params: Optional[Sequence[str]] = None) -> Any:
