@@ -121,11 +121,22 @@ def space_facts(manipulator: ConfigurationManipulator) -> SpaceFacts:
             kinds["categorical"] += count
         else:
             kinds["categorical"] += 1
-    feasible: Optional[float] = None
-    if manipulator.is_finite():
-        counted = FeasibleSpace(manipulator).count(COUNT_NODES)
-        feasible = float(counted) if counted is not None else None
-    return SpaceFacts(dict(kinds), tour, sum(kinds.values()) + (tour > 0), len(manipulator.constraints), feasible)
+    return SpaceFacts(dict(kinds), tour, sum(kinds.values()) + (tour > 0), len(manipulator.constraints),
+                      _feasible_count(manipulator))
+
+
+def _feasible_count(manipulator: ConfigurationManipulator) -> Optional[float]:
+    """Feasible configurations of a finite space: counted by backtracking up to COUNT_NODES partial
+    configurations, else the chain of trees' exact size (a table constraint's rows, groups of at most
+    COUNT_NODES leaves); None when neither is exact."""
+    if not manipulator.is_finite():
+        return None
+    counted = FeasibleSpace(manipulator).count(COUNT_NODES)
+    if counted is not None:
+        return float(counted)
+    space = FeasibleSpace(manipulator, max_leaves=COUNT_NODES)
+    size = space.size()
+    return size if space.exact_size and math.isfinite(size) else None
 
 
 @dataclass(frozen=True)

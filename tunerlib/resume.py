@@ -23,7 +23,8 @@ from .multiobjective import check_resume_objectives
 from .objectives import UNIT_KEY, Objective
 from .options import RESUME_LATEST, TuningOptions
 
-__all__ = ["Diverged", "HistoryReplay", "check_objective_unit", "check_script_version", "select_run"]
+__all__ = ["Diverged", "HistoryReplay", "check_objective_unit", "check_script_version", "select_run",
+           "stored_techniques"]
 
 
 class Diverged(Exception):
@@ -85,6 +86,22 @@ def check_script_version(info: Dict[str, Any], current: str, allow: bool) -> Non
                          "of both versions in this run")
     info["version_change"] = (f"--allow-version-change: run {info['uuid']} pools results of tuner script "
                               f"version {recorded} with those of this version, {current}")
+
+
+def stored_techniques(db: ResultsStore, run_id: int, args: Dict[str, Any]) -> List[str]:
+    """The technique names a resumed run continues with (called when ``--resume`` names none): those the
+    run was started with; for a run started without ``--technique``, the registered root technique that
+    made its requests -- the default of the tunerlib that created it, which need not be today's; []
+    (today's default) when the run made no request of its own."""
+    names = list(args.get("technique") or [])
+    if names or args.get("generate_bandit_technique"):
+        return names
+    from .techniques import registry
+    for row in db.desired_results(run_id):
+        root = row.requestor.split("/", 1)[0]
+        if root != "seed" and root in registry():
+            return [root]
+    return []
 
 
 def check_objective_unit(info: Dict[str, Any], objective: Objective, where: str) -> None:

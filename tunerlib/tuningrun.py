@@ -36,7 +36,7 @@ from .options import DEFAULT_TEST_CAP, TuningOptions
 from .orphans import OrphanGuard, requeue_noting_orphans
 from .progress import StatusLine, Summary
 from .result import DesiredResult, Result
-from .resume import Diverged, HistoryReplay, select_run
+from .resume import Diverged, HistoryReplay, select_run, stored_techniques
 from .resumes import record_resume
 from .search import SearchDriver, TunerScriptError
 from .seeds import checked_seed_configurations
@@ -144,7 +144,7 @@ class TuningRun:
         opts = self.options
         if self.resumed and not opts.technique and not opts.generate_bandit_technique:
             args = self.resumed_from["args"] or {}
-            return (list(args.get("technique") or []), bool(args.get("generate_bandit_technique")),
+            return (stored_techniques(self.db, self.resumed_from["id"], args), bool(args.get("generate_bandit_technique")),
                     args.get("bandit_c", 0.05), args.get("bandit_window", 500))
         return (list(opts.technique), bool(getattr(opts, "generate_bandit_technique", False)),
                 opts.bandit_c, opts.bandit_window)

@@ -422,9 +422,8 @@ class BayesianOptimization(Technique):
         """Train the classifier when any result is infeasible or failed; None otherwise."""
         if self.feasibility is None or not self._window.failed:
             return None
-        results = list(self._results.values())
-        labels = [s == "ok" for _, _, s in results]
-        if self.feasibility.fit([c for c, _, _ in results], labels, self.rng.getrandbits(32)):
+        configs, labels = self._window.feasibility_set()
+        if self.feasibility.fit(configs, labels, self.rng.getrandbits(32)):
             return self.feasibility
         return None
 

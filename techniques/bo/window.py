@@ -6,6 +6,11 @@ when asked.  :class:`TrainingWindow` keeps the best ``cap // 2`` OK results in a
 per result (``O(log cap)``), so building the training set costs ``O(cap)`` at any run length, and it
 counts what the technique asks per proposal (OK results, failures, results since the best improved)
 instead of scanning every result.
+
+The feasibility forest is trained on a window too (:meth:`TrainingWindow.feasibility_set`): beyond
+``cap`` results, the ``cap`` most recent results, the best ``cap // 2`` OK results and the ``cap // 2``
+most recent failures -- at most ``2 x cap`` rows, so its training cost stays flat as a run grows while it
+keeps the region of the incumbent and the failures nearest in time.
 """
 from __future__ import annotations
 
@@ -28,15 +33,21 @@ class TrainingWindow:
         self.worst = -math.inf
         self.best = math.inf
         self.stalled = 0                              # finite OK results since the best improved
+        self.labelled: List[Tuple[Config, bool]] = []  # every result as (config, OK?), in arrival order
+        self.failed_at: List[int] = []                # indices in labelled of the failures
+        self.ok_at: List[int] = []                    # index in labelled of each entry of ok
 
     def add(self, config: Config, value: float, state: str) -> None:
         """Record one new result (called once per distinct configuration, in arrival order)."""
+        self.labelled.append((config, state == "ok"))
         if state != "ok":
             self.failed.append(config)
+            self.failed_at.append(len(self.labelled) - 1)
             return
         self.ok_states += 1
         if not math.isfinite(value):
             return
+        self.ok_at.append(len(self.labelled) - 1)
         entry = (value, len(self.ok))
         keep = self.cap // 2
         if len(self.top) < keep or (keep and entry < self.top[-1]):
@@ -68,3 +79,18 @@ class TrainingWindow:
             keep.add(i)
             i -= 1
         return [self._entry(i) for i in sorted(keep)]
+
+    def feasibility_set(self) -> Tuple[List[Config], List[bool]]:
+        """Called before each feasibility refit: (configs, OK?) of the forest's training window in
+        arrival order -- every result up to ``cap``, else the ``cap`` most recent results, the best
+        ``cap // 2`` OK results and the ``cap // 2`` most recent failures."""
+        total = len(self.labelled)
+        if total <= self.cap:
+            chosen: Any = range(total)
+        else:
+            keep = set(range(total - self.cap, total))
+            keep.update(self.ok_at[i] for _, i in self.top)
+            keep.update(self.failed_at[-(self.cap // 2):] if self.cap // 2 else ())
+            chosen = sorted(keep)
+        picked = [self.labelled[i] for i in chosen]
+        return [c for c, _ in picked], [ok for _, ok in picked]

@@ -97,6 +97,21 @@ def test_feasible_size_is_counted_where_it_can_be():
     assert "feasible configurations" in tech.decisions[0]["reason"]
 
 
+def test_a_table_space_counts_its_rows():
+    """A space restricted to recorded rows (a TableConstraint over wide domains) is counted by its
+    rows, though backtracking over the domains would exceed the node budget."""
+    from tunerlib.parameters import TableConstraint
+    from tunerlib.techniques.auto import space_facts
+    names = [f"p{i}" for i in range(6)]
+    m = ConfigurationManipulator([IntegerParameter(n, 0, 99) for n in names])
+    rng = random.Random(4)
+    rows = {tuple(rng.randrange(100) for _ in names) for _ in range(500)}
+    m.add_constraint(TableConstraint(names, [list(r) for r in rows]))
+    facts = space_facts(m)
+    assert facts.feasible == len(rows)
+    assert f"{len(rows):,} feasible configurations" in facts.text()
+
+
 def test_cheap_measurements_hand_a_long_run_to_the_cheap_bandit():
     tech = _auto(floats(), TESTS(2000))
     _feed(tech, cost=1e-5, n=COST_FIRST)

@@ -74,3 +74,48 @@ def test_a_proposal_does_not_scan_every_result():
     assert len(train) == bo.options.max_observations and bo._stalled() >= 0
     assert bo._fit_feasibility() is None
     assert _Unscannable.scans == 0
+
+
+def _feasibility_from_everything(results, cap):
+    """The feasibility forest's window chosen from the whole list of (config, value, state) results."""
+    if len(results) <= cap:
+        return [(c, s == "ok") for c, _, s in results]
+    ok = [(i, v) for i, (_, v, s) in enumerate(results) if s == "ok" and math.isfinite(v)]
+    best = [i for i, _ in sorted(ok, key=lambda e: (e[1], e[0]))[: cap // 2]]
+    failed = [i for i, (_, _, s) in enumerate(results) if s != "ok"]
+    keep = set(range(len(results) - cap, len(results))) | set(best)
+    keep |= set(failed[max(0, len(failed) - cap // 2):])
+    return [(results[i][0], results[i][2] == "ok") for i in sorted(keep)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(RESULT, max_size=40), st.integers(1, 12))
+def test_the_feasibility_window_is_the_recent_the_best_and_the_recent_failures(results, cap):
+    window = TrainingWindow(cap, False)
+    seen = []
+    for i, (value, state) in enumerate(results):
+        window.add(i, value, state)
+        seen.append((i, value, state))
+        configs, labels = window.feasibility_set()
+        assert list(zip(configs, labels)) == _feasibility_from_everything(seen, cap)
+        assert len(configs) <= max(len(seen) if len(seen) <= cap else 0, 2 * cap)
+
+
+def test_the_feasibility_forest_trains_on_a_bounded_window():
+    """After 2,000 results, a third of them failures, the forest is trained on at most twice the GP's
+    cap of results, not on every result."""
+    m = ConfigurationManipulator([FloatParameter("x", 0.0, 1.0), FloatParameter("y", 0.0, 1.0)])
+    bo = BayesianOptimization(initial_samples=2, max_observations=100)
+    bo.bind(m, random.Random(0), "bo")
+    rng = random.Random(1)
+    for _ in range(2000):
+        cfg = m.random(rng)
+        state = "error" if cfg["x"] > 0.66 else "ok"
+        bo.observe(Feedback(cfg, m.hash_config(cfg), cfg["x"] + cfg["y"], state, "bo", False))
+    sizes = []
+    fit = bo.feasibility.fit
+    bo.feasibility.fit = lambda configs, labels, seed: sizes.append(len(configs)) or fit(configs, labels, seed)
+    assert bo._fit_feasibility() is bo.feasibility
+    assert sizes and sizes[0] <= 200
+    assert bo.feasibility.probability([{"x": 0.9, "y": 0.5}])[0] < 0.5 < bo.feasibility.probability(
+        [{"x": 0.1, "y": 0.5}])[0]
