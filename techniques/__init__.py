@@ -6,7 +6,7 @@ imports neither scipy nor scikit-learn.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 from .bandit import AUCBandit, AUCBanditMetaTechnique
 from .base import Feedback, Proposal, SearchContext, SequentialTechnique, Technique, TechniqueError
@@ -47,16 +47,16 @@ def _create_one(name: str) -> Technique:
     return resolve(name)
 
 
-def create_technique(names: Sequence[str], C: float = 0.05, window: int = 500) -> Technique:
-    """A fresh root technique: the named one, or an AUC bandit (exploration ``C``, sliding ``window``)
-    over several names."""
+def create_technique(names: Sequence[str], **bandit_options: Any) -> Technique:
+    """A fresh root technique: the named one, or an AUC bandit over several names (``bandit_options``:
+    the :class:`AUCBanditMetaTechnique` options, its exploration ``C`` and sliding ``window``)."""
     names = list(names) or [DEFAULT_TECHNIQUE]
     if len(set(names)) != len(names):
         raise TechniqueError(f"--technique lists a name twice: {names}")
     techs = [_create_one(n) for n in names]
     if len(techs) == 1:
         return techs[0]
-    return AUCBanditMetaTechnique(techs, name="AUCBandit", C=C, window=window)
+    return AUCBanditMetaTechnique(techs, name="AUCBandit", **bandit_options)
 
 
 __all__ = ["AFFINITY_METRICS", "AUCBandit", "AUCBanditMetaTechnique", "Catalogue", "DEFAULT_TECHNIQUE", "Feedback", "GreedyMutation",

@@ -22,7 +22,7 @@ import math
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Dict, Generator, Optional
+from typing import Any, Dict, Generator, Optional, Tuple
 
 from ..parameters import ConfigurationManipulator
 
@@ -87,6 +87,12 @@ class Technique(ABC):
 
     #: one-line description shown by --list-techniques
     description: str = ""
+    #: the option schema (a tuple of :class:`~.options.Option`): the one declaration of the options'
+    #: names, types, defaults and ranges; ``__init__`` passes what it is given to
+    #: :func:`~.options.configure`, and the catalogue, names, docs and random generation read it
+    OPTIONS: Tuple[Any, ...] = ()
+    #: whether :func:`~.naming.technique_name` writes ``Class;option,value;...`` for an instance
+    NAMED_BY_OPTIONS: bool = False
 
     def __init__(self, name: Optional[str] = None) -> None:
         self.name = name or type(self).__name__
@@ -131,6 +137,11 @@ class Technique(ABC):
 
     def is_own(self, feedback: Feedback) -> bool:
         return feedback.requestor == self.path
+
+    def option_values(self) -> Dict[str, Any]:
+        """The option values the technique was configured with (by name, sorted; empty without a schema)."""
+        values = getattr(self, "_options", {})
+        return {n: values[n] for n in sorted(values)}
 
     # ---- persistence (techniques with state override these) ---------------
     def state_dict(self) -> Dict[str, Any]:

@@ -27,7 +27,7 @@ def assert_round_trip(tech):
     name = technique_name(tech)
     back = technique_from_name(name)
     assert back == tech and type(back) is type(tech)
-    assert back.hyper_parameters() == tech.hyper_parameters() and back.operator_map == tech.operator_map
+    assert back.option_values() == tech.option_values() and back.operator_map == tech.operator_map
     assert technique_name(back) == name
     assert not any(c.isspace() for c in name)
     return name
@@ -189,7 +189,7 @@ def test_random_composable_covers_the_kinds_of_a_space_within_documented_ranges(
         tech = random_composable(random.Random(seed), m)
         bases.add(type(tech).__name__)
         assert set(tech.operator_map) == kinds
-        hp = tech.hyper_parameters()
+        hp = tech.option_values()
         assert 10 <= hp["population_size"] <= 50 and 0.1 <= hp["crossover_rate"] <= 1.0
         assert 0.0 <= hp.get("best_probability", 0.0) <= 0.5
         for kind, choice in tech.operator_map.items():

@@ -35,11 +35,11 @@ def test_register_and_options():
     register_bo(reg)
     tech = reg.create("BayesianOptimization")
     assert isinstance(tech, BayesianOptimization) and tech.name == "BayesianOptimization"
-    hp = tech.hyperparameters()
+    hp = tech.option_values()
     assert hp["n_random_samples"] == 2000 and hp["permutation_distance"] == "spearman"
     assert hp["initial_samples"] is None and hp["feasibility_model"] is True
-    assert BayesianOptimization(options=BOOptions(n_starts=3)).hyperparameters()["n_starts"] == 3
-    with pytest.raises(TechniqueError, match="unknown option"):
+    assert BayesianOptimization(options=BOOptions(n_starts=3)).option_values()["n_starts"] == 3
+    with pytest.raises(TechniqueError, match="has no option 'bogus'"):
         BayesianOptimization(bogus=1)
     with pytest.raises(TechniqueError, match="permutation_distance.*cayley.*not allowed"):
         BayesianOptimization(permutation_distance="cayley")
