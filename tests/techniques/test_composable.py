@@ -316,7 +316,7 @@ def test_equality_follows_class_hyper_parameters_and_operator_map():
 
 def test_bad_hyper_parameters_are_rejected():
     for kw, msg in (({"population_size": 0}, "out of range"), ({"population_size": 2.5}, "integer"),
-                    ({"crossover_rate": True}, "number"), ({"mutation": 1}, "no hyper-parameter")):
+                    ({"crossover_rate": True}, "number"), ({"mutation": 1}, "has no option .mutation.")):
         with pytest.raises(TechniqueError, match=msg):
             GreedyComposableTechnique(**kw)
 
