@@ -115,7 +115,7 @@ def _report(name: str, options, summary) -> int:
 
 def _add_plugin_commands(sub) -> None:
     """Commands other packages add (entry-point group ``tunerlib.commands``: ``add(subparsers)``, which
-    sets ``handler``); tunerlib.tools adds ``history`` this way, so core never imports tools."""
+    sets ``handler``)."""
     from importlib.metadata import entry_points
     for entry in entry_points(group="tunerlib.commands"):
         try:
@@ -163,6 +163,8 @@ def build_parser() -> argparse.ArgumentParser:
     from .report.cli import add_commands as add_report_commands
     add_report_commands(sub)
     _add_worker_command(sub)
+    from .store.history import add_command as add_history_command
+    add_history_command(sub)
     _add_plugin_commands(sub)
     return parser
 
@@ -174,8 +176,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     RESULTS_DB`` and ``store QUERY`` (:mod:`tunerlib.store.cli`), ``plot``, ``report`` and ``export``
     (:mod:`tunerlib.report.cli`); returns the exit code.
 
-    ``runs`` and ``migrate`` do what ``python -m tunerlib.tools.db`` does (shared code in
-    :mod:`tunerlib.db.admin`); database errors are one line on stderr with exit code 2.
+    ``history`` is :mod:`tunerlib.store.history`; ``runs``, ``errors`` and ``migrate`` are
+    :mod:`tunerlib.db.admin`; database errors are one line on stderr with exit code 2.
     """
     parser = build_parser()
     ns = parser.parse_args(argv)

@@ -158,7 +158,7 @@ def test_older_schema_version_error_says_how_to_migrate(tmp_path):
         ResultsDB(str(path))
     assert _one_line(info) == (
         f"database {path} has schema version {SCHEMA_VERSION - 1} but this tunerlib uses {SCHEMA_VERSION}: "
-        f"run `python -m tunerlib.tools.db migrate {path}` to upgrade (back it up first) or use a new "
+        f"run `tunerlib migrate {path}` to upgrade (back it up first) or use a new "
         "--database")
 
 

@@ -21,7 +21,7 @@ def _run(tmp_path, *args):
 
 
 def test_replay_problems_without_a_shared_folder_says_what_to_pass(tmp_path):
-    done = _run(tmp_path, "tunerlib.tools.replay_problems")
+    done = _run(tmp_path, "tools.replay_problems")
     assert done.returncode == 2 and done.stdout == ""
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr                    # one line, no traceback
@@ -30,7 +30,7 @@ def test_replay_problems_without_a_shared_folder_says_what_to_pass(tmp_path):
 
 
 def test_the_recorded_replay_tuner_without_a_shared_folder_says_what_to_pass(tmp_path):
-    done = _run(tmp_path, "tunerlib.tools.recorded", "--benchmark", "rise_kmeans", "--database",
+    done = _run(tmp_path, "tunerlib.replay.recorded", "--benchmark", "rise_kmeans", "--database",
                 str(tmp_path / "r.db"))
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1, done.stderr
@@ -39,24 +39,24 @@ def test_the_recorded_replay_tuner_without_a_shared_folder_says_what_to_pass(tmp
 
 @needs_kmeans
 def test_with_the_option_or_a_table_file_they_work(tmp_path):
-    done = _run(tmp_path, "tunerlib.tools.replay_problems", "--shared", str(SHARED), "rise_kmeans")
+    done = _run(tmp_path, "tools.replay_problems", "--shared", str(SHARED), "rise_kmeans")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[1].split()[:3] == ["rise_kmeans", "3361", "3361"]
-    done = _run(tmp_path, "tunerlib.tools.replay_problems", f"rise_kmeans={KMEANS}")   # a file needs no folder
+    done = _run(tmp_path, "tools.replay_problems", f"rise_kmeans={KMEANS}")   # a file needs no folder
     assert done.returncode == 0, done.stderr
-    done = _run(tmp_path, "tunerlib.tools.recorded", "--benchmark", "rise_kmeans", "--shared-dir", str(SHARED),
+    done = _run(tmp_path, "tunerlib.replay.recorded", "--benchmark", "rise_kmeans", "--shared-dir", str(SHARED),
                 "--test-limit", "10", "--seed", "1", "--database", str(tmp_path / "r.db"))
     assert done.returncode == 0 and "replay: 10 evaluations" in done.stdout, done.stderr
-    assert _run(tmp_path, "tunerlib.tools.recorded", "--help").stdout.startswith(
-        "usage: python -m tunerlib.tools.recorded")
+    assert _run(tmp_path, "tunerlib.replay.recorded", "--help").stdout.startswith(
+        "usage: python -m tunerlib.replay.recorded")
 
 
 def test_compare_without_an_examples_folder_is_an_input_error(tmp_path):
     """An installed copy has no examples/ beside it: one line saying to pass --examples, exit 2."""
-    code = ("import runpy, sys; from pathlib import Path; import tunerlib.tools.example_problems as e; "
+    code = ("import runpy, sys; from pathlib import Path; import tools.example_problems as e; "
             "e.CHECKOUT_EXAMPLES = Path(sys.argv[1]); sys.argv[1:] = ['--problems', 'rosenbrock4d']; "
-            "runpy.run_module('tunerlib.tools.compare', run_name='__main__')")
-    for done in (_run(tmp_path, "tunerlib.tools.compare", "--examples", str(tmp_path / "none"), "--problems",
+            "runpy.run_module('tools.compare', run_name='__main__')")
+    for done in (_run(tmp_path, "tools.compare", "--examples", str(tmp_path / "none"), "--problems",
                       "rosenbrock4d"),
                  zygote.run([sys.executable, "-c", code, str(tmp_path / "none")], cwd=tmp_path, capture_output=True,
                             text=True, timeout=300)):

@@ -15,7 +15,7 @@
   ``tuning_run.script_version`` and the ``measurement_worker`` table (``MIGRATIONS[2]``). SQLite connections have
   ``foreign_keys=ON``; a step that rebuilds a table should run ``PRAGMA defer_foreign_keys=ON`` first.
 
-Command line (owned by tunerlib.tools): ``python -m tunerlib.tools.db migrate URL`` calls :func:`migrate`.
+Command line: ``tunerlib migrate URL`` calls :func:`migrate`.
 """
 from __future__ import annotations
 
@@ -196,7 +196,7 @@ def check_version(version: int, display: str) -> None:
     head = f"database {display} has schema version {version} but this tunerlib uses {SCHEMA_VERSION}"
     if version > SCHEMA_VERSION:
         raise SchemaVersionError(f"{head}: upgrade tunerlib or use a new --database")
-    raise SchemaVersionError(f"{head}: run `python -m tunerlib.tools.db migrate {display}` to upgrade "
+    raise SchemaVersionError(f"{head}: run `tunerlib migrate {display}` to upgrade "
                              "(back it up first) or use a new --database")
 
 

@@ -6,7 +6,7 @@ It is a gzip-compressed JSON file of :class:`~.queries.StoreRows` (parameter str
 names and each technique's last performance snapshot per run: no configuration values), read into
 memory and never written. :func:`recommendation_table` is the one entry point: the user's store when
 it holds a representation similar to the space being tuned (one with every parameter type of the
-space), else the starter history. Rebuild it from a store made by ``tunerlib history generate``::
+space), else the starter history. Rebuild it from a store made by ``python -m tools.history generate``::
 
     tunerlib history starter --store history.db              # writes tunerlib/store/starter_history.json.gz
 """
