@@ -2,7 +2,8 @@
 
 Backends: :class:`tunerlib.db.storage.ResultsDB` (SQLAlchemy: SQLite files by default, any SQLAlchemy URL)
 and :class:`tunerlib.db.memory.MemoryStore` (one process, nothing on disk: ``tune_function``, technique
-tests). ``tests/db/test_store_contract.py`` runs one contract suite against every backend.
+tests). The storage contract kit :mod:`tunerlib.testing.storage` checks a backend against this protocol;
+``tests/db/test_store_contract.py`` runs it against every backend.
 :func:`open_store` picks the backend from the ``--database`` value (``memory://`` for the in-memory one).
 
 Every method is one short transaction: what it wrote is durable (for the backend) when it returns.
