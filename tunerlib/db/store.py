@@ -148,6 +148,15 @@ class ResultsStore(Protocol):
     def load_technique_state(self, run_id: int, name: str) -> Optional[Any]:
         """The saved state of technique ``name``, or None (``--resume``)."""
 
+    # ---- run artifacts ----------------------------------------------------------------------
+    def save_run_artifact(self, run_id: int, name: str, data: Any) -> None:
+        """Insert or replace the run's JSON artifact ``name`` (called at the end of a run with what the
+        tuner printed as its best, ``final_config``, and the best it re-timed, ``final_best``: see
+        :mod:`tunerlib.finalform`); None removes it."""
+
+    def load_run_artifact(self, run_id: int, name: str) -> Optional[Any]:
+        """The run's JSON artifact ``name``, or None (``tunerlib report``, ``--resume``)."""
+
     # ---- connections ------------------------------------------------------------------------
     def listen(self, run_id: int) -> Optional[Any]:
         """An object whose ``wait(timeout)`` returns early when a result of the run is stored by another

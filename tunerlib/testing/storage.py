@@ -17,7 +17,7 @@ the run, its executors and ``--resume`` rely on: identity rows are get-or-create
 listed, selected and resumed; requests are claimed oldest first, each once, also by concurrent
 handles on one database; the first result of a request wins; unfinished requests are cancelled and
 requeued; leases expire unless renewed; values are copies, floats keep double precision, long text is
-kept whole; technique state and run artifacts round-trip.
+kept whole; technique state and run artifacts round-trip, apart from each other.
 """
 from __future__ import annotations
 
@@ -284,6 +284,23 @@ def check_technique_state_round_trips(store: Any) -> None:
     assert store.load_technique_state(run_id, "A") == {"k": [2]}
 
 
+def check_run_artifacts_round_trip(store: Any) -> None:
+    """save_run_artifact replaces (None removes), load_run_artifact returns the latest or None; artifacts
+    and technique state are apart even under one name."""
+    _, run_id, _ = _run(store)
+    _, other, _ = _run(store)
+    assert store.load_run_artifact(run_id, "final_config") is None
+    store.save_run_artifact(run_id, "final_config", {"text": "a"})
+    store.save_run_artifact(run_id, "final_config", {"text": "b"})
+    store.save_technique_state(run_id, "final_config", {"k": 1})
+    assert store.load_run_artifact(run_id, "final_config") == {"text": "b"}
+    assert store.load_technique_state(run_id, "final_config") == {"k": 1}
+    assert store.load_run_artifact(other, "final_config") is None
+    store.save_run_artifact(run_id, "final_config", None)
+    store.save_run_artifact(other, "final_best", None)
+    assert store.load_run_artifact(run_id, "final_config") is None
+
+
 # ---- other handles on the same storage -----------------------------------------------------------
 def check_concurrent_handles_claim_each_request_once(store: Any, threads: int = 4, requests: int = 40) -> None:
     """Handles opened on ``worker_url()`` (one per thread, as worker processes do) see the run and claim
@@ -327,7 +344,7 @@ STORAGE_CHECKS: Tuple[Callable[[Any], None], ...] = (
     check_unfinished_requests_are_cancelled_and_requeued, check_limits_of_waiting_requests_tighten,
     check_leases_expire_unless_renewed, check_a_resume_leaves_live_leased_claims_with_their_workers,
     check_registered_workers_count_while_alive, check_values_are_copies, check_floats_keep_double_precision,
-    check_long_text_is_stored_whole, check_technique_state_round_trips,
+    check_long_text_is_stored_whole, check_technique_state_round_trips, check_run_artifacts_round_trip,
     check_concurrent_handles_claim_each_request_once)
 
 
