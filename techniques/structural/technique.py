@@ -384,10 +384,6 @@ class StructuralSurrogate(Technique):
             self.fallback.load_state_dict(state["fallback"])
 
 
-#: the registered technique's fallback: the default bandit
-FALLBACK = "AUCBanditMetaTechniqueA"
-
-
 def register(registry: Any) -> None:
     """Add ``StructuralSurrogate`` to ``registry`` (its fallback is created from the registry when a
     run creates the technique, so the bundle may be registered after it)."""
