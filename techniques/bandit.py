@@ -78,7 +78,7 @@ class AUCBanditMetaTechnique(MetaTechnique):
 
     description = "AUC bandit over sub-techniques (C=0.05, window 500)"
 
-    OPTIONS = (Option("C", float, 0.05, 0.0, 1000.0, 0.01, 0.5, "exploration constant"),
+    OPTIONS = (Option("C", float, 0.05, 0.0, 1e9, 0.01, 0.5, "exploration constant (the rec approaches: 1e6)"),
                Option("window", int, 500, 1, 10000000, 50, 1000, "sliding window of uses"))
 
     def __init__(self, techniques: Sequence[Technique], name: Optional[str] = None, **options: Any) -> None:
