@@ -15,7 +15,6 @@ from .bundles import generate_bandit
 from .catalogue import Catalogue
 from .recommendation import AFFINITY_METRICS
 from .naming import is_generated_name, resolve, technique_from_name, technique_name
-from .registry import TechniqueRegistry
 from .simple import GreedyMutation, PureRandom
 
 _CATALOGUE = Catalogue()
@@ -26,8 +25,6 @@ def registry() -> Catalogue:
     """The process-wide technique catalogue (add your own with ``register``)."""
     return _CATALOGUE
 
-
-catalogue = registry
 
 
 def register(name: str, factory, description: str = "") -> None:
@@ -61,5 +58,5 @@ def create_technique(names: Sequence[str], **bandit_options: Any) -> Technique:
 
 __all__ = ["AFFINITY_METRICS", "AUCBandit", "AUCBanditMetaTechnique", "Catalogue", "DEFAULT_TECHNIQUE", "Feedback", "GreedyMutation",
            "Proposal", "PureRandom", "SearchContext", "SequentialTechnique", "Technique", "TechniqueError",
-           "TechniqueRegistry", "catalogue", "create_technique", "generate_bandit", "register", "registry",
+           "create_technique", "generate_bandit", "register", "registry",
            "resolve", "technique_from_name", "technique_name"]

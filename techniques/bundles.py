@@ -14,7 +14,7 @@ from .base import Technique
 from .naming import random_composable, technique_name
 from .recommendation import approach_names
 from .catalogue import Uses
-from .registry import TechniqueRegistry
+from .catalogue import Catalogue
 from .simple import GreedyMutation, PureRandom
 
 #: name -> (members, description); every bundle is an AUC bandit unless listed in _OTHER_META
@@ -59,7 +59,7 @@ _OTHER_META = {"RoundRobinMetaTechniqueA": "meta:RoundRobinMetaTechnique",
                "RecyclingMetaTechniqueA": "meta:RecyclingMetaTechnique"}
 
 
-def register(registry: TechniqueRegistry) -> None:
+def register(registry: Catalogue) -> None:
     """Register every bundle as a catalogue entry of its meta-technique over fresh members (each
     created through the catalogue when the bundle is); its members must be registered already."""
     for name, (members, description) in BUNDLES.items():
@@ -88,7 +88,7 @@ _NOT_ARMS = set(BUNDLES) | set(approach_names()) | {"GreedyMutationBandit", "Mul
                                                     "BayesianOptimization", "auto"}
 
 
-def generate_bandit(registry: TechniqueRegistry, manipulator: ConfigurationManipulator,
+def generate_bandit(registry: Catalogue, manipulator: ConfigurationManipulator,
                     rng: random.Random, arms: int = 5, random_options: bool = False,
                     **bandit_options: Any) -> AUCBanditMetaTechnique:
     """An AUC bandit (``bandit_options``: its ``C`` and ``window``) over ``arms`` random techniques: each arm is, with equal chance,

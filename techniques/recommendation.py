@@ -35,7 +35,8 @@ from .options import Option
 
 #: C of the ``rec`` variants: exploration dominates every AUC, so uses are spread evenly
 EVEN_C = 1.0e6
-#: how stored techniques are scored (the live affinity is "improvement" for improvement, else new-bests)
+#: how the store scores techniques: an affinity measured in each run (``new-bests``, ``improvement``) or
+#: ``run-rank``; the live affinity of a running bandit is "improvement" for improvement, else new-bests
 AFFINITY_METRICS = ("new-bests", "improvement", "run-rank")
 #: a held technique is swapped out only when its affinity is at most this share of the mean affinity
 #: of the held techniques; 1.0 (the default, as in the thesis) always lets the worst one go. Measured

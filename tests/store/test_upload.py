@@ -72,7 +72,7 @@ def test_reupload_of_a_grown_run_replaces_it(toy, tmp_path):
 
 _KILLER = """
 import os, signal, sys
-import tunerlib.store.store as written
+import tunerlib.store.crosssession as written
 from tunerlib.store import CrossSessionStore
 from tunerlib.store.upload import upload
 calls, insert = [], written._insert_run

@@ -11,7 +11,7 @@ from tunerlib.parameters import (BooleanArray, BooleanParameter, ConfigurationMa
                                  LogFloatParameter, LogIntegerParameter, OrdinalParameter,
                                  PermutationParameter, PowerOfTwoParameter, ScheduleParameter,
                                  SelectorParameter, SwitchParameter)
-from tunerlib.techniques import Feedback, TechniqueError, TechniqueRegistry, registry
+from tunerlib.techniques import Feedback, TechniqueError, Catalogue, registry
 from tunerlib.techniques.composable_presets import NAMED, register
 from tunerlib.techniques.composable import (ComposableEvolutionaryTechnique, GreedyComposableTechnique,
                                             RandomThreeParentsComposableTechnique)
@@ -322,7 +322,7 @@ def test_bad_hyper_parameters_are_rejected():
 
 
 def test_named_techniques_register_into_a_fresh_registry():
-    reg = TechniqueRegistry()
+    reg = Catalogue()
     register(reg)
     assert {"ComposableDiffEvolution", "ComposableDiffEvolutionCX"} <= set(reg)
     a, b = reg.create("ComposableDiffEvolutionCX"), reg.create("ComposableDiffEvolutionCX")

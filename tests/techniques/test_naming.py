@@ -10,7 +10,7 @@ from tunerlib.parameters import (BooleanArray, BooleanParameter, ConfigurationMa
                                  FloatArray, FloatParameter, IntegerParameter, LogFloatParameter,
                                  OrdinalParameter, PermutationParameter, PowerOfTwoParameter,
                                  ScheduleParameter)
-from tunerlib.techniques import Feedback, PureRandom, TechniqueError, TechniqueRegistry
+from tunerlib.techniques import Feedback, PureRandom, TechniqueError, Catalogue
 from tunerlib.techniques.composable_presets import NAMED, register
 from tunerlib.techniques.composable import (TECHNIQUE_BASES, GreedyComposableTechnique,
                                             RandomThreeParentsComposableTechnique)
@@ -60,7 +60,7 @@ def test_hand_built_maps_with_awkward_values_round_trip(xchoice, strength, args,
 
 
 def test_named_techniques_round_trip_and_resolve():
-    reg = TechniqueRegistry()
+    reg = Catalogue()
     register(reg)
     for name in NAMED:
         tech = reg.create(name)

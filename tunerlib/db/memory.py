@@ -1,6 +1,6 @@
 """MemoryStore: the results store of one process, in memory (``--database memory://``).
 
-It implements :class:`tunerlib.db.store.ResultsStore` with the same answers as the SQL backend (one
+It implements :class:`tunerlib.db.protocol.ResultsStore` with the same answers as the SQL backend (one
 contract suite checks both) at a fraction of its cost, for ``tune_function`` and technique tests.
 Nothing survives the process and measurement workers cannot share it: ``--parallelism`` > 1 needs a
 database. JSON values are stored as JSON text and parsed on the way out, like a database column.

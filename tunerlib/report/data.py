@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
 
 from ..db import DatabaseError, ResultsDB
-from ..db.store import open_existing
+from ..db.protocol import open_existing
 from ..errors import UsageError
 from ..finalform import FINAL_BEST, FINAL_FORM, final_best, final_form_text
 from ..objectives import UNIT_KEY

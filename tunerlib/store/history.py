@@ -15,7 +15,7 @@ from typing import Any
 
 from .starter import STARTER_PATH, write_starter
 from .schema import StoreError
-from .store import CrossSessionStore
+from .crosssession import CrossSessionStore
 
 __all__ = ["add_command", "main_starter"]
 

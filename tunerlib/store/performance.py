@@ -23,8 +23,9 @@ from typing import Dict, List, Optional, Sequence
 
 from ..techniques.recommendation import relative_gain
 
-#: the affinities measurable in a run (the store can also rank by run-rank, see .queries.RANKINGS)
-AFFINITY_METRICS = ("new-bests", "improvement")
+#: the affinities measured from a run's own results (the store also ranks by run-rank: every metric is
+#: :data:`tunerlib.techniques.AFFINITY_METRICS`)
+MEASURED_AFFINITIES = ("new-bests", "improvement")
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from typing import Iterable, Mapping, Optional, Tuple, Union
 
 from .queries import AffinityTable, StoreRows, read_rows, table_from_rows
 from .schema import StoreError
-from .store import CrossSessionStore
+from .crosssession import CrossSessionStore
 
 #: the starter history shipped with the package
 STARTER_PATH = Path(__file__).with_name("starter_history.json.gz")

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, List, Optional, TextIO
 
 from ..db import DatabaseError, ResultsDB
-from ..db.store import open_existing
+from ..db.protocol import open_existing
 from .export import StoredRun, export_run
 from .schema import StoreError
-from .store import CrossSessionStore
+from .crosssession import CrossSessionStore
 
 
 @dataclass

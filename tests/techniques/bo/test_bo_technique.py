@@ -9,7 +9,7 @@ from tunerlib.parameters import (BooleanArray, BooleanParameter, ConfigurationMa
                                  LogFloatParameter, LogIntegerParameter, OrdinalParameter,
                                  PermutationParameter, PowerOfTwoParameter, ScheduleParameter,
                                  SelectorParameter, SwitchParameter)
-from tunerlib.techniques import Feedback, TechniqueError, TechniqueRegistry, register, registry
+from tunerlib.techniques import Feedback, TechniqueError, Catalogue, register, registry
 from tunerlib.techniques.bo import BayesianOptimization, BOOptions
 from tunerlib.techniques.bo import register as register_bo
 
@@ -31,7 +31,7 @@ def feedback(m, cfg, value, requestor="BO", state=None):
 
 # ---- API ----------------------------------------------------------------------------------
 def test_register_and_options():
-    reg = TechniqueRegistry()
+    reg = Catalogue()
     register_bo(reg)
     tech = reg.create("BayesianOptimization")
     assert isinstance(tech, BayesianOptimization) and tech.name == "BayesianOptimization"
