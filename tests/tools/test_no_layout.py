@@ -1,5 +1,6 @@
-"""Installed tools assume no repository layout: run from outside the checkout without
-$TUNERLIB_SHARED_DIR they say in one line what to pass, and with it (or the option) they work."""
+"""Tools and the installed recorded replay assume no data layout: run from another folder (the tools
+importable from their checkout) without $TUNERLIB_SHARED_DIR they say in one line what to pass, and
+with it (or the option) they work."""
 import os
 import subprocess
 import sys
@@ -14,8 +15,12 @@ KMEANS = SHARED / "data" / "gpu_cache" / "rise_baco" / "kmeans_rtxtitan.csv.gz"
 needs_kmeans = pytest.mark.skipif(not KMEANS.is_file(), reason=f"{KMEANS} not found")
 
 
+REPO = Path(__file__).resolve().parents[2]   # the checkout holding tools/
+
+
 def _run(tmp_path, *args):
     env = {k: v for k, v in os.environ.items() if k != "TUNERLIB_SHARED_DIR"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     return zygote.run([sys.executable, "-m", *args], cwd=tmp_path, env=env, capture_output=True, text=True,
                       timeout=300)
 
