@@ -207,7 +207,7 @@ def test_a_proposal_reads_a_bounded_share_of_a_long_run(monkeypatch):
             assert tech.desired_configuration() is not None
         monkeypatch.setattr(tpe_module, "np", np)
         largest.append(counter.largest)
-    assert largest[1] <= largest[0] <= tech.n_candidates * (tech.max_good + tech.max_bad + 1) * 4
+    assert largest[1] <= largest[0] <= tech.candidates * (tech.max_good + tech.max_bad + 1) * 4
     assert len(tech.top) == tech.max_good
 
 
