@@ -67,8 +67,9 @@ class Constraint:
         #: set by a tuning run: misuse on a configuration counts as violating the constraint (see
         #: :meth:`is_satisfied`) instead of raising
         self.misuse_violates = False
-        #: the first misuse seen while :attr:`misuse_violates` (None: none)
+        #: the first misuse seen while :attr:`misuse_violates` (None: none), and how many there were
         self.misuse: Optional[str] = None
+        self.misuse_count = 0
 
     @staticmethod
     def _check_reads(reads: Optional[Iterable[str]]) -> Optional[List[str]]:
@@ -108,6 +109,7 @@ class Constraint:
         try:
             return self._satisfied(config)
         except ConstraintError as exc:
+            self.misuse_count += 1
             if self.misuse is None:
                 self.misuse = str(exc)
                 print(f"tunerlib: warning: {exc}; configurations on which it fails count as violating it "

@@ -211,6 +211,8 @@ class DaskExecutor(Executor):
         self._machines: Dict[str, int] = {}
         self._inputs: Dict[Tuple, int] = {}
         self._threads, self._counted = 0, None
+        #: submissions made again because the cluster lost a task
+        self.resubmitted = 0
 
     def start(self) -> None:
         """Connect to the scheduler (within Dask's ``distributed.comm.timeouts.connect``, 30 s by default)."""
@@ -315,6 +317,7 @@ class DaskExecutor(Executor):
         """Submit a lost task again, or record ERROR after MAX_ATTEMPTS submissions."""
         why = "cancelled by the cluster" if exc is None else f"{type(exc).__name__}: {exc}"
         if attempt < MAX_ATTEMPTS:
+            self.resubmitted += 1
             self.submit(desired, attempt + 1)
             return None
         del self._tasks[desired.id]

@@ -241,6 +241,7 @@ class BayesianOptimization(Technique):
         self._fs = self._fit_states[0]
         self._turns = 0                              # BO proposals so far (picks the surrogate)
         self._feasible_seen: Set[Hashable] = set()   # keys of evaluated/pending feasible configs
+        self.fallbacks = 0                           # proposals made at random after a model failure
         self._n_ok = 0                               # OK results (before the training-set cap)
         self._window = TrainingWindow(o.max_observations, o.failure_imputation)
         self._local_turn = 0                         # cycles trust-region / global steps when stalled
@@ -293,6 +294,7 @@ class BayesianOptimization(Technique):
             with single_thread_blas():
                 return self._bo_proposal()
         except (GPFitError, np.linalg.LinAlgError, FloatingPointError, ValueError) as exc:
+            self.fallbacks += 1
             log.debug("BayesianOptimization: model failed (%s); proposing a random configuration", exc)
             return self._random_new()
 

@@ -90,6 +90,7 @@ class LowRankBayesLinear(SparseBayesLinear):
         self.ridge = ridge
         self.rng = np.random.default_rng(seed)
         self.theta = self._initial(self.rank)
+        self.low_rank_fits = 0                      # L-BFGS fits run (a count of the work done)
         self._factor_n = 0                          # observations at the last fit of the factors
         self._grow_n = 0                            # observations at the last rank check
 
@@ -170,6 +171,7 @@ class LowRankBayesLinear(SparseBayesLinear):
     def fit(self, X: sp.csr_matrix, y: np.ndarray, theta: np.ndarray, rank: int,
             iterations: int = ITERATIONS) -> np.ndarray:
         """``theta`` refined by L-BFGS on the data ``X``, ``y`` (standardized)."""
+        self.low_rank_fits += 1
         res = minimize(self._loss, theta, args=(rank, X, y), jac=True, method="L-BFGS-B",
                        options={"maxiter": iterations, "maxfun": 4 * iterations})
         return np.asarray(res.x)
