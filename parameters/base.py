@@ -193,11 +193,6 @@ class Parameter:
     def normalize(self, config: Config) -> None:
         self.set_value(config, self.normalize_value(self.get_value(config)))
 
-    def validate_value(self, value: Any) -> None:
-        """Raise ParameterError with a one-line message when ``value`` is illegal."""
-        if not self.is_valid(value):
-            raise ParameterError(f"parameter {self.name!r}: illegal value {value!r} ({self.describe()})")
-
     def describe(self) -> str:
         """One line: kind and legal range."""
         return self.kind

@@ -6,7 +6,7 @@ imports neither scipy nor scikit-learn.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 from .bandit import AUCBandit, AUCBanditMetaTechnique
 from .base import Feedback, Proposal, SearchContext, SequentialTechnique, Technique, TechniqueError
@@ -17,7 +17,6 @@ from .recommendation import AFFINITY_METRICS
 from .pareto import (crowding_distance, dominates, hypervolume, hypervolume_improvement, non_dominated,
                      non_dominated_sort)
 from .naming import is_generated_name, resolve, technique_from_name, technique_name
-from .registry import TechniqueRegistry
 from .simple import GreedyMutation, PureRandom
 
 _CATALOGUE = Catalogue()
@@ -28,8 +27,6 @@ def registry() -> Catalogue:
     """The process-wide technique catalogue (add your own with ``register``)."""
     return _CATALOGUE
 
-
-catalogue = registry
 
 
 def register(name: str, factory, description: str = "") -> None:
@@ -49,21 +46,21 @@ def _create_one(name: str) -> Technique:
     return resolve(name)
 
 
-def create_technique(names: Sequence[str], C: float = 0.05, window: int = 500) -> Technique:
-    """A fresh root technique: the named one, or an AUC bandit (exploration ``C``, sliding ``window``)
-    over several names."""
+def create_technique(names: Sequence[str], **bandit_options: Any) -> Technique:
+    """A fresh root technique: the named one, or an AUC bandit over several names (``bandit_options``:
+    the :class:`AUCBanditMetaTechnique` options, its exploration ``C`` and sliding ``window``)."""
     names = list(names) or [DEFAULT_TECHNIQUE]
     if len(set(names)) != len(names):
         raise TechniqueError(f"--technique lists a name twice: {names}")
     techs = [_create_one(n) for n in names]
     if len(techs) == 1:
         return techs[0]
-    return AUCBanditMetaTechnique(techs, name="AUCBandit", C=C, window=window)
+    return AUCBanditMetaTechnique(techs, name="AUCBandit", **bandit_options)
 
 
 __all__ = ["AFFINITY_METRICS", "AUCBandit", "AUCBanditMetaTechnique", "Catalogue", "DEFAULT_TECHNIQUE", "Feedback", "GreedyMutation",
            "crowding_distance", "dominates", "hypervolume", "hypervolume_improvement", "non_dominated",
            "non_dominated_sort",
            "Proposal", "PureRandom", "SearchContext", "SequentialTechnique", "Technique", "TechniqueError",
-           "TechniqueRegistry", "catalogue", "create_technique", "generate_bandit", "register", "registry",
+           "create_technique", "generate_bandit", "register", "registry",
            "resolve", "technique_from_name", "technique_name"]

@@ -56,7 +56,7 @@ from typing import Any, Callable, Deque, Dict, List, Optional
 from ..parameters import (ArrayParameter, BooleanArray, ConfigurationManipulator, FeasibleSpace, FloatArray,
                           FloatParameter, NumericParameter, OrdinalParameter, PermutationParameter)
 from .base import Config, Feedback, Proposal, Technique, TechniqueError
-from .options import Option
+from .options import Option, configure
 
 BO, STRUCTURAL, BANDIT = "BayesianOptimization", "StructuralSurrogate", "AUCBanditMetaTechniqueA"
 #: the multi-objective members, in the order :func:`multi_objective_plan` considers them (the first that
@@ -203,12 +203,10 @@ class AutoTechnique(Technique):
     #: several objectives: the rule picks among MULTI_OBJECTIVE_MEMBERS
     multi_objective = True
 
-    def __init__(self, name: Optional[str] = None, cost_share: float = 1.0, cpu_floor: float = 0.03,
-                 short_budget: int = 200, patience: int = 30,
-                 build: Optional[Callable[[str], Technique]] = None) -> None:
+    def __init__(self, name: Optional[str] = None, build: Optional[Callable[[str], Technique]] = None,
+                 **options: Any) -> None:
         super().__init__(name or "auto")
-        self.cost_share, self.cpu_floor = cost_share, cpu_floor
-        self.short_budget, self.patience = short_budget, patience
+        configure(self, options)
         self._build = build
         self.decisions: List[Dict[str, Any]] = []
         self._announced = 0

@@ -13,13 +13,13 @@ from typing import Any, Deque, Dict, List, Optional, Sequence, Tuple
 
 from .base import Feedback, Technique, TechniqueError
 from .meta import MetaTechnique
-from .options import Option
+from .options import Option, configure
 
 
 class AUCBandit:
     """The bandit's bookkeeping, independent of techniques (unit-testable)."""
 
-    def __init__(self, arms: Sequence[str], C: float = 0.05, window: int = 500) -> None:
+    def __init__(self, arms: Sequence[str], C: float, window: int) -> None:
         if not arms:
             raise TechniqueError("an AUC bandit needs at least one arm")
         if len(set(arms)) != len(arms):
@@ -78,13 +78,13 @@ class AUCBanditMetaTechnique(MetaTechnique):
 
     description = "AUC bandit over sub-techniques (C=0.05, window 500)"
 
-    OPTIONS = (Option("C", float, 0.05, 0.0, 1000.0, 0.01, 0.5, "exploration constant"),
+    OPTIONS = (Option("C", float, 0.05, 0.0, 1e9, 0.01, 0.5, "exploration constant (the rec approaches: 1e6)"),
                Option("window", int, 500, 1, 10000000, 50, 1000, "sliding window of uses"))
 
-    def __init__(self, techniques: Sequence[Technique], name: Optional[str] = None,
-                 C: float = 0.05, window: int = 500) -> None:
+    def __init__(self, techniques: Sequence[Technique], name: Optional[str] = None, **options: Any) -> None:
         super().__init__(techniques, name)
-        self.bandit = AUCBandit([t.name for t in self.techniques], C, window)
+        configure(self, options)
+        self.bandit = AUCBandit([t.name for t in self.techniques], self.C, self.window)
         self._by_name = {t.name: t for t in self.techniques}
 
     def order(self) -> List[Technique]:

@@ -99,6 +99,12 @@ class Technique(ABC):
     #: True for techniques that handle several objectives (use ``Feedback.values``); a run with
     #: several objectives refuses every other technique at construction
     multi_objective: bool = False
+    #: the option schema (a tuple of :class:`~.options.Option`): the one declaration of the options'
+    #: names, types, defaults and ranges; ``__init__`` passes what it is given to
+    #: :func:`~.options.configure`, and the catalogue, names, docs and random generation read it
+    OPTIONS: Tuple[Any, ...] = ()
+    #: whether :func:`~.naming.technique_name` writes ``Class;option,value;...`` for an instance
+    NAMED_BY_OPTIONS: bool = False
 
     def __init__(self, name: Optional[str] = None) -> None:
         self.name = name or type(self).__name__
@@ -143,6 +149,11 @@ class Technique(ABC):
 
     def is_own(self, feedback: Feedback) -> bool:
         return feedback.requestor == self.path
+
+    def option_values(self) -> Dict[str, Any]:
+        """The option values the technique was configured with (by name, sorted; empty without a schema)."""
+        values = getattr(self, "_options", {})
+        return {n: values[n] for n in sorted(values)}
 
     # ---- persistence (techniques with state override these) ---------------
     def state_dict(self) -> Dict[str, Any]:

@@ -8,7 +8,7 @@ from typing import Any, List, Optional
 from ..parameters import ArrayParameter, ConfigurationManipulator
 from .base import Config, Feedback
 from .genetic import EvolutionaryTechnique, Member, cross_param, is_permutation, mutate_param, tournament
-from .options import Option
+from .options import Option, configure
 
 
 class BinaryGA(EvolutionaryTechnique):
@@ -35,13 +35,9 @@ class BinaryGA(EvolutionaryTechnique):
                Option("mutate", int, 2, 0, 10000, 1, 4, "mutations per child"),
                Option("sharing", int, 1, 0, 1000, doc="copies of the global best among the parents"))
 
-    def __init__(self, name: Optional[str] = None, population: int = 200, tournament: int = 5,
-                 mutate: int = 2, sharing: int = 1) -> None:
+    def __init__(self, name: Optional[str] = None, **options: Any) -> None:
         super().__init__(name)
-        self.population_size = max(2, int(population))
-        self.tournament_size = max(1, int(tournament))
-        self.mutate_count = max(0, int(mutate))
-        self.sharing = sharing
+        configure(self, options)
 
     def bind(self, manipulator: ConfigurationManipulator, rng: random.Random,
              path: Optional[str] = None) -> None:
@@ -53,7 +49,7 @@ class BinaryGA(EvolutionaryTechnique):
 
     def desired_configuration(self) -> Optional[Config]:
         """The next child of the current generation; None while the generation is being measured."""
-        if len(self.batch) >= self.population_size:
+        if len(self.batch) >= self.population:
             if any(mem.value is None for mem in self.batch):
                 return None
             self.parents, self.batch = self.batch, []
@@ -66,7 +62,7 @@ class BinaryGA(EvolutionaryTechnique):
         pool = list(self.parents)
         if self.best_config is not None:
             pool += [Member(self.best_config, "", self.best_value)] * max(0, self.sharing)
-        return tournament(self.rng, pool, self.tournament_size)
+        return tournament(self.rng, pool, self.tournament)
 
     def make_child(self) -> Config:
         """One child: two tournament parents, half-parameter crossover, ``mutate`` mutations."""
@@ -81,7 +77,7 @@ class BinaryGA(EvolutionaryTechnique):
                 param.set_value(child, param.copy_value(param.get_value(second)))
             elif (is_permutation(param) or isinstance(param, ArrayParameter)) and self.rng.random() < 0.5:
                 cross_param(param, child, first, second, self.rng, "OX1", 0.5)
-        for param in self.rng.sample(params, k=min(self.mutate_count, len(params))):
+        for param in self.rng.sample(params, k=min(self.mutate, len(params))):
             mutate_param(param, child, self.rng)
         return child
 

@@ -6,7 +6,7 @@ through the registry each time a bundle is created, so every run gets fresh inst
 from __future__ import annotations
 
 import random
-from typing import Dict, List, Tuple
+from typing import Any, Dict, List, Tuple
 
 from ..parameters import ConfigurationManipulator
 from .bandit import AUCBanditMetaTechnique
@@ -14,7 +14,7 @@ from .base import Technique
 from .naming import random_composable, technique_name
 from .recommendation import approach_names
 from .catalogue import Uses
-from .registry import TechniqueRegistry
+from .catalogue import Catalogue
 from .simple import GreedyMutation, PureRandom
 
 #: name -> (members, description); every bundle is an AUC bandit unless listed in _OTHER_META
@@ -59,7 +59,7 @@ _OTHER_META = {"RoundRobinMetaTechniqueA": "meta:RoundRobinMetaTechnique",
                "RecyclingMetaTechniqueA": "meta:RecyclingMetaTechnique"}
 
 
-def register(registry: TechniqueRegistry) -> None:
+def register(registry: Catalogue) -> None:
     """Register every bundle as a catalogue entry of its meta-technique over fresh members (each
     created through the catalogue when the bundle is); its members must be registered already."""
     for name, (members, description) in BUNDLES.items():
@@ -75,9 +75,9 @@ def register(registry: TechniqueRegistry) -> None:
 def greedy_mutation_bandit() -> Technique:
     """``GreedyMutationBandit``: an AUC bandit over uniform/normal greedy mutation and random search."""
     arms: List[Technique] = [
-        GreedyMutation("UniformGreedyMutation", 0.1, normal=False),
-        GreedyMutation("NormalGreedyMutation", 0.1, normal=True),
-        GreedyMutation("NormalGreedyMutation20", 0.2, normal=True),
+        GreedyMutation("UniformGreedyMutation", mutation_rate=0.1, normal=False),
+        GreedyMutation("NormalGreedyMutation", mutation_rate=0.1, normal=True),
+        GreedyMutation("NormalGreedyMutation20", mutation_rate=0.2, normal=True),
         PureRandom("PureRandom"),
     ]
     return AUCBanditMetaTechnique(arms)
@@ -88,10 +88,10 @@ _NOT_ARMS = set(BUNDLES) | set(approach_names()) | {"GreedyMutationBandit", "Mul
                                                     "BayesianOptimization", "auto"}
 
 
-def generate_bandit(registry: TechniqueRegistry, manipulator: ConfigurationManipulator,
-                    rng: random.Random, arms: int = 5, C: float = 0.05, window: int = 500,
-                    random_options: bool = False) -> AUCBanditMetaTechnique:
-    """An AUC bandit (``C``, ``window``) over ``arms`` random techniques: each arm is, with equal chance,
+def generate_bandit(registry: Catalogue, manipulator: ConfigurationManipulator,
+                    rng: random.Random, arms: int = 5, random_options: bool = False,
+                    **bandit_options: Any) -> AUCBanditMetaTechnique:
+    """An AUC bandit (``bandit_options``: its ``C`` and ``window``) over ``arms`` random techniques: each arm is, with equal chance,
     a random registered technique or a random composable technique for the kinds in ``manipulator``.
     With ``random_options`` a registered arm also gets random values for the options its entry does
     not preset (:meth:`~.catalogue.Catalogue.random_name`; off by default, so a seed draws the
@@ -110,4 +110,4 @@ def generate_bandit(registry: TechniqueRegistry, manipulator: ConfigurationManip
         if tech.name not in names:
             names.add(tech.name)
             chosen.append(tech)
-    return AUCBanditMetaTechnique(chosen, name="GeneratedBandit", C=C, window=window)
+    return AUCBanditMetaTechnique(chosen, name="GeneratedBandit", **bandit_options)

@@ -37,13 +37,10 @@ from ..parameters import ConfigurationManipulator, Parameter
 from .base import Config, Feedback, Technique, TechniqueError
 from .operator_map import MapInput, OperatorChoice, OperatorMap, kind_of
 from .name_encoding import composable_name
-from .options import Option, validate
+from .options import Option, configure
 
 
-#: a technique-base hyper-parameter is an option of the one technique option schema (:mod:`.options`)
-HyperParameter = Option
-
-POPULATION_SIZE = HyperParameter("population_size", int, 30, 1, 100000, 10, 50, "members in the population")
+POPULATION_SIZE = Option("population_size", int, 30, 1, 100000, 10, 50, "members in the population")
 
 
 @dataclass(eq=False)
@@ -95,19 +92,15 @@ class ComposableEvolutionaryTechnique(Technique):
     (their generated names, :func:`tunerlib.techniques.naming.technique_name`, are then equal too).
     """
 
-    HYPER_PARAMETERS: ClassVar[Tuple[HyperParameter, ...]] = (POPULATION_SIZE,)
+    OPTIONS: ClassVar[Tuple[Option, ...]] = (POPULATION_SIZE,)
     description = "composable evolutionary technique"
     #: child-generation attempts before falling back to a random configuration
     max_tries = 20
 
-    def __init__(self, name: Optional[str] = None, operator_map: MapInput = None, **hparams: Any) -> None:
+    def __init__(self, name: Optional[str] = None, operator_map: MapInput = None, **options: Any) -> None:
         super().__init__(name)
         owner = type(self).__name__
-        given = validate(self.HYPER_PARAMETERS, hparams, owner, "hyper-parameter")
-        self.hparams: Dict[str, Any] = {h.name: given.get(h.name, h.coerce(h.default, owner))
-                                        for h in self.HYPER_PARAMETERS}
-        for n, v in self.hparams.items():
-            setattr(self, n, v)
+        configure(self, options)
         self.operator_map = operator_map if isinstance(operator_map, OperatorMap) else OperatorMap(operator_map)
         self.operator_map.check_parents(self.minimum_number_of_parents(), owner)
         if name is None:
@@ -124,10 +117,6 @@ class ComposableEvolutionaryTechnique(Technique):
         """The root of generated names: the class name."""
         return cls.__name__
 
-    def hyper_parameters(self) -> Dict[str, Any]:
-        """Hyper-parameter values by name (sorted by name)."""
-        return {n: self.hparams[n] for n in sorted(self.hparams)}
-
     def generated_name(self) -> str:
         """The name encoding class, hyper-parameters and operator map (see :mod:`.naming`)."""
         return composable_name(self)
@@ -135,11 +124,11 @@ class ComposableEvolutionaryTechnique(Technique):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ComposableEvolutionaryTechnique):
             return NotImplemented
-        return (type(self) is type(other) and self.hyper_parameters() == other.hyper_parameters()
+        return (type(self) is type(other) and self.option_values() == other.option_values()
                 and self.operator_map == other.operator_map)
 
     def __hash__(self) -> int:
-        return hash((type(self).__name__, tuple(self.hyper_parameters()), hash(self.operator_map)))
+        return hash((type(self).__name__, tuple(self.option_values()), hash(self.operator_map)))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.generated_name()!r})"
@@ -305,9 +294,9 @@ class ComposableEvolutionaryTechnique(Technique):
         return param.apply_operator(choice.op, child, configs, rng, **kwargs)
 
 
-def _crossover_rate(default: float, high: float) -> HyperParameter:
+def _crossover_rate(default: float, high: float) -> Option:
     """The ``crossover_rate`` option of the greedy and DE bases (random values drawn in [0.1, high])."""
-    return HyperParameter("crossover_rate", float, default, 0.0, 1.0, 0.1, high,
+    return Option("crossover_rate", float, default, 0.0, 1.0, 0.1, high,
                           "probability that a parameter is operated on")
 
 
@@ -340,7 +329,7 @@ class GreedyComposableTechnique(_RateCrossoverReplaceIfBetter):
     * default operator: ``op1_randomize`` (as OpenTuner's greedy base), not ``op1_nop``.
     """
 
-    HYPER_PARAMETERS = (POPULATION_SIZE,
+    OPTIONS = (POPULATION_SIZE,
                         _crossover_rate(0.5, 0.9))
     description = "composable greedy base: members cycle, each bred with the global best"
 
@@ -376,9 +365,9 @@ class RandomThreeParentsComposableTechnique(_RateCrossoverReplaceIfBetter):
       drawn uniformly in [0, 1) once per child, as in OpenTuner; ``op1_nop`` for kinds without it.
     """
 
-    HYPER_PARAMETERS = (POPULATION_SIZE,
+    OPTIONS = (POPULATION_SIZE,
                         _crossover_rate(0.9, 1.0),
-                        HyperParameter("best_probability", float, 0.2, 0.0, 1.0, 0.0, 0.5,
+                        Option("best_probability", float, 0.2, 0.0, 1.0, 0.0, 0.5,
                                        "probability that the global best is one of the three parents"))
     description = "composable DE base: oldest member plus three random parents"
 
@@ -429,6 +418,6 @@ register_base(GreedyComposableTechnique)
 register_base(RandomThreeParentsComposableTechnique)
 
 
-__all__ = ["Child", "ComposableEvolutionaryTechnique", "GreedyComposableTechnique", "HyperParameter",
+__all__ = ["Child", "ComposableEvolutionaryTechnique", "GreedyComposableTechnique",
            "Member", "POPULATION_SIZE", "RandomThreeParentsComposableTechnique", "TECHNIQUE_BASES",
            "register_base"]

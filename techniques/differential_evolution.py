@@ -14,7 +14,7 @@ from ..parameters import ArrayParameter, ConfigurationManipulator, Parameter
 from ..parameters.permutation import difference_swaps
 from .base import Config, Feedback
 from .genetic import EvolutionaryTechnique, Member, has_unit, is_permutation, mutate_param
-from .options import Option
+from .options import Option, configure
 
 
 class _DEMember(Member):
@@ -71,21 +71,10 @@ class DifferentialEvolution(EvolutionaryTechnique):
                Option("inject", bool, True, doc="another technique's new best replaces the worst member"),
                Option("adopt", bool, True, doc="fill the population from the best results seen"))
 
-    def __init__(self, name: Optional[str] = None, population_size: int = 30, cr: float = 0.9,
-                 n_cross: int = 1, information_sharing: int = 1, duplicate_retries: int = 5,
-                 perm_difference: float = 1.0, perm_strength: float = 1.0 / 3.0,
-                 inject: bool = True, adopt: bool = True) -> None:
-        super().__init__(name, max_tries=duplicate_retries + 5)
-        self.population_size = max(1, int(population_size))
-        self.cr = cr
-        self.n_cross = n_cross
-        self.information_sharing = information_sharing
-        self.duplicate_retries = duplicate_retries
-        self.perm_difference = perm_difference
-        self.perm_strength = perm_strength
-        self.adopt = adopt
-        self.elite_size = self.population_size if adopt else 0
-        self.inject = inject
+    def __init__(self, name: Optional[str] = None, **options: Any) -> None:
+        values = configure(self, options)
+        super().__init__(name, max_tries=values["duplicate_retries"] + 5)
+        self.elite_size = self.population_size if self.adopt else 0
 
     def bind(self, manipulator: ConfigurationManipulator, rng: random.Random,
              path: Optional[str] = None) -> None:

@@ -31,7 +31,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set
 
 from ..parameters import ArrayParameter, ConfigurationManipulator, Parameter
 from .base import Config, Feedback, Proposal, Technique
-from .options import Option
+from .options import Option, configure
 
 PERMUTATION_CROSSOVERS = ("OX1", "OX3", "PX", "CX", "PMX")
 
@@ -328,27 +328,10 @@ class GeneticAlgorithm(EvolutionaryTechnique):
                Option("greedy", float, 0.25, 0.0, 1.0, 0.0, 0.5, "probability to breed from the best"),
                Option("adopt", bool, True, doc="other techniques' better results replace the worst member"))
 
-    def __init__(self, name: Optional[str] = None, crossover: Optional[str] = "OX1",
-                 population_size: int = 6, crossover_rate: float = 0.8, mutation_rate: float = 0.1,
-                 must_mutate: int = 1, tournament_size: int = 3, crossover_strength: float = 1.0 / 3.0,
-                 sharing: int = 1, normal: float = 0.5, sigma: float = 0.1, greedy: float = 0.25,
-                 adopt: bool = True) -> None:
+    def __init__(self, name: Optional[str] = None, **options: Any) -> None:
         super().__init__(name)
-        self.greedy = greedy
-        self.adopt = adopt
-        if crossover is not None and crossover not in PERMUTATION_CROSSOVERS:
-            raise ValueError(f"unknown crossover {crossover!r}; choose one of {PERMUTATION_CROSSOVERS}")
-        self.crossover = crossover
-        self.population_size = max(2, int(population_size))
-        self.elite_size = self.population_size if adopt else 0
-        self.crossover_rate = crossover_rate
-        self.mutation_rate = mutation_rate
-        self.must_mutate = must_mutate
-        self.tournament_size = max(1, int(tournament_size))
-        self.crossover_strength = crossover_strength
-        self.sharing = sharing
-        self.normal = normal
-        self.sigma = sigma
+        configure(self, options)
+        self.elite_size = self.population_size if self.adopt else 0
 
     def bind(self, manipulator: ConfigurationManipulator, rng: random.Random,
              path: Optional[str] = None) -> None:

@@ -1,11 +1,11 @@
 """OpenTuner's global GA (``GGA``): greedy global-best mutation with occasional crossover."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from .base import Config
 from .genetic import EvolutionaryTechnique, _val, cross_param, mutate_param
-from .options import Option
+from .options import Option, configure
 
 __all__ = ["GlobalGA"]
 
@@ -33,17 +33,10 @@ class GlobalGA(EvolutionaryTechnique):
                Option("sigma", float, 0.1, 0.0, 10.0, 0.02, 0.3, "Gaussian step in unit space"),
                Option("elite", int, 10, 1, 100000, 2, 20, "elite configurations kept for crossover"))
 
-    def __init__(self, name: Optional[str] = None, mutation_rate: float = 0.1,
-                 crossover_rate: float = 0.5, crossover_strength: float = 0.2, must_mutate: int = 1,
-                 normal: bool = True, sigma: float = 0.1, elite: int = 10) -> None:
+    def __init__(self, name: Optional[str] = None, **options: Any) -> None:
         super().__init__(name)
-        self.mutation_rate = mutation_rate
-        self.crossover_rate = crossover_rate
-        self.crossover_strength = crossover_strength
-        self.must_mutate = must_mutate
-        self.normal = normal
-        self.sigma = sigma
-        self.elite_size = max(1, int(elite))
+        configure(self, options)
+        self.elite_size = self.elite
 
     def desired_configuration(self) -> Optional[Config]:
         """A mutated (and sometimes crossed) copy of the global best."""

@@ -13,7 +13,7 @@ from typing import Any, Callable, Deque, Dict, List, Optional, Sequence
 
 from ..parameters import ConfigurationManipulator
 from .base import Config, Feedback, Proposal, Technique, TechniqueError
-from .options import Option
+from .options import Option, configure
 
 Factory = Callable[[], Technique]
 
@@ -184,11 +184,11 @@ class StallPortfolioMetaTechnique(MetaTechnique):
     OPTIONS = (Option("patience", int, 10, 1, 1000000, 5, 30,
                       "primary results in a row without a new best before the partner takes turns"),)
 
-    def __init__(self, techniques: Sequence[Technique], name: Optional[str] = None, patience: int = 10) -> None:
+    def __init__(self, techniques: Sequence[Technique], name: Optional[str] = None, **options: Any) -> None:
         super().__init__(techniques, name)
-        if len(self.techniques) != 2 or patience < 1:
-            raise TechniqueError(f"{self.name} needs exactly two sub-techniques (primary, partner) and patience >= 1")
-        self.patience = patience
+        if len(self.techniques) != 2:
+            raise TechniqueError(f"{self.name} needs exactly two sub-techniques (primary, partner)")
+        configure(self, options)
 
     def bind(self, manipulator: ConfigurationManipulator, rng: random.Random,
              path: Optional[str] = None) -> None:

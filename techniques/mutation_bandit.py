@@ -7,7 +7,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 from ..parameters import ConfigurationManipulator, Parameter, PrimitiveParameter
 from .bandit import AUCBandit
 from .base import Config, Feedback, Technique
-from .options import Option
+from .options import Option, configure
 
 #: mutation operators used as arms, when a parameter has them (see the class docstring)
 ARM_OPERATORS = ("op1_randomize", "op1_normal_mutation", "op1_flip", "op1_flip_random",
@@ -50,12 +50,9 @@ class AUCBanditMutationTechnique(Technique):
                Option("window", int, 500, 1, 10000000, 50, 1000, "sliding window of uses"),
                Option("max_tries", int, 20, 1, 100000, doc="attempts at a new feasible configuration"))
 
-    def __init__(self, name: Optional[str] = None, C: float = 0.05, window: int = 500,
-                 max_tries: int = 20) -> None:
+    def __init__(self, name: Optional[str] = None, **options: Any) -> None:
         super().__init__(name)
-        self.C = C
-        self.window = window
-        self.max_tries = max_tries
+        configure(self, options)
 
     def bind(self, manipulator: ConfigurationManipulator, rng: random.Random,
              path: Optional[str] = None) -> None:

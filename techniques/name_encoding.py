@@ -30,7 +30,7 @@ def encode_entry(kind: str, choice: OperatorChoice) -> str:
 
 def composable_name(tech: Any) -> str:
     """The generated name of a composable technique: root, hyper-parameters, operator-map entries."""
-    hp = tech.hyper_parameters()
+    hp = tech.option_values()
     base = ";".join([tech.root_name()] + [f"{n},{dump_value(hp[n])}" for n in sorted(hp)])
     entries = [encode_entry(k, tech.operator_map[k]) for k in sorted(tech.operator_map)]
     return SEP.join([base] + entries)

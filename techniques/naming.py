@@ -55,12 +55,11 @@ _IDENT_CHAR = re.compile(r"[A-Za-z0-9_]")
 
 
 def technique_name(tech: Technique) -> str:
-    """The generated name of a composable technique, or of a technique whose class declares an
-    option schema (``OPTIONS``) and reports its values (``hyperparameters()``); other techniques'
-    names are returned as they are (a technique made from an option name carries that name)."""
-    schema = getattr(type(tech), "OPTIONS", None)
-    if schema is not None and hasattr(tech, "hyperparameters"):
-        return option_name(type(tech).__name__, tech.hyperparameters(), defaults(schema))  # type: ignore[attr-defined]
+    """The generated name of a composable technique, or of a technique whose class is named by its
+    options (``NAMED_BY_OPTIONS``: ``Class;option,value;...``); other techniques' names are returned
+    as they are (a technique made from an option name carries that name)."""
+    if tech.NAMED_BY_OPTIONS:
+        return option_name(type(tech).__name__, tech.option_values(), defaults(type(tech).OPTIONS))
     if not isinstance(tech, ComposableEvolutionaryTechnique):
         return tech.name
     return composable_name(tech)
@@ -207,7 +206,7 @@ def parse_name(name: str) -> Tuple[str, Dict[str, Any], Dict[str, OperatorChoice
     cls = TECHNIQUE_BASES.get(root)
     if cls is None:
         raise sc.fail(f"unknown technique base {root!r}", f"start with one of {sorted(TECHNIQUE_BASES)}", 0)
-    known = {h.name: h for h in cls.HYPER_PARAMETERS}
+    known = {h.name: h for h in cls.OPTIONS}
     for hname, value in hparams.items():
         if hname not in known:
             raise sc.fail(f"{root} has no hyper-parameter {hname!r}", f"use one of {sorted(known)}", hpos[hname])
@@ -286,7 +285,7 @@ def random_composable(rng: random.Random, space: KindsLike,
     """
     pool = sorted(bases or TECHNIQUE_BASES.values(), key=lambda c: c.root_name())
     cls = rng.choice(pool)
-    hparams = {h.name: h.random(rng) for h in cls.HYPER_PARAMETERS}
+    hparams = {h.name: h.random(rng) for h in cls.OPTIONS}
     minimum = cls(**hparams).minimum_number_of_parents()
     op_map = {kind: random_choice(kind, minimum, rng) for kind in _kinds(space)}
     return cls(operator_map=op_map, **hparams)

@@ -1,10 +1,13 @@
 """One declarative option schema for every technique.
 
-A technique declares its options as a tuple of :class:`Option` (the class attribute ``OPTIONS``;
-composable technique bases call it ``HYPER_PARAMETERS``).  From that one declaration come
+A technique declares its options once, as a tuple of :class:`Option` (the class attribute
+``OPTIONS``; a subclass extends its base's tuple).  Its ``__init__`` takes them as ``**options`` and
+hands them to :func:`configure`; it declares no option name, default or range of its own
+(tests/techniques/test_option_schema.py checks every catalogue technique).  From that one declaration come
 
-* validation: :func:`validate` checks names, types, ranges and choices, each failure a one-line
-  TechniqueError naming the option and the fix;
+* constructor defaults and checks: :func:`configure` fills the defaults in and checks names, types,
+  ranges and choices, each failure a one-line TechniqueError naming the option and the fix;
+* the catalogue's options of every entry, the ``--list-techniques`` and docs reference;
 * names: :func:`option_name` writes ``Root;option,value;...`` with the options that differ from
   their defaults (the value grammar of :mod:`.naming`), which :mod:`.option_names` parses back;
 * random generation: :meth:`Option.random` draws a value in the option's random range.
@@ -22,7 +25,8 @@ from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, Tuple
 from .base import TechniqueError
 from .name_encoding import dump_value
 
-__all__ = ["Option", "Schema", "defaults", "option_name", "random_values", "schema_from_dataclass", "validate"]
+__all__ = ["Option", "Schema", "configure", "defaults", "option_name", "random_values", "schema_from_dataclass",
+           "validate"]
 
 _TYPE_WORDS = {int: "an integer", float: "a number", bool: "true or false", str: "a string",
                dict: "a list of [name, value] pairs"}
@@ -35,7 +39,7 @@ class Option:
     ``type`` is int, float, bool, str or dict (a str -> str mapping, written ``[["k","v"],...]`` in
     names; ``choices`` then constrains its values).  ``lo``/``hi`` bound numbers (None: unbounded),
     ``random_lo``/``random_hi`` bound random draws (default: ``lo``/``hi``), ``optional`` admits
-    None.  Positional order matches the composable techniques' former ``HyperParameter``.
+    None.
     """
 
     name: str
@@ -120,6 +124,22 @@ def validate(schema: Sequence[Option], values: Mapping[str, Any], owner: str,
     if unknown:
         raise TechniqueError(f"{owner} has no {word} {unknown[0]!r}; its {word}s are {sorted(known)}")
     return {n: known[n].coerce(v, owner, word) for n, v in values.items()}
+
+
+def configure(technique: Any, given: Mapping[str, Any], attributes: bool = True) -> Dict[str, Any]:
+    """Called by a technique's ``__init__`` with the options it was given: every option of its class's
+    ``OPTIONS``, validated (one-line TechniqueError naming a bad one) with the schema's defaults filled
+    in, each set as an attribute of ``technique`` (unless ``attributes`` is false); returns the values
+    by name (kept for :meth:`~.base.Technique.option_values`).  The constructor therefore declares no
+    option itself: names, defaults and ranges live only in the schema."""
+    schema: Sequence[Option] = type(technique).OPTIONS
+    owner = type(technique).__name__
+    values = validate(schema, {**defaults(schema), **given}, owner)
+    technique._options = values
+    if attributes:
+        for name, value in values.items():
+            setattr(technique, name, value)
+    return dict(values)
 
 
 def random_values(schema: Sequence[Option], rng: random.Random) -> Dict[str, Any]:

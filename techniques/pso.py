@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Optional
 from ..parameters import ConfigurationManipulator, Parameter
 from .base import Config, Feedback
 from .genetic import PERMUTATION_CROSSOVERS, EvolutionaryTechnique, is_permutation, mutate_param
-from .options import Option
+from .options import Option, configure
 
 #: velocities are clipped to this magnitude (unit space) so particles cannot fly off for ever
 VMAX = 1.0
@@ -74,18 +74,9 @@ class PSO(EvolutionaryTechnique):
                Option("strength", float, 0.1, 0.0, 1.0, 0.05, 0.5, "share of a permutation kept in own order"),
                Option("turbulence", float, 0.0, 0.0, 1.0, 0.0, 0.3, "probability of extra local moves"))
 
-    def __init__(self, name: Optional[str] = None, crossover: str = "OX1", n_particles: int = 10,
-                 omega: float = 0.5, phi_l: float = 0.5, phi_g: float = 0.5,
-                 strength: float = 0.1, turbulence: float = 0.0) -> None:
+    def __init__(self, name: Optional[str] = None, **options: Any) -> None:
         super().__init__(name)
-        crossover = crossover[len("op3_cross_"):] if crossover.startswith("op3_cross_") else crossover
-        if crossover not in PERMUTATION_CROSSOVERS:
-            raise ValueError(f"unknown crossover {crossover!r}; choose one of {PERMUTATION_CROSSOVERS}")
-        self.crossover = crossover
-        self.n_particles = max(1, int(n_particles))
-        self.omega, self.phi_l, self.phi_g = omega, phi_l, phi_g
-        self.strength = strength
-        self.turbulence = turbulence
+        configure(self, options)
 
     def bind(self, manipulator: ConfigurationManipulator, rng: random.Random,
              path: Optional[str] = None) -> None:

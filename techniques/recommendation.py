@@ -32,12 +32,14 @@ from ..parameters import ConfigurationManipulator
 from .bandit import AUCBandit, AUCBanditMetaTechnique
 from .base import Feedback, Proposal, Technique, TechniqueError
 from .meta import MetaTechnique
+from .options import Option
 
 log = logging.getLogger(__name__)
 
 #: C of the ``rec`` variants: exploration dominates every AUC, so uses are spread evenly
 EVEN_C = 1.0e6
-#: how stored techniques are scored (the live affinity is "improvement" for improvement, else new-bests)
+#: how the store scores techniques: an affinity measured in each run (``new-bests``, ``improvement``) or
+#: ``run-rank``; the live affinity of a running bandit is "improvement" for improvement, else new-bests
 AFFINITY_METRICS = ("new-bests", "improvement", "run-rank")
 #: a held technique is swapped out only when its affinity is at most this share of the mean affinity
 #: of the held techniques; 1.0 (the default, as in the thesis) always lets the worst one go. Measured
@@ -86,18 +88,19 @@ class RecommendationBandit(AUCBanditMetaTechnique):
 
     description = "AUC bandit that swaps in techniques recommended by the cross-session store"
 
-    def __init__(self, techniques: Sequence[Technique], name: Optional[str] = None, C: float = 0.05,
-                 window: int = 500, interval: int = 50, swap: bool = True, initial_from_store: bool = False,
-                 size: int = 5, metric: str = "run-rank", min_age: int = 100,
-                 swap_below: float = SWAP_BELOW) -> None:
-        super().__init__(techniques, name, C, window)
-        if interval < 1 or size < 1 or min_age < 0:
-            raise TechniqueError(f"{self.name}: interval and size must be >= 1, min_age >= 0")
-        if metric not in AFFINITY_METRICS:
-            raise TechniqueError(f"{self.name}: affinity metric {metric!r} is not one of {AFFINITY_METRICS}")
-        self.interval, self.swap, self.initial_from_store = interval, swap, initial_from_store
-        self.size, self.metric, self.min_age = size, metric, min_age
-        self.swap_below = swap_below  #: 1.0 swaps the worst technique whatever its affinity (the thesis)
+    OPTIONS = AUCBanditMetaTechnique.OPTIONS + (
+        Option("interval", int, 50, 1, 1000000, 10, 200, "own requests between recommendation steps"),
+        Option("swap", bool, True, doc="swap the worst held technique for a recommended one"),
+        Option("initial_from_store", bool, False, doc="the initial technique set comes from the store (DBI)"),
+        Option("size", int, 5, 1, 1000, doc="techniques held at once"),
+        Option("metric", str, "run-rank", choices=AFFINITY_METRICS, doc="how stored techniques are scored"),
+        Option("min_age", int, 100, 0, 1000000, 0, 200, "bandit requests a technique is held before it may be swapped out"),
+        Option("swap_below", float, SWAP_BELOW, 0.0, 1000.0, 0.25, 1.0,
+               "a held technique is swapped out when its affinity is at most this share of the mean "
+               "(1.0 swaps the worst whatever its affinity: the thesis)"))
+
+    def __init__(self, techniques: Sequence[Technique], name: Optional[str] = None, **options: Any) -> None:
+        super().__init__(techniques, name, **options)
         self.recommender: Optional[Recommender] = None
         self.build: Optional[Callable[[str], Technique]] = None
         self.swaps: List[List[str]] = []      #: [removed, added] in order

@@ -1,11 +1,11 @@
 """Minimal techniques: PureRandom and the greedy-mutation family (OpenTuner's GreedyMutation)."""
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Any, List, Optional
 
 from ..parameters import Parameter
-from .base import Config, Feedback, Technique, TechniqueError
-from .options import Option
+from .base import Config, Feedback, Technique
+from .options import Option, configure
 
 
 class PureRandom(Technique):
@@ -40,19 +40,9 @@ class GreedyMutation(Technique):
                Option("max_tries", int, 50, 1, 100000, doc="attempts at a feasible child"),
                Option("permutation_move", str, "invert", choices=("invert", "or-opt"), doc="permutation move"))
 
-    def __init__(self, name: Optional[str] = None, mutation_rate: float = 0.1,
-                 must_mutate: int = 1, normal: bool = False, sigma: float = 0.1,
-                 max_tries: int = 50, permutation_move: str = "invert") -> None:
+    def __init__(self, name: Optional[str] = None, **options: Any) -> None:
         super().__init__(name)
-        if permutation_move not in ("invert", "or-opt"):
-            raise TechniqueError(f"GreedyMutation: permutation_move {permutation_move!r} is not 'invert' "
-                                 "or 'or-opt'")
-        self.permutation_move = permutation_move
-        self.mutation_rate = mutation_rate
-        self.must_mutate = must_mutate
-        self.normal = normal
-        self.sigma = sigma
-        self.max_tries = max_tries
+        configure(self, options)
         self._escalate = 0  # extra parameters to mutate while proposals keep hitting known configs
 
     def observe(self, feedback: Feedback) -> None:

@@ -9,7 +9,6 @@ from typing import Any, Callable, Generator, List, Optional
 from .base import Config, Technique
 from .meta import RecyclingMetaTechnique
 from .nelder_mead import SimplexTechnique, Vertex
-from .pattern_search import BatchGen
 
 
 class Torczon(SimplexTechnique):

@@ -50,7 +50,7 @@ from scipy.special import ndtr
 from ..parameters import ConfigurationError, ConfigurationManipulator
 from ..parameters.base import NEIGHBOUR_GRID_LIMIT, PrimitiveParameter, value_key
 from .base import Config, Feedback, Technique, TechniqueError
-from .options import Option
+from .options import Option, configure
 
 #: enum kernel: weight of each other value relative to the kept one
 BETA = 0.2
@@ -132,17 +132,9 @@ class TPE(Technique):
                       doc="inside a meta-technique: propose nothing before ``startup`` results (the "
                           "sibling arms start the search) and nothing on a space without modelled parameters"))
 
-    def __init__(self, name: Optional[str] = None, startup: int = 10, gamma: float = 0.15,
-                 max_good: int = 25, max_bad: int = 300, candidates: int = 48,
-                 prior_weight: float = 1.0, bandwidth: float = 0.5, defer: bool = False) -> None:
+    def __init__(self, name: Optional[str] = None, **options: Any) -> None:
         super().__init__(name)
-        if startup < 1 or not 0.0 < gamma < 1.0 or max_good < 2 or max_bad < 1 or candidates < 1 \
-                or prior_weight < 0 or bandwidth <= 0:
-            raise TechniqueError("TPE: needs startup >= 1, 0 < gamma < 1, max_good >= 2, max_bad >= 1, "
-                                 "candidates >= 1, prior_weight >= 0 and bandwidth > 0")
-        self.startup, self.gamma, self.max_good, self.max_bad = startup, gamma, max_good, max_bad
-        self.n_candidates, self.prior_weight, self.bandwidth = candidates, prior_weight, bandwidth
-        self.defer = defer
+        configure(self, options)
 
     def bind(self, manipulator: ConfigurationManipulator, rng: random.Random, path: Optional[str] = None) -> None:
         super().bind(manipulator, rng, path)
@@ -301,7 +293,7 @@ class TPE(Technique):
     def _draw(self, centres: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
         """``candidates`` draws from l(x), in codes: (the good configuration each was drawn around, -1
         for a draw from the uniform prior; the codes).  Only the chosen candidate is decoded."""
-        n, m = centres.shape[0], self.n_candidates
+        n, m = centres.shape[0], self.candidates
         w = self.prior_weight
         centre_of = self.np_rng.integers(0, n, m)
         if w > 0:

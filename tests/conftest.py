@@ -7,6 +7,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "helpers"))
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/ (a checkout's harness)
 
 from pg import postgres_server, postgres_url  # noqa: E402,F401  (fixtures registered for all tests)
 

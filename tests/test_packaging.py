@@ -57,3 +57,22 @@ def test_the_starter_history_is_package_data_that_the_built_package_finds(tmp_pa
     assert done.returncode == 0, done.stderr
     inside, representations = done.stdout.split()
     assert inside == "True" and int(representations) > 0
+
+
+def test_the_built_package_ships_the_user_commands_and_not_the_benchmark_harness(tmp_path):
+    """tools/ (compare, score, bench_*: run from a checkout) is not installed; the ``history`` command
+    and the recorded-table readers the examples replay are, and the built CLI finds ``history``."""
+    import os
+    import subprocess
+    import sys
+    build = tmp_path / "build"
+    done = subprocess.run([sys.executable, "-c", "from setuptools import setup; setup()", "-q", "build_py",
+                           "--build-lib", str(build)], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert not (build / "tunerlib" / "tools").exists() and not (build / "tools").exists()
+    assert (build / "tunerlib" / "replay" / "recorded" / "__init__.py").is_file()
+    help_text = subprocess.run([sys.executable, "-m", "tunerlib.cli", "history", "--help"], cwd=tmp_path,
+                               capture_output=True, text=True, timeout=300,
+                               env={**os.environ, "PYTHONPATH": str(build)})
+    assert help_text.returncode == 0, help_text.stderr
+    assert "starter" in help_text.stdout and help_text.stderr == ""

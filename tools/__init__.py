@@ -1,4 +1,4 @@
-"""Benchmark and maintenance tools (installed as ``tunerlib.tools``; ``python -m tunerlib.tools.NAME``)."""
+"""Benchmark and maintenance tools, run from a checkout (``python -m tools.NAME``); not installed."""
 import sys
 from typing import Callable, NoReturn, Optional
 

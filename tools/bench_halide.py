@@ -33,10 +33,14 @@ import statistics
 import sys
 import tempfile
 import time
+from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from tunerlib.tools import exit_from
-from tunerlib.tools.example_problems import Folder, examples_dir, load_example
+if __package__ in (None, ""):  # run as ``python tools/NAME.py``: make the checkout holding tools/ importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tools import exit_from
+from tools.example_problems import Folder, examples_dir, load_example
 
 #: row name of the best schedule among the timed contenders
 BEST = "tunerlib best"
@@ -51,7 +55,7 @@ SEED_MODES = ("default", "templates")
 
 def _import_example(examples: Folder = None):
     """The Halide example's tuner module, loaded from ``examples``/halide (see
-    :func:`tunerlib.tools.example_problems.examples_dir`); exits when it or halide is unavailable."""
+    :func:`tools.example_problems.examples_dir`); exits when it or halide is unavailable."""
     path = examples_dir(examples, "bench_halide") / "halide" / "halide_tuner.py"
     if not path.is_file():
         sys.exit(f"bench_halide: {path} not found; pass --examples DIR (the examples/ folder of a tunerlib "

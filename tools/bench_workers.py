@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import List, Optional
 
@@ -64,7 +65,7 @@ def _throughput(url: str, workers: int) -> float:
 
 def measure(url: str, workers: int, sleep: float, per_worker: int) -> float:
     """One distributed run: evaluations/s."""
-    spec = "tunerlib.tools.bench_workers:SleepObjective"
+    spec = "tools.bench_workers:SleepObjective"
     pool = subprocess.Popen([sys.executable, "-m", "tunerlib.cli", "worker", "--database", url, "--interface",
                              spec, "--parallelism", str(workers), "--lease", "10", "--quiet"])
     time.sleep(2.0)  # the workers import tunerlib and start waiting for the run
@@ -80,16 +81,17 @@ def measure_dask(url: str, workers: int, sleep: float, per_worker: int) -> float
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
                       silence_logs=logging.CRITICAL) as cluster:  # not the teardown noise
         with Client(cluster, set_as_default=False) as client:  # every worker imports tunerlib first
-            client.run(lambda: __import__("tunerlib.tools.bench_workers"))
+            client.run(lambda: __import__("tools.bench_workers"))
         _tune(url, per_worker * workers, sleep, "--executor", "dask", "--scheduler", cluster.scheduler_address)
     return _throughput(url, workers)
 
 
 def _tune(url: str, evaluations: int, sleep: float, *extra: str) -> None:
-    command = [sys.executable, "-m", "tunerlib.tools.bench_workers", "tune", "--database", url, *extra,
+    command = [sys.executable, "-m", "tools.bench_workers", "tune", "--database", url, *extra,
                "--technique", "PureRandom", "--test-limit", str(evaluations), "--sleep", str(sleep),
                "--quiet", "--seed", "1"]
-    tune = subprocess.run(command, capture_output=True, text=True, timeout=600)  # a hang fails, never counts
+    tune = subprocess.run(command, capture_output=True, text=True, timeout=600,  # a hang fails, never counts
+                          cwd=Path(__file__).resolve().parents[1])          # the checkout holding tools/
     if tune.returncode != 0:
         raise SystemExit(f"bench_workers: the run failed: {tune.stderr.strip()}")
 

@@ -17,7 +17,7 @@ budget), the mean over problems in a closing table with Kernel Tuner's figures, 
 5 % of the optimum.
 
 The recommendation bandits (``rec-bndt-dbi`` ...) read the store given by ``--store`` (made by
-``tunerlib history generate``); ``--leave-one-out`` hides each problem's own runs from them, so the
+``python -m tools.history generate``); ``--leave-one-out`` hides each problem's own runs from them, so the
 history comes from the other problems only (the thesis' protocol, Table 7.3). Where the store holds no run of
 a similar search space they read the starter history shipped with tunerlib, unless ``--no-starter-history``.
 
@@ -46,15 +46,20 @@ import sys
 import tempfile
 import textwrap
 import time
+from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from tunerlib import Result, tune_function
 from tunerlib.techniques import AFFINITY_METRICS, DEFAULT_TECHNIQUE
-from tunerlib.tools import exit_from
-from tunerlib.tools.problems import Problem, default_problems, shared_root
-from tunerlib.tools.references import KERNEL_TUNER_SCORE_SPACES, reference_lines, score_reference_lines
-from tunerlib.tools.targets import auto_lines, is_kernel_tuner_cache, score_target_lines, target_lines
-from tunerlib.tools.score import (CUTOFF_PERCENTILE, Population, SpaceScore, aggregate, cutoff_evaluations,
+
+if __package__ in (None, ""):  # run as ``python tools/NAME.py``: make the checkout holding tools/ importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tools import exit_from
+from tools.problems import Problem, default_problems, shared_root
+from tools.references import KERNEL_TUNER_SCORE_SPACES, reference_lines, score_reference_lines
+from tools.targets import auto_lines, is_kernel_tuner_cache, score_target_lines, target_lines
+from tools.score import (CUTOFF_PERCENTILE, Population, SpaceScore, aggregate, cutoff_evaluations,
                                   replay_population, score_table, space_score, within)
 
 _PROBLEMS: Dict[str, Problem] = {}

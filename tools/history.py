@@ -1,7 +1,7 @@
 """History generation (DeepTuner thesis §5.4): tuning runs with random search approaches, uploaded to the
 cross-session store as they finish.
 
-    tunerlib history generate --problems att48 berlin52 --runs 12 --evaluations 3000 \\
+    python -m tools.history generate --problems att48 berlin52 --runs 12 --evaluations 3000 \\
         --store history.db --work-dir history-runs --jobs 2 --seed 1
 
 Each run is an AUC bandit with a window drawn from {500, 200, 100}, C from {0.05, 0.15, 0.45} and 5
@@ -12,8 +12,8 @@ work directory; a run whose database holds a finished run is not measured again,
 (which changes nothing when it is already in the store), so an interrupted generation resumes where it
 stopped. Runs go in parallel worker processes (``--jobs``).
 
-``tunerlib history starter --store history.db`` writes the starter history shipped with tunerlib
-(:mod:`tunerlib.store.starter`) from such a store.
+``tunerlib history starter --store history.db`` (an installed command) writes the starter history
+shipped with tunerlib (:mod:`tunerlib.store.starter`) from such a store.
 """
 from __future__ import annotations
 
@@ -28,7 +28,11 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from tunerlib import TuningRunManager, MinimizeAttribute, Result
 from tunerlib.store import CrossSessionStore, StoreError
 from tunerlib.store import upload
-from tunerlib.tools.problems import Problem, default_problems, tsplib_names
+
+if __package__ in (None, ""):  # run as ``python tools/NAME.py``: make the checkout holding tools/ importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tools.problems import Problem, default_problems, tsplib_names
 
 WINDOWS = (500, 200, 100)
 CS = (0.05, 0.15, 0.45)
@@ -108,10 +112,11 @@ def generate(problems: Sequence[str], runs: int, evaluations: int, store: str, w
     return counts
 
 
-def add_command(sub: Any) -> None:
-    """The ``tunerlib history`` command (registered under the ``tunerlib.commands`` entry points)."""
-    history = sub.add_parser("history", help="generate tuning history for the cross-session store")
-    actions = history.add_subparsers(dest="action", required=True)
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``python -m tools.history generate ...``."""
+    parser = argparse.ArgumentParser(prog="python -m tools.history", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    actions = parser.add_subparsers(dest="action", required=True)
     gen = actions.add_parser("generate", help="runs with random search approaches, uploaded as they finish")
     gen.add_argument("--problems", nargs="+", help="problem names (tools/compare.py's; default: --all-tsp)")
     gen.add_argument("--all-tsp", action="store_true", help="every TSPLIB instance under the shared data")
@@ -126,19 +131,15 @@ def add_command(sub: Any) -> None:
     gen.add_argument("--shared", metavar="DIR",
                      help="shared data folder holding data/tsplib (default: $TUNERLIB_SHARED_DIR)")
     gen.set_defaults(handler=main_generate)
-    starter = actions.add_parser("starter", help="write the starter history shipped with tunerlib (package "
-                                                 "data) from a store made by history generate")
-    starter.add_argument("--store", help="store URL or path (default $TUNERLIB_STORE or the user data directory)")
-    starter.add_argument("--out", help="file to write (default: the package's tunerlib/store/starter_history.json.gz)")
-    starter.set_defaults(handler=main_starter)
+    return parser
 
 
 def main_generate(ns: argparse.Namespace) -> int:
-    """Run ``tunerlib history generate``; one-line errors with exit code 2."""
+    """Run ``python -m tools.history generate``; one-line errors with exit code 2."""
     names = list(ns.problems or []) + (tsplib_names(ns.shared) if ns.all_tsp or not ns.problems else [])
     names = [n for n in dict.fromkeys(names) if n not in set(ns.exclude)]
     if not names:
-        print("tunerlib: error: history generate: no problems (pass --problems, or --all-tsp with the shared "
+        print("tools.history: error: generate: no problems (pass --problems, or --all-tsp with the shared "
               "data folder: --shared DIR or $TUNERLIB_SHARED_DIR)", file=sys.stderr)
         return 2
     from tunerlib.store import default_store_url
@@ -147,35 +148,16 @@ def main_generate(ns: argparse.Namespace) -> int:
         counts = generate(names, ns.runs, ns.evaluations, store, ns.work_dir, ns.jobs, ns.seed,
                           ns.include_configurations, shared=ns.shared)
     except (StoreError, SystemExit) as exc:
-        print(f"tunerlib: error: history generate: {exc}", file=sys.stderr)
+        print(f"tools.history: error: generate: {exc}", file=sys.stderr)
         return 2
     print(f"history: {sum(counts.values())} runs of {len(names)} problems in {store}: "
           + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
     return 0
 
 
-def main_starter(ns: argparse.Namespace) -> int:
-    """Run ``tunerlib history starter``; one-line errors with exit code 2."""
-    from tunerlib.store import STARTER_PATH, write_starter
-    out = Path(ns.out) if ns.out else STARTER_PATH
-    try:
-        with CrossSessionStore(ns.store, create=False) as store:
-            rows = write_starter(store, out)
-    except (StoreError, OSError) as exc:
-        print(f"tunerlib: error: history starter: {exc}", file=sys.stderr)
-        return 2
-    runs = len({row[1] for row in rows.snapshots})
-    print(f"starter history: {len(rows.representations)} representations, {runs} runs, "
-          f"{len(rows.snapshots)} snapshots in {out} ({out.stat().st_size / 1024:.1f} KiB)")
-    return 0
-
-
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """``python -m tunerlib.tools.history generate ...`` (same as ``tunerlib history generate``)."""
-    parser = argparse.ArgumentParser(prog="tunerlib", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_command(parser.add_subparsers(dest="command", required=True))
-    ns = parser.parse_args(["history", *(sys.argv[1:] if argv is None else argv)])
+    """``python -m tools.history generate ...``; returns the exit code."""
+    ns = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
     return ns.handler(ns)
 
 

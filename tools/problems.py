@@ -4,7 +4,7 @@ Each :class:`Problem` builds its search space and evaluates a configuration to a
 better) or None (failed).  TSPLIB and the test functions reuse the example tuners' readers
 (``tsp/tsplib.py``, ``rosenbrock/functions.py``), loaded by path from the examples folder
 (``examples=``, tools/compare.py's ``--examples DIR``; default: the ``examples/`` folder of the
-checkout these tools run from, :func:`tunerlib.tools.example_problems.examples_dir`).  The TSPLIB
+checkout these tools run from, :func:`tools.example_problems.examples_dir`).  The TSPLIB
 instances and recorded tables come from the shared data folder (``shared=``, ``--shared DIR``, else
 ``$TUNERLIB_SHARED_DIR``); without one, the problems that need it are absent.
 """
@@ -18,8 +18,8 @@ from typing import Any, Callable, Dict, List, Optional
 import numpy as np
 
 from tunerlib.parameters import ConfigurationManipulator, FloatParameter, PermutationParameter
-from tunerlib.tools.example_problems import Folder, examples_dir, load_example
-from tunerlib.tools.replay_problems import shared_data_dir
+from tools.example_problems import Folder, examples_dir, load_example
+from tools.replay_problems import shared_data_dir
 
 
 def shared_root(given: Folder = None) -> Path:
@@ -126,7 +126,7 @@ def default_problems(names: Optional[List[str]] = None, shared: Folder = None,
                      examples: Folder = None) -> Dict[str, Problem]:
     """The benchmark problems (TSPLIB instances present under the shared folder, Rosenbrock) and the
     recorded replays there, by name; any other TSPLIB instance there, ``random<n>`` and the example
-    problems (:mod:`tunerlib.tools.example_problems`) when named.  ``shared``: the shared data folder
+    problems (:mod:`tools.example_problems`) when named.  ``shared``: the shared data folder
     (default ``$TUNERLIB_SHARED_DIR``); ``examples``: the examples folder (see the module docstring)."""
     root = shared_root(shared)
     problems: Dict[str, Problem] = {}
@@ -151,11 +151,11 @@ def default_problems(names: Optional[List[str]] = None, shared: Folder = None,
                 if (tsp_dir / f"{name}{ext}").exists():
                     problems[name] = tsp_problem(tsp_dir / f"{name}{ext}", examples)
     if names:
-        from tunerlib.tools.example_problems import example_problems
+        from tools.example_problems import example_problems
         problems.update(example_problems([n for n in names if n not in problems], Problem, examples))
         unknown = [n for n in names if n not in problems]
         if unknown:
-            from tunerlib.tools.example_problems import example_problem_names
+            from tools.example_problems import example_problem_names
             hint = "" if root.exists() else ("; the TSPLIB and recorded problems need the shared data folder: "
                                              "pass --shared DIR or set $TUNERLIB_SHARED_DIR")
             raise SystemExit(f"compare: unknown problem(s) {unknown}; known: "
@@ -168,8 +168,8 @@ def _replay(names: Optional[List[str]], root: Path) -> Dict[str, Problem]:
     """Recorded-measurement replays (tools/replay_problems.py) present under the shared folder ``root``,
     and the named table files (``FILE``, ``BENCHMARK=FILE``, either with ``@table``), which need no
     shared folder."""
-    from tunerlib.tools.recorded import available_benchmarks
-    from tunerlib.tools.replay_problems import TABLE_SUFFIX, is_table_file_name, replay_problems
+    from tunerlib.replay.recorded import available_benchmarks
+    from tools.replay_problems import TABLE_SUFFIX, is_table_file_name, replay_problems
     files = [n for n in names or () if is_table_file_name(n)]
     available = available_benchmarks(root, True) if root.exists() else []
     wanted = [n for n in available if names is None or n in names]

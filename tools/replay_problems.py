@@ -1,6 +1,6 @@
 """Replay benchmark problems for tools/compare.py: recorded tables as cheap tuning oracles.
 
-    from tunerlib.tools.replay_problems import replay_problems
+    from tools.replay_problems import replay_problems
     problems = replay_problems("../shared")            # {name: Problem}, tables read once
     # (None: $TUNERLIB_SHARED_DIR; there is no other default)
     p = problems["rise_kmeans"]
@@ -17,11 +17,11 @@ Any name with the suffix ``@table`` (e.g. ``taco_spmm@table``) is the same table
 its recorded configurations (a ``TableConstraint``, Kernel Tuner's simulation mode); it is returned
 only when named.  Only problems whose table exists under ``shared_dir`` are returned.  A name may
 also be a table file (recorded on any machine, any file name: it is replayed in its kernel's space,
-:func:`tunerlib.tools.recorded.benchmark_from_file`) or ``BENCHMARK=FILE`` (that file in BENCHMARK's
+:func:`tunerlib.replay.recorded.benchmark_from_file`) or ``BENCHMARK=FILE`` (that file in BENCHMARK's
 space)::
 
-    python -m tunerlib.tools.replay_problems --shared ../shared
-    python -m tunerlib.tools.replay_problems rise_kmeans=/tmp/kmeans_othergpu.csv.gz other_spmm.csv.gz
+    python -m tools.replay_problems --shared ../shared
+    python -m tools.replay_problems rise_kmeans=/tmp/kmeans_othergpu.csv.gz other_spmm.csv.gz
 
 The shared data folder is ``--shared DIR`` or ``$TUNERLIB_SHARED_DIR``; without either, a run that
 needs it stops with one line saying so.
@@ -37,7 +37,7 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Seque
 
 from tunerlib.parameters import ConfigurationManipulator
 from tunerlib.replay import ReplayBenchmark
-from tunerlib.tools.recorded import available_benchmarks, benchmark_from_file, load_benchmark, shared_folder
+from tunerlib.replay.recorded import available_benchmarks, benchmark_from_file, load_benchmark, shared_folder
 
 
 #: problem-name suffix of a replay problem searched only over its recorded configurations

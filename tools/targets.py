@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from tunerlib.techniques import DEFAULT_TECHNIQUE
-from tunerlib.tools.references import REFERENCES, SCORE_TARGETS, best_over_opt
+from tools.references import REFERENCES, SCORE_TARGETS, best_over_opt
 
 GA_REFERENCE = "Kernel Tuner GA"
 

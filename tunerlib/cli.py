@@ -122,7 +122,7 @@ def _report(name: str, options, summary) -> int:
 
 def _add_plugin_commands(sub) -> None:
     """Commands other packages add (entry-point group ``tunerlib.commands``: ``add(subparsers)``, which
-    sets ``handler``); tunerlib.tools adds ``history`` this way, so core never imports tools."""
+    sets ``handler``)."""
     from importlib.metadata import entry_points
     for entry in entry_points(group="tunerlib.commands"):
         try:
@@ -172,6 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
     from .dashboard.cli import add_command as add_dashboard_command
     add_dashboard_command(sub)
     _add_worker_command(sub)
+    from .store.history import add_command as add_history_command
+    add_history_command(sub)
     _add_plugin_commands(sub)
     _add_log_options(parser)
     return parser
@@ -194,8 +196,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     RESULTS_DB`` and ``store QUERY`` (:mod:`tunerlib.store.cli`), ``plot``, ``report`` and ``export``
     (:mod:`tunerlib.report.cli`); returns the exit code.
 
-    ``runs`` and ``migrate`` do what ``python -m tunerlib.tools.db`` does (shared code in
-    :mod:`tunerlib.db.admin`); database errors are one line on stderr with exit code 2.
+    ``history`` is :mod:`tunerlib.store.history`; ``runs``, ``errors`` and ``migrate`` are
+    :mod:`tunerlib.db.admin`; database errors are one line on stderr with exit code 2.
     """
     ns = build_parser().parse_args(argv)
     with cli_logging(getattr(ns, "log_level", None), getattr(ns, "verbose", False), getattr(ns, "quiet", False)):

@@ -42,8 +42,6 @@ class RemoteCoordinator:
         self._live = 0
         self._counted: Optional[float] = None
         self._swept = 0.0
-        #: claims re-queued because their worker's lease expired
-        self.requeued = 0
         #: request id -> how many times its lease expired (in this process)
         self.expiries: Counter = Counter()
 
@@ -69,7 +67,6 @@ class RemoteCoordinator:
             return 0
         self._swept = tick
         expired = self.db.requeue_expired(self.run_id, now)
-        self.requeued += len(expired)
         self.expiries.update(expired)
         for dr_id in expired:
             if self.expiries[dr_id] >= MAX_EXPIRIES:

@@ -2,15 +2,13 @@
 
 * The tuner's own form of its best configuration: what ``save_final_config`` printed at the end of a
   run (a tour in TSPLIB order, a Halide schedule, a table next to the baselines), kept with the run so
-  that ``tunerlib report`` can show it later without running the tuner again.  Stored as the JSON state
-  ``{"text": ...}`` of the reserved technique-state name :data:`FINAL_FORM`.
+  that ``tunerlib report`` can show it later without running the tuner again.  Stored as the run
+  artifact :data:`FINAL_FORM` (``{"text": ...}``; ``save_run_artifact`` of the results storage).
 * The re-timed best: a tuner whose ``save_final_config`` re-times the fastest configurations at the
   end (a single recorded measurement on a busy machine is often a lucky sample) returns a
   :class:`RetimedBest` naming the one it reports.  The run then reports that configuration everywhere
   -- the summary, ``--summary-json``, ``tunerlib report`` -- with its re-timed value and the value
-  recorded during the search.  Stored as the JSON state :data:`FINAL_BEST` (see :func:`final_best`).
-
-Reserved names carry a colon: no registered technique is named so.
+  recorded during the search.  Stored as the run artifact :data:`FINAL_BEST` (see :func:`final_best`).
 """
 from __future__ import annotations
 
@@ -25,10 +23,10 @@ from .result import Result
 __all__ = ["FINAL_BEST", "FINAL_FORM", "MAX_CHARS", "RetimedBest", "call_captured", "call_captured_returning",
            "final_best", "final_form_text", "settle_final_best"]
 
-#: technique-state name under which a run keeps what save_final_config printed
-FINAL_FORM = "tunerlib:final_config"
-#: technique-state name under which a run keeps the re-timed best (:func:`final_best`)
-FINAL_BEST = "tunerlib:final_best"
+#: run-artifact name under which a run keeps what save_final_config printed
+FINAL_FORM = "final_config"
+#: run-artifact name under which a run keeps the re-timed best (:func:`final_best`)
+FINAL_BEST = "final_best"
 
 
 @dataclass(frozen=True)
@@ -97,7 +95,7 @@ def _recorded_result_id(key: str, objective: Any, rows: Iterable[Any]) -> Option
 
 
 def final_best(state: Any) -> Optional[Dict[str, Any]]:
-    """The stored :data:`FINAL_BEST` state of a run (``store.load_technique_state(run_id, FINAL_BEST)``),
+    """The stored :data:`FINAL_BEST` artifact of a run (``store.load_run_artifact(run_id, FINAL_BEST)``),
     or None when the run has none.
 
     Keys: ``configuration``, ``hash`` (of the configuration, as the results database keys it),

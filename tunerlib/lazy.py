@@ -1,7 +1,7 @@
 """Lazy package attributes (PEP 562): a package names what it exports and where each name lives, and
 the module holding a name is imported only when the name is first read.
 
-Used by ``tunerlib``, ``tunerlib.replay`` and ``tunerlib.tools.recorded`` so that importing them stays
+Used by ``tunerlib``, ``tunerlib.replay`` and ``tunerlib.replay.recorded`` so that importing them stays
 light (no SQLAlchemy, scikit-learn or tuning machinery until a name that needs it is used)::
 
     __getattr__, __dir__ = lazy_exports(__name__, {"TuningRun": "tuningrun"}, __all__)

@@ -131,7 +131,6 @@ class RemoteWorker:
         self.name = f"{self.host}:{os.getpid()}:{secrets.token_hex(2)}"
         self.interrupts = Interrupts(signals=(signal.SIGINT, signal.SIGTERM)).install()
         self._stop_beats = threading.Event()
-        self.measured = self.dropped = 0
         #: set when a database call failed: a claim whose answer was lost may be held unknowingly
         self._unsure = False
         #: set while database calls fail (one line per outage)
@@ -239,9 +238,8 @@ class RemoteWorker:
             raise
         try:
             self._retrying(lambda: self.db.complete(claim.dr_id, record))
-            self.measured += 1
-        except AlreadyCompleteError:  # re-queued and measured elsewhere meanwhile, or the run stopped
-            self.dropped += 1
+        except AlreadyCompleteError:  # re-queued and measured elsewhere meanwhile, or the run stopped: dropped
+            pass
 
     def close(self) -> None:
         self._stop_beats.set()

@@ -434,7 +434,7 @@ class TuningRun:
         if self.search.best is not None:
             text, returned = call_captured_returning(self.interface.save_final_config, self.search.best.config)
             if text.strip():
-                self.db.save_technique_state(self.run_id, FINAL_FORM, {"text": text[-MAX_CHARS:]})
+                self.db.save_run_artifact(self.run_id, FINAL_FORM, {"text": text[-MAX_CHARS:]})
             self._keep_final_best(returned)
         else:
             self.interface.finish_without_best()
@@ -448,10 +448,8 @@ class TuningRun:
         if why is not None:
             tell(log, logging.WARNING, f"save_final_config of {type(self.interface).__name__} {why}; the "
                  "summary reports the search's recorded best instead")
-        if self.final_best is not None:
-            self.db.save_technique_state(self.run_id, FINAL_BEST, self.final_best)
-        elif self.resumed and self.db.load_technique_state(self.run_id, FINAL_BEST) is not None:
-            self.db.save_technique_state(self.run_id, FINAL_BEST, None)   # an older finish's re-timing
+        if self.final_best is not None or self.resumed:   # a resumed run drops an older finish's re-timing
+            self.db.save_run_artifact(self.run_id, FINAL_BEST, self.final_best)
 
     def _final_state(self, reason: str) -> str:
         if reason in _COMPLETE:

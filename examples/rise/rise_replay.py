@@ -1,18 +1,18 @@
 """``--backend replay``: recorded GPU measurements instead of running kernels (no GPU needed).
 
-A thin layer over :mod:`tunerlib.replay` (the oracle) and :mod:`tunerlib.tools.recorded` (the
+A thin layer over :mod:`tunerlib.replay` (the oracle) and :mod:`tunerlib.replay.recorded` (the
 recorded benchmarks and their readers); nothing is duplicated here:
 
 * ``--kernel K`` alone replays the RISE kernel's RTX Titan table
   (``<shared>/data/gpu_cache/rise_baco/K_rtxtitan.csv.gz``, benchmark ``rise_K``) with the
-  space and known constraints of :data:`tunerlib.tools.recorded.BENCHMARKS`; the shared data
+  space and known constraints of :data:`tunerlib.replay.recorded.BENCHMARKS`; the shared data
   folder is ``--shared-dir`` or ``$TUNERLIB_SHARED_DIR``;
 * ``--benchmark NAME`` replays any recorded benchmark, e.g. the exhaustive Kernel Tuner caches
   ``gemm_rtxtitan``, ``conv_a100``, ``dedisp_a100``, ``pnpoly_rtxtitan`` (with their constraints);
 * ``--data FILE`` replays a table file recorded on any GPU, under any name, columns in any order:
   with ``--kernel K`` (or ``--benchmark NAME``) in K's space (known constraints, expert and
   default); without, in the space of the kernel whose parameters the file holds
-  (:func:`tunerlib.tools.recorded.benchmark_from_file`).
+  (:func:`tunerlib.replay.recorded.benchmark_from_file`).
 
 Outcomes (:func:`tunerlib.replay.replay_result`): OK with the recorded time in seconds (the tables
 record ms; the readers convert), failed -> INFEASIBLE (``extra["reason"]``), absent -> INFEASIBLE
@@ -28,7 +28,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 from tunerlib import Result, UsageError
 from tunerlib.parameters import ConfigurationManipulator
 from tunerlib.replay import ReplayBenchmark, ReplayStats, replay_result, searched_space
-from tunerlib.tools.recorded import BENCHMARKS, benchmark_from_file, load_benchmark, shared_folder
+from tunerlib.replay.recorded import BENCHMARKS, benchmark_from_file, load_benchmark, shared_folder
 
 
 def load(kernel: Optional[str], data: Optional[str], benchmark: Optional[str],

@@ -136,7 +136,7 @@ class KernelSpec:
     ``params(n)`` lists (name, ordered values) and ``constraints(n)`` the known constraints at
     size n; ``scale(cfg, n, paper_size)`` maps a paper configuration to size n.  ``budget`` is
     the paper's (initial design + iterations); ``replay`` names the recorded RTX Titan table in
-    :data:`tunerlib.tools.recorded.BENCHMARKS`.
+    :data:`tunerlib.replay.recorded.BENCHMARKS`.
     """
 
     name: str
@@ -161,7 +161,7 @@ class KernelSpec:
 
     @property
     def replay(self) -> str:
-        """Name of the recorded table of this kernel (a ``tunerlib.tools.recorded`` benchmark)."""
+        """Name of the recorded table of this kernel (a ``tunerlib.replay.recorded`` benchmark)."""
         return f"rise_{self.name}"
 
 

@@ -22,7 +22,7 @@ is wrong.  Problem sizes are scaled by ``--size`` and so are the ranges of size-
 (see ``rise_spaces.py``).
 
 ``--backend replay``: recorded GPU measurements through :mod:`tunerlib.replay` and
-:mod:`tunerlib.tools.recorded` (``rise_replay.py``; the shared data folder is ``--shared-dir`` or
+:mod:`tunerlib.replay.recorded` (``rise_replay.py``; the shared data folder is ``--shared-dir`` or
 ``$TUNERLIB_SHARED_DIR``); INFEASIBLE for recorded failures and for configurations the table lacks
 ("not measured", counted apart), and the report gives the simulated tuning time.  A sparse table (RISE
 mm, asum, scal, harris) is searched in its recorded configurations only unless ``--whole-space``.

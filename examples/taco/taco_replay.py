@@ -1,8 +1,8 @@
 """``--backend replay``: the recorded CATBench TACO measurements, through :mod:`tunerlib.replay`
-and :mod:`tunerlib.tools.recorded`.
+and :mod:`tunerlib.replay.recorded`.
 
 Nothing is compiled: the search space is CATBench's variant of the kernel's space
-(``tunerlib.tools.recorded.BENCHMARKS``: ``taco_<kernel>``, with its known constraints) and every
+(``tunerlib.replay.recorded.BENCHMARKS``: ``taco_<kernel>``, with its known constraints) and every
 configuration is looked up in ``<kernel>_7742.csv.gz`` (a 128-thread CPU) or in the table given
 with ``--data`` (recorded on any machine, under any file name: its columns are read by name, the
 thread counts are the recorded ones, the space and constraints stay the kernel's).  A configuration that
@@ -25,7 +25,7 @@ from tunerlib import Configuration, DesiredResult, Result
 from tunerlib.measure import BEST, Row, format_table
 from tunerlib.parameters import ConfigurationManipulator
 from tunerlib.replay import ReplayInterface, searched_space
-from tunerlib.tools.recorded import BENCHMARKS, benchmark_from_file, shared_folder
+from tunerlib.replay.recorded import BENCHMARKS, benchmark_from_file, shared_folder
 
 TABLE_DIR = Path("data") / "taco_cache"
 

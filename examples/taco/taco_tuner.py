@@ -10,7 +10,7 @@ Pick a kernel (``--kernel spmv|spmm|sddmm|ttv|mttkrp``) and a backend:
   schedule (``taco_cli.py``); the same compile/verify/time harness runs it;
 * ``replay``: recorded measurements of CATBench's variant of these spaces (a 128-thread CPU,
   ``$TUNERLIB_SHARED_DIR/data/taco_cache``, or ``--data PATH``: that folder, the shared folder or a
-  table from another machine) through ``tunerlib.replay`` and ``tunerlib.tools.recorded``.  The
+  table from another machine) through ``tunerlib.replay`` and ``tunerlib.replay.recorded``.  The
   tables are sparse samples, so only their recorded configurations are searched unless
   ``--whole-space`` (there, configurations absent from the table are INFEASIBLE and counted as
   "not measured").

@@ -25,7 +25,7 @@ import numpy as np
 from scipy.special import log_ndtr
 
 from ...parameters import FeasibleSpace
-from .distances import ConfigKey, SpaceEncoder, vkey
+from .distances import ConfigKey, SpaceEncoder
 from .feasibility import FeasibilityModel, FeatureEncoder
 from .gp import GaussianProcess
 from .neighbours import NeighbourGenerator
@@ -111,11 +111,6 @@ def _value_codes(keys: Sequence[Tuple[Hashable, ...]]) -> Tuple[np.ndarray, List
         for j, v in enumerate(k):
             mat[i, j] = maps[j].setdefault(v, len(maps[j]))
     return mat, maps
-
-
-def config_key(names: Sequence[str], config: Config) -> Tuple[Hashable, ...]:
-    """Fast in-process identity of a configuration (values of a legal configuration)."""
-    return tuple([vkey(config[n]) for n in names])
 
 
 class _Point:

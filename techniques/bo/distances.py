@@ -49,37 +49,6 @@ PERMUTATION_DISTANCES = ("spearman", "kendall", "hamming")
 _PLAIN = (int, float, str)
 
 
-# ---- reference definitions (used by tests and documentation) -------------------------------
-def _positions(perm: Sequence[Any], items: Sequence[Any]) -> List[int]:
-    where = {vkey(v): i for i, v in enumerate(perm)}
-    return [where[vkey(x)] for x in items]
-
-
-def spearman_distance(p: Sequence[Any], q: Sequence[Any]) -> float:
-    """Normalised Spearman distance: ``sum (pos_p(x) - pos_q(x))**2 / (n (n**2 - 1) / 3)``."""
-    n = len(p)
-    if n < 2:
-        return 0.0
-    a, b = _positions(p, p), _positions(q, p)
-    return sum((x - y) ** 2 for x, y in zip(a, b)) / (n * (n * n - 1) / 3.0)
-
-
-def kendall_distance(p: Sequence[Any], q: Sequence[Any]) -> float:
-    """Normalised Kendall distance: discordant item pairs over ``n (n - 1) / 2``."""
-    n = len(p)
-    if n < 2:
-        return 0.0
-    a, b = _positions(p, p), _positions(q, p)
-    disc = sum(1 for i in range(n) for j in range(i + 1, n) if (a[i] - a[j]) * (b[i] - b[j]) < 0)
-    return disc / (n * (n - 1) / 2.0)
-
-
-def hamming_distance(p: Sequence[Any], q: Sequence[Any]) -> float:
-    """Normalised Hamming distance: positions holding different items over ``n``."""
-    n = len(p)
-    return 0.0 if n == 0 else sum(1 for x, y in zip(p, q) if vkey(x) != vkey(y)) / n
-
-
 # ---- encoders --------------------------------------------------------------------------------
 class ParamEncoder:
     """Encodes one parameter's values; :meth:`sqdist` returns squared distances in ``[0, 1]``."""

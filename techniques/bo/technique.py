@@ -53,14 +53,14 @@ configuration of a finite space has been evaluated or is in flight.  Model failu
 positive-definite covariance, unexpected numerical errors) fall back to a random feasible
 configuration, so a run never ends with an exception from this technique.
 
-Options (:class:`BOOptions`, dataclass fields with defaults) are reported by :meth:`hyperparameters`.
+Options (:class:`BOOptions`, dataclass fields with defaults) are reported by :meth:`option_values`.
 """
 from __future__ import annotations
 
 import logging
 import math
 import random
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from typing import Any, Dict, Hashable, List, Optional, Set
 
 import numpy as np
@@ -68,7 +68,7 @@ import numpy as np
 from ...parameters import ConfigurationError, ConfigurationManipulator, FeasibleSpace
 from ..base import Config, Feedback, Technique, TechniqueError
 from ..blas import single_thread_blas
-from ..options import schema_from_dataclass, validate
+from ..options import configure, schema_from_dataclass, validate
 from .acquisition import Acquisition, LocalSearch
 from .distances import PERMUTATION_DISTANCES, ConfigKey, SpaceEncoder
 from .feasibility import FeasibilityModel
@@ -198,26 +198,17 @@ class BayesianOptimization(Technique):
 
     description = "Bayesian optimisation: Matérn GP, EI x RF feasibility, chain of trees (BaCO)"
     OPTIONS = BO_OPTIONS
+    NAMED_BY_OPTIONS = True
 
     def __init__(self, name: Optional[str] = None, options: Optional[BOOptions] = None, **overrides: Any) -> None:
         super().__init__(name)
-        opts = options or BOOptions()
-        known = {f.name for f in fields(BOOptions)}
-        unknown = sorted(set(overrides) - known)
-        if unknown:
-            raise TechniqueError(f"BayesianOptimization: unknown option(s) {unknown}; known: {sorted(known)}")
-        self.options = BOOptions(**{**asdict(opts), **overrides})
-        self.options.check()
+        given = {**(asdict(options) if options is not None else {}), **overrides}
+        self.options = BOOptions(**configure(self, given, attributes=False))
+        exponents(self.options.power_transforms)
         self._hypers: Dict[TransformKey, Hyper] = {}   # last fit per transform (warm starts)
         self._fit_states = [FitState()]                 # one per surrogate, built by bind
         self._fs = self._fit_states[0]                 # the surrogate of the current proposal
         self._every = 0                                # copula_every as resolved for the space
-
-    def hyperparameters(self) -> Dict[str, Any]:
-        """The options as a JSON-compatible dict (for the technique's generated name)."""
-        return asdict(self.options)
-
-    hyper_parameters = hyperparameters  # the spelling used by the composable techniques
 
     # ---- setup --------------------------------------------------------------------------------
     def check_space(self, manipulator: ConfigurationManipulator) -> None:
@@ -254,7 +245,7 @@ class BayesianOptimization(Technique):
         self._fs = self._fit_states[0]
         self._turns = 0                              # BO proposals so far (picks the surrogate)
         self._feasible_seen: Set[Hashable] = set()   # keys of evaluated/pending feasible configs
-        self.fallbacks = 0
+        self.fallbacks = 0                           # proposals made at random after a model failure
         self._n_ok = 0                               # OK results (before the training-set cap)
         self._window = TrainingWindow(o.max_observations, o.failure_imputation)
         self._local_turn = 0                         # cycles trust-region / global steps when stalled

@@ -27,16 +27,15 @@ factors are no longer refitted (the hand-over to the full-rank model).
 """
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import minimize
 
 from ...parameters.features import FeatureGroup
-from ..base import TechniqueError
 from ..options import Option
-from .model import MAX_PENDING, SparseBayesLinear
+from .model import SparseBayesLinear
 from .technique import StructuralSurrogate
 
 #: ranks tried, in order (the rank grows to the next one while the held-out error falls)
@@ -252,13 +251,6 @@ class LowRankStructuralSurrogate(StructuralSurrogate):
         Option("max_rank", int, 16, 1, 64, 4, 16, "largest rank of the pairwise-weight factors"),
         Option("rank_ridge", float, 1e-2, 0.0, 100.0, 1e-3, 1e-1, "ridge on the factors, per observation"))
 
-    def __init__(self, name: Optional[str] = None, max_rank: int = 16, rank_ridge: float = 1e-2,
-                 **options: Any) -> None:
-        super().__init__(name, **options)
-        if max_rank < 1 or rank_ridge < 0:
-            raise TechniqueError("LowRankStructuralSurrogate: needs max_rank >= 1 and rank_ridge >= 0")
-        self.max_rank = max_rank
-        self.rank_ridge = rank_ridge
 
     def _new_model(self) -> SparseBayesLinear:
         """A :class:`LowRankBayesLinear` of this run's layout, its factors seeded from the run's stream

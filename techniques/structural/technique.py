@@ -37,7 +37,7 @@ from ...parameters.features import (ArrayFeatures, FeatureLayout, OneHotFeatures
                                     UnitFeatures, centred)
 from ..base import Config, Feedback, Proposal, Technique, TechniqueError
 from ..blas import single_thread_blas
-from ..options import Option
+from ..options import Option, configure
 from ..simple import GreedyMutation
 from .constrained import FeasibleCandidates, has_known_constraints
 from .credit import prob_better
@@ -107,32 +107,10 @@ class StructuralSurrogate(Technique):
                Option("log_values", bool, None, optional=True,
                       doc="fit the logarithm of the values (null: on spaces without a permutation)"))
 
-    def __init__(self, name: Optional[str] = None, initial: int = 10, window: int = 50,
-                 min_share: float = 0.1, temperature: float = 1.0, cg_steps: int = 10,
-                 precedence: Optional[bool] = None, model_kicks: int = 4,
-                 intercept: Optional[bool] = None, fallback: Optional[Technique] = None,
-                 gate: int = 30, explore: int = 6, prior: float = 2.0,
-                 gate_z: Optional[float] = 1.0, interactions: bool = False,
-                 log_values: Optional[bool] = None) -> None:
+    def __init__(self, name: Optional[str] = None, fallback: Optional[Technique] = None,
+                 **options: Any) -> None:
         super().__init__(name)
-        if initial < 1 or window < 1 or not 0.0 < min_share <= 0.5 or temperature < 0 or cg_steps < 1 \
-                or gate < 0 or explore < 0 or prior <= 0:
-            raise TechniqueError("StructuralSurrogate: needs initial >= 1, window >= 1, 0 < min_share <= 0.5, "
-                                 "temperature >= 0, cg_steps >= 1, gate >= 0, explore >= 0 and prior > 0")
-        self.gate = gate
-        self.explore = explore
-        self.prior = prior
-        self.gate_z = gate_z
-        self.interactions = interactions
-        self.log_values = log_values
-        self.initial = initial
-        self.window = window
-        self.min_share = min_share
-        self.temperature = temperature
-        self.cg_steps = cg_steps
-        self.precedence = precedence
-        self.model_kicks = model_kicks
-        self.intercept = intercept
+        configure(self, options)
         self.fallback = fallback if fallback is not None else GreedyMutation("GreedyMutation")
 
     # ---- protocol -----------------------------------------------------------------------------------
@@ -404,10 +382,6 @@ class StructuralSurrogate(Technique):
         self.predictions.extend((float(p), float(v)) for p, v in state.get("predictions") or [])
         if "fallback" in state:
             self.fallback.load_state_dict(state["fallback"])
-
-
-#: the registered technique's fallback: the default bandit
-FALLBACK = "AUCBanditMetaTechniqueA"
 
 
 def register(registry: Any) -> None:

@@ -67,7 +67,7 @@ def test_the_retimed_best_is_the_best_everywhere(tmp_path):
     data = json.loads((tmp_path / "r.json").read_text())
     assert data["best_configuration"] == {"x": 1} and data["best_value"] == 1.5 and data["recorded_value"] == 2.0
     assert json.loads((tmp_path / "rf.json").read_text()) == {"x": 1}
-    stored = final_best(run.db.load_technique_state(run.run_id, FINAL_BEST))
+    stored = final_best(run.db.load_run_artifact(run.run_id, FINAL_BEST))
     assert stored["configuration"] == {"x": 1} and stored["value"] == 1.5 and stored["recorded_value"] == 2.0
     assert stored["search_best"]["value"] == 1.0 and stored["search_best"]["hash"] != stored["hash"]
     (data,) = load_runs(str(tmp_path / "r.db"))
@@ -88,7 +88,7 @@ def test_without_retiming_nothing_changes(tmp_path):
     run, summary = _run(tmp_path, None)
     assert summary.best_configuration == {"x": 0} and summary.best_value == 1.0 == summary.recorded_value
     assert summary.retimed is None
-    assert run.db.load_technique_state(run.run_id, FINAL_BEST) is None
+    assert run.db.load_run_artifact(run.run_id, FINAL_BEST) is None
     (data,) = load_runs(str(tmp_path / "r.db"))
     assert data.best_point().config == {"x": 0} and data.retimed_value is None
 
@@ -101,7 +101,7 @@ def test_a_bad_return_value_is_reported_and_ignored(tmp_path, capsys, retime, wh
     assert why in capsys.readouterr().err
     assert summary.best_configuration == run.search.best.config and summary.retimed is None
     assert summary.best_value == summary.recorded_value == run.search.best.value
-    assert run.db.load_technique_state(run.run_id, FINAL_BEST) is None
+    assert run.db.load_run_artifact(run.run_id, FINAL_BEST) is None
 
 
 def test_a_bad_value_is_named():

@@ -11,6 +11,8 @@ from sqlalchemy import text
 from tunerlib.db import ResultsDB, ResultRecord
 from tunerlib.db.migrations import open_engine
 
+from kit import pending_count
+
 # Fresh processes that share nothing with the test process (no inherited connection or engine): a fork
 # server started without them forks each one, with tunerlib.db imported once instead of per process.
 SPAWN = multiprocessing.get_context("forkserver")
@@ -89,7 +91,7 @@ def test_every_row_claimed_exactly_once_by_concurrent_processes(new_url):
     everything = [d.id for d in db.desired_results(run_id)]
     assert len(claimed) == ROWS and sorted(claimed) == everything  # each row once, none lost
     assert sum(1 for ids in reports.values() if ids) >= 2  # the claims really were concurrent
-    assert db.pending_count(run_id) == 0 and db.counts_by_state(run_id) == {"OK": ROWS}
+    assert pending_count(db, run_id) == 0 and db.counts_by_state(run_id) == {"OK": ROWS}
     by_worker = {r.desired_result_id: r.extra["worker"] for r in db.run_results(run_id)}
     assert all(by_worker[dr] == name for name, ids in reports.items() for dr in ids)
     db.close()
@@ -152,7 +154,7 @@ def test_completed_results_survive_sigkill(tmp_path):
     assert all(desired[r.desired_result_id].result_id == r.id for r in rows)
     assert sum(d.state == "COMPLETE" for d in desired.values()) == len(rows)
     assert db.requeue_unfinished(run_id) <= 1  # the claim in flight at the kill, if any, can be resumed
-    assert db.pending_count(run_id) == 5000 - len(rows)
+    assert pending_count(db, run_id) == 5000 - len(rows)
     db.close()
 
 

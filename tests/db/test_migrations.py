@@ -59,6 +59,10 @@ DROP_RUN_OWNER = ("ALTER TABLE tuning_run DROP COLUMN host", "ALTER TABLE tuning
 DROP_DISTRIBUTED = ("ALTER TABLE desired_result DROP COLUMN heartbeat", "ALTER TABLE desired_result DROP COLUMN lease",
                     "ALTER TABLE result DROP COLUMN worker", "ALTER TABLE tuning_run DROP COLUMN script_version",
                     "DROP TABLE measurement_worker")
+#: what schema 4 changed (the run_artifact table; desired_result.priority dropped), undone again
+UNDO_RUN_ARTIFACTS = ("DROP TABLE run_artifact", "DROP INDEX ix_desired_result_claim",
+                      "ALTER TABLE desired_result ADD COLUMN priority INTEGER NOT NULL DEFAULT 0",
+                      "CREATE INDEX ix_desired_result_claim ON desired_result (tuning_run_id, state, priority DESC, id)")
 
 
 def _version0_database(url):
@@ -69,7 +73,7 @@ def _version0_database(url):
     [dr] = _request(database, pv, run_id, 1)
     database.complete(dr, ResultRecord("OK", 3.0))
     database.close()
-    _sql(url, "DROP TABLE technique_state", *DROP_RUN_OWNER, *DROP_DISTRIBUTED,
+    _sql(url, "DROP TABLE technique_state", *UNDO_RUN_ARTIFACTS, *DROP_RUN_OWNER, *DROP_DISTRIBUTED,
          "UPDATE tunerlib_meta SET value='0' WHERE key='schema_version'")
     return run_id
 
@@ -97,7 +101,8 @@ def test_schema_1_database_gets_the_run_owner_columns(url):
     pv = database.program_version_id("proj", "prog", "v1", "{}")
     run_id, run_uuid = database.create_run(pv, None, {}, 7, None, "o")
     database.close()
-    _sql(url, *DROP_RUN_OWNER, *DROP_DISTRIBUTED, "UPDATE tunerlib_meta SET value='1' WHERE key='schema_version'")
+    _sql(url, *UNDO_RUN_ARTIFACTS, *DROP_RUN_OWNER, *DROP_DISTRIBUTED,
+         "UPDATE tunerlib_meta SET value='1' WHERE key='schema_version'")
     with pytest.raises(SchemaVersionError, match="migrate"):
         ResultsDB(url)
     assert migrate(url) == (1, SCHEMA_VERSION)
@@ -117,9 +122,9 @@ def test_schema_2_database_gets_leases_workers_and_script_version(url):
     first, second = _request(database, pv, run_id, 2)
     database.complete(first, ResultRecord("OK", 2.0))
     database.close()
-    _sql(url, *DROP_DISTRIBUTED, "UPDATE tunerlib_meta SET value='2' WHERE key='schema_version'")
+    _sql(url, *UNDO_RUN_ARTIFACTS, *DROP_DISTRIBUTED, "UPDATE tunerlib_meta SET value='2' WHERE key='schema_version'")
     assert "measurement_worker" not in _tables(url)
-    assert migrate(url) == (2, 3)
+    assert migrate(url) == (2, SCHEMA_VERSION)
     with ResultsDB(url) as database:
         assert [r.time for r in database.run_results(run_id)] == [2.0]
         assert database.run_info(run_id)["script_version"] is None
@@ -130,6 +135,39 @@ def test_schema_2_database_gets_leases_workers_and_script_version(url):
         assert database.live_workers(run_id) == 1
         rid = database.complete(second, ResultRecord("OK", 1.0, worker="remote"))
         assert rid in {r.id for r in database.run_results(run_id)}
+
+
+def test_schema_3_database_keeps_its_run_artifacts_and_resumes(url):
+    """The real step 3 -> 4: schema 3 kept the end of a run (what save_final_config printed, the re-timed
+    best) as technique state under reserved names and had an always-0 desired_result.priority; migrated,
+    those are run artifacts, the technique state holds only techniques, and the run resumes."""
+    database = ResultsDB(url)
+    pv = database.program_version_id("proj", "prog", "v1", "{}")
+    run_id, _ = database.create_run(pv, None, {}, 7, None, "o")
+    first, second, third = _request(database, pv, run_id, 3)
+    database.complete(database.claim_next(run_id, "main").dr_id, ResultRecord("OK", 2.0))
+    database.claim_next(run_id, "worker-0")
+    database.save_technique_state(run_id, "AUCBandit", {"arms": ["A"]})
+    database.save_technique_state(run_id, "tunerlib:final_config", {"text": "tour 0 1 2"})
+    database.save_technique_state(run_id, "tunerlib:final_best", {"hash": "h", "configuration": {"x": 0}})
+    database.set_run_state(run_id, "ABORTED")
+    database.close()
+    _sql(url, *UNDO_RUN_ARTIFACTS, "UPDATE tunerlib_meta SET value='3' WHERE key='schema_version'")
+    with pytest.raises(SchemaVersionError, match="run `tunerlib migrate "):
+        ResultsDB(url)
+    assert migrate(url) == (3, SCHEMA_VERSION)
+    assert "run_artifact" in _tables(url)
+    assert _sql(url, "SELECT count(*) FROM technique_state WHERE name LIKE 'tunerlib:%'") == [(0,)]
+    with ResultsDB(url) as database:
+        assert database.load_run_artifact(run_id, "final_config") == {"text": "tour 0 1 2"}
+        assert database.load_run_artifact(run_id, "final_best") == {"hash": "h", "configuration": {"x": 0}}
+        assert database.load_technique_state(run_id, "tunerlib:final_config") is None
+        assert database.load_technique_state(run_id, "AUCBandit") == {"arms": ["A"]}
+        database.take_run(run_id, "h", 1)
+        assert database.requeue_unfinished(run_id) == 1
+        assert [database.claim_next(run_id, "main").dr_id for _ in range(2)] == [second, third]
+        database.save_run_artifact(run_id, "final_best", None)
+        assert database.load_run_artifact(run_id, "final_best") is None
 
 
 # the order of steps and the refusals are tunerlib's logic, not the backend's: SQLite files only

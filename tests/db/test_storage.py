@@ -11,7 +11,7 @@ from tunerlib.db import ResultRecord
 from tunerlib.db import SCHEMA_VERSION, DatabaseError, NotFoundError, ResultsDB, SchemaVersionError
 from tunerlib.db.models import METADATA
 
-from kit import core_path
+from kit import core_path, pending_count
 
 
 @pytest.fixture(params=[True, False], ids=["fast-sqlite", "core"])
@@ -158,7 +158,7 @@ def test_older_schema_version_error_says_how_to_migrate(tmp_path):
         ResultsDB(str(path))
     assert _one_line(info) == (
         f"database {path} has schema version {SCHEMA_VERSION - 1} but this tunerlib uses {SCHEMA_VERSION}: "
-        f"run `python -m tunerlib.tools.db migrate {path}` to upgrade (back it up first) or use a new "
+        f"run `tunerlib migrate {path}` to upgrade (back it up first) or use a new "
         "--database")
 
 
@@ -334,17 +334,17 @@ def test_request_claim_complete_flow(db, run):
     pv, run_id = run
     dr = db.request_configuration(run_id, pv, "c" * 64, {"x": 3, "p": [2, 0, 1]}, "DE", 4, limit=2.5)
     cid = db.configuration_id(pv, "c" * 64, None)  # the configuration it created
-    assert db.pending_count(run_id) == 1
+    assert pending_count(db, run_id) == 1
     claim = db.claim_next(run_id, "worker-1")
     assert (claim.dr_id, claim.run_id, claim.configuration_id, claim.config_hash) == (dr, run_id, cid, "c" * 64)
     assert claim.config_data == {"x": 3, "p": [2, 0, 1]}
     assert (claim.limit, claim.requestor, claim.generation) == (2.5, "DE", 4)
     assert db.claim_next(run_id, "worker-2") is None
-    assert db.pending_count(run_id) == 1  # RUNNING still pending
+    assert pending_count(db, run_id) == 1  # RUNNING still pending
     machine = db.machine_id("host")
     inp = db.input_id(pv, "fixed")
     rid = db.complete(dr, ResultRecord("OK", 0.25, 0.9, 3.0, 17.0, {"length": 1234}, 0.01, machine, inp))
-    assert db.pending_count(run_id) == 0
+    assert pending_count(db, run_id) == 0
     [row] = db.run_results(run_id)
     assert (row.id, row.desired_result_id, row.configuration_id, row.config_hash) == (rid, dr, cid, "c" * 64)
     assert (row.state, row.time, row.accuracy, row.energy, row.size) == ("OK", 0.25, 0.9, 3.0, 17.0)
@@ -365,7 +365,7 @@ def test_claim_order_is_request_order_and_per_run(db, run):
     order = [db.claim_next(run_id, "w").dr_id for _ in range(5)]
     assert order == first + late
     assert db.claim_next(run_id, "w") is None
-    assert db.pending_count(other_run) == 2
+    assert pending_count(db, other_run) == 2
 
 
 def test_complete_validates_state_and_writes_nothing_on_error(db, run):

@@ -124,7 +124,7 @@ def _fake_run(seed, mode, best, autos):
 
 
 def test_bench_summarises_and_prints_both_seed_modes_side_by_side():
-    from tunerlib.tools import bench_halide as bench
+    from tools import bench_halide as bench
     names = ["default", "Adams2019", "Mullapudi2016"]
     rows = []
     for mode, bests in (("default", (0.3, 0.5)), ("templates", (0.2, 0.25))):
@@ -142,7 +142,7 @@ def test_bench_summarises_and_prints_both_seed_modes_side_by_side():
 
 
 def test_bench_runs_each_seed_mode_through_the_tuners_seeds_option(tmp_path, monkeypatch, capsys):
-    from tunerlib.tools import bench_halide as bench
+    from tools import bench_halide as bench
     seen = []
 
     class FakeBench:
@@ -207,7 +207,7 @@ def test_a_cold_check_run_gets_warm_runs_before_timeout(first, warm, state, runs
 
 def test_bench_merges_json_files_of_several_commands(tmp_path, capsys):
     import json
-    from tunerlib.tools import bench_halide as bench
+    from tools import bench_halide as bench
     paths = []
     for i, seeds in enumerate(((1, 2), (3,))):
         runs = {"blur/default": [_fake_run(s, "default", 0.3, {"Adams2019": 0.4}) for s in seeds],

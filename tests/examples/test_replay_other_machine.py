@@ -15,7 +15,7 @@ sys.path.insert(0, str(REPO / "examples" / "rise"))
 
 import rise_tuner  # noqa: E402
 import taco_tuner  # noqa: E402
-from tunerlib.tools.recorded import RecordedInterface  # noqa: E402
+from tunerlib.replay.recorded import RecordedInterface  # noqa: E402
 
 
 

@@ -28,7 +28,7 @@ import rise_spaces  # noqa: E402
 import rise_tuner  # noqa: E402
 import rise_worker  # noqa: E402
 from tunerlib.parameters import ConfigurationManipulator  # noqa: E402
-from tunerlib.tools.recorded import BENCHMARKS, shared_folder  # noqa: E402
+from tunerlib.replay.recorded import BENCHMARKS, shared_folder  # noqa: E402
 
 KERNELS = rise_spaces.kernel_names()
 #: tiny sizes: builds dominate, launches take microseconds

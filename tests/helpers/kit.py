@@ -15,3 +15,8 @@ def core_path(database):
     (by default SQLite statements run on the sqlite3 connection directly)."""
     database._fast = False
     return database
+
+
+def pending_count(store, run_id):
+    """The run's requests that are REQUESTED or RUNNING (through the storage protocol)."""
+    return sum(d.state in ("REQUESTED", "RUNNING") for d in store.desired_results(run_id))

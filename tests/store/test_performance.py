@@ -3,7 +3,7 @@ import math
 
 import pytest
 
-from tunerlib.store.performance import Event, Replay, Tally, checkpoints, final_affinities, improvement, technique_of
+from tunerlib.store.performance import Event, Replay, Tally, checkpoints, improvement, technique_of
 
 
 def test_checkpoints():
@@ -39,7 +39,8 @@ def test_replay_credits_requestors_and_counts_requests():
     assert final[None].new_bests == 4 and final[None].requests == 6
     # a: 10 (first: no gain), 8 (+0.2), 6 (6 after the seed's 7: +1/7)
     assert final["a"].improvement == pytest.approx(0.2 + 1 / 7)
-    assert final_affinities(snaps, "new-bests") == {"a": (1.0, 3), "b": (0.0, 2)}
+    assert (Tally(final["a"].requests, final["a"].new_bests, 0.0).affinity("new-bests"),
+            Tally(final["b"].requests, final["b"].new_bests, 0.0).affinity("new-bests")) == (1.0, 0.0)
 
 
 def test_flagged_events_count_new_bests_without_improvement():

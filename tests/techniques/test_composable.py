@@ -11,7 +11,7 @@ from tunerlib.parameters import (BooleanArray, BooleanParameter, ConfigurationMa
                                  LogFloatParameter, LogIntegerParameter, OrdinalParameter,
                                  PermutationParameter, PowerOfTwoParameter, ScheduleParameter,
                                  SelectorParameter, SwitchParameter)
-from tunerlib.techniques import Feedback, TechniqueError, TechniqueRegistry, registry
+from tunerlib.techniques import Feedback, TechniqueError, Catalogue, registry
 from tunerlib.techniques.composable_presets import NAMED, register
 from tunerlib.techniques.composable import (ComposableEvolutionaryTechnique, GreedyComposableTechnique,
                                             RandomThreeParentsComposableTechnique)
@@ -316,13 +316,13 @@ def test_equality_follows_class_hyper_parameters_and_operator_map():
 
 def test_bad_hyper_parameters_are_rejected():
     for kw, msg in (({"population_size": 0}, "out of range"), ({"population_size": 2.5}, "integer"),
-                    ({"crossover_rate": True}, "number"), ({"mutation": 1}, "no hyper-parameter")):
+                    ({"crossover_rate": True}, "number"), ({"mutation": 1}, "has no option .mutation.")):
         with pytest.raises(TechniqueError, match=msg):
             GreedyComposableTechnique(**kw)
 
 
 def test_named_techniques_register_into_a_fresh_registry():
-    reg = TechniqueRegistry()
+    reg = Catalogue()
     register(reg)
     assert {"ComposableDiffEvolution", "ComposableDiffEvolutionCX"} <= set(reg)
     a, b = reg.create("ComposableDiffEvolutionCX"), reg.create("ComposableDiffEvolutionCX")

@@ -15,7 +15,7 @@ from tunerlib.parameters import (BooleanArray, BooleanParameter, ConfigurationMa
                                  LogFloatParameter, LogIntegerParameter, OrdinalParameter,
                                  PermutationParameter, PowerOfTwoParameter, ScheduleParameter,
                                  SelectorParameter, SwitchParameter)
-from tunerlib.techniques import Feedback, TechniqueRegistry, registry
+from tunerlib.techniques import Feedback, Catalogue, registry
 from tunerlib.techniques import binary_ga, differential_evolution, genetic, pso
 from tunerlib.techniques.differential_evolution import DifferentialEvolution
 from tunerlib.techniques.genetic import GeneticAlgorithm, mutate_param
@@ -28,8 +28,8 @@ EXPECTED = {"DifferentialEvolution", "DifferentialEvolutionAlt", "DifferentialEv
             "ga-OX1", "ga-OX3", "ga-PX", "ga-CX", "ga-PMX", "ga-base", "GGA", "BinaryGA"}
 
 
-def fresh_registry() -> TechniqueRegistry:
-    reg = TechniqueRegistry()
+def fresh_registry() -> Catalogue:
+    reg = Catalogue()
     for module in MODULES:
         module.register(reg)
     return reg

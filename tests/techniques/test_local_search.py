@@ -15,7 +15,7 @@ from tunerlib import tune_function
 from tunerlib.parameters import (BooleanArray, BooleanParameter, ConfigurationManipulator, EnumParameter,
                                  FloatParameter, IntegerArray, IntegerParameter, LogFloatParameter,
                                  OrdinalParameter, PermutationParameter, PowerOfTwoParameter)
-from tunerlib.techniques import Feedback, TechniqueError, TechniqueRegistry, register, registry
+from tunerlib.techniques import Feedback, TechniqueError, Catalogue, register, registry
 from tunerlib.techniques import annealing, mutation_bandit, nelder_mead, pattern_search, torczon
 
 MODULES = (nelder_mead, torczon, pattern_search, annealing, mutation_bandit)
@@ -25,8 +25,8 @@ NAMES = ["RandomNelderMead", "RegularNelderMead", "RightNelderMead", "MultiNelde
 BUDGET = 200
 
 
-def fresh_registry() -> TechniqueRegistry:
-    reg = TechniqueRegistry()
+def fresh_registry() -> Catalogue:
+    reg = Catalogue()
     for mod in MODULES:
         mod.register(reg)
     return reg

@@ -12,7 +12,7 @@ import pytest
 from tunerlib import tune_function
 from tunerlib.parameters import (BooleanParameter, ConfigurationManipulator, EnumParameter, FloatParameter,
                                  IntegerParameter, PermutationParameter)
-from tunerlib.techniques import Feedback, TechniqueRegistry, register, registry
+from tunerlib.techniques import Feedback, Catalogue, register, registry
 from tunerlib.techniques import annealing, mutation_bandit, nelder_mead, pattern_search, torczon
 from tunerlib.techniques.annealing import PseudoAnnealingSearch, acceptance, cooling_schedule
 from tunerlib.techniques.mutation_bandit import AUCBanditMutationTechnique, arm_operators
@@ -20,7 +20,7 @@ from tunerlib.techniques.nelder_mead import NelderMead, Vertex, flatness
 from tunerlib.techniques.pattern_search import PatternSearch, UnitSpace
 from tunerlib.techniques.torczon import Torczon
 
-FRESH = TechniqueRegistry()
+FRESH = Catalogue()
 for _mod in (nelder_mead, torczon, pattern_search, annealing, mutation_bandit):
     _mod.register(FRESH)
 for _name in FRESH:

@@ -10,7 +10,7 @@ from tunerlib.parameters import (BooleanArray, BooleanParameter, ConfigurationMa
                                  FloatArray, FloatParameter, IntegerParameter, LogFloatParameter,
                                  OrdinalParameter, PermutationParameter, PowerOfTwoParameter,
                                  ScheduleParameter)
-from tunerlib.techniques import Feedback, PureRandom, TechniqueError, TechniqueRegistry
+from tunerlib.techniques import Feedback, PureRandom, TechniqueError, Catalogue
 from tunerlib.techniques.composable_presets import NAMED, register
 from tunerlib.techniques.composable import (TECHNIQUE_BASES, GreedyComposableTechnique,
                                             RandomThreeParentsComposableTechnique)
@@ -27,7 +27,7 @@ def assert_round_trip(tech):
     name = technique_name(tech)
     back = technique_from_name(name)
     assert back == tech and type(back) is type(tech)
-    assert back.hyper_parameters() == tech.hyper_parameters() and back.operator_map == tech.operator_map
+    assert back.option_values() == tech.option_values() and back.operator_map == tech.operator_map
     assert technique_name(back) == name
     assert not any(c.isspace() for c in name)
     return name
@@ -60,7 +60,7 @@ def test_hand_built_maps_with_awkward_values_round_trip(xchoice, strength, args,
 
 
 def test_named_techniques_round_trip_and_resolve():
-    reg = TechniqueRegistry()
+    reg = Catalogue()
     register(reg)
     for name in NAMED:
         tech = reg.create(name)
@@ -189,7 +189,7 @@ def test_random_composable_covers_the_kinds_of_a_space_within_documented_ranges(
         tech = random_composable(random.Random(seed), m)
         bases.add(type(tech).__name__)
         assert set(tech.operator_map) == kinds
-        hp = tech.hyper_parameters()
+        hp = tech.option_values()
         assert 10 <= hp["population_size"] <= 50 and 0.1 <= hp["crossover_rate"] <= 1.0
         assert 0.0 <= hp.get("best_probability", 0.0) <= 0.5
         for kind, choice in tech.operator_map.items():

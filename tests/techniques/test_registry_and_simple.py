@@ -3,7 +3,7 @@ import pytest
 
 from tunerlib.parameters import (ConfigurationManipulator, EnumParameter, FloatParameter,
                                  IntegerParameter, PermutationParameter)
-from tunerlib.techniques import (DEFAULT_TECHNIQUE, TechniqueError, TechniqueRegistry,
+from tunerlib.techniques import (DEFAULT_TECHNIQUE, TechniqueError, Catalogue,
                                  create_technique, registry)
 
 
@@ -18,7 +18,7 @@ def space():
 
 
 def test_duplicate_names_rejected():
-    reg = TechniqueRegistry()
+    reg = Catalogue()
     reg.register("X", lambda: None)
     with pytest.raises(TechniqueError, match="already registered"):
         reg.register("X", lambda: None)

@@ -157,7 +157,7 @@ def test_same_seed_same_run_and_options_are_checked():
     assert runs[0] != tune_function(space, fn, test_limit=40, technique=["TPE"], seed=10).values
     with pytest.raises(TechniqueError, match="option 'gamma'=1.5 is out of range"):
         create_technique(["TPE;gamma,1.5"])
-    assert not math.isnan(create_technique(["TPE;candidates,16"]).n_candidates)
+    assert not math.isnan(create_technique(["TPE;candidates,16"]).candidates)
 
 
 class _SizeCounter:
@@ -207,7 +207,7 @@ def test_a_proposal_reads_a_bounded_share_of_a_long_run(monkeypatch):
             assert tech.desired_configuration() is not None
         monkeypatch.setattr(tpe_module, "np", np)
         largest.append(counter.largest)
-    assert largest[1] <= largest[0] <= tech.n_candidates * (tech.max_good + tech.max_bad + 1) * 4
+    assert largest[1] <= largest[0] <= tech.candidates * (tech.max_good + tech.max_bad + 1) * 4
     assert len(tech.top) == tech.max_good
 
 

@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from tunerlib.tools import bench_overhead
+from tools import bench_overhead
 
 
 def test_one_row_per_named_technique_and_the_default_without(capsys):

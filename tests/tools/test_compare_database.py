@@ -4,7 +4,7 @@ import json
 
 from tunerlib.cli import main
 from tunerlib.db import ResultsDB
-from tunerlib.tools import compare
+from tools import compare
 
 
 def test_runs_are_recorded_per_problem_with_their_technique(tmp_path, capsys):

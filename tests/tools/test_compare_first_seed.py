@@ -2,7 +2,7 @@
 longer comparison (for validating on seeds not used while developing)."""
 import json
 
-from tunerlib.tools import compare
+from tools import compare
 
 
 def _runs(tmp_path, name, *extra):

@@ -1,8 +1,8 @@
 """tools/compare.py's report: baselines of a problem are printed next to each technique's best."""
 import io
 
-from tunerlib.tools import compare
-from tunerlib.tools.problems import Problem
+from tools import compare
+from tools.problems import Problem
 
 
 def test_report_prints_best_over_each_baseline():

@@ -5,10 +5,10 @@ import json
 
 import pytest
 
-from tunerlib.tools import compare
-from tunerlib.tools.problems import SHARED, Problem
-from tunerlib.tools.references import published_scores, score_reference_lines
-from tunerlib.tools.score import make_population
+from tools import compare
+from tools.problems import SHARED, Problem
+from tools.references import published_scores, score_reference_lines
+from tools.score import make_population
 
 KT_CACHE = SHARED / "data" / "gpu_cache" / "kerneltuner_hub" / "convolution_milo" / "MI250X.trimmed.json.gz"
 

@@ -6,9 +6,9 @@ import pytest
 
 from other_machine import RISE_BACO, needs_rise, perturb_csv
 from tunerlib.parameters import FeasibleSpace
-from tunerlib.tools import compare
-from tunerlib.tools.problems import default_problems
-from tunerlib.tools.replay_problems import is_table_file_name
+from tools import compare
+from tools.problems import default_problems
+from tools.replay_problems import is_table_file_name
 
 
 def test_table_file_names_are_told_apart_from_shared_names(tmp_path):

@@ -1,19 +1,22 @@
-"""tunerlib history generate: random approaches drawn from the plan seed, uploaded, resumable."""
+"""python -m tools.history generate: random approaches drawn from the plan seed, uploaded, resumable."""
 import sqlite3
 import subprocess
 import sys
+from pathlib import Path
 
 import zygote
 
 from tunerlib.store import CrossSessionStore
-from tunerlib.tools.history import CS, WINDOWS, approach
+from tools.history import CS, WINDOWS, approach
+
+REPO = Path(__file__).resolve().parents[2]   # the checkout holding tools/
 
 
 def history(tmp_path, problems, runs):
-    return zygote.run([sys.executable, "-m", "tunerlib.cli", "history", "generate", "--problems", *problems,
+    return zygote.run([sys.executable, "-m", "tools.history", "generate", "--problems", *problems,
                        "--runs", str(runs), "--evaluations", "60", "--jobs", "2", "--seed", "3",
                        "--store", str(tmp_path / "s.db"), "--work-dir", str(tmp_path / "w")],
-                      capture_output=True, text=True, timeout=300)
+                      capture_output=True, text=True, timeout=300, cwd=REPO)
 
 
 def test_plan_depends_on_its_arguments_only():

@@ -1,7 +1,7 @@
 """tools/references.py: peer figures printed under compare.py's tables."""
 import pytest
 
-from tunerlib.tools.references import REFERENCES, best_over_opt, reference_lines
+from tools.references import REFERENCES, best_over_opt, reference_lines
 
 
 def test_every_reference_has_a_known_convention_and_a_plausible_figure():
@@ -36,7 +36,7 @@ def test_an_installed_copy_without_examples_says_what_to_do(monkeypatch, tmp_pat
     saying to pass it when there is none; the shared folder is asked for by name."""
     import sys
 
-    from tunerlib.tools import example_problems, problems, replay_problems
+    from tools import example_problems, problems, replay_problems
     path_before = list(sys.path)
     with pytest.raises(SystemExit, match=r"compare: .*tsp/tsplib.py is missing; pass --examples DIR"):
         problems.random_tsp_problem(10, examples=tmp_path)

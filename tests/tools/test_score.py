@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from tunerlib.tools.score import (Population, best_so_far, cutoff_evaluations, evaluation_budgets,
+from tools.score import (Population, best_so_far, cutoff_evaluations, evaluation_budgets,
                                   evaluation_score, expected_random_best, make_population, random_best_over_time,
                                   rank_score, space_score, time_axis, time_score, within, TimeAxis)
 

@@ -5,9 +5,9 @@ import math
 import pytest
 
 from tunerlib.techniques import DEFAULT_TECHNIQUE
-from tunerlib.tools import compare
-from tunerlib.tools.problems import Problem
-from tunerlib.tools.targets import problem_target, ratio_at, score_target_lines, target_lines
+from tools import compare
+from tools.problems import Problem
+from tools.targets import problem_target, ratio_at, score_target_lines, target_lines
 
 CACHE = {"replay": True, "family": "kerneltuner", "sparse": False, "table_space": False}
 RISE = {"replay": True, "family": "rise", "sparse": False, "table_space": False}
@@ -106,7 +106,7 @@ def test_compare_report_prints_the_verdicts_under_the_problem():
 
 
 def test_auto_is_checked_against_the_best_other_technique_and_g_at_every_budget():
-    from tunerlib.tools.targets import auto_lines
+    from tools.targets import auto_lines
     runs = {"auto": _runs(1.010, 1.012, 1.011), "BayesianOptimization": _runs(1.000, 1.001, 1.002),
             "AUCBanditMetaTechniqueG": _runs(1.3, 1.2, 1.25), "Far": _runs(1.5, 1.5, 1.5)}
     lines = auto_lines(runs, [50, 100], 1.0)

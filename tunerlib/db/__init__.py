@@ -7,7 +7,7 @@ from .models import (DESIRED_RESULT_STATES, RESULT_STATES, RUN_STATES, SCHEMA_VE
                      SchemaVersionError)
 from .migrations import DEFAULT_URL, MIGRATIONS, migrate, open_engine, resolve_url
 from .storage import ResultsDB
-from .store import MEMORY_URL, ResultsStore, open_store
+from .protocol import MEMORY_URL, ResultsStore, open_store
 from .memory import MemoryStore
 from .admin import format_run, list_runs, migrate_database
 

@@ -1,4 +1,4 @@
-"""Maintenance of results databases, shared by ``tunerlib runs|migrate`` and ``python -m tunerlib.tools.db``.
+"""Maintenance of results databases: the ``tunerlib runs|errors|migrate`` commands.
 
 Each function takes the ``--database`` value (a path or a SQLAlchemy URL), does one job and returns plain
 data or text; errors are :class:`~tunerlib.db.models.DatabaseError` with a one-line message, which the

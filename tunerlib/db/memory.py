@@ -1,6 +1,6 @@
 """MemoryStore: the results store of one process, in memory (``--database memory://``).
 
-It implements :class:`tunerlib.db.store.ResultsStore` with the same answers as the SQL backend (one
+It implements :class:`tunerlib.db.protocol.ResultsStore` with the same answers as the SQL backend (one
 contract suite checks both) at a fraction of its cost, for ``tune_function`` and technique tests.
 Nothing survives the process and measurement workers cannot share it: ``--parallelism`` > 1 needs a
 database. JSON values are stored as JSON text and parsed on the way out, like a database column.
@@ -44,6 +44,7 @@ class MemoryStore:
         self._requests: Dict[int, dict] = {}
         self._results: Dict[int, dict] = {}
         self._states: Dict[Tuple[int, str], str] = {}
+        self._artifacts: Dict[Tuple[int, str], str] = {}
         self._next: Dict[str, int] = {}
         self._run_requests: Dict[int, List[int]] = {}   # run -> request ids, ascending
         self._run_results: Dict[int, List[int]] = {}    # run -> result ids, ascending
@@ -318,6 +319,15 @@ class MemoryStore:
 
     def load_technique_state(self, run_id: int, name: str) -> Optional[Any]:
         return _load(self._states.get((run_id, name)))
+
+    def save_run_artifact(self, run_id: int, name: str, data: Any) -> None:
+        if data is None:
+            self._artifacts.pop((run_id, name), None)
+        else:
+            self._artifacts[(run_id, name)] = _dump(data)
+
+    def load_run_artifact(self, run_id: int, name: str) -> Optional[Any]:
+        return _load(self._artifacts.get((run_id, name)))
 
     # ---- connections ------------------------------------------------------------------------
     def listen(self, run_id: int) -> None:

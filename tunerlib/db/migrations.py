@@ -15,7 +15,7 @@
   ``tuning_run.script_version`` and the ``measurement_worker`` table (``MIGRATIONS[2]``). SQLite connections have
   ``foreign_keys=ON``; a step that rebuilds a table should run ``PRAGMA defer_foreign_keys=ON`` first.
 
-Command line (owned by tunerlib.tools): ``python -m tunerlib.tools.db migrate URL`` calls :func:`migrate`.
+Command line: ``tunerlib migrate URL`` calls :func:`migrate`.
 """
 from __future__ import annotations
 
@@ -196,7 +196,7 @@ def check_version(version: int, display: str) -> None:
     head = f"database {display} has schema version {version} but this tunerlib uses {SCHEMA_VERSION}"
     if version > SCHEMA_VERSION:
         raise SchemaVersionError(f"{head}: upgrade tunerlib or use a new --database")
-    raise SchemaVersionError(f"{head}: run `python -m tunerlib.tools.db migrate {display}` to upgrade "
+    raise SchemaVersionError(f"{head}: run `tunerlib migrate {display}` to upgrade "
                              "(back it up first) or use a new --database")
 
 
@@ -266,7 +266,27 @@ def _add_distributed_measurement(conn: Connection) -> None:
     MeasurementWorker.create(conn)
 
 
-MIGRATIONS: dict[int, Migration] = {1: _add_run_owner, 2: _add_distributed_measurement}
+#: the technique-state names under which schema 3 kept run artifacts, and their artifact names
+_ARTIFACT_STATES = {"tunerlib:final_config": "final_config", "tunerlib:final_best": "final_best"}
+
+
+def _add_run_artifacts(conn: Connection) -> None:
+    """Schema 3 -> 4: the ``run_artifact`` table, filled with the artifacts schema 3 kept as technique
+    state under reserved names (then removed from ``technique_state``); ``desired_result.priority``
+    (always 0) and its place in the claim index go."""
+    from .models import RunArtifact
+    RunArtifact.create(conn)
+    for old, new in _ARTIFACT_STATES.items():
+        conn.exec_driver_sql("INSERT INTO run_artifact (tuning_run_id, name, data, updated) "
+                             f"SELECT tuning_run_id, '{new}', data, updated FROM technique_state "
+                             f"WHERE name = '{old}'")
+        conn.exec_driver_sql(f"DELETE FROM technique_state WHERE name = '{old}'")
+    conn.exec_driver_sql("DROP INDEX ix_desired_result_claim")
+    conn.exec_driver_sql("ALTER TABLE desired_result DROP COLUMN priority")
+    conn.exec_driver_sql("CREATE INDEX ix_desired_result_claim ON desired_result (tuning_run_id, state, id)")
+
+
+MIGRATIONS: dict[int, Migration] = {1: _add_run_owner, 2: _add_distributed_measurement, 3: _add_run_artifacts}
 """{from_version: upgrade function to from_version + 1}."""
 
 

@@ -23,7 +23,7 @@ from typing import Any, Optional
 from sqlalchemy import (JSON, Boolean, Column, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text,
                         UniqueConstraint, func)
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Version of the schema defined in this module, stamped in ``tunerlib_meta['schema_version']``."""
 
 #: RUNNING (its process is measuring, or was killed: see TuningRun.host/pid), COMPLETE (stopped by a
@@ -147,16 +147,13 @@ DesiredResult = Table("desired_result", METADATA, _id(),
                       _ref("tuning_run_id", "tuning_run.id"),
                       _ref("configuration_id", "configuration.id"),
                       _required("requestor", Text), _required("generation", Integer),
-                      _required("priority", Integer, default=0),
                       Column("limit", Float), _required("state", String(16)), Column("worker", Text),
                       _required("request_date", Float), Column("start_date", Float),
                       _ref("result_id", "result.id", required=False, use_alter=True),
                       Column("heartbeat", Float), Column("lease", Float))
 
-# Serves claim_next (run, REQUESTED, id; priority is always 0 since schema 2 code) and pending_count
-# (run, state) from one index.
-Index("ix_desired_result_claim", DesiredResult.c.tuning_run_id, DesiredResult.c.state,
-      DesiredResult.c.priority.desc(), DesiredResult.c.id)
+# Serves claim_next (run, REQUESTED, oldest id first) and the run's requests by state from one index.
+Index("ix_desired_result_claim", DesiredResult.c.tuning_run_id, DesiredResult.c.state, DesiredResult.c.id)
 
 #: a measurement of one configuration (``RESULT_STATES``); durable as soon as it is committed.
 #: ``worker`` (schema 3) is the worker that measured it: ``main``, ``worker-N`` or a ``tunerlib worker`` id
@@ -188,6 +185,14 @@ TechniqueState = Table("technique_state", METADATA, _id(),
                        _ref("tuning_run_id", "tuning_run.id"),
                        _required("name", Text), _required("data", JsonColumn), _required("updated", Float),
                        UniqueConstraint("tuning_run_id", "name"))
+
+#: a JSON artifact of one run, kept for the reports (schema 4), one row per (run, name): what the tuner
+#: printed as its best at the end (``final_config``) and the best it re-timed (``final_best``); see
+#: :mod:`tunerlib.finalform`
+RunArtifact = Table("run_artifact", METADATA, _id(),
+                    _ref("tuning_run_id", "tuning_run.id"),
+                    _required("name", Text), _required("data", JsonColumn), _required("updated", Float),
+                    UniqueConstraint("tuning_run_id", "name"))
 
 
 # ----------------------------------------------------------------------------------------------------

@@ -26,8 +26,6 @@ class ResultListener:
         self._conn.autocommit = True
         self._conn.execute(f"LISTEN {CHANNEL}")
         self._run = str(run_id)
-        #: notifications of this run seen (for tests and figures)
-        self.wakeups = 0
         self._lost = False
 
     def wait(self, timeout: float) -> bool:
@@ -48,7 +46,6 @@ class ResultListener:
         woken = False
         while (note := pgconn.notifies()) is not None:
             woken = woken or note.extra.decode() == self._run
-        self.wakeups += woken
         return woken
 
     def close(self) -> None:

@@ -42,8 +42,9 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from .migrations import ensure_schema, open_engine
 from .models import (RESULT_STATES, RUN_STATES, AlreadyCompleteError, Claim, Configuration, DatabaseError, DesiredResult,
                      DesiredResultRow, Input, InputClass, Machine, MachineClass, NotFoundError, Program,
-                     ProgramVersion, Result, ResultRecord, ResultRow, TechniqueState, TuningRun)
+                     ProgramVersion, Result, ResultRecord, ResultRow, TuningRun)
 from .leases import LeaseQueries
+from .named import NamedRecords
 from .notify import CHANNEL, ResultListener
 from .lifecycle import RunLifecycle
 from .runners import _CoreRunner, _Runner, _SQLiteRunner
@@ -58,9 +59,9 @@ _ABANDONED: list = []  # connections inherited through fork: kept referenced so 
 
 # ------------------------------------------------------------------------------------------ statements
 _PV, _CFG, _RUN = ProgramVersion, Configuration, TuningRun
-_DR, _RES, _TS = DesiredResult, Result, TechniqueState
+_DR, _RES = DesiredResult, Result
 
-_INS_RUN, _INS_DR, _INS_RES, _INS_TS = _RUN.insert(), _DR.insert(), _RES.insert(), _TS.insert()
+_INS_RUN, _INS_DR, _INS_RES = _RUN.insert(), _DR.insert(), _RES.insert()
 _SEL_CONFIG = select(_CFG.c.id).where(_CFG.c.program_version_id == bindparam("pv"),
                                       _CFG.c.hash == bindparam("h"))
 def _insert_config_ignoring_duplicates(dialect: str) -> Any:
@@ -74,7 +75,7 @@ _PICK = (select(_DR.c.id, _DR.c.configuration_id, _CFG.c.hash, _CFG.c.data, _DR.
                 _DR.c.generation)
          .join_from(_DR, _CFG, _DR.c.configuration_id == _CFG.c.id)
          .where(_DR.c.tuning_run_id == bindparam("run"), _DR.c.state == "REQUESTED")
-         .order_by(_DR.c.priority.desc(), _DR.c.id).limit(1))
+         .order_by(_DR.c.id).limit(1))
 _CLAIM = (update(_DR).where(_DR.c.id == bindparam("dr"), _DR.c.state == "REQUESTED")
           .values(state="RUNNING", worker=bindparam("w"), start_date=bindparam("t"), heartbeat=bindparam("t"),
                   lease=bindparam("lease")))
@@ -88,8 +89,6 @@ _NOTIFY = select(func.pg_notify(CHANNEL, bindparam("run_text")))
 # Negative keys: the schema lock (migrations.SCHEMA_LOCK) is positive.
 _RESULT_ORDER_LOCK = select(func.pg_advisory_xact_lock(-cast(bindparam("run"), BigInteger) - 1))
 _NEW_BEST = update(_RES).where(_RES.c.id == bindparam("rid")).values(was_new_best=True)
-_PENDING_COUNT = select(func.count()).select_from(_DR).where(
-    _DR.c.tuning_run_id == bindparam("run"), or_(_DR.c.state == "REQUESTED", _DR.c.state == "RUNNING"))
 _RESULT_ROWS = (select(_RES.c.id, _RES.c.desired_result_id, _RES.c.configuration_id, _CFG.c.hash,
                        _CFG.c.data, _RES.c.state, _RES.c.time, _RES.c.accuracy, _RES.c.energy,
                        _RES.c.size, _RES.c.extra, _RES.c.was_new_best, _DR.c.requestor,
@@ -116,12 +115,10 @@ _LIST_RUNS = (select(_RUN.c.id, _RUN.c.uuid, _PROG.c.project, _PROG.c.name, _PV.
               .order_by(_RUN.c.id))
 _LIST_RUNS_KEYS = ("id", "uuid", "project", "program", "version", "label", "state", "tests", "start_date",
                    "end_date", "seed", "host", "pid", "script_version")
-_TS_WHERE = (_TS.c.tuning_run_id == bindparam("run"), _TS.c.name == bindparam("tname"))
-_TS_LOAD = select(_TS.c.data).where(*_TS_WHERE)
-_TS_UPDATE = update(_TS).where(*_TS_WHERE).values(data=bindparam("d"), updated=bindparam("t"))
 
 
-class ResultsDB(RunLifecycle, LeaseQueries):
+
+class ResultsDB(RunLifecycle, LeaseQueries, NamedRecords):
     """Results database of tunerlib (see the module docstring for transactions, processes, row types)."""
 
     def __init__(self, url: Optional[str] = None) -> None:
@@ -388,7 +385,7 @@ class ResultsDB(RunLifecycle, LeaseQueries):
                         limit: Optional[float]) -> int:
         return runner.insert(_INS_DR, {
             "tuning_run_id": run_id, "configuration_id": configuration_id, "requestor": requestor,
-            "generation": generation, "priority": 0, "limit": limit, "state": "REQUESTED",
+            "generation": generation, "limit": limit, "state": "REQUESTED",
             "request_date": time_module.time()})
 
     def claim_next(self, run_id: int, worker: str, lease: Optional[float] = None) -> Optional[Claim]:
@@ -438,10 +435,6 @@ class ResultsDB(RunLifecycle, LeaseQueries):
         """A listener that wakes when a result of the run is stored (PostgreSQL), else None (poll)."""
         return ResultListener(self.engine, run_id) if self._notify else None
 
-    def pending_count(self, run_id: int) -> int:
-        """Number of desired results of the run that are REQUESTED or RUNNING."""
-        return self._read(_PENDING_COUNT, {"run": run_id})[0][0]
-
     # ------------------------------------------------------------------------------- results
     def mark_new_best(self, result_ids: Sequence[int]) -> None:
         """Set was_new_best on these results (one executemany)."""
@@ -466,22 +459,3 @@ class ResultsDB(RunLifecycle, LeaseQueries):
         """{result state: number of results} of the run."""
         return {state: count for state, count in self._read(_COUNTS, {"run": run_id})}
 
-    # ------------------------------------------------------------------------ technique state
-    def save_technique_state(self, run_id: int, name: str, data: Any) -> None:
-        """Insert or replace the JSON state of technique ``name`` in the run."""
-        params = {"run": run_id, "tname": name, "d": data, "t": time_module.time()}
-        for attempt in range(3):
-            try:
-                with self._tx() as runner:
-                    if runner.write(_TS_UPDATE, params) == 0:
-                        runner.insert(_INS_TS, {"tuning_run_id": run_id, "name": name, "data": data,
-                                                     "updated": params["t"]})
-                return
-            except _INTEGRITY_ERRORS:  # inserted concurrently: the next attempt updates it
-                if attempt == 2:
-                    raise
-
-    def load_technique_state(self, run_id: int, name: str) -> Optional[Any]:
-        """The saved JSON state of technique ``name`` in the run, or None."""
-        rows = self._read(_TS_LOAD, {"run": run_id, "tname": name})
-        return rows[0][0] if rows else None

@@ -25,7 +25,7 @@ The public names, by module (import them from ``tunerlib.replay``):
   :data:`TABLE_SPACE_HELP` (help text of a ``--table-space`` option), :data:`NOT_MEASURED_REASON`.
 
 The core knows no benchmark collection, file format of a particular tool, or data folder: readers
-and the catalogue of recorded benchmarks are in ``tunerlib.tools.recorded``.  The names of
+and the catalogue of recorded benchmarks are in ``tunerlib.replay.recorded``.  The names of
 :mod:`.interface` are imported on first use (it imports the tuning machinery).  Outcomes: OK
 (recorded time in seconds), failed (INFEASIBLE with ``extra["reason"]``) and not measured (INFEASIBLE with
 ``extra["not_measured"] = True``).

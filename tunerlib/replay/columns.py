@@ -64,11 +64,6 @@ def split_columns(header: Sequence[str], path: Path, params: Optional[Sequence[s
     return names, [h for h in header if h in METADATA_COLUMNS and h != OBJECTIVE_COLUMN]
 
 
-def column_index(header: Sequence[str], name: str) -> Optional[int]:
-    """Position of column ``name`` in ``header`` (None when absent)."""
-    return list(header).index(name) if name in header else None
-
-
 def table_rows(path: Path, header: Sequence[str], names: Sequence[str],
                parsers: Sequence[Callable[[str], Any]]) -> Iterator[Tuple[Tuple[Any, ...], List[str], str]]:
     """(key, row, ``path:line``) of every non-empty data row: ``key`` holds the parameter columns

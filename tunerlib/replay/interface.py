@@ -22,7 +22,7 @@ Build it with a benchmark already loaded (``ReplayInterface(options, benchmark=.
 :meth:`ReplayInterface.load_benchmark` find the table from the options: here ``--data FILE``, a
 measurement CSV (:func:`~tunerlib.replay.csvtable.read_csv_table`) replayed in the space its values
 span (:func:`~tunerlib.replay.benchmark.benchmark_from_table`).  Subclasses that know a catalogue
-of recorded benchmarks override :meth:`~ReplayInterface.load_benchmark` (``tunerlib.tools.recorded``
+of recorded benchmarks override :meth:`~ReplayInterface.load_benchmark` (``tunerlib.replay.recorded``
 does, with ``--benchmark NAME``).
 
 No ``from __future__ import annotations`` here: argparse-dataclass reads the real type hints.

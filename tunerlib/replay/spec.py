@@ -6,7 +6,7 @@ table's constants, substituted by :func:`substitute_constants` when the space is
 to report at, and documented configurations (expert, default).  It knows no file format and no
 folder: :class:`~tunerlib.replay.benchmark.ReplayBenchmark` joins a spec with a
 :class:`~tunerlib.replay.table.RecordedTable` read by any reader.  Catalogues of known benchmarks
-(with their readers and data folders) live outside the core, e.g. ``tunerlib.tools.recorded``.
+(with their readers and data folders) live outside the core, e.g. ``tunerlib.replay.recorded``.
 
 :func:`rows_in_space` measures a space against the configurations of a table (the feasible count is
 ``tunerlib.parameters.FeasibleSpace.count``).

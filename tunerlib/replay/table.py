@@ -202,10 +202,6 @@ class RecordedTable:
                 sets[p].add(v)
         return {p: sorted(s) for p, s in sets.items()}
 
-    def total_simulated_s(self) -> float:
-        """Sum of every record's ``simulated_s`` (cost of measuring the whole table)."""
-        return math.fsum(r.simulated_s for r in self.records.values())
-
     def __repr__(self) -> str:
         return (f"RecordedTable({self.name!r}, {len(self)} configurations, {self.failed_count} failed, "
                 f"params={list(self.params)})")

@@ -2,7 +2,7 @@
 
 Everything is read through the :class:`~tunerlib.db.ResultsStore` protocol (``list_runs``,
 ``run_export``, ``run_results``, ``desired_results``, ``error_results``, ``result_places``,
-``load_technique_state``), so a SQLite file and a PostgreSQL database read the same way. Nothing here
+``load_technique_state``, ``load_run_artifact``), so a SQLite file and a PostgreSQL database read the same way. Nothing here
 writes to the database, and a path that names no existing database is refused instead of created.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
 
 from ..db import DatabaseError, ResultsDB
-from ..db.store import open_existing
+from ..db.protocol import open_existing
 from ..errors import UsageError
 from ..finalform import FINAL_BEST, FINAL_FORM, final_best, final_form_text
 from ..objectives import UNIT_KEY
@@ -185,10 +185,10 @@ def read_run(store: Any, info: dict) -> RunData:
     return RunData(info["id"], info["uuid"], info["label"], export["project"], export["program"],
                    export["version"], info["state"], info["seed"], export["objective"], export["args"] or {},
                    export["parameter_info"], start, export["end_date"], export["machine_class"], points,
-                   requests, sign, final_form_text(store.load_technique_state(info["id"], FINAL_FORM)),
-                   store.result_places(info["id"]), final_best(store.load_technique_state(info["id"], FINAL_BEST)),
+                   requests, sign, final_form_text(store.load_run_artifact(info["id"], FINAL_FORM)),
+                   store.result_places(info["id"]), final_best(store.load_run_artifact(info["id"], FINAL_BEST)),
                    technique_decisions(store, info["id"], export["args"] or {}), info.get("script_version"),
-                   read_resumes(store.load_technique_state(info["id"], RESUMES)),
+                   read_resumes(store.load_run_artifact(info["id"], RESUMES)),
                    technique_swaps(store, info["id"], export["args"] or {}))
 
 

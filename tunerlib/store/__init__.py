@@ -10,7 +10,7 @@ techniques and performance snapshots, and the queries the recommendation bandits
   the user's store, or else the starter history.
 """
 from .schema import STORE_SCHEMA_VERSION, StoreError
-from .store import ENV_VAR, CrossSessionStore, default_store_url
+from .crosssession import ENV_VAR, CrossSessionStore, default_store_url
 from .starter import STARTER_PATH, read_starter, recommendation_table, write_starter
 from .upload import upload
 

@@ -6,11 +6,12 @@ import json
 import sys
 from typing import Any, Dict, List, Optional, TextIO
 
-from .queries import RANKINGS, load_affinities
+from ..techniques.recommendation import AFFINITY_METRICS
+from .queries import load_affinities
 from .report import (GROUPINGS, representation_rows, select_reps, similar_rows, technique_labels,
                      technique_rows, why_no_similar)
 from .schema import StoreError
-from .store import CrossSessionStore
+from .crosssession import CrossSessionStore
 from .upload import upload
 
 
@@ -32,7 +33,7 @@ def add_commands(sub: Any) -> None:
     sim = queries.add_parser("similar", help="representations most similar to one")
     for parser in (reps, tech, sim):
         _store_option(parser)
-        parser.add_argument("--metric", choices=RANKINGS, default="new-bests",
+        parser.add_argument("--metric", choices=AFFINITY_METRICS, default="new-bests",
                             help="how techniques are scored: search affinity or run-rank")
         parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     for parser in (tech, sim):

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence
 
 from ..techniques.recommendation import relative_gain
 
-#: the affinities measurable in a run (the store can also rank by run-rank, see .queries.RANKINGS)
-AFFINITY_METRICS = ("new-bests", "improvement")
+#: the affinities measured from a run's own results (the store also ranks by run-rank: every metric is
+#: :data:`tunerlib.techniques.AFFINITY_METRICS`)
+MEASURED_AFFINITIES = ("new-bests", "improvement")
 
 
 @dataclass(frozen=True)
@@ -145,11 +146,3 @@ class Replay:
         return rows + [Snapshot(None, seconds, tests, t.requests, t.new_bests, t.improvement, t.best_value)]
 
 
-def final_affinities(snapshots: Sequence[Snapshot], metric: str) -> Dict[str, Tuple[float, int]]:
-    """{technique: (affinity, requests)} from the last snapshot of each technique."""
-    last: Dict[str, Snapshot] = {}
-    for snap in snapshots:
-        if snap.technique is not None:
-            last[snap.technique] = snap
-    return {name: (Tally(s.requests, s.new_bests, s.improvement).affinity(metric), s.requests)
-            for name, s in last.items()}

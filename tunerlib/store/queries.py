@@ -18,10 +18,10 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from sqlalchemy import and_, func, select
 
 from . import schema as S
-from ..techniques.recommendation import AFFINITY_METRICS as METRICS
-from .performance import AFFINITY_METRICS
+from ..techniques.recommendation import AFFINITY_METRICS
+from .performance import MEASURED_AFFINITIES
 from .representation import decode, distance, type_counts
-from .store import CrossSessionStore
+from .crosssession import CrossSessionStore
 
 #: fewest mutually known techniques for a Pearson correlation to count (with two it is always +-1)
 MIN_SHARED = 3
@@ -30,8 +30,6 @@ MIN_SHARED = 3
 PRIOR_REQUESTS = 100
 #: the same for run-rank scores, in runs (a technique's share of a run's requests is its weight)
 RUN_RANK_PRIOR = 1.0
-#: how the store can score techniques: an affinity, or run-rank (the recommendation bandits' choices)
-RANKINGS = METRICS
 
 
 @dataclass
@@ -127,15 +125,15 @@ def table_from_rows(rows: StoreRows, metric: str = "new-bests",
     run, 0 for the worst; runs with the same best share the mean of their ranks), weighted by their
     share of each run's requests; the similarity between representations then uses ``new-bests``
     affinities."""
-    if metric not in RANKINGS:
-        raise ValueError(f"metric {metric!r} is not one of {', '.join(RANKINGS)}")
+    if metric not in AFFINITY_METRICS:
+        raise ValueError(f"metric {metric!r} is not one of {', '.join(AFFINITY_METRICS)}")
     table = AffinityTable(metric)
     excluded = set(exclude_programs)
     for rep, name, project, program, info, runs in rows.representations:
         if program not in excluded and f"{project}/{program}" not in excluded:
             table.reps[rep] = RepInfo(rep, name, project, program, info, type_counts(decode(info)), runs)
     kept = [tuple(r) for r in rows.snapshots if r[0] in table.reps]
-    similarity = metric if metric in AFFINITY_METRICS else "new-bests"
+    similarity = metric if metric in MEASURED_AFFINITIES else "new-bests"
     table.similarity = _pooled(kept, lambda r: r[5] if similarity == "new-bests" else r[6], lambda r: r[4])
     if metric == "run-rank":
         table.affinity, table.prior = _run_rank(kept), RUN_RANK_PRIOR

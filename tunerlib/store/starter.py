@@ -6,7 +6,7 @@ It is a gzip-compressed JSON file of :class:`~.queries.StoreRows` (parameter str
 names and each technique's last performance snapshot per run: no configuration values), read into
 memory and never written. :func:`recommendation_table` is the one entry point: the user's store when
 it holds a representation similar to the space being tuned (one with every parameter type of the
-space), else the starter history. Rebuild it from a store made by ``tunerlib history generate``::
+space), else the starter history. Rebuild it from a store made by ``python -m tools.history generate``::
 
     tunerlib history starter --store history.db              # writes tunerlib/store/starter_history.json.gz
 """
@@ -19,7 +19,7 @@ from typing import Iterable, Mapping, Optional, Tuple, Union
 
 from .queries import AffinityTable, StoreRows, read_rows, table_from_rows
 from .schema import StoreError
-from .store import CrossSessionStore
+from .crosssession import CrossSessionStore
 
 #: the starter history shipped with the package
 STARTER_PATH = Path(__file__).with_name("starter_history.json.gz")

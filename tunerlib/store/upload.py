@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, List, Optional, TextIO
 
 from ..db import DatabaseError, ResultsDB
-from ..db.store import open_existing
+from ..db.protocol import open_existing
 from .export import StoredRun, export_run
 from .schema import StoreError
-from .store import CrossSessionStore
+from .crosssession import CrossSessionStore
 
 
 @dataclass
@@ -81,8 +81,7 @@ def export_all(results: ResultsDB, include_configurations: bool, uuids: Iterable
 
 
 def upload(source: str, store: CrossSessionStore, include_configurations: bool = False,
-           uuids: Iterable[str] = (), progress: Optional[TextIO] = sys.stderr,
-           before_commit: Optional[Callable[[], None]] = None) -> UploadReport:
+           uuids: Iterable[str] = (), progress: Optional[TextIO] = sys.stderr) -> UploadReport:
     """Upload the runs of the results database at ``source`` (see the module docstring)."""
     results = open_results(source)
     try:
@@ -92,7 +91,7 @@ def upload(source: str, store: CrossSessionStore, include_configurations: bool =
     report = UploadReport()
     advance = _progress(len(runs), progress)
     for done, stored in enumerate(runs, 1):
-        report.outcomes[store.write_run(stored, before_commit)] += 1
+        report.outcomes[store.write_run(stored)] += 1
         report.runs.append(stored.uuid)
         advance(done)
     return report

@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from ..parameters import ConfigurationError, ConfigurationManipulator, ParameterError
 from . import schema as S
-from .store import CrossSessionStore
+from .crosssession import CrossSessionStore
 
 #: configurations --warm-start adds at most
 WARM_START_COUNT = 5

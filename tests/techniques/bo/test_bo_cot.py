@@ -11,10 +11,15 @@ from lazystats import chisquare
 from tunerlib.parameters import (BooleanParameter, ConfigurationManipulator, EnumParameter, FloatParameter,
                                  IntegerParameter, OrdinalParameter, PermutationParameter,
                                  PowerOfTwoParameter)
-from tunerlib.techniques.bo.acquisition import config_key
+from tunerlib.parameters.base import value_key
 from tunerlib.parameters import FeasibleSpace
 from tunerlib.parameters.trees import RejectionGroup, TreeGroup
 from tunerlib.techniques.bo.neighbours import NeighbourGenerator
+
+
+def config_key(names, config):
+    """A hashable identity of a legal configuration."""
+    return tuple(value_key(config[n]) for n in names)
 
 
 def paper_space():

@@ -9,7 +9,7 @@ from tunerlib.parameters import (BooleanArray, BooleanParameter, ConfigurationMa
                                  LogFloatParameter, LogIntegerParameter, OrdinalParameter,
                                  PermutationParameter, PowerOfTwoParameter, ScheduleParameter,
                                  SelectorParameter, SwitchParameter)
-from tunerlib.techniques import Feedback, TechniqueError, TechniqueRegistry, register, registry
+from tunerlib.techniques import Feedback, TechniqueError, Catalogue, register, registry
 from tunerlib.techniques.bo import BayesianOptimization, BOOptions
 from tunerlib.techniques.bo import register as register_bo
 
@@ -31,15 +31,15 @@ def feedback(m, cfg, value, requestor="BO", state=None):
 
 # ---- API ----------------------------------------------------------------------------------
 def test_register_and_options():
-    reg = TechniqueRegistry()
+    reg = Catalogue()
     register_bo(reg)
     tech = reg.create("BayesianOptimization")
     assert isinstance(tech, BayesianOptimization) and tech.name == "BayesianOptimization"
-    hp = tech.hyperparameters()
+    hp = tech.option_values()
     assert hp["n_random_samples"] == 2000 and hp["permutation_distance"] == "spearman"
     assert hp["initial_samples"] is None and hp["feasibility_model"] is True
-    assert BayesianOptimization(options=BOOptions(n_starts=3)).hyperparameters()["n_starts"] == 3
-    with pytest.raises(TechniqueError, match="unknown option"):
+    assert BayesianOptimization(options=BOOptions(n_starts=3)).option_values()["n_starts"] == 3
+    with pytest.raises(TechniqueError, match="has no option 'bogus'"):
         BayesianOptimization(bogus=1)
     with pytest.raises(TechniqueError, match="permutation_distance.*cayley.*not allowed"):
         BayesianOptimization(permutation_distance="cayley")

@@ -4,7 +4,7 @@ import gzip
 
 import pytest
 
-from tunerlib.tools.recorded import BENCHMARKS, benchmark_from_file, read_rise_csv, read_taco_csv
+from tunerlib.replay.recorded import BENCHMARKS, benchmark_from_file, read_rise_csv, read_taco_csv
 
 TACO_PERMUTED = """permutation,repeats,omp_scheduling_type,wait_after_run,chunk_size,iterations,compute_time
 "(4, 3, 2, 0, 1)",5,0,10,16,10,100.0

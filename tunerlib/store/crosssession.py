@@ -95,17 +95,16 @@ class CrossSessionStore:
                              "writable path or URL") from None
 
     # ------------------------------------------------------------------------------------ writing
-    def write_run(self, run: StoredRun, before_commit: Any = None) -> str:
+    def write_run(self, run: StoredRun) -> str:
         """Store ``run`` in one transaction: ``added``, ``replaced`` (an earlier upload of the same run
-        had other contents, e.g. it was still running) or ``unchanged``. ``before_commit`` (tests)
-        is called inside the transaction, just before it commits. Two processes uploading the same run
-        at once: one adds it, the other finds it (a lost race on a unique key is retried once)."""
+        had other contents, e.g. it was still running) or ``unchanged``. Two processes uploading the
+        same run at once: one adds it, the other finds it (a lost race on a unique key is retried once)."""
         try:
-            return self._write_run(run, before_commit)
+            return self._write_run(run)
         except IntegrityError:
-            return self._write_run(run, before_commit)
+            return self._write_run(run)
 
-    def _write_run(self, run: StoredRun, before_commit: Any) -> str:
+    def _write_run(self, run: StoredRun) -> str:
         digest = run.digest()
         with self.engine.connect() as conn:
             begin_exclusive(conn)
@@ -117,8 +116,6 @@ class CrossSessionStore:
             if found is not None:
                 _delete_run(conn, found.id)
             _insert_run(conn, run, digest)
-            if before_commit is not None:
-                before_commit()
             conn.commit()
         return "added" if found is None else "replaced"
 

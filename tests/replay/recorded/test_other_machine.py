@@ -5,8 +5,8 @@ import pytest
 from other_machine import (KT_HUB, RISE_BACO, TACO_CACHE, needs_kt, needs_rise, needs_taco, perturb_csv,
                            perturb_kt_cache)
 
-from tunerlib.tools.recorded import benchmark_from_file, load_benchmark
-from tunerlib.tools.replay_problems import main as stats_main
+from tunerlib.replay.recorded import benchmark_from_file, load_benchmark
+from tools.replay_problems import main as stats_main
 
 
 

@@ -9,7 +9,7 @@ in another order and under any file name, gets the same space as the shipped one
   The file must hold its parameters (a one-line ValueError names the missing and unexpected
   columns otherwise).
 * Without ``like`` the file is identified by its content: the benchmark whose own file it is
-  (same path tail as in :data:`~tunerlib.tools.recorded.catalogue.BENCHMARKS`), else the kernel whose
+  (same path tail as in :data:`~tunerlib.replay.recorded.catalogue.BENCHMARKS`), else the kernel whose
   parameters are exactly the file's (Kernel Tuner caches: ``tune_params_keys``; CSVs: every column
   but the known metadata ones).  Benchmarks of one kernel on several devices share a space.  When
   several kernels fit (RISE kmeans and stencil have the same parameters), the one named in the

@@ -38,12 +38,12 @@ from tunerlib.parameters import (BooleanArray, BooleanParameter, ConfigurationMa
                                  SelectorParameter, SwitchParameter)
 from tunerlib.techniques import Feedback, Technique, TechniqueError, create_technique
 
-from .api import TuningRunManager, tune_function
-from .errors import UsageError
-from .multiobjective import MultiObjective
-from .objectives import MinimizeAttribute
-from .result import Result
-from .techniques.pareto import non_dominated
+from ..api import TuningRunManager, tune_function
+from ..errors import UsageError
+from ..multiobjective import MultiObjective
+from ..objectives import MinimizeAttribute
+from ..result import Result
+from ..techniques.pareto import non_dominated
 
 Cost = Callable[[Dict[str, Any]], float]
 Space = Tuple[ConfigurationManipulator, Cost]

@@ -13,8 +13,8 @@ import pytest
 
 from other_machine import KT_HUB, needs_kt, perturb_kt_cache
 from tunerlib.replay import read_csv_table
-from tunerlib.tools import compare
-from tunerlib.tools.recorded import RecordedInterface, benchmark_from_file
+from tools import compare
+from tunerlib.replay.recorded import RecordedInterface, benchmark_from_file
 
 ROOT = Path(__file__).resolve().parents[3]
 PNPOLY = {"between_method": [0, 1], "block_size_x": [32, 64], "tile_size": [1], "use_method": [0]}
@@ -64,7 +64,7 @@ def _truncated(path: Path) -> Path:
 
 
 def _recorded_cli(tmp_path, *args):
-    return subprocess.run([sys.executable, "-m", "tunerlib.tools.recorded", *map(str, args), "--test-limit", "3",
+    return subprocess.run([sys.executable, "-m", "tunerlib.replay.recorded", *map(str, args), "--test-limit", "3",
                            "--database", str(tmp_path / "r.db")], capture_output=True, text=True, timeout=300)
 
 

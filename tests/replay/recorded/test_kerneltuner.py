@@ -8,8 +8,8 @@ import pytest
 
 from tunerlib.parameters import ConfigurationManipulator, parse_expression
 from tunerlib.replay import substitute_constants
-from tunerlib.tools.recorded import load_benchmark
-from tunerlib.tools.recorded.kerneltuner import (FAILED_MARKERS, cache_key, read_kerneltuner_cache, read_t1_spec,
+from tunerlib.replay.recorded import load_benchmark
+from tunerlib.replay.recorded.kerneltuner import (FAILED_MARKERS, cache_key, read_kerneltuner_cache, read_t1_spec,
                                                  t1_constraints)
 
 SHARED = Path(os.environ["TUNERLIB_SHARED_DIR"])   # tests/conftest.py: ../shared unless set
@@ -57,7 +57,7 @@ def test_synthetic_cache(tmp_path, gz):
 
 
 def test_synthetic_cache_through_generic_benchmark(tmp_path):
-    from tunerlib.tools.recorded import benchmark_from_file
+    from tunerlib.replay.recorded import benchmark_from_file
     b = benchmark_from_file(_synthetic_cache(tmp_path, True))
     m = b.manipulator()
     assert m.names == ["bx", "by"] and b.constraints == []

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from tunerlib.tools.recorded import load_benchmark
-from tunerlib.tools.recorded.taco import parse_permutation, permutation_positions, read_taco_csv
+from tunerlib.replay.recorded import load_benchmark
+from tunerlib.replay.recorded.taco import parse_permutation, permutation_positions, read_taco_csv
 
 SHARED = Path(os.environ["TUNERLIB_SHARED_DIR"])   # tests/conftest.py: ../shared unless set
 needs_shared = pytest.mark.skipif(not (SHARED / "data" / "taco_cache").is_dir(),

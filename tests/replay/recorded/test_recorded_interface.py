@@ -13,10 +13,10 @@ from hypothesis import given, settings, strategies as st
 from replaycheck import assert_replay_outcomes, run_through_ask_tell
 from tunerlib import TuningRunManager, tune_function
 from tunerlib.replay import replay_result
-from tunerlib.tools.recorded import (RecordedInterface, RecordedOptions, benchmark_from_file, load_benchmark,
+from tunerlib.replay.recorded import (RecordedInterface, RecordedOptions, benchmark_from_file, load_benchmark,
                                      shared_folder)
-from tunerlib.tools.replay_problems import main as replay_stats_main
-from tunerlib.tools.replay_problems import main_effects, neighbourhood_best, problem_stats, replay_problems
+from tools.replay_problems import main as replay_stats_main
+from tools.replay_problems import main_effects, neighbourhood_best, problem_stats, replay_problems
 
 SHARED = Path(os.environ["TUNERLIB_SHARED_DIR"])   # tests/conftest.py: ../shared unless set
 needs_shared = pytest.mark.skipif(not (SHARED / "data" / "gpu_cache").is_dir(),

@@ -1,10 +1,10 @@
 """:class:`RecordedInterface`: :class:`tunerlib.replay.ReplayInterface` over the recorded benchmarks
 of the shared data folder (``--benchmark NAME``) or a table file of any of their formats
-(``--data FILE``).  ``python -m tunerlib.tools.recorded`` runs it::
+(``--data FILE``).  ``python -m tunerlib.replay.recorded`` runs it::
 
-    python -m tunerlib.tools.recorded --benchmark rise_kmeans --shared-dir ../shared --test-limit 60 --seed 1
-    python -m tunerlib.tools.recorded --data ../shared/data/gpu_cache/rise_baco/kmeans_rtxtitan.csv.gz
-    python -m tunerlib.tools.recorded --benchmark rise_kmeans --data OTHER_GPU.csv.gz
+    python -m tunerlib.replay.recorded --benchmark rise_kmeans --shared-dir ../shared --test-limit 60 --seed 1
+    python -m tunerlib.replay.recorded --data ../shared/data/gpu_cache/rise_baco/kmeans_rtxtitan.csv.gz
+    python -m tunerlib.replay.recorded --benchmark rise_kmeans --data OTHER_GPU.csv.gz
 
 No ``from __future__ import annotations`` here: argparse-dataclass reads the real type hints.
 """
@@ -39,7 +39,7 @@ class RecordedOptions(ReplayOptions):
 
 
 class RecordedInterface(ReplayInterface):
-    """Replays a recorded benchmark of :data:`~tunerlib.tools.recorded.BENCHMARKS` or a table file
+    """Replays a recorded benchmark of :data:`~tunerlib.replay.recorded.BENCHMARKS` or a table file
     in its kernel's space (see :class:`tunerlib.replay.ReplayInterface` for the outcomes)."""
 
     Options = RecordedOptions

@@ -3,7 +3,7 @@
 
 The shared data folder (holding ``data/gpu_cache`` and ``data/taco_cache``) is given explicitly or
 by ``$TUNERLIB_SHARED_DIR``; there is no default (:func:`shared_folder` says what to pass).  Each
-:class:`~tunerlib.tools.recorded.catalogue.RecordedSpec` names its table relative to that folder
+:class:`~tunerlib.replay.recorded.catalogue.RecordedSpec` names its table relative to that folder
 and its reader by ``family``.
 """
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 Backends: :class:`tunerlib.db.storage.ResultsDB` (SQLAlchemy: SQLite files by default, any SQLAlchemy URL)
 and :class:`tunerlib.db.memory.MemoryStore` (one process, nothing on disk: ``tune_function``, technique
-tests). ``tests/db/test_store_contract.py`` runs one contract suite against every backend.
+tests). The storage contract kit :mod:`tunerlib.testing.storage` checks a backend against this protocol;
+``tests/db/test_store_contract.py`` runs it against every backend.
 :func:`open_store` picks the backend from the ``--database`` value (``memory://`` for the in-memory one).
 
 Every method is one short transaction: what it wrote is durable (for the backend) when it returns.
@@ -146,6 +147,15 @@ class ResultsStore(Protocol):
 
     def load_technique_state(self, run_id: int, name: str) -> Optional[Any]:
         """The saved state of technique ``name``, or None (``--resume``)."""
+
+    # ---- run artifacts ----------------------------------------------------------------------
+    def save_run_artifact(self, run_id: int, name: str, data: Any) -> None:
+        """Insert or replace the run's JSON artifact ``name`` (called at the end of a run with what the
+        tuner printed as its best, ``final_config``, and the best it re-timed, ``final_best``: see
+        :mod:`tunerlib.finalform`); None removes it."""
+
+    def load_run_artifact(self, run_id: int, name: str) -> Optional[Any]:
+        """The run's JSON artifact ``name``, or None (``tunerlib report``, ``--resume``)."""
 
     # ---- connections ------------------------------------------------------------------------
     def listen(self, run_id: int) -> Optional[Any]:

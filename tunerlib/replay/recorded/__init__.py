@@ -1,10 +1,10 @@
-"""tunerlib.tools.recorded: the recorded benchmarks of the shared data folder, their readers and catalogue.
+"""tunerlib.replay.recorded: the recorded benchmarks of the shared data folder, their readers and catalogue.
 
 The core (:mod:`tunerlib.replay`) replays any table in any space and knows no benchmark collection,
 file format of a particular tool or data folder.  This installed module is the collection tunerlib's
 examples and benchmark tools replay: GPU kernels recorded by Kernel Tuner, RISE/ELEVATE kernels
 (BaCO/CATBench) and TACO schedules (CATBench), with their search spaces and known constraints.
-Examples and tools import it as a public module (``from tunerlib.tools.recorded import ...``):
+Examples and tools import it as a public module (``from tunerlib.replay.recorded import ...``):
 
 * :data:`BENCHMARKS` -- name -> :class:`RecordedSpec` (``gemm_rtxtitan``, ``conv_a100``,
   ``rise_kmeans``, ``taco_spmm`` ...; :mod:`.catalogue`);
@@ -19,8 +19,8 @@ Examples and tools import it as a public module (``from tunerlib.tools.recorded 
 * :class:`RecordedInterface` / :class:`RecordedOptions` -- the replay tuner over them
   (:mod:`.interface`, imported on first use)::
 
-      python -m tunerlib.tools.recorded --benchmark rise_kmeans --shared-dir ../shared --test-limit 60
-      python -m tunerlib.tools.recorded --data OTHER_GPU.csv.gz --benchmark rise_kmeans
+      python -m tunerlib.replay.recorded --benchmark rise_kmeans --shared-dir ../shared --test-limit 60
+      python -m tunerlib.replay.recorded --data OTHER_GPU.csv.gz --benchmark rise_kmeans
 """
 from tunerlib import lazy_exports
 

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from tunerlib.replay import rows_in_space
-from tunerlib.tools.recorded import load_benchmark
-from tunerlib.tools.recorded.rise import FAILED_REASON, read_rise_csv
+from tunerlib.replay.recorded import load_benchmark
+from tunerlib.replay.recorded.rise import FAILED_REASON, read_rise_csv
 
 SHARED = Path(os.environ["TUNERLIB_SHARED_DIR"])   # tests/conftest.py: ../shared unless set
 needs_shared = pytest.mark.skipif(not (SHARED / "data" / "gpu_cache" / "rise_baco").is_dir(),
@@ -116,7 +116,7 @@ def test_rows_in_space_equals_per_row_checks():
 
 
 def test_unknown_csv_gets_a_generic_space(tmp_path):
-    from tunerlib.tools.recorded import benchmark_from_file
+    from tunerlib.replay.recorded import benchmark_from_file
     path = tmp_path / "toy_gpu.csv"
     path.write_text("a,b,fixed,compute_time,energy,iterations,wait_after_run\n"
                     "1,8,3,2.0,1,10,0\n2,8,3,1.0,1,10,0\n4,16,3,0.0,1,10,0\n")

@@ -5,7 +5,7 @@
 reader and kernel it belongs to): where its table lies under the shared data folder, how its
 parameters are typed, its known constraints as tunerlib expression strings, budgets and (for RISE)
 the expert and default configurations of ``docs/benchmark-spaces.md``.
-:func:`tunerlib.tools.recorded.load_benchmark` joins a spec with its recorded table into a
+:func:`tunerlib.replay.recorded.load_benchmark` joins a spec with its recorded table into a
 :class:`tunerlib.replay.ReplayBenchmark` (manipulator factory, lookups, optimum).
 
 Where the definitions come from:

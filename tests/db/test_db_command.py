@@ -1,4 +1,4 @@
-"""Tests of ``python -m tunerlib.tools.db`` (run as a subprocess) and of ``tunerlib runs|migrate``."""
+"""Tests of ``tunerlib runs|migrate`` (as a subprocess and in process)."""
 import sqlite3
 import subprocess
 import sys
@@ -11,12 +11,11 @@ import zygote
 from tunerlib.cli import main as tunerlib_main
 from tunerlib.db import MIGRATIONS, SCHEMA_VERSION, ResultsDB, ResultRecord
 from tunerlib.db.models import TechniqueState
-from tunerlib.tools.db import main as tool_main
 
 
 def _tool(*args):
     """Run the tool in a fresh interpreter; returns (exit code, stdout, stderr)."""
-    proc = zygote.run([sys.executable, "-m", "tunerlib.tools.db", *map(str, args)],
+    proc = zygote.run([sys.executable, "-m", "tunerlib.cli", *map(str, args)],
                       capture_output=True, text=True, timeout=120)
     return proc.returncode, proc.stdout, proc.stderr
 
@@ -24,7 +23,7 @@ def _tool(*args):
 def _one_line_error(rc, out, err):
     assert rc == 2 and out == ""
     lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("python -m tunerlib.tools.db: error: ")
+    assert len(lines) == 1 and lines[0].startswith("tunerlib: error: ")
     return lines[0]
 
 
@@ -98,7 +97,7 @@ def test_runs_of_an_old_schema_says_how_to_migrate(filled):
     path, _ = filled
     _stamp(path, SCHEMA_VERSION - 1)
     line = _one_line_error(*_tool("runs", path))
-    assert "tunerlib.tools.db migrate" in line
+    assert "`tunerlib migrate " in line
 
 
 def test_malformed_url_and_missing_command(tmp_path):
@@ -135,7 +134,7 @@ def test_migrate_reports_the_versions(filled, monkeypatch, capsys):
         conn.execute("DROP TABLE technique_state")
     _stamp(path, SCHEMA_VERSION - 1)
     monkeypatch.setitem(MIGRATIONS, SCHEMA_VERSION - 1, lambda conn: TechniqueState.create(conn))
-    assert tool_main(["migrate", str(path)]) == 0
+    assert tunerlib_main(["migrate", str(path)]) == 0
     assert capsys.readouterr().out == f"migrated {path} from version {SCHEMA_VERSION - 1} to {SCHEMA_VERSION}\n"
     with ResultsDB(str(path)) as db:
         assert db.list_runs()[0]["uuid"] == first["uuid"]  # data kept
@@ -143,7 +142,7 @@ def test_migrate_reports_the_versions(filled, monkeypatch, capsys):
 
 # ------------------------------------------------------------------------------ the `tunerlib` command
 
-def test_tunerlib_command_lists_runs_under_a_header_and_delegates_migrate(filled, capsys, tmp_path):
+def test_tunerlib_command_runs_under_a_header_and_migrate_in_process(filled, capsys, tmp_path):
     path, (first, second) = filled
     assert tunerlib_main(["runs", str(path)]) == 0
     header, *lines = capsys.readouterr().out.splitlines()
