@@ -127,6 +127,7 @@ def test_bad_requests_are_answered_with_one_line(writer, tmp_path):
         assert get_json(f"{base}/api/runs/{run.uuid}/results?since=x") == (
             400, {"error": "since='x': pass a result id (a whole number)"})
         assert get_json(f"{base}/api/nothing")[0] == 404
+        assert get(base + "/static/plotly.min.js")[0] == 404      # served without a bundle
         assert get(base + "/api/runs", headers={"Host": "attacker.example:80"})[0] == 403
         assert get(base + "/api/runs", headers={"Host": "localhost"})[0] == 200
 

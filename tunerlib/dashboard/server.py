@@ -91,8 +91,9 @@ class DashboardServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, address: Tuple[str, int], board: Board, plotly_js: Path) -> None:
-        """Bind ``address`` (port 0: any free port; see :attr:`url`) and serve ``board``."""
+    def __init__(self, address: Tuple[str, int], board: Board, plotly_js: Optional[Path]) -> None:
+        """Bind ``address`` (port 0: any free port; see :attr:`url`) and serve ``board`` (the API alone,
+        without the charts' bundle, when ``plotly_js`` is None)."""
         self.board, self.plotly_js = board, plotly_js
         self.local_only = _is_loopback(address[0])
         super().__init__(address, _Handler)
@@ -159,7 +160,7 @@ class _Handler(BaseHTTPRequestHandler):
             name, kind = _STATIC[url.path]
             self._send(HTTPStatus.OK, kind, resources.files(__package__).joinpath("static", name).read_bytes(),
                        head)
-        elif url.path == _PLOTLY:
+        elif url.path == _PLOTLY and self.server.plotly_js is not None:
             self._send(HTTPStatus.OK, "text/javascript; charset=utf-8", self.server.plotly_js.read_bytes(), head,
                        cache=True)
         else:
