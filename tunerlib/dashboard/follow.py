@@ -138,15 +138,15 @@ class RunFollower:
         self._last_result = row["id"]
 
     def _read_state(self) -> None:
-        """Re-read the decisions and the re-timed best when the run saved a technique state since the
-        last read (the run saves its technique's state every few results and both at the end, after it
-        recorded its final state)."""
-        saved = self.info.get("state_saved")
+        """Re-read the decisions and the re-timed best when the run saved a technique state or a run
+        artifact since the last read (the run saves its technique's state every few results and both
+        at the end, after it recorded its final state)."""
+        saved = (self.info.get("state_saved"), self.info.get("artifact_saved"))
         if self._state_read and saved == self._state_saved:
             return
         from ..report.data import technique_decisions
         self.decisions = technique_decisions(self.db, self.data.id, self.data.args)
-        self.data.final_best = final_best(self.db.load_technique_state(self.data.id, FINAL_BEST))
+        self.data.final_best = final_best(self.db.load_run_artifact(self.data.id, FINAL_BEST))
         self._state_read, self._state_saved = True, saved
 
     def shown_state(self) -> str:

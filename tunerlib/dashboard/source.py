@@ -19,7 +19,7 @@ from sqlalchemy.exc import DBAPIError
 from ..db import DatabaseError
 from ..db.migrations import check_version, missing_sqlite_file, read_schema_version, resolve_url
 from ..db.models import (Configuration, DesiredResult, MachineClass, Machine, Program, ProgramVersion, Result,
-                         TechniqueState, TuningRun)
+                         RunArtifact, TechniqueState, TuningRun)
 from ..db.waits import busy_timeout
 
 __all__ = ["ReadOnlyDatabase", "RUN_KEYS", "RESULT_KEYS"]
@@ -33,15 +33,19 @@ _REQUESTS = (select(func.count()).select_from(_DR).where(_DR.c.tuning_run_id == 
              .correlate(_RUN).scalar_subquery())
 _SAVED = (select(func.max(TechniqueState.c.updated)).where(TechniqueState.c.tuning_run_id == _RUN.c.id)
           .correlate(_RUN).scalar_subquery())
+_ARTIFACT_SAVED = (select(func.max(RunArtifact.c.updated)).where(RunArtifact.c.tuning_run_id == _RUN.c.id)
+                   .correlate(_RUN).scalar_subquery())
 _RUNS = (select(_RUN.c.id, _RUN.c.uuid, Program.c.project, Program.c.name, ProgramVersion.c.version,
                 _RUN.c.label, _RUN.c.state, _RUN.c.start_date, _RUN.c.end_date, _RUN.c.seed, _RUN.c.host,
-                _RUN.c.pid, _RUN.c.objective, _RUN.c.args, _COUNT, _LAST, _REQUESTS, _SAVED)
+                _RUN.c.pid, _RUN.c.objective, _RUN.c.args, _COUNT, _LAST, _REQUESTS, _SAVED,
+                _ARTIFACT_SAVED)
          .join_from(_RUN, ProgramVersion, _RUN.c.program_version_id == ProgramVersion.c.id)
          .join(Program, ProgramVersion.c.program_id == Program.c.id)
          .order_by(_RUN.c.id))
 #: keys of the dicts :meth:`ReadOnlyDatabase.runs` returns
 RUN_KEYS = ("id", "uuid", "project", "program", "version", "label", "state", "start_date", "end_date", "seed",
-            "host", "pid", "objective", "args", "tests", "last_result", "requests", "state_saved")
+            "host", "pid", "objective", "args", "tests", "last_result", "requests", "state_saved",
+            "artifact_saved")
 _SPACE = (select(ProgramVersion.c.parameter_info, MachineClass.c.name)
           .join_from(_RUN, ProgramVersion, _RUN.c.program_version_id == ProgramVersion.c.id)
           .outerjoin(Machine, _RUN.c.machine_id == Machine.c.id)
@@ -134,8 +138,8 @@ class ReadOnlyDatabase:
 
     def runs(self) -> List[dict]:
         """Every run in id order (:data:`RUN_KEYS`: its row, program, result and request counts, the id
-        of its last result and when it last saved a technique state); called on every poll of the runs
-        list."""
+        of its last result and when it last saved a technique state and a run artifact); called on every
+        poll of the runs list."""
         return [dict(zip(RUN_KEYS, row)) for row in self._rows(_RUNS)]
 
     def run(self, uuid: str) -> Optional[dict]:
@@ -164,6 +168,12 @@ class ReadOnlyDatabase:
         """The JSON state the run last saved for technique ``name`` (None: none saved yet)."""
         stmt = select(TechniqueState.c.data).where(TechniqueState.c.tuning_run_id == run_id,
                                                    TechniqueState.c.name == name)
+        rows = self._rows(stmt)
+        return rows[0][0] if rows else None
+
+    def load_run_artifact(self, run_id: int, name: str) -> Optional[Any]:
+        """The run's JSON artifact ``name`` (the re-timed best, the final configuration; None: none)."""
+        stmt = select(RunArtifact.c.data).where(RunArtifact.c.tuning_run_id == run_id, RunArtifact.c.name == name)
         rows = self._rows(stmt)
         return rows[0][0] if rows else None
 
