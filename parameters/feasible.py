@@ -20,7 +20,7 @@ configurations (the leaves of its tree, :class:`~.trees.TreeGroup`).
 
 A group whose domains are not enumerable (a float, a huge permutation) or whose enumeration exceeds
 ``max_leaves`` leaves or ``max_seconds`` falls back to rejection sampling over that group, with one
-``logging`` warning per group; its membership test evaluates the constraints.
+``logging`` debug record per group (``-v`` shows it); its membership test evaluates the constraints.
 """
 from __future__ import annotations
 
@@ -91,7 +91,7 @@ class FeasibleSpace:
             else:
                 self._trees.append(tree)
                 return tree
-        log.info("chain of trees: parameters %s are sampled by rejection (%s)",
+        log.debug("chain of trees: parameters %s are sampled by rejection (%s)",
                     [p.name for p in params], why)
         group = RejectionGroup(params, cons)
         self._rejection.append(group)

@@ -142,7 +142,7 @@ def test_alternatives_and_neighbours_stay_feasible(seed):
 
 def test_fallback_to_rejection_sampling_is_logged_once(caplog):
     m = tiled_space()
-    with caplog.at_level(logging.INFO):
+    with caplog.at_level(logging.DEBUG):
         cot = FeasibleSpace(m, max_leaves=40)
         assert cot.group_of              # the chain of trees is built on first use
     warnings = [r for r in caplog.records if "rejection" in r.getMessage()]
