@@ -57,14 +57,15 @@ def test_with_the_option_or_a_table_file_they_work(tmp_path):
 
 
 def test_compare_without_an_examples_folder_is_an_input_error(tmp_path):
-    """An installed copy has no examples/ beside it: one line saying to pass --examples, exit 2."""
+    """A checkout without examples/ (or --examples naming no folder): one line saying to pass --examples, exit 2."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
     code = ("import runpy, sys; from pathlib import Path; import tools.example_problems as e; "
             "e.CHECKOUT_EXAMPLES = Path(sys.argv[1]); sys.argv[1:] = ['--problems', 'rosenbrock4d']; "
             "runpy.run_module('tools.compare', run_name='__main__')")
     for done in (_run(tmp_path, "tools.compare", "--examples", str(tmp_path / "none"), "--problems",
                       "rosenbrock4d"),
-                 zygote.run([sys.executable, "-c", code, str(tmp_path / "none")], cwd=tmp_path, capture_output=True,
-                            text=True, timeout=300)):
+                 zygote.run([sys.executable, "-c", code, str(tmp_path / "none")], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=300)):
         lines = done.stderr.strip().splitlines()
         assert done.returncode == 2 and len(lines) == 1 and done.stdout == "", done.stderr
         assert lines[0].startswith("compare: ") and "--examples" in lines[0]
