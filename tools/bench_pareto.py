@@ -1,0 +1,175 @@
+"""Hypervolume ratio of multi-objective techniques on recorded tables with two metrics.
+
+    python -m tunerlib.tools.bench_pareto --shared ../shared [--seeds 10] [--problems rise_kmeans,...]
+                                          [--techniques MultiObjectiveBO,PureRandom] [--budgets 20,60,100]
+
+For every problem and technique, ``--seeds`` runs of ``max(budgets)`` evaluations each; prints the
+median and the worst hypervolume ratio at every budget.  The ratio is the hypervolume of the front
+found in the first ``n`` evaluations over that of the true front (every OK row of the table in the
+search space), both with the objectives min-max normalised by the true front's ideal and nadir and
+the reference point 1.1 x the normalised nadir (1.1, 1.1): 1 means the true front was found.
+
+Problems (:data:`METRICS`): the RISE K-means and stencil tables (compute time, energy) and two Kernel
+Tuner caches (kernel time, compile time).  A problem name may also be ``NAME=FILE``: that problem's
+metrics on another recording of its kernel (tests/helpers/other_machine.py writes perturbed copies).
+
+The techniques are driven through their protocol (bind / propose / observe, no database), as the
+search driver does: each new configuration is one evaluation (failed and not-measured ones too),
+duplicates and proposals violating a known constraint are answered at no cost.  :func:`load` and
+:func:`hypervolume_ratio` are what another tuner is fed the same tables with (a plain function).
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import sys
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+
+from tunerlib.parameters import ConfigurationManipulator
+from tunerlib.techniques import Feedback, create_technique
+from tunerlib.techniques.pareto import dominates, hypervolume, non_dominated
+from tunerlib.tools.replay_problems import replay_problems
+
+#: the second metric of each problem (the first is the recorded time), read from a record's extra
+METRICS: Dict[str, str] = {"rise_kmeans": "energy", "rise_stencil": "energy",
+                           "conv_a100": "compile_s", "dedisp_a100": "compile_s"}
+DEFAULT_TECHNIQUES = ("MultiObjectiveBO", "NSGA2", "PureRandom")
+Vector = Tuple[float, ...]
+
+
+@dataclass
+class ParetoProblem:
+    """A table with two metrics: ``measure(config)`` is ``("ok", (time, metric))``, ``("failed", None)``
+    or ``("not_measured", None)``; ``ideal`` and ``nadir`` are the true front's corners."""
+
+    name: str
+    manipulator: Callable[[], ConfigurationManipulator]
+    measure: Callable[[Mapping[str, Any]], Tuple[str, Optional[Vector]]]
+    front: np.ndarray
+    ideal: np.ndarray
+    nadir: np.ndarray
+
+    def values(self) -> Dict[str, List[Any]]:
+        """Each parameter's legal values (for a peer tuner's categorical search space)."""
+        return {p.name: list(p.values) for p in self.manipulator().parameters}
+
+    def normalised(self, points: Sequence[Vector]) -> np.ndarray:
+        """Points min-max normalised by the true front's ideal and nadir."""
+        span = np.where(self.nadir > self.ideal, self.nadir - self.ideal, 1.0)
+        return (np.asarray(points, dtype=float).reshape(-1, len(self.ideal)) - self.ideal) / span
+
+
+def load(shared: Optional[str], name: str) -> ParetoProblem:
+    """The problem ``name`` (a key of :data:`METRICS`, or ``NAME=FILE``) with its true front."""
+    base, _, path = name.partition("=")
+    metric = METRICS.get(base)
+    if metric is None:
+        raise KeyError(f"unknown problem {base!r}; choose from {', '.join(METRICS)}")
+    bench = replay_problems(shared, [name if path else base])[name if path else base].benchmark
+
+    def measure(config: Mapping[str, Any]) -> Tuple[str, Optional[Vector]]:
+        rec = bench.lookup(config)
+        if rec is None:
+            return "not_measured", None
+        if not rec.ok or not isinstance(rec.extra.get(metric), (int, float)):
+            return "failed", None
+        return "ok", (float(rec.value), float(rec.extra[metric]))
+
+    space = bench.manipulator()
+    rows = [v for v in (measure(c)[1] for c in bench.recorded_configs(ok_only=True)
+                        if space.is_valid(c) and space.is_feasible(c)) if v is not None]
+    pts = np.asarray(rows, dtype=float)
+    front = pts[non_dominated(pts)]
+    return ParetoProblem(name, bench.manipulator, measure, front, front.min(axis=0), front.max(axis=0))
+
+
+def hypervolume_ratio(problem: ParetoProblem, found: Sequence[Vector]) -> float:
+    """Hypervolume of ``found`` over the true front's, normalised, reference 1.1 x the nadir."""
+    ref = [1.1] * len(problem.ideal)
+    true = hypervolume(problem.normalised(problem.front), ref)
+    return hypervolume(problem.normalised(found), ref) / true if len(found) else 0.0
+
+
+def run(problem: ParetoProblem, technique: str, seed: int, budget: int) -> List[Optional[Vector]]:
+    """One run: the vector (None: failed or not measured) of each of ``budget`` evaluations."""
+    m = problem.manipulator()
+    tech = create_technique([technique])
+    tech.bind(m, random.Random(seed), tech.name)
+    known: Dict[str, Tuple[str, Optional[Vector], bool]] = {}
+    out: List[Optional[Vector]] = []
+    front: List[Vector] = []
+    idle = 0
+    while len(out) < budget and idle < 1000:
+        prop = tech.propose()
+        if prop is None:
+            idle += 1
+            continue
+        cfg, key = prop.config, m.hash_config(prop.config)
+        if key in known or not m.is_feasible(cfg):
+            idle += 1
+            state, vec, unmeasured = known.get(key, ("infeasible", None, False))
+            duplicate = key in known
+        else:
+            idle = 0
+            status, vec = problem.measure(cfg)
+            state, unmeasured, duplicate = ("ok" if vec else "infeasible"), status == "not_measured", False
+            known[key] = (state, vec, unmeasured)
+            out.append(vec)
+        new = vec is not None and not duplicate and not any(all(a <= b for a, b in zip(p, vec)) for p in front)
+        if new:
+            front = [p for p in front if not dominates(vec, p)] + [vec]  # type: ignore[arg-type]
+        values = vec if vec is not None else (math.inf, math.inf)
+        tech.observe(Feedback(cfg, key, values[0], state, prop.requestor, new, duplicate, unmeasured,
+                              values=tuple(values)))
+    return out
+
+
+def ratios_at(problem: ParetoProblem, vectors: Sequence[Optional[Vector]], budgets: Sequence[int]) -> List[float]:
+    """The hypervolume ratio of the OK results among the first ``n`` evaluations, for each ``n``."""
+    return [hypervolume_ratio(problem, [v for v in vectors[:n] if v is not None]) for n in budgets]
+
+
+def table_line(label: str, per_seed: Sequence[Sequence[float]]) -> str:
+    """``label  median/worst`` at every budget (columns of ``per_seed``)."""
+    cols = list(zip(*per_seed))
+    return f"{label:<28}" + "".join(f"  {statistics.median(c):5.2f} / {min(c):4.2f}" for c in cols)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Print the table of median / worst hypervolume ratios (exit 2 on bad arguments)."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shared", default=None, metavar="DIR", help="shared data folder (default: $TUNERLIB_SHARED_DIR)")
+    ap.add_argument("--problems", default=",".join(METRICS), help="comma-separated problem names or NAME=FILE")
+    ap.add_argument("--techniques", default=",".join(DEFAULT_TECHNIQUES),
+                    help="comma-separated technique names (those not registered are left out with a notice)")
+    ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--budgets", default="20,60,100")
+    args = ap.parse_args(argv)
+    try:
+        budgets = sorted(int(b) for b in args.budgets.split(","))
+        problems = [load(args.shared, n) for n in args.problems.split(",") if n]
+    except (KeyError, ValueError, FileNotFoundError) as exc:
+        print(f"bench_pareto: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    from tunerlib.techniques import registry
+    names = [t for t in args.techniques.split(",") if t]
+    for missing in [t for t in names if t.split(";")[0] not in registry()]:
+        print(f"bench_pareto: {missing} is not registered here; left out", file=sys.stderr)
+    names = [t for t in names if t.split(";")[0] in registry()]
+    header = "".join(f"  {'@' + str(b):>13}" for b in budgets)
+    for problem in problems:
+        print(f"\n{problem.name}: true front {len(problem.front)} points; median / worst of {args.seeds} seeds")
+        print(f"{'technique':<28}{header}")
+        for name in names:
+            per_seed = [ratios_at(problem, run(problem, name, s, budgets[-1]), budgets) for s in range(args.seeds)]
+            print(table_line(name, per_seed), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
