@@ -31,8 +31,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from tunerlib.parameters import ConfigurationManipulator
-from tunerlib.techniques import Feedback, create_technique
-from tunerlib.techniques.pareto import dominates, hypervolume, non_dominated
+from tunerlib.techniques import Feedback, create_technique, dominates, hypervolume, non_dominated, registry
 from tunerlib.tools.replay_problems import replay_problems
 
 #: the second metric of each problem (the first is the recorded time), read from a record's extra
@@ -156,7 +155,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (KeyError, ValueError, FileNotFoundError) as exc:
         print(f"bench_pareto: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
-    from tunerlib.techniques import registry
     names = [t for t in args.techniques.split(",") if t]
     for missing in [t for t in names if t.split(";")[0] not in registry()]:
         print(f"bench_pareto: {missing} is not registered here; left out", file=sys.stderr)

@@ -15,6 +15,9 @@ runs fresh instances, so checks are independent.  They cover what the search dri
 * :func:`check_asynchronous` -- several requests in flight, results in random order, other
   techniques' results and duplicates mixed in, and no stall;
 * :func:`check_failed_feedback` -- failed and infeasible results and foreign results are tolerated;
+* :func:`check_two_objectives` (:data:`MULTI_OBJECTIVE_CHECKS`, for techniques that declare
+  ``multi_objective``) -- two objectives in ``Feedback.values``, asynchronous, failed results and
+  determinism;
 * :func:`check_tiny_spaces` -- spaces with one configuration or none (a technique may answer None,
   "nothing new", or refuse such a space at bind() with a TechniqueError), and a small space measured
   to exhaustion.
@@ -166,9 +169,11 @@ def check_tiny_spaces(name: str) -> None:
 
 # ---- checks of the technique protocol itself ------------------------------------------------------
 def drive(name: str, manipulator: ConfigurationManipulator, fn: Cost, n: int, seed: int,
-          batch: int = 4, foreign: float = 0.2) -> List[str]:
+          batch: int = 4, foreign: float = 0.2, objectives: Optional[Callable[[Dict[str, Any]], Tuple[float, ...]]] = None
+          ) -> List[str]:
     """Answer ``n`` of the technique's own proposals with several in flight and in random order, mix in
-    other techniques' results (probability ``foreign`` per step) and answer duplicates at once.
+    other techniques' results (probability ``foreign`` per step) and answer duplicates at once
+    (``objectives``: the results carry that vector as ``Feedback.values``, its first entry as the value).
 
     Returns the configuration keys measured for the technique, in order; raises ConformanceError on an
     illegal or infeasible proposal or a stall (2000 steps without a new proposal)."""
@@ -178,10 +183,11 @@ def drive(name: str, manipulator: ConfigurationManipulator, fn: Cost, n: int, se
     best, inflight, keys, idle = [math.inf], [], [], 0
 
     def answer(prop_cfg, key, requestor):
-        value = known[key] if key in known else fn(prop_cfg)
+        vec = tuple(objectives(prop_cfg)) if objectives is not None else ()
+        value = known[key] if key in known else (vec[0] if vec else fn(prop_cfg))
         new = key not in known and value < best[0]
         known[key], best[0] = value, min(best[0], value)
-        tech.observe(Feedback(prop_cfg, key, value, "ok", requestor, new))
+        tech.observe(Feedback(prop_cfg, key, value, "ok", requestor, new, values=vec))
 
     while len(keys) < n:
         if idle >= 2000:
@@ -223,11 +229,12 @@ def check_asynchronous(name: str, n: int = 150, seed: int = 5) -> None:
 
 
 def sequential(name: str, manipulator: ConfigurationManipulator,
-               answer: Callable[[int, Dict[str, Any]], Tuple[str, float]], n: int, seed: int,
+               answer: Callable[[int, Dict[str, Any]], Tuple[str, Any]], n: int, seed: int,
                foreign: Optional[Cost] = None, tiny: bool = False) -> None:
     """Ask for ``n`` proposals one at a time; answer the i-th with ``answer(i, config) -> (state,
-    value)`` and, when ``foreign`` is given, follow it with another technique's result (a random
-    configuration valued by ``foreign``).  With nothing in flight a proposal must come (never None),
+    value)`` (a tuple value: the objective vector of a multi-objective result) and, when ``foreign``
+    is given, follow it with another technique's result (a random configuration valued by
+    ``foreign``).  With nothing in flight a proposal must come (never None),
     legal and feasible.  With ``tiny`` (a space of one configuration or none) None ("nothing new") is
     allowed, and so is refusing the space at bind() with a TechniqueError."""
     tech, rng = _create(name), random.Random(seed + 7)
@@ -245,8 +252,9 @@ def sequential(name: str, manipulator: ConfigurationManipulator,
             raise _fail(name, "sequential", "proposed nothing with no request in flight")
         _check_legal(name, manipulator, prop.config)
         state, value = answer(i, prop.config)
-        tech.observe(Feedback(prop.config, manipulator.hash_config(prop.config), value, state,
-                              prop.requestor, False))
+        vec = tuple(value) if isinstance(value, tuple) else ()
+        tech.observe(Feedback(prop.config, manipulator.hash_config(prop.config), vec[0] if vec else value, state,
+                              prop.requestor, False, values=vec))
         if foreign is not None:
             other = manipulator.random(rng)
             tech.observe(Feedback(other, manipulator.hash_config(other), foreign(other), "ok",
@@ -264,6 +272,35 @@ def check_failed_feedback(name: str, n: int = 150, seed: int = 2) -> None:
     sequential(name, manipulator, answer, n, seed, foreign=fn)
 
 
+def two_objectives(manipulator: ConfigurationManipulator, fn: Cost, seed: int = 1) -> Callable[[Dict[str, Any]], Tuple[float, float]]:
+    """A second objective in conflict with ``fn``: the number of parameters that differ from one
+    configuration drawn at random (its own optimum), so the front has several points."""
+    anchor = manipulator.random(random.Random(seed))
+    return lambda cfg: (fn(cfg), float(sum(cfg[n] != anchor[n] for n in manipulator.names)))
+
+
+def check_two_objectives(name: str, n: int = 100, seed: int = 4) -> None:
+    """A multi-objective technique (``multi_objective``) gets ``Feedback.values`` of two objectives:
+    driven as :func:`drive` does (several in flight, foreign results, duplicates) on the constrained
+    and mixed spaces, with every third result failed (values ``inf``) on the constrained one, and
+    the same seed twice gives the same measurements."""
+    tech = _create(name)
+    if not getattr(tech, "multi_objective", False):
+        raise _fail(name, "two objectives", "the technique does not declare multi_objective = True")
+    for space in (constrained_space, mixed_space):
+        manipulator, fn = space()
+        vec = two_objectives(manipulator, fn)
+        runs = [drive(name, manipulator, fn, n, seed, objectives=vec) for _ in range(2)]
+        if runs[0] != runs[1]:
+            raise _fail(name, "two objectives", f"seed {seed} gave two different runs on {space.__name__}")
+    manipulator, fn = constrained_space()
+    vec = two_objectives(manipulator, fn)
+
+    def answer(i, cfg):
+        return ("ok", vec(cfg)) if i % 3 else ("error", (math.inf, math.inf))
+    sequential(name, manipulator, answer, n, seed, foreign=fn)
+
+
 def _scaled(n: int, scale: float) -> int:
     return max(30, round(n * scale))
 
@@ -277,13 +314,17 @@ CHECKS: Dict[str, Callable[[str, float], None]] = {
     "asynchronous": lambda name, scale: check_asynchronous(name, _scaled(150, scale)),
     "failed-feedback": lambda name, scale: check_failed_feedback(name, _scaled(150, scale)),
     "tiny-spaces": lambda name, scale: check_tiny_spaces(name)}
+#: the checks of techniques that handle several objectives (``Technique.multi_objective``), besides :data:`CHECKS`
+MULTI_OBJECTIVE_CHECKS: Dict[str, Callable[[str, float], None]] = {
+    "two-objectives": lambda name, scale: check_two_objectives(name, _scaled(100, scale))}
 
 
 def check_technique(name: str, checks: Sequence[str] = tuple(CHECKS), scale: float = 1.0) -> None:
     """Run the named ``checks`` (default: all of :data:`CHECKS`) on the technique ``name``, each budget
     multiplied by ``scale``; raises :class:`ConformanceError` at the first broken rule, returns None
     when every check passes."""
+    every = {**CHECKS, **MULTI_OBJECTIVE_CHECKS}
     for check in checks:
-        if check not in CHECKS:
-            raise ValueError(f"unknown conformance check {check!r}; choose from {sorted(CHECKS)}")
-        CHECKS[check](name, scale)
+        if check not in every:
+            raise ValueError(f"unknown conformance check {check!r}; choose from {sorted(every)}")
+        every[check](name, scale)
