@@ -55,7 +55,7 @@ class ParetoProblem:
 
     def values(self) -> Dict[str, List[Any]]:
         """Each parameter's legal values (for a peer tuner's categorical search space)."""
-        return {p.name: list(p.values) for p in self.manipulator().parameters}
+        return {p.name: list(p.options if hasattr(p, "options") else p.values) for p in self.manipulator().parameters}
 
     def normalised(self, points: Sequence[Vector]) -> np.ndarray:
         """Points min-max normalised by the true front's ideal and nadir."""

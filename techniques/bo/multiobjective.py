@@ -6,10 +6,13 @@ acquisition's local search (or exact scoring of a small finite space) and the fa
 differs is the model and the acquisition of a BO proposal:
 
 * every objective of ``Feedback.values`` (lower is better; a single-objective run counts as one
-  objective, its value) gets its own GP with its own hyperparameters, transform choice and fit
-  schedule (:class:`~.fitstate.FitState`), all trained on the same configurations: the OK
-  results, capped at ``max_observations`` by keeping the best non-dominated layers (up to half)
-  and the most recent others;
+  objective, its value) gets its own GP with its own hyperparameters and fit schedule
+  (:class:`~.fitstate.FitState`), all trained on the same configurations: the OK results, capped
+  at ``max_observations`` by keeping the best non-dominated layers (up to half) and the most
+  recent others.  By default (``copula_transform``, unless set) each GP models the Gaussian copula
+  of its objective's values (the normal quantiles of their ranks): time and energy of GPU kernels
+  span orders of magnitude with a few extreme values, and on the RISE stencil table the fronts
+  found with the copula were far better than with the log or identity transform;
 * the acquisition is the expected hypervolume improvement (:mod:`.ehvi`, exact for any number of
   objectives) of the candidate's independent predictions over the observed front, in the GPs'
   standardised units, with the reference point 10 % of the front's extent beyond its nadir, times
@@ -20,10 +23,11 @@ differs is the model and the acquisition of a BO proposal:
 * trust-region steps start when no result has entered the front for ``stall_after`` OK results,
   centred on a front member drawn at random.
 
-The hypervolume of EHVI and the benchmark's hypervolume ratio (tools/bench_pareto.py) reward the
-same thing, covering the front near its knee, and EHVI needs no weights: ParEGO-style random
-Chebyshev scalarisations spend most proposals on one direction each, so a front of a few points
-in a large space is found more slowly (docs/benchmarks/multi-objective.md).
+Why EHVI rather than ParEGO-style random Chebyshev scalarisations: the hypervolume it improves is
+the quantity a front is judged by (tools/bench_pareto.py), it is exact and cheap for the fronts of
+a tuning run (two objectives: ``n + 1`` boxes), and it needs no weights: a random weight vector
+aims each proposal at one direction of the front, while EHVI weighs every gap of the front by how
+much it can still gain, which matters when the front is a few points near a knee.
 """
 from __future__ import annotations
 
@@ -38,7 +42,7 @@ from .acquisition import Acquisition
 from .ehvi import box_decomposition, expected_hypervolume_improvement
 from .fitstate import FitState
 from .gp import GaussianProcess
-from .technique import EPS_STEPS, BayesianOptimization
+from .technique import EPS_STEPS, BayesianOptimization, BOOptions
 
 #: the reference point lies this fraction of the front's extent beyond its nadir
 REFERENCE_MARGIN = 0.1
@@ -104,6 +108,11 @@ class MultiObjectiveBO(BayesianOptimization):
     description = ("multi-objective Bayesian optimisation: a GP per objective, exact expected hypervolume "
                    "improvement x RF feasibility")
     multi_objective = True
+
+    def __init__(self, name: Optional[str] = None, options: Optional[BOOptions] = None, **overrides: Any) -> None:
+        if options is None:
+            overrides.setdefault("copula_transform", True)
+        super().__init__(name, options, **overrides)
 
     def bind(self, manipulator: Any, rng: Any, path: Optional[str] = None) -> None:
         super().bind(manipulator, rng, path)
