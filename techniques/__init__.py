@@ -14,8 +14,9 @@ from .builtin import DEFAULT_TECHNIQUE, register_builtin
 from .bundles import generate_bandit
 from .catalogue import Catalogue
 from .recommendation import AFFINITY_METRICS
+from .pareto import (crowding_distance, dominates, hypervolume, hypervolume_improvement, non_dominated,
+                     non_dominated_sort)
 from .naming import is_generated_name, resolve, technique_from_name, technique_name
-from .pareto import dominates, hypervolume, non_dominated
 from .registry import TechniqueRegistry
 from .simple import GreedyMutation, PureRandom
 
@@ -61,6 +62,8 @@ def create_technique(names: Sequence[str], C: float = 0.05, window: int = 500) -
 
 
 __all__ = ["AFFINITY_METRICS", "AUCBandit", "AUCBanditMetaTechnique", "Catalogue", "DEFAULT_TECHNIQUE", "Feedback", "GreedyMutation",
+           "crowding_distance", "dominates", "hypervolume", "hypervolume_improvement", "non_dominated",
+           "non_dominated_sort",
            "Proposal", "PureRandom", "SearchContext", "SequentialTechnique", "Technique", "TechniqueError",
-           "TechniqueRegistry", "catalogue", "create_technique", "dominates", "generate_bandit", "hypervolume",
-           "non_dominated", "register", "registry", "resolve", "technique_from_name", "technique_name"]
+           "TechniqueRegistry", "catalogue", "create_technique", "generate_bandit", "register", "registry",
+           "resolve", "technique_from_name", "technique_name"]

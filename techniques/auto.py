@@ -17,6 +17,9 @@ a longer budget, a deadline only, or no limit         AUCBanditMetaTechniqueA fo
                                                       ``patience`` results found no new best
 ====================================================  =========================================
 
+A run with several objectives (``SearchContext.objectives > 1``) follows :func:`multi_objective_plan`
+instead: NSGA-II for the whole run, itself the fallback (the single-objective members are not used).
+
 (A long run's BO waits for the first measurements because on a cheap objective it would never be
 allowed: the run then never builds it, nor imports its scientific stack.)
 
@@ -56,9 +59,14 @@ from .base import Config, Feedback, Proposal, Technique, TechniqueError
 from .options import Option
 
 BO, STRUCTURAL, BANDIT = "BayesianOptimization", "StructuralSurrogate", "AUCBanditMetaTechniqueA"
+#: the multi-objective members, in the order :func:`multi_objective_plan` considers them (the first that
+#: fits the run starts; the last serves as its fallback, as BANDIT does for one objective)
+NSGA2 = "NSGA2"
+MULTI_OBJECTIVE_MEMBERS = (NSGA2,)
 MEMBERS = (BO, STRUCTURAL, BANDIT)
 #: short names in decision lines
-TITLES = {BO: "Bayesian optimization", STRUCTURAL: "StructuralSurrogate", BANDIT: "AUCBanditMetaTechniqueA"}
+TITLES = {BO: "Bayesian optimization", STRUCTURAL: "StructuralSurrogate", BANDIT: "AUCBanditMetaTechniqueA",
+          NSGA2: "NSGA-II"}
 #: a permutation with more items than this is a tour or an order (smaller ones are categorical)
 TOUR_ITEMS = 5
 #: above this many parameters the GP's per-suggestion cost and its data needs rule BO out
@@ -66,7 +74,7 @@ BO_MAX_DIMENSION = 30
 #: CPU seconds per suggestion assumed for a member until it has made MEASURED_AFTER suggestions
 #: (README "The default technique": BO 0.05-0.14 s, StructuralSurrogate about 3 ms on a 48-city
 #: tour, A about 0.3 ms, on the 2-core development machine)
-PRIOR_CPU = {BO: 0.05, STRUCTURAL: 0.003, BANDIT: 0.0003}
+PRIOR_CPU = {BO: 0.05, STRUCTURAL: 0.003, BANDIT: 0.0003, NSGA2: 0.001}
 MEASURED_AFTER = 25
 #: results with a known cost before the first cost check, and between later checks
 COST_FIRST, COST_EVERY = 5, 25
@@ -152,6 +160,13 @@ def plan(facts: SpaceFacts, limit: Optional[int], kind: str, short_budget: int,
     return Plan(BO, None if short else later, short, why)
 
 
+def multi_objective_plan(facts: SpaceFacts, limit: Optional[int], kind: str, objectives: int) -> Plan:
+    """The member of a run with several objectives (``SearchContext.objectives > 1``): NSGA-II, the
+    whole run.  A model-based multi-objective member joins :data:`MULTI_OBJECTIVE_MEMBERS` and is chosen
+    here (e.g. for short budgets, as BO is for one objective)."""
+    return Plan(NSGA2, None, True, f"{facts.text()}, {budget_text(limit, kind)}, {objectives} objectives")
+
+
 class AutoTechnique(Technique):
     """The default technique (see the module docstring for its rule and cost policy).
 
@@ -174,6 +189,8 @@ class AutoTechnique(Technique):
 
     #: the store is optional: the run says nothing when it cannot help (see tunerlib.transfer)
     without_store = None
+    #: several objectives: the rule picks among MULTI_OBJECTIVE_MEMBERS
+    multi_objective = True
 
     def __init__(self, name: Optional[str] = None, cost_share: float = 1.0, cpu_floor: float = 0.03,
                  short_budget: int = 200, patience: int = 30,
@@ -210,17 +227,21 @@ class AutoTechnique(Technique):
         super().bind(manipulator, rng, path)
         ctx = self.context
         self.facts = space_facts(manipulator)
-        pick = self._store_pick()
-        self.plan = plan(self.facts, ctx.test_limit, ctx.budget_kind, self.short_budget, pick)
+        several = ctx.objectives > 1
+        pick = None if several else self._store_pick()
+        #: the member that is never handed over and proposes when the active one does not
+        self.fallback = MULTI_OBJECTIVE_MEMBERS[-1] if several else BANDIT
+        self.plan = (multi_objective_plan(self.facts, ctx.test_limit, ctx.budget_kind, ctx.objectives) if several
+                     else plan(self.facts, ctx.test_limit, ctx.budget_kind, self.short_budget, pick))
         #: a long run's BO starts only once the first measurements say it may (see _start_deferred)
         self.deferred = self.plan.first if self.plan.first == BO and not self.plan.short else None
         self.members: Dict[str, Technique] = {}
         self.cpu: Dict[str, Deque[float]] = {}
         self.made: Dict[str, int] = {}
         first = [] if self.deferred else [self.plan.first]
-        for name in dict.fromkeys(first + [self.plan.then or BANDIT, BANDIT]):
+        for name in dict.fromkeys(first + [self.plan.then or self.fallback, self.fallback]):
             self._add_member(name)
-        self.active = self.plan.first if self.plan.first in self.members else BANDIT
+        self.active = self.plan.first if self.plan.first in self.members else self.fallback
         self.retired: List[str] = []
         self.early: List[Feedback] = []        # results before a deferred member starts (replayed to it)
         self.results = 0
@@ -239,7 +260,7 @@ class AutoTechnique(Technique):
             tech.bind(self.manipulator, random.Random(self.rng.getrandbits(64)),
                       f"{self.path}/{tech.name}")
         except TechniqueError:
-            if name == BANDIT:
+            if name == self.fallback:
                 raise
             return
         self.members[name] = tech
@@ -266,7 +287,7 @@ class AutoTechnique(Technique):
 
     # ---- proposing ---------------------------------------------------------------------------------
     def propose(self) -> Optional[Proposal]:
-        for name in dict.fromkeys([self.active, BANDIT]):
+        for name in dict.fromkeys([self.active, self.fallback]):
             start = self.cpu_clock()
             proposal = self.members[name].propose()
             if proposal is not None:
@@ -347,11 +368,11 @@ class AutoTechnique(Technique):
                 f"{_seconds(self.allowance())} allowed by measurements of {_seconds(statistics.median(self.costs))}")
 
     def _check_cost(self) -> None:
-        if self.active == BANDIT or (self.plan.short and self.active == self.plan.first):
+        if self.active == self.fallback or (self.plan.short and self.active == self.plan.first):
             return
         cpu = self.cpu_per_suggestion(self.active)
         if cpu > self.allowance() and not self._model_wins(self.members[self.active]):
-            self._hand_over(BANDIT, self._too_costly(self.active, cpu))
+            self._hand_over(self.fallback, self._too_costly(self.active, cpu))
 
     @staticmethod
     def _model_wins(member: Technique) -> bool:
@@ -362,7 +383,7 @@ class AutoTechnique(Technique):
 
     def _hand_over(self, member: str, reason: str) -> None:
         if member not in self.members or member == self.active:
-            member = BANDIT
+            member = self.fallback
         if member == self.active:
             return
         self.retired.append(self.active)

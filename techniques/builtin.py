@@ -73,6 +73,9 @@ MODULE_ROWS: Dict[str, List[Row]] = {
         ("ga-base", "genetic:GeneticAlgorithm",
          "steady-state GA with parameter-wise uniform crossover (pop 6, rates 0.8/0.1)", {"crossover": None}),
         ("GGA", "global_ga:GlobalGA", "global GA: Gaussian mutation of the best, crossover 0.5 with an elite parent", {})],
+    "nsga2": [("NSGA2", "nsga2:NSGA2",
+               "NSGA-II: non-dominated sorting and crowding (population 16) for one or several objectives, "
+               "every parameter kind", {})],
     "binary_ga": [("BinaryGA", "binary_ga:BinaryGA",
                    "generational GA (population 200, tournament 5, 2 mutations per child)", {})],
     "nelder_mead": _simplex_rows("nelder_mead", "NelderMead", "NelderMead"),

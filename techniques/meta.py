@@ -30,6 +30,12 @@ class MetaTechnique(Technique):
             raise TechniqueError(f"sub-techniques of {self.name} must have distinct names, got {names}")
         self.techniques: List[Technique] = list(techniques)
 
+    @property  # type: ignore[override]
+    def multi_objective(self) -> bool:
+        """True when every sub-technique handles several objectives (a meta-technique only schedules;
+        its credit, ``was_new_best``, is "entered the Pareto front" in a multi-objective run)."""
+        return all(getattr(t, "multi_objective", False) for t in self.techniques)
+
     def bind(self, manipulator: ConfigurationManipulator, rng: random.Random,
              path: Optional[str] = None) -> None:
         super().bind(manipulator, rng, path)

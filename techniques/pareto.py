@@ -14,6 +14,9 @@ from typing import List, Sequence
 
 import numpy as np
 
+__all__ = ["crowding_distance", "dominates", "hypervolume", "hypervolume_improvement", "non_dominated",
+           "non_dominated_sort"]
+
 Points = Sequence[Sequence[float]]
 
 

@@ -12,6 +12,8 @@ class PureRandom(Technique):
     """Uniformly random feasible configurations."""
 
     description = "uniform random sampling of feasible configurations"
+    #: random sampling ignores the values, so it serves any number of objectives
+    multi_objective = True
 
     def desired_configuration(self) -> Optional[Config]:
         assert self.manipulator is not None

@@ -15,6 +15,7 @@ _EXPORTS = {
     "MeasurementInterface": "interface",
     "MaximizeAccuracy": "objectives", "MaximizeAttribute": "objectives",
     "MinimizeAttribute": "objectives", "MinimizeTime": "objectives", "Objective": "objectives",
+    "MultiObjective": "multiobjective", "parse_objectives": "multiobjective",
     "TuningOptions": "options",
     "Configuration": "result", "DesiredResult": "result", "Input": "result", "Result": "result",
     "TuningRun": "tuningrun",

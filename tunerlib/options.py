@@ -89,6 +89,10 @@ class TuningOptions:
     measurement_timeout: Optional[float] = _opt(None, "cap every measurement at this many seconds; one "
                                                       "still running then is stopped and recorded "
                                                       "TIMEOUT (default: no cap)")
+    objectives: Optional[str] = _opt(None, "optimise several metrics at once and report their Pareto front: "
+                                           "comma-separated metric names (time, energy, size, accuracy or a "
+                                           "Result.extra key), each minimised unless written max:NAME, e.g. "
+                                           "time,energy (default: the tuner's own objective)")
     quiet: bool = _opt(False, "print only the final summary")
     display_frequency: float = _opt(5.0, "seconds between status lines (0: none)")
     results_log: Optional[str] = _opt(None, "CSV file: one line per measurement "

@@ -8,7 +8,9 @@ import shlex
 import sys
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, Optional, TextIO
+from typing import Any, Dict, List, Optional, TextIO
+
+from .front import front_lines
 
 
 def value_text(value: float, unit: Optional[str]) -> str:
@@ -50,6 +52,11 @@ class Summary:
     unit: Optional[str] = None
     #: one line about the run the user should act on (over a third of the results TIMEOUT), or None
     notice: Optional[str] = None
+    #: a multi-objective run's Pareto front, ``[{"configuration": {...}, "objectives": {"time": ..., ...}}]``
+    #: (``best_*`` then describe the first objective); None for a single objective
+    pareto_front: Optional[List[Dict[str, Any]]] = None
+    #: the unit of each objective of a multi-objective run (``{"time": "s", "energy": "J"}``), else None
+    objective_units: Optional[Dict[str, Optional[str]]] = None
 
     @property
     def exit_code(self) -> int:
@@ -78,6 +85,11 @@ class Summary:
         """``--resume UUID --database PATH``: the options that continue this run (shell-quoted)."""
         return f"--resume {self.run_uuid} --database {shlex.quote(self.database)}"
 
+    def _best_label(self) -> str:
+        if self.pareto_front is None:
+            return self.objective
+        return f"{self.objective.split(', ')[0]} (first objective)"
+
     def write_json(self, path: str) -> None:
         with open(path, "w") as fh:
             json.dump(asdict(self), fh, indent=2, sort_keys=True)
@@ -96,13 +108,14 @@ class Summary:
         lines = [
             f"tunerlib: {self.program}: stopped ({self.stopped_because}) after {self.tests} tests "
             f"in {self.elapsed_seconds:.1f} s",
-            f"  best {self.objective}: {best}",
+            f"  best {self._best_label()}: {best}",
             f"  best configuration: {cfg}",
         ]
         if self.retimed is not None and self.retimed.get("search_best_was_another_configuration"):
             searched = self.value_text(self.retimed["search_best_value"])
             lines.append(f"  (the search's recorded best, {searched}, was another configuration; the re-timing "
                          "at the end preferred this one)")
+        lines += front_lines(self.pareto_front, self.objective_units)
         lines += [
             f"  results: {states}; duplicates reused: {self.duplicates}",
         ]

@@ -19,6 +19,7 @@ from typing import Any, Deque, Dict, List, Optional
 from .db import ResultsStore
 from .db.lifecycle import process_alive
 from .errors import UsageError
+from .multiobjective import check_resume_objectives
 from .objectives import UNIT_KEY, Objective
 from .options import RESUME_LATEST, TuningOptions
 
@@ -61,6 +62,7 @@ def select_run(db: ResultsStore, program_version_id: int, options: TuningOptions
                              "started it")
     _refuse_live_run(info)
     if objective is not None:
+        check_resume_objectives(info, objective)
         check_objective_unit(info, objective, db.display_url)
     if script_version is not None:
         check_script_version(info, script_version, options.allow_version_change)

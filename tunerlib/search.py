@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional
 
 from .db import ResultsStore
+from .front import ParetoFront
+from .multiobjective import objective_values
 from .objectives import Objective, ObjectiveError
 from .parameters import ConfigurationError, ConfigurationManipulator
 from .result import Result
@@ -49,7 +51,7 @@ class SearchDriver:
         self.technique = technique
         self.objective = objective
         self.limit = limit
-        self.known: Dict[str, tuple] = {}        # key -> (value, state, unmeasured)
+        self.known: Dict[str, tuple] = {}        # key -> (value, state, unmeasured, values)
         self.inflight: Dict[str, List[str]] = {}  # key -> requestors waiting for it
         self.last_result_id = 0
         self.best: Optional[Best] = None
@@ -64,6 +66,8 @@ class SearchDriver:
         self.replaying: Optional[Any] = None
         #: (result id, extra) of the run's first ERROR result
         self.first_error: Optional[tuple] = None
+        #: the Pareto front of a multi-objective run (empty in a single-objective one)
+        self.front = ParetoFront()
 
     # ---- requesting ---------------------------------------------------------
     @property
@@ -100,8 +104,9 @@ class SearchDriver:
         if key in self.known:
             self.duplicates += 1
             self.stall += 1
-            value, state, unmeasured = self.known[key]
-            self._feedback(cfg, key, value, state, proposal.requestor, False, duplicate=True, unmeasured=unmeasured)
+            value, state, unmeasured, values = self.known[key]
+            self._feedback(cfg, key, value, state, proposal.requestor, False, duplicate=True, unmeasured=unmeasured,
+                           values=values)
             return False
         if key in self.inflight:
             self.duplicates += 1
@@ -111,7 +116,8 @@ class SearchDriver:
         if not self.manipulator.is_feasible(cfg):
             self.rejected += 1
             self.stall += 1
-            self._feedback(cfg, key, math.inf, "infeasible", proposal.requestor, False)
+            self._feedback(cfg, key, math.inf, "infeasible", proposal.requestor, False,
+                           values=self._infeasible_values())
             return False
         row = self.replaying.adopt(key) if self.replaying is not None and self.replaying.active else None
         if row is not None:
@@ -172,28 +178,36 @@ class SearchDriver:
                         size=row.size, extra=row.extra or {})
         try:
             value = self.objective.value(result)
+            values = objective_values(self.objective, result)
         except ObjectiveError as exc:
             raise TunerScriptError(str(exc)) from None
         state = _STATE_FOR_TECHNIQUES[row.state]
         new_best = state == "ok" and (self.best is None or value < self.best.value)
         if new_best:
             self.best = Best(value, row.config_hash, row.config_data, row.id, result)
+        if values:  # several objectives: "new best" means "entered the Pareto front"
+            new_best = state == "ok" and self.front.offer(values, row.config_hash, row.config_data, row.id)
         self.tests += 1
         self.states[row.state] += 1
         if row.state == "ERROR" and self.first_error is None:
             self.first_error = (row.id, row.extra or {})
         unmeasured = state != "ok" and bool((row.extra or {}).get("not_measured"))
-        self.known[row.config_hash] = (value, state, unmeasured)
+        self.known[row.config_hash] = (value, state, unmeasured, values)
         requestors = self.inflight.pop(row.config_hash, None) or [row.requestor or ""]
         cost = math.nan if row.collection_cost is None else float(row.collection_cost)
         for i, requestor in enumerate(requestors):
             self._feedback(row.config_data, row.config_hash, value, state, requestor, new_best and i == 0,
-                           unmeasured=unmeasured, cost=cost if i == 0 else math.nan)
+                           unmeasured=unmeasured, cost=cost if i == 0 else math.nan, values=values)
         for listener in self.listeners:
             listener(row, value, new_best)
         return row.id if new_best and not row.was_new_best else None
 
     def _feedback(self, cfg: Dict[str, Any], key: str, value: float, state: str,
                   requestor: str, new_best: bool, duplicate: bool = False, unmeasured: bool = False,
-                  cost: float = math.nan) -> None:
-        self.technique.observe(Feedback(cfg, key, value, state, requestor, new_best, duplicate, unmeasured, cost))
+                  cost: float = math.nan, values: tuple = ()) -> None:
+        self.technique.observe(Feedback(cfg, key, value, state, requestor, new_best, duplicate, unmeasured, cost,
+                                        tuple(values)))
+
+    def _infeasible_values(self) -> tuple:
+        count = getattr(self.objective, "count", 1)
+        return (math.inf,) * count if count > 1 else ()

@@ -34,22 +34,23 @@ def _build(name: str) -> Technique:
     return create_technique([name])
 
 
-def search_context(options: Any) -> SearchContext:
-    """What the run tells its root technique before binding it: budget, parallelism, store."""
+def search_context(options: Any, objectives: int = 1) -> SearchContext:
+    """What the run tells its root technique before binding it: budget, parallelism, store, objectives."""
     test_limit, stop_after = options.test_limit, options.stop_after
     kind = "tests" if test_limit is not None else "time" if stop_after is not None else "default"
     if kind == "default":
         test_limit = DEFAULT_TEST_CAP
     store = getattr(options, "store", None) or os.environ.get("TUNERLIB_STORE") or None
-    return SearchContext(test_limit, kind, stop_after, max(1, int(getattr(options, "parallelism", 1) or 1)), store)
+    return SearchContext(test_limit, kind, stop_after, max(1, int(getattr(options, "parallelism", 1) or 1)), store,
+                         objectives)
 
 
 def prepare_technique(technique: Technique, options: Any, manipulator: ConfigurationManipulator,
-                      say: Say) -> None:
+                      say: Say, objectives: int = 1) -> None:
     """Called before the root technique is bound: give it the run's :class:`SearchContext`, its
     recommender (a technique that uses the store) and, for a technique that explains its decisions
     (``decision_listeners``: ``auto``), a listener printing each one on stderr."""
-    technique.set_context(search_context(options))
+    technique.set_context(search_context(options, objectives))
     attach_recommender(technique, options, manipulator, say)
     listeners = getattr(technique, "decision_listeners", None)
     if listeners is not None:

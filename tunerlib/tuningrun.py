@@ -27,6 +27,8 @@ from .finalform import FINAL_BEST, FINAL_FORM, MAX_CHARS, call_captured_returnin
 from .interrupts import Interrupts, RunInterrupted, signal_name
 from .measurement import MeasurementDriver, desired_result
 from .limits import request_limit, timeout_notice
+from .front import front_fields
+from .multiobjective import check_technique, objective_count, run_args, run_objective
 from .objectives import UNIT_KEY
 from .options import DEFAULT_TEST_CAP, TuningOptions
 from .orphans import OrphanGuard, requeue_noting_orphans
@@ -72,7 +74,7 @@ class TuningRun:
         #: the re-timed best that save_final_config returned (see :meth:`_keep_final_best`), or None
         self.final_best: Optional[Dict[str, Any]] = None
         self.manipulator = interface.manipulator().check_constraints()  # before any run row is written
-        self.objective = interface.objective()
+        self.objective = run_objective(interface, self.options)
         self.db = open_store(self.options.database)
         try:
             self._set_up()
@@ -113,7 +115,8 @@ class TuningRun:
                 from .dask_executor import probe_scheduler
                 probe_scheduler(opts.scheduler)
             self.run_id, self.uuid = self.db.create_run(
-                self.pv_id, opts.label, {**asdict(opts), "seed": self.seed, UNIT_KEY: self.objective.unit},
+                self.pv_id, opts.label, {**asdict(opts), "seed": self.seed, UNIT_KEY: self.objective.unit,
+                                               **run_args(self.objective)},
                 self.seed, self.machine_id,
                 self.objective.describe(), **owner, script_version=self.interface.script_version())
         self.search = self._new_search()
@@ -148,7 +151,8 @@ class TuningRun:
         technique = (generate_bandit(registry(), self.manipulator, random.Random(f"{self.seed}:generate"),
                                      C=c, window=window)
                      if generate else create_technique(names, C=c, window=window))
-        prepare_technique(technique, self.options, self.manipulator, self.say)
+        check_technique(technique, self.objective)
+        prepare_technique(technique, self.options, self.manipulator, self.say, objective_count(self.objective))
         technique.bind(self.manipulator, random.Random(f"{self.seed}{salt}"), technique.name)
         return technique
 
@@ -475,7 +479,8 @@ class TuningRun:
             technique=self.technique.name, seed=self.seed, database=self.db.display_url,
             first_error=_first_error_text(self.search.first_error),
             notice=timeout_notice(self.options, self.objective, best, self.search.states, self.search.tests),
-            signal=None if self.signal is None else signal_name(self.signal), extra=extra)
+            signal=None if self.signal is None else signal_name(self.signal), extra=extra,
+            **front_fields(self.search.front, self.objective))
 
 
 def _first_error_text(first: Optional[tuple]) -> Optional[str]:

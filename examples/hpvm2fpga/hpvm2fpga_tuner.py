@@ -87,6 +87,8 @@ class Hpvm2FpgaTuner(MeasurementInterface):
     """Measurement interface: one HPVM2FPGA design space, objective = ExecTime (seconds)."""
 
     Options = Hpvm2FpgaOptions
+    #: units of the metrics ``--objectives`` can name: each resource's share of the device (0-1)
+    metric_units = {f"util_{k}": "of device" for k in ("lut", "ff", "dsp", "bram")}
 
     def __init__(self, options: Hpvm2FpgaOptions) -> None:
         """Load the space description and check the backend options (one-line errors)."""

@@ -81,6 +81,7 @@ class MatmulTuner(MeasurementInterface):
         if isinstance(compile_result, Result):
             return compile_result
         out = self.call_program([compile_result, str(self.options.size)], limit=limit)
+        size = os.path.getsize(compile_result)   # the executable's bytes: --objectives time,size
         os.remove(compile_result)
         if out.timeout:
             return Result(state="TIMEOUT")
@@ -89,7 +90,7 @@ class MatmulTuner(MeasurementInterface):
         printed = dict(line.split() for line in out.stdout.splitlines())
         if float(printed["checksum"]) != self.checksum:
             return Result(state="ERROR", extra={"error": f"wrong checksum {printed['checksum']}"})
-        return Result(time=out.time)
+        return Result(time=out.time, size=size)
 
     def save_final_config(self, config: Dict[str, Any]) -> None:
         """Print the best build as a gcc command line, then write --final-config if given."""

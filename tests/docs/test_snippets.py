@@ -34,6 +34,7 @@ RUNS = {
     "search_space.py": ([], "'tile_x'", False),
     "my_technique.py": ([], "", False),
     "replay_csv.py": ([], "best configuration: {\"block\": 32", False),
+    "multi_objective.py": ([], "{'time': ", False),
 }
 MARKED = re.compile(r"^<!-- runs -->\n```(?:bash|sh)\n([\s\S]*?)^```|^<!-- figure: [^>]*-->\n```\w*\n((?:\$ .*\n)+)",
                     re.M)

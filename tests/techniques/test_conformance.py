@@ -8,10 +8,9 @@ light fitting settings (tests/helpers/kit.py); its search quality is tested in t
 """
 import pytest
 
-from tunerlib.techniques import create_technique, registry
+from tunerlib.techniques import registry
 from tunerlib.techniques.recommendation import approach_names
-from tunerlib.testing import (CHECKS, MULTI_OBJECTIVE_CHECKS, ConformanceError, check_technique, drive,
-                              permutation_space)
+from tunerlib.testing import CHECKS, ConformanceError, check_technique, drive, permutation_space
 
 from kit import light
 
@@ -19,8 +18,8 @@ NAMES = [n for n in registry() if n not in approach_names()]
 #: the suite runs the kit at 0.6 of its budgets (at least 30 measurements a check: the full-budget runs
 #: 120 on each space, the protocol checks 90 proposals); model-based techniques whose proposals cost much
 #: CPU run smaller budgets.  A user's own technique gets the library's defaults (scale 1).
-SCALE = {"auto": 0.2, "BayesianOptimization": 0.2, "MultiObjectiveBO": 0.2, "BayesianOptimizationGA": 0.2, "StructuralSurrogate": 0.3,
-         "LowRankStructuralSurrogate": 0.3}
+SCALE = {"auto": 0.2, "BayesianOptimization": 0.2, "MultiObjectiveBO": 0.2, "BayesianOptimizationGA": 0.2,
+         "StructuralSurrogate": 0.3, "LowRankStructuralSurrogate": 0.3}
 DEFAULT_SCALE = 0.6
 
 
@@ -28,20 +27,6 @@ DEFAULT_SCALE = 0.6
 @pytest.mark.parametrize("name", NAMES)
 def test_conformance(name, check):
     check_technique(light(name), [check], scale=SCALE.get(name, DEFAULT_SCALE))
-
-
-MULTI_OBJECTIVE = [n for n in NAMES if getattr(create_technique([n]), "multi_objective", False)]
-
-
-@pytest.mark.parametrize("check", list(MULTI_OBJECTIVE_CHECKS))
-@pytest.mark.parametrize("name", MULTI_OBJECTIVE)
-def test_multi_objective_conformance(name, check):
-    check_technique(light(name), [check], scale=SCALE.get(name, DEFAULT_SCALE))
-
-
-def test_the_multi_objective_kit_refuses_a_single_objective_technique():
-    with pytest.raises(ConformanceError, match="does not declare multi_objective"):
-        check_technique("UniformGreedyMutation", ["two-objectives"])
 
 
 def test_the_kit_catches_an_illegal_proposal(monkeypatch):

@@ -3,7 +3,8 @@ a :class:`~tunerlib.replay.benchmark.ReplayBenchmark`, :func:`replay_result` and
 
 Outcome of :meth:`ReplayInterface.run` for a configuration:
 
-* recorded and OK  -> ``Result(time=<recorded seconds>, extra={"simulated_s": s})``;
+* recorded and OK  -> ``Result(time=<recorded seconds>, energy=<recorded energy or None>,
+  extra={"simulated_s": s})`` (every recorded metric, so ``--objectives time,energy`` works);
 * recorded, failed -> ``Result(state="INFEASIBLE", extra={"reason": "<why>", "simulated_s": s})``
   (a hidden constraint: compile or launch failure, timeout);
 * absent           -> ``Result(state="INFEASIBLE", extra={"not_measured": True, "reason": "not
@@ -98,7 +99,9 @@ def replay_result(benchmark: ReplayBenchmark, config: Mapping[str, Any]) -> Resu
     if record.value is None:
         return Result(state="INFEASIBLE", extra={"reason": record.reason or "failed",
                                                   "simulated_s": record.simulated_s})
-    return Result(time=record.value, extra={"simulated_s": record.simulated_s})
+    energy = record.extra.get("energy")
+    return Result(time=record.value, energy=float(energy) if isinstance(energy, (int, float)) else None,
+                  extra={"simulated_s": record.simulated_s})
 
 
 class ReplayInterface(MeasurementInterface):

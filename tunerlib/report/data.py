@@ -137,8 +137,9 @@ def credited_technique(requestor: Optional[str]) -> str:
 
 
 def objective_parts(objective: str) -> tuple[float, str]:
-    """(sign, metric) of a stored objective text such as ``minimize time``; ReportError otherwise."""
-    parts = objective.split(" ", 1)
+    """(sign, metric) of a stored objective text such as ``minimize time`` (of the first objective when it
+    lists several: ``minimize time, minimize energy``); ReportError otherwise."""
+    parts = objective.split(", ", 1)[0].split(" ", 1)
     if len(parts) != 2 or parts[0] not in ("minimize", "maximize"):
         raise ReportError(f"objective {objective!r} of this run cannot be read back: only minimize/maximize "
                           "<metric> objectives can be plotted")

@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Optional, Sequence, TextIO
 
 from ..db import ResultPlace
 from .data import ReportError, RunData
+from .pareto import is_multi_objective, on_front_flags
 from .summary import iso
 
 __all__ = ["COLUMNS", "FORMATS", "export_rows", "write_export"]
@@ -24,6 +25,9 @@ COLUMNS = ("run_uuid", "label", "program", "objective", "result_id", "evaluation
            "best_so_far", "was_new_best", "technique", "requestor", "time", "accuracy", "energy", "size",
            "collection_date", "collection_time", "seconds_into_run", "collection_cost", "machine", "machine_class", "worker", "error")
 
+
+#: the column added when a run has several objectives: True for the results on its Pareto front
+FRONT_COLUMN = "on_pareto_front"
 
 _NOWHERE = ResultPlace(None, None, None)
 
@@ -64,6 +68,11 @@ def export_rows(runs: Sequence[RunData]) -> tuple[List[str], List[Dict[str, Any]
             config = point.config if isinstance(point.config, dict) else {}
             row.update({column: config.get(key) for key, column in params.items()})
             rows.append(row)
+    if any(is_multi_objective(run) for run in runs):   # several objectives: mark each run's front
+        flags = [flag for run in runs for flag in on_front_flags(run)]
+        for row, flag in zip(rows, flags):
+            row[FRONT_COLUMN] = flag
+        return list(COLUMNS) + [FRONT_COLUMN] + list(params.values()), rows
     return list(COLUMNS) + list(params.values()), rows
 
 

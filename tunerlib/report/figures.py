@@ -14,11 +14,12 @@ import numpy as np
 from .data import FAILURE_STATES, ReportError, RunData, by_label
 from .encode import encode
 from .importance import importance
+from .pareto import front_figure
 from .series import allocation, band, eval_curves, failures, time_curves
 
 __all__ = ["KINDS", "draw", "same_space"]
 
-KINDS = ("history", "techniques", "params", "importance")
+KINDS = ("history", "techniques", "params", "importance", "front")
 MARKERS = {"ERROR": "x", "TIMEOUT": "v", "INFEASIBLE": "s"}
 #: at most this many parameters get an axis in the parallel-coordinates view
 MAX_AXES = 16
@@ -233,7 +234,7 @@ def importance_figure(runs: Sequence[RunData], log: bool = False) -> Any:
 
 
 _DRAW = {"history": history_figure, "techniques": techniques_figure, "params": params_figure,
-         "importance": importance_figure}
+         "importance": importance_figure, "front": front_figure}
 
 
 def draw(kind: str, runs: Sequence[RunData], log: bool = False) -> Any:

@@ -8,6 +8,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 from .data import ReportError, RunData
 from .figures import draw
+from .pareto import is_multi_objective
 
 __all__ = ["FORMATS", "Figures", "html_page", "report_figures", "save_figure", "svg_text"]
 
@@ -85,6 +86,8 @@ def report_figures(runs: Sequence[RunData], log: bool = False) -> Figures:
     found: Figures = []
     for kind, title in (("history", "Best so far"), ("techniques", "Techniques: new bests and allocation")):
         found.append((title, *_one(kind, runs, log)))
+    if any(is_multi_objective(r) for r in runs):
+        found.append(("Pareto front and hypervolume", *_one("front", runs, log)))
     for group in _groups(runs):
         found.append((f"{group[0].program}: parameters vs objective", *_one("params", group, log)))
         found.append((f"{group[0].program}: parameter importance", *_one("importance", group, log)))

@@ -57,9 +57,11 @@ class StoredRun:
 
 def oriented_value(objective: str, row: Any) -> Optional[float]:
     """The lower-is-better value of a result under the run's stored objective text (``minimize time``,
-    ``maximize accuracy``, ``minimize <extra key>``); inf when not OK; None when the text is unknown."""
+    ``maximize accuracy``, ``minimize <extra key>``); inf when not OK; None when the text is unknown or
+    lists several objectives (the run's ``was_new_best`` flags then say which results entered its Pareto
+    front, a positive hypervolume improvement: the "new best" of a multi-objective run)."""
     parts = objective.split(" ", 1)
-    if len(parts) != 2 or parts[0] not in ("minimize", "maximize"):
+    if len(parts) != 2 or parts[0] not in ("minimize", "maximize") or ", " in parts[1]:
         return None
     if row.state != "OK":
         return math.inf
