@@ -1,7 +1,7 @@
 """Hypervolume ratio of multi-objective techniques on recorded tables with two metrics.
 
-    python -m tunerlib.tools.bench_pareto --shared ../shared [--seeds 10] [--problems rise_kmeans,...]
-                                          [--techniques MultiObjectiveBO,PureRandom] [--budgets 20,60,100]
+    python -m tunerlib.tools.bench_pareto --shared ../shared [--seeds 10] [--problems rise_kmeans ...]
+                                          [--techniques MultiObjectiveBO NSGA2 PureRandom] [--budgets 20,60,100]
 
 For every problem and technique, ``--seeds`` runs of ``max(budgets)`` evaluations each; prints the
 median and the worst hypervolume ratio at every budget.  The ratio is the hypervolume of the front
@@ -143,19 +143,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Print the table of median / worst hypervolume ratios (exit 2 on bad arguments)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shared", default=None, metavar="DIR", help="shared data folder (default: $TUNERLIB_SHARED_DIR)")
-    ap.add_argument("--problems", default=",".join(METRICS), help="comma-separated problem names or NAME=FILE")
-    ap.add_argument("--techniques", default=",".join(DEFAULT_TECHNIQUES),
-                    help="comma-separated technique names (those not registered are left out with a notice)")
+    ap.add_argument("--problems", nargs="+", default=list(METRICS), help="problem names or NAME=FILE")
+    ap.add_argument("--techniques", nargs="+", default=list(DEFAULT_TECHNIQUES),
+                    help="technique names, options allowed (Name;option,value); those not registered are left "
+                         "out with a notice")
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--budgets", default="20,60,100")
     args = ap.parse_args(argv)
     try:
         budgets = sorted(int(b) for b in args.budgets.split(","))
-        problems = [load(args.shared, n) for n in args.problems.split(",") if n]
+        problems = [load(args.shared, n) for n in args.problems]
     except (KeyError, ValueError, FileNotFoundError) as exc:
         print(f"bench_pareto: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
-    names = [t for t in args.techniques.split(",") if t]
+    names = list(args.techniques)
     for missing in [t for t in names if t.split(";")[0] not in registry()]:
         print(f"bench_pareto: {missing} is not registered here; left out", file=sys.stderr)
     names = [t for t in names if t.split(";")[0] in registry()]
