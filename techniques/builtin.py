@@ -87,7 +87,10 @@ MODULE_ROWS: Dict[str, List[Row]] = {
     "mutation_bandit": [("AUCBanditMutationTechnique", "mutation_bandit:AUCBanditMutationTechnique",
                          "AUC bandit choosing which parameter mutation to apply to the best configuration", {})],
     "bo": [("BayesianOptimization", "bo.technique:BayesianOptimization",
-            "Bayesian optimisation: Matérn GP, EI x RF feasibility, chain of trees (BaCO)", {})],
+            "Bayesian optimisation: Matérn GP, EI x RF feasibility, chain of trees (BaCO)", {}),
+           ("MultiObjectiveBO", "bo.multiobjective:MultiObjectiveBO",
+            "multi-objective Bayesian optimisation: a GP per objective, exact expected hypervolume improvement "
+            "x RF feasibility", {})],
     "tpe": [("TPE", "tpe:TPE", "tree-structured Parzen estimator (multivariate kernels; learns from every result)",
              {}),
             ("BanditTPE", "tpe:TPE", "TPE as a bandit arm: waits for its siblings' first 10 results", {"defer": True})],

@@ -1,94 +1,174 @@
-"""Hypervolume ratio of multi-objective techniques on a recorded table with two metrics.
+"""Hypervolume ratio of multi-objective techniques on recorded tables with two metrics.
 
-    python tools/bench_pareto.py [--benchmark rise_kmeans] [--objectives time,energy]
-                                 [--techniques NSGA2 PureRandom] [--seeds 5] [--budgets 20,60,100]
+    python -m tunerlib.tools.bench_pareto --shared ../shared [--seeds 10] [--problems rise_kmeans ...]
+                                          [--techniques MultiObjectiveBO NSGA2 PureRandom] [--budgets 20,60,100]
 
-Each run goes through the real driver (:class:`tunerlib.TuningRunManager` with a
-:class:`tunerlib.MultiObjective`), measuring by replaying the table (``--shared-dir`` or
-``$TUNERLIB_SHARED_DIR``).  The true front is the Pareto front of every OK record of the table inside the
-search space; the reference point is 1.1 x its nadir; a run's hypervolume ratio at budget B is the
-hypervolume of the front of its first B results over the true front's.  Prints the median, minimum and
-maximum ratio of each technique at each budget over the seeds.
+For every problem and technique, ``--seeds`` runs of ``max(budgets)`` evaluations each; prints the
+median and the worst hypervolume ratio at every budget.  The ratio is the hypervolume of the front
+found in the first ``n`` evaluations over that of the true front (every OK row of the table in the
+search space), both with the objectives min-max normalised by the true front's ideal and nadir and
+the reference point 1.1 x the normalised nadir (1.1, 1.1): 1 means the true front was found.
+
+Problems (:data:`METRICS`): the RISE K-means and stencil tables (compute time, energy) and two Kernel
+Tuner caches (kernel time, compile time).  A problem name may also be ``NAME=FILE``: that problem's
+metrics on another recording of its kernel (tests/helpers/other_machine.py writes perturbed copies).
+
+The techniques are driven through their protocol (bind / propose / observe, no database), as the
+search driver does: each new configuration is one evaluation (failed and not-measured ones too),
+duplicates and proposals violating a known constraint are answered at no cost.  :func:`load` and
+:func:`hypervolume_ratio` are what another tuner is fed the same tables with (a plain function).
 """
 from __future__ import annotations
 
 import argparse
+import math
+import random
 import statistics
-from typing import Dict, List, Sequence, Tuple
+import sys
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from tunerlib import MultiObjective, TuningRunManager, parse_objectives
-from tunerlib.replay import ReplayBenchmark, replay_result
-from tunerlib.techniques import hypervolume, non_dominated
-from tunerlib.tools.recorded import load_benchmark, shared_folder
+from tunerlib.parameters import ConfigurationManipulator
+from tunerlib.techniques import Feedback, create_technique, dominates, hypervolume, non_dominated, registry
+from tunerlib.tools.replay_problems import replay_problems
 
+#: the second metric of each problem (the first is the recorded time), read from a record's extra
+METRICS: Dict[str, str] = {"rise_kmeans": "energy", "rise_stencil": "energy",
+                           "conv_a100": "compile_s", "dedisp_a100": "compile_s"}
+DEFAULT_TECHNIQUES = ("MultiObjectiveBO", "NSGA2", "PureRandom")
 Vector = Tuple[float, ...]
 
 
-def true_front(benchmark: ReplayBenchmark, objective: MultiObjective) -> np.ndarray:
-    """The oriented vectors of the Pareto front of every OK record inside the search space."""
-    space = benchmark.manipulator()
-    points = []
-    for cfg in benchmark.recorded_configs(ok_only=True):
-        if space.is_feasible(cfg):
-            points.append(objective.values(replay_result(benchmark, cfg)))
-    arr = np.asarray(points, dtype=float)
-    return arr[non_dominated(arr)]
+@dataclass
+class ParetoProblem:
+    """A table with two metrics: ``measure(config)`` is ``("ok", (time, metric))``, ``("failed", None)``
+    or ``("not_measured", None)``; ``ideal`` and ``nadir`` are the true front's corners."""
+
+    name: str
+    manipulator: Callable[[], ConfigurationManipulator]
+    measure: Callable[[Mapping[str, Any]], Tuple[str, Optional[Vector]]]
+    front: np.ndarray
+    ideal: np.ndarray
+    nadir: np.ndarray
+
+    def values(self) -> Dict[str, List[Any]]:
+        """Each parameter's legal values (for a peer tuner's categorical search space)."""
+        return {p.name: list(p.options if hasattr(p, "options") else p.values) for p in self.manipulator().parameters}
+
+    def normalised(self, points: Sequence[Vector]) -> np.ndarray:
+        """Points min-max normalised by the true front's ideal and nadir."""
+        span = np.where(self.nadir > self.ideal, self.nadir - self.ideal, 1.0)
+        return (np.asarray(points, dtype=float).reshape(-1, len(self.ideal)) - self.ideal) / span
 
 
-def run_vectors(benchmark: ReplayBenchmark, objective: MultiObjective, technique: str, budget: int,
-                seed: int) -> List[Vector]:
-    """The oriented vector of each result of one run, in order (inf for failed and unmeasured ones)."""
-    manager = TuningRunManager.for_space(benchmark.manipulator(), objective, f"bench-{benchmark.name}",
-                                         technique=[technique], test_limit=budget, seed=seed, quiet=True)
-    vectors: List[Vector] = []
-    while (desired := manager.get_next_desired_result()) is not None:
-        result = replay_result(benchmark, desired.configuration.data)
-        manager.report_result(desired, result)
-        vectors.append(objective.values(result))
-    manager.finish()
-    return vectors
+def load(shared: Optional[str], name: str) -> ParetoProblem:
+    """The problem ``name`` (a key of :data:`METRICS`, or ``NAME=FILE``) with its true front."""
+    base, _, path = name.partition("=")
+    metric = METRICS.get(base)
+    if metric is None:
+        raise KeyError(f"unknown problem {base!r}; choose from {', '.join(METRICS)}")
+    bench = replay_problems(shared, [name if path else base])[name if path else base].benchmark
+
+    def measure(config: Mapping[str, Any]) -> Tuple[str, Optional[Vector]]:
+        rec = bench.lookup(config)
+        if rec is None:
+            return "not_measured", None
+        if not rec.ok or not isinstance(rec.extra.get(metric), (int, float)):
+            return "failed", None
+        return "ok", (float(rec.value), float(rec.extra[metric]))
+
+    space = bench.manipulator()
+    rows = [v for v in (measure(c)[1] for c in bench.recorded_configs(ok_only=True)
+                        if space.is_valid(c) and space.is_feasible(c)) if v is not None]
+    pts = np.asarray(rows, dtype=float)
+    front = pts[non_dominated(pts)]
+    return ParetoProblem(name, bench.manipulator, measure, front, front.min(axis=0), front.max(axis=0))
 
 
-def ratios(vectors: Sequence[Vector], budgets: Sequence[int], reference: np.ndarray, best: float) -> List[float]:
-    """Hypervolume of the first B vectors over ``best``, for each budget B."""
-    out = []
-    for b in budgets:
-        ok = [v for v in vectors[:b] if np.all(np.isfinite(v))]
-        out.append(hypervolume(ok, reference) / best if ok else 0.0)
+def hypervolume_ratio(problem: ParetoProblem, found: Sequence[Vector]) -> float:
+    """Hypervolume of ``found`` over the true front's, normalised, reference 1.1 x the nadir."""
+    ref = [1.1] * len(problem.ideal)
+    true = hypervolume(problem.normalised(problem.front), ref)
+    return hypervolume(problem.normalised(found), ref) / true if len(found) else 0.0
+
+
+def run(problem: ParetoProblem, technique: str, seed: int, budget: int) -> List[Optional[Vector]]:
+    """One run: the vector (None: failed or not measured) of each of ``budget`` evaluations."""
+    m = problem.manipulator()
+    tech = create_technique([technique])
+    tech.bind(m, random.Random(seed), tech.name)
+    known: Dict[str, Tuple[str, Optional[Vector], bool]] = {}
+    out: List[Optional[Vector]] = []
+    front: List[Vector] = []
+    idle = 0
+    while len(out) < budget and idle < 1000:
+        prop = tech.propose()
+        if prop is None:
+            idle += 1
+            continue
+        cfg, key = prop.config, m.hash_config(prop.config)
+        if key in known or not m.is_feasible(cfg):
+            idle += 1
+            state, vec, unmeasured = known.get(key, ("infeasible", None, False))
+            duplicate = key in known
+        else:
+            idle = 0
+            status, vec = problem.measure(cfg)
+            state, unmeasured, duplicate = ("ok" if vec else "infeasible"), status == "not_measured", False
+            known[key] = (state, vec, unmeasured)
+            out.append(vec)
+        new = vec is not None and not duplicate and not any(all(a <= b for a, b in zip(p, vec)) for p in front)
+        if new:
+            front = [p for p in front if not dominates(vec, p)] + [vec]  # type: ignore[arg-type]
+        values = vec if vec is not None else (math.inf, math.inf)
+        tech.observe(Feedback(cfg, key, values[0], state, prop.requestor, new, duplicate, unmeasured,
+                              values=tuple(values)))
     return out
 
 
-def main(argv: Sequence[str] = ()) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--benchmark", default="rise_kmeans")
-    parser.add_argument("--objectives", default="time,energy")
-    parser.add_argument("--techniques", nargs="+", default=["NSGA2", "PureRandom"])
-    parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--budgets", default="20,60,100")
-    parser.add_argument("--shared-dir", default=None)
-    args = parser.parse_args(list(argv) or None)
-    objective = parse_objectives(args.objectives)
-    if not isinstance(objective, MultiObjective):
-        parser.error("--objectives needs at least two metrics")
-    budgets = [int(b) for b in args.budgets.split(",")]
-    benchmark = load_benchmark(args.benchmark, shared_folder(args.shared_dir, "--shared-dir DIR"))
-    front = true_front(benchmark, objective)
-    reference = 1.1 * front.max(axis=0)
-    best = hypervolume(front, reference)
-    print(f"{args.benchmark} ({args.objectives}): true front {len(front)} points, reference {reference.tolist()}")
-    print(f"{'technique':<14}" + "".join(f"{'at ' + str(b):>22}" for b in budgets))
-    for technique in args.techniques:
-        table: Dict[int, List[float]] = {b: [] for b in budgets}
-        for seed in range(args.seeds):
-            for b, r in zip(budgets, ratios(run_vectors(benchmark, objective, technique, max(budgets), seed),
-                                            budgets, reference, best)):
-                table[b].append(r)
-        cells = [f"{statistics.median(v):.2f} [{min(v):.2f}-{max(v):.2f}]" for v in table.values()]
-        print(f"{technique:<14}" + "".join(f"{c:>22}" for c in cells))
+def ratios_at(problem: ParetoProblem, vectors: Sequence[Optional[Vector]], budgets: Sequence[int]) -> List[float]:
+    """The hypervolume ratio of the OK results among the first ``n`` evaluations, for each ``n``."""
+    return [hypervolume_ratio(problem, [v for v in vectors[:n] if v is not None]) for n in budgets]
+
+
+def table_line(label: str, per_seed: Sequence[Sequence[float]]) -> str:
+    """``label  median/worst`` at every budget (columns of ``per_seed``)."""
+    cols = list(zip(*per_seed))
+    return f"{label:<28}" + "".join(f"  {statistics.median(c):5.2f} / {min(c):4.2f}" for c in cols)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Print the table of median / worst hypervolume ratios (exit 2 on bad arguments)."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shared", default=None, metavar="DIR", help="shared data folder (default: $TUNERLIB_SHARED_DIR)")
+    ap.add_argument("--problems", nargs="+", default=list(METRICS), help="problem names or NAME=FILE")
+    ap.add_argument("--techniques", nargs="+", default=list(DEFAULT_TECHNIQUES),
+                    help="technique names, options allowed (Name;option,value); those not registered are left "
+                         "out with a notice")
+    ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--budgets", default="20,60,100")
+    args = ap.parse_args(argv)
+    try:
+        budgets = sorted(int(b) for b in args.budgets.split(","))
+        problems = [load(args.shared, n) for n in args.problems]
+    except (KeyError, ValueError, FileNotFoundError) as exc:
+        print(f"bench_pareto: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    names = list(args.techniques)
+    for missing in [t for t in names if t.split(";")[0] not in registry()]:
+        print(f"bench_pareto: {missing} is not registered here; left out", file=sys.stderr)
+    names = [t for t in names if t.split(";")[0] in registry()]
+    header = "".join(f"  {'@' + str(b):>13}" for b in budgets)
+    for problem in problems:
+        print(f"\n{problem.name}: true front {len(problem.front)} points; median / worst of {args.seeds} seeds")
+        print(f"{'technique':<28}{header}")
+        for name in names:
+            per_seed = [ratios_at(problem, run(problem, name, s, budgets[-1]), budgets) for s in range(args.seeds)]
+            print(table_line(name, per_seed), flush=True)
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())

@@ -5,9 +5,13 @@ LIGHT_BO = ("BayesianOptimization;n_random_samples,200;n_starts,3;max_local_step
             "hp_starts,2;hp_warm_starts,1;hp_maxiter,25;max_observations,80")
 
 
+#: the model-based techniques the kits run with :data:`LIGHT_BO`'s options
+LIGHT = {name: name + LIGHT_BO[len("BayesianOptimization"):] for name in ("BayesianOptimization", "MultiObjectiveBO")}
+
+
 def light(name):
     """The technique name a legality/determinism kit runs for ``name``."""
-    return LIGHT_BO if name == "BayesianOptimization" else name
+    return LIGHT.get(name, name)
 
 
 def core_path(database):

@@ -18,8 +18,8 @@ NAMES = [n for n in registry() if n not in approach_names()]
 #: the suite runs the kit at 0.6 of its budgets (at least 30 measurements a check: the full-budget runs
 #: 120 on each space, the protocol checks 90 proposals); model-based techniques whose proposals cost much
 #: CPU run smaller budgets.  A user's own technique gets the library's defaults (scale 1).
-SCALE = {"auto": 0.2, "BayesianOptimization": 0.2, "BayesianOptimizationGA": 0.2, "StructuralSurrogate": 0.3,
-         "LowRankStructuralSurrogate": 0.3}
+SCALE = {"auto": 0.2, "BayesianOptimization": 0.2, "MultiObjectiveBO": 0.2, "BayesianOptimizationGA": 0.2,
+         "StructuralSurrogate": 0.3, "LowRankStructuralSurrogate": 0.3}
 DEFAULT_SCALE = 0.6
 
 
