@@ -61,12 +61,12 @@ from .options import Option, configure
 BO, STRUCTURAL, BANDIT = "BayesianOptimization", "StructuralSurrogate", "AUCBanditMetaTechniqueA"
 #: the multi-objective members, in the order :func:`multi_objective_plan` considers them (the first that
 #: fits the run starts; the last serves as its fallback, as BANDIT does for one objective)
-NSGA2 = "NSGA2"
-MULTI_OBJECTIVE_MEMBERS = (NSGA2,)
+MOBO, NSGA2 = "MultiObjectiveBO", "NSGA2"
+MULTI_OBJECTIVE_MEMBERS = (MOBO, NSGA2)
 MEMBERS = (BO, STRUCTURAL, BANDIT)
 #: short names in decision lines
 TITLES = {BO: "Bayesian optimization", STRUCTURAL: "StructuralSurrogate", BANDIT: "AUCBanditMetaTechniqueA",
-          NSGA2: "NSGA-II"}
+          MOBO: "multi-objective Bayesian optimization", NSGA2: "NSGA-II"}
 #: a permutation with more items than this is a tour or an order (smaller ones are categorical)
 TOUR_ITEMS = 5
 #: above this many parameters the GP's per-suggestion cost and its data needs rule BO out
@@ -74,7 +74,7 @@ BO_MAX_DIMENSION = 30
 #: CPU seconds per suggestion assumed for a member until it has made MEASURED_AFTER suggestions
 #: (README "The default technique": BO 0.05-0.14 s, StructuralSurrogate about 3 ms on a 48-city
 #: tour, A about 0.3 ms, on the 2-core development machine)
-PRIOR_CPU = {BO: 0.05, STRUCTURAL: 0.003, BANDIT: 0.0003, NSGA2: 0.001}
+PRIOR_CPU = {BO: 0.05, STRUCTURAL: 0.003, BANDIT: 0.0003, MOBO: 0.1, NSGA2: 0.001}
 MEASURED_AFTER = 25
 #: results with a known cost before the first cost check, and between later checks
 COST_FIRST, COST_EVERY = 5, 25
@@ -171,11 +171,21 @@ def plan(facts: SpaceFacts, limit: Optional[int], kind: str, short_budget: int,
     return Plan(BO, None if short else later, short, why)
 
 
-def multi_objective_plan(facts: SpaceFacts, limit: Optional[int], kind: str, objectives: int) -> Plan:
-    """The member of a run with several objectives (``SearchContext.objectives > 1``): NSGA-II, the
-    whole run.  A model-based multi-objective member joins :data:`MULTI_OBJECTIVE_MEMBERS` and is chosen
-    here (e.g. for short budgets, as BO is for one objective)."""
-    return Plan(NSGA2, None, True, f"{facts.text()}, {budget_text(limit, kind)}, {objectives} objectives")
+def multi_objective_plan(facts: SpaceFacts, limit: Optional[int], kind: str, objectives: int,
+                         short_budget: int) -> Plan:
+    """The member of a run with several objectives (``SearchContext.objectives > 1``), the whole run:
+    MultiObjectiveBO (a GP per objective, expected hypervolume improvement) where BO fits the space and
+    the test limit is at most ``short_budget``, as for one objective; NSGA-II for tours, spaces of
+    more than :data:`BO_MAX_DIMENSION` parameters and longer or open-ended runs, whose many cheap
+    evaluations a GP per objective could not keep up with."""
+    why = f"{facts.text()}, {budget_text(limit, kind)}, {objectives} objectives"
+    if facts.tour_items:
+        return Plan(NSGA2, None, True, why)
+    if facts.dimension > BO_MAX_DIMENSION:
+        return Plan(NSGA2, None, True, f"{why} (more than {BO_MAX_DIMENSION} parameters)")
+    if kind == "tests" and limit is not None and limit <= short_budget:
+        return Plan(MOBO, None, True, why)
+    return Plan(NSGA2, None, True, f"{why} (more than {short_budget} evaluations)" if limit else why)
 
 
 class AutoTechnique(Technique):
@@ -240,7 +250,8 @@ class AutoTechnique(Technique):
         pick = None if several else self._store_pick()
         #: the member that is never handed over and proposes when the active one does not
         self.fallback = MULTI_OBJECTIVE_MEMBERS[-1] if several else BANDIT
-        self.plan = (multi_objective_plan(self.facts, ctx.test_limit, ctx.budget_kind, ctx.objectives) if several
+        self.plan = (multi_objective_plan(self.facts, ctx.test_limit, ctx.budget_kind, ctx.objectives,
+                                          self.short_budget) if several
                      else plan(self.facts, ctx.test_limit, ctx.budget_kind, self.short_budget, pick))
         #: a long run's BO starts only once the first measurements say it may (see _start_deferred)
         self.deferred = self.plan.first if self.plan.first == BO and not self.plan.short else None

@@ -1,6 +1,6 @@
 """Hypervolume ratio of multi-objective techniques on recorded tables with two metrics.
 
-    python -m tunerlib.tools.bench_pareto --shared ../shared [--seeds 10] [--problems rise_kmeans ...]
+    python -m tools.bench_pareto --shared ../shared [--seeds 10] [--problems rise_kmeans ...]
                                           [--techniques MultiObjectiveBO NSGA2 PureRandom] [--budgets 20,60,100]
 
 For every problem and technique, ``--seeds`` runs of ``max(budgets)`` evaluations each; prints the
@@ -26,13 +26,18 @@ import random
 import statistics
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
 from tunerlib.parameters import ConfigurationManipulator
 from tunerlib.techniques import Feedback, create_technique, dominates, hypervolume, non_dominated, registry
-from tunerlib.tools.replay_problems import replay_problems
+
+if __package__ in (None, ""):   # run as a script (python tools/NAME.py): import tools from the checkout
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tools.replay_problems import replay_problems
 
 #: the second metric of each problem (the first is the recorded time), read from a record's extra
 METRICS: Dict[str, str] = {"rise_kmeans": "energy", "rise_stencil": "energy",

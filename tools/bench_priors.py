@@ -5,7 +5,7 @@ recorded tables with no prior, a prior centred on a good region and one centred 
         [--techniques BayesianOptimization auto] [--seeds 10] [--max-evals 200] [--confidence 0.6] [--jobs 2]
         [--per-parameter]
 
-Each problem is a replay table (a name of :mod:`tunerlib.tools.replay_problems`, a table file or
+Each problem is a replay table (a name of :mod:`tools.replay_problems`, a table file or
 ``BENCHMARK=FILE``, e.g. a copy recorded on another GPU).  The priors come from the table by one rule
 for every table: the OK recorded configurations in the space are sorted by time; the good prior is
 one prior near a configuration (``set_prior_near``, confidence ``--confidence``; with
@@ -25,12 +25,17 @@ import math
 import random
 import statistics
 import sys
+from pathlib import Path
 from multiprocessing import Pool
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from tunerlib import MinimizeAttribute, Result, TuningRunManager
 from tunerlib.parameters import ConfigurationManipulator, Near
-from tunerlib.tools.replay_problems import Problem, replay_problems
+
+if __package__ in (None, ""):   # run as a script (python tools/NAME.py): import tools from the checkout
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tools.replay_problems import Problem, replay_problems
 
 PRIORS = ("none", "good", "bad")
 TARGET = 1.05
