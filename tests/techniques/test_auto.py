@@ -16,7 +16,8 @@ from tunerlib.parameters import (BooleanParameter, ConfigurationManipulator, Enu
                                  IntegerParameter, PermutationParameter)
 from tunerlib.result import Result
 from tunerlib.techniques import DEFAULT_TECHNIQUE, Feedback, SearchContext, create_technique
-from tunerlib.techniques.auto import BANDIT, BO, COST_FIRST, MEASURED_AFTER, STRUCTURAL, AutoTechnique
+from tunerlib.techniques.auto import (BANDIT, BO, COST_FIRST, MEASURED_AFTER, MOBO, NSGA2, STRUCTURAL, AutoTechnique,
+                                     SpaceFacts, multi_objective_plan)
 
 from kit import LIGHT_BO
 
@@ -291,3 +292,16 @@ def test_a_model_that_wins_per_evaluation_keeps_its_turn_despite_its_cost():
     member.model_record = lambda: 0.3
     _feed(tech, cost=1e-4, n=25)
     assert tech.active == BANDIT
+
+
+@pytest.mark.parametrize("facts, limit, kind, member", [
+    (SpaceFacts({"ordinal": 4}, 0, 4, 0, 3000.0), 60, "tests", MOBO),
+    (SpaceFacts({"ordinal": 4}, 0, 4, 0, 3000.0), 1000, "tests", NSGA2),
+    (SpaceFacts({"ordinal": 4}, 0, 4, 0, 3000.0), None, "time", NSGA2),
+    (SpaceFacts({"float": 40}, 0, 40, 0, None), 60, "tests", NSGA2),
+    (SpaceFacts({}, 30, 1, 0, None), 60, "tests", NSGA2),
+])
+def test_several_objectives_pick_model_based_search_for_short_budgets(facts, limit, kind, member):
+    chosen = multi_objective_plan(facts, limit, kind, 2, short_budget=200)
+    assert (chosen.first, chosen.then) == (member, None)
+    assert "2 objectives" in chosen.reason
