@@ -130,7 +130,7 @@ def _cycles(graph):
 
 
 def test_the_scan_sees_the_packages():
-    assert {"tunerlib.parameters", "tunerlib.techniques.bo.gp", "tunerlib.tuningrun", "tunerlib.tools"} <= set(MODULES)
+    assert {"tunerlib.parameters", "tunerlib.techniques.bo.gp", "tunerlib.engine.run", "tunerlib.tools"} <= set(MODULES)
     assert "tunerlib.parameters.base" in _graph()["tunerlib.parameters"]
 
 

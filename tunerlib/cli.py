@@ -12,11 +12,11 @@ from typing import Callable, Optional, Sequence, TextIO, Type, TypeVar
 from .db import DatabaseError
 from .objectives import ObjectiveError
 from .parameters import ConfigurationError, ParameterError
-from .search import TunerScriptError
+from .engine.search import TunerScriptError
 from .techniques import TechniqueError, registry
 from .errors import UsageError
 from .options import own_docstring
-from .tuningrun import TuningRun
+from .engine.run import TuningRun
 
 #: errors reported as one line (exit code 2) instead of a traceback
 USER_ERRORS = (UsageError, DatabaseError, TechniqueError, ConfigurationError, ParameterError,
@@ -139,7 +139,7 @@ def _add_worker_command(sub) -> None:
     worker.add_argument("--quiet", action="store_true", help="print errors only")
 
     def handler(ns) -> int:
-        from .remote import WorkerSettings, serve
+        from .executors.remote import WorkerSettings, serve
         return serve(WorkerSettings(ns.database, ns.interface, ns.machine_class, ns.parallelism, ns.lease,
                                     ns.run, ns.label, ns.quiet))
     worker.set_defaults(handler=handler)

@@ -34,7 +34,7 @@ from tunerlib.parameters import (BooleanArray, BooleanParameter, ConfigurationMa
                                  SelectorParameter, SwitchParameter)
 from tunerlib.techniques import Feedback, Technique, TechniqueError, create_technique
 
-from .api import tune_function
+from .script.api import tune_function
 
 Cost = Callable[[Dict[str, Any]], float]
 Space = Tuple[ConfigurationManipulator, Cost]

@@ -18,7 +18,7 @@ import pytest
 
 import zygote
 
-from tunerlib.progress import StatusLine
+from tunerlib.engine.progress import StatusLine
 
 SCRIPT = Path(__file__).parent / "scripts" / "toy_tuner.py"
 LINE = re.compile(r"^\[\s*[\d.]+s\] tests\s+(\d+)/30  best (\S+)  ([\d.e+]+) evals/s  failures (\d+)  in flight \d+$")

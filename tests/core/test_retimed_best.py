@@ -6,7 +6,7 @@ import json
 import pytest
 
 from tunerlib import MeasurementInterface, Result, RetimedBest, TuningOptions, TuningRun
-from tunerlib.finalform import FINAL_BEST, final_best
+from tunerlib.engine.final_config import FINAL_BEST, final_best
 from tunerlib.parameters import ConfigurationManipulator, IntegerParameter
 from tunerlib.report.data import load_runs
 from tunerlib.report.render import markdown_report

@@ -7,8 +7,8 @@ import pytest
 from tunerlib import (FixedInputManager, MeasurementInterface, MinimizeAttribute, Result, TuningOptions,
                       TuningRun)
 from tunerlib.parameters import BooleanParameter, ConfigurationManipulator, IntegerParameter
-from tunerlib.progress import StatusLine
-from tunerlib.search import TunerScriptError
+from tunerlib.engine.progress import StatusLine
+from tunerlib.engine.search import TunerScriptError
 
 
 class Small(MeasurementInterface):
@@ -58,7 +58,7 @@ def test_finite_space_is_exhausted_without_a_limit(tmp_path, technique):
 
 
 def test_default_cap_applies_without_limits(tmp_path, monkeypatch):
-    import tunerlib.tuningrun as tr
+    import tunerlib.engine.run as tr
     monkeypatch.setattr(tr, "DEFAULT_TEST_CAP", 7)
 
     class Wide(Small):

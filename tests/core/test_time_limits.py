@@ -17,7 +17,7 @@ import zygote
 from dbrows import rows as _rows
 
 from tunerlib import MinimizeAttribute, MinimizeTime, Result
-from tunerlib.limits import COMMAND_SECONDS, limit_basis, request_limit, timeout_notice
+from tunerlib.engine.limits import COMMAND_SECONDS, limit_basis, request_limit, timeout_notice
 from tunerlib.process import call_program, command_clock
 
 SCRIPTS = Path(__file__).parent / "scripts"

@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from ..db import DatabaseError, ResultsDB
 from ..db.store import open_existing
 from ..errors import UsageError
-from ..finalform import FINAL_BEST, FINAL_FORM, final_best, final_form_text
+from ..engine.final_config import FINAL_BEST, FINAL_FORM, final_best, final_form_text
 from ..objectives import UNIT_KEY
 
 __all__ = ["FAILURE_STATES", "Point", "ReportError", "RunData", "credited_technique", "load_runs",

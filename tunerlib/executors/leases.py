@@ -18,9 +18,9 @@ import time
 from collections import Counter
 from typing import Any, Optional
 
-from .db import AlreadyCompleteError
+from ..db import AlreadyCompleteError
 from .orphans import REMEASURE
-from .result import Result
+from ..result import Result
 
 __all__ = ["RemoteCoordinator"]
 

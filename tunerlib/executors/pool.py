@@ -24,16 +24,16 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
-from .db import AlreadyCompleteError, DatabaseError, ResultsDB, ResultsStore
-from .db.waits import LockWaits
-from .executor import Completion, Executor
-from .interrupts import Interrupts, RunInterrupted, die_with_parent, signal_name
+from ..db import AlreadyCompleteError, DatabaseError, ResultsDB, ResultsStore
+from ..db.waits import LockWaits
+from .base import Completion, Executor
+from ..interrupts import Interrupts, RunInterrupted, die_with_parent, signal_name
 from .measurement import MeasurementDriver
-from .result import DesiredResult, Result
-from .search import TunerScriptError
+from ..result import DesiredResult, Result
+from ..engine.search import TunerScriptError
 
 if TYPE_CHECKING:  # annotations only: the interface's main() imports the CLI, which imports this
-    from .interface import MeasurementInterface
+    from ..script.interface import MeasurementInterface
 
 #: exit code of a worker whose tuner script broke the run() contract
 CONTRACT_EXIT = 3

@@ -17,30 +17,30 @@ import time
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Set
 
-from .db import open_store
-from .distributed import RemoteCoordinator
-from .executor import Completion, Executor, hand_over, store_completions
-from .errors import UsageError
+from ..db import open_store
+from ..executors.leases import RemoteCoordinator
+from ..executors.base import Completion, Executor, hand_over, store_completions
+from ..errors import UsageError
 from .callbacks import Callback, ResultEvent, ResultsLog, TechniqueSnapshots, close_callbacks
 from .closing import finish_run
-from .finalform import FINAL_BEST, FINAL_FORM, MAX_CHARS, call_captured_returning, settle_final_best
-from .interrupts import Interrupts, RunInterrupted, signal_name
-from .measurement import MeasurementDriver, desired_result
+from .final_config import FINAL_BEST, FINAL_FORM, MAX_CHARS, call_captured_returning, settle_final_best
+from ..interrupts import Interrupts, RunInterrupted, signal_name
+from ..executors.measurement import MeasurementDriver, desired_result
 from .limits import request_limit, timeout_notice
-from .objectives import UNIT_KEY
-from .options import DEFAULT_TEST_CAP, TuningOptions
-from .orphans import OrphanGuard, requeue_noting_orphans
+from ..objectives import UNIT_KEY
+from ..options import DEFAULT_TEST_CAP, TuningOptions
+from ..executors.orphans import OrphanGuard, requeue_noting_orphans
 from .progress import StatusLine, Summary
-from .result import DesiredResult, Result
+from ..result import DesiredResult, Result
 from .resume import Diverged, HistoryReplay, select_run
 from .search import SearchDriver, TunerScriptError
 from .seeds import checked_seed_configurations
-from .techniques import Proposal, Technique, create_technique, generate_bandit, registry
-from .transfer import decisions_extra, prepare_technique, stderr_say, upload_finished_run, warm_start
-from .workers import WorkerPool
+from ..techniques import Proposal, Technique, create_technique, generate_bandit, registry
+from .cross_session import decisions_extra, prepare_technique, stderr_say, upload_finished_run, warm_start
+from ..executors.pool import WorkerPool
 
 if TYPE_CHECKING:  # annotations only: the interface's main() imports the CLI, which imports this
-    from .interface import MeasurementInterface
+    from ..script.interface import MeasurementInterface
 
 #: results between two snapshots of the technique's state in the database
 SNAPSHOT_EVERY = 25
@@ -110,7 +110,7 @@ class TuningRun:
             self.db.take_run(self.run_id, **owner, script_version=self.interface.script_version())
         else:
             if opts.executor == "dask":  # an unreachable scheduler leaves no run behind
-                from .dask_executor import probe_scheduler
+                from ..executors.dask import probe_scheduler
                 probe_scheduler(opts.scheduler)
             self.run_id, self.uuid = self.db.create_run(
                 self.pv_id, opts.label, {**asdict(opts), "seed": self.seed, UNIT_KEY: self.objective.unit},
@@ -391,7 +391,7 @@ class TuningRun:
         worker`` processes measure (``--distributed`` alone)."""
         opts = self.options
         if opts.executor == "dask":
-            from .dask_executor import DaskExecutor
+            from ..executors.dask import DaskExecutor
             return DaskExecutor(self, interrupts)
         if opts.parallelism <= 1:
             return None

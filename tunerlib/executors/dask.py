@@ -38,15 +38,15 @@ import time
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
-from .errors import UsageError
-from .executor import Completion, Executor
-from .interrupts import Interrupts
+from ..errors import UsageError
+from .base import Completion, Executor
+from ..interrupts import Interrupts
 from .measurement import MeasurementDriver
 from .remote import load_interface, run_options
-from .result import DesiredResult, Input, Result
+from ..result import DesiredResult, Input, Result
 
 if TYPE_CHECKING:  # annotations only
-    from .tuningrun import TuningRun
+    from ..engine.run import TuningRun
 
 __all__ = ["DaskExecutor", "DaskJob", "WorkerReply", "interface_job", "measure_on_worker", "probe_scheduler"]
 

@@ -22,9 +22,9 @@ import sys
 import time
 from typing import Any, Callable, Optional, Protocol, Set, Tuple
 
-from .db import ResultRecord, ResultsStore
-from .interrupts import MeasurementTimedOut, die_with_parent, signal_name
-from .result import DesiredResult, Result
+from ..db import ResultRecord, ResultsStore
+from ..interrupts import MeasurementTimedOut, die_with_parent, signal_name
+from ..result import DesiredResult, Result
 
 
 class Measures(Protocol):

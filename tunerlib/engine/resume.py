@@ -16,11 +16,11 @@ import socket
 from collections import deque
 from typing import Any, Deque, Dict, List, Optional
 
-from .db import ResultsStore
-from .db.lifecycle import process_alive
-from .errors import UsageError
-from .objectives import UNIT_KEY, Objective
-from .options import RESUME_LATEST, TuningOptions
+from ..db import ResultsStore
+from ..db.lifecycle import process_alive
+from ..errors import UsageError
+from ..objectives import UNIT_KEY, Objective
+from ..options import RESUME_LATEST, TuningOptions
 
 __all__ = ["Diverged", "HistoryReplay", "check_objective_unit", "check_script_version", "select_run"]
 

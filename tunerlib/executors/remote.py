@@ -32,10 +32,10 @@ import time
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from .db import AlreadyCompleteError, DatabaseError, ResultsDB
-from .db.lifecycle import process_alive
-from .errors import UsageError
-from .interrupts import Interrupts, RunInterrupted, die_with_parent, signal_name
+from ..db import AlreadyCompleteError, DatabaseError, ResultsDB
+from ..db.lifecycle import process_alive
+from ..errors import UsageError
+from ..interrupts import Interrupts, RunInterrupted, die_with_parent, signal_name
 from .measurement import MeasurementDriver, desired_result
 
 __all__ = ["WorkerSettings", "load_interface", "serve"]

@@ -20,7 +20,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, Optional, TextIO, Tuple
 
-from .result import Result
+from ..result import Result
 
 __all__ = ["FINAL_BEST", "FINAL_FORM", "MAX_CHARS", "RetimedBest", "call_captured", "call_captured_returning",
            "final_best", "final_form_text", "settle_final_best"]

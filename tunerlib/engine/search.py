@@ -9,11 +9,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional
 
-from .db import ResultsStore
-from .objectives import Objective, ObjectiveError
-from .parameters import ConfigurationError, ConfigurationManipulator
-from .result import Result
-from .techniques import Feedback, Proposal, Technique, TechniqueError
+from ..db import ResultsStore
+from ..objectives import Objective, ObjectiveError
+from ..parameters import ConfigurationError, ConfigurationManipulator
+from ..result import Result
+from ..techniques import Feedback, Proposal, Technique, TechniqueError
 
 _STATE_FOR_TECHNIQUES = {"OK": "ok", "INFEASIBLE": "infeasible", "ERROR": "error", "TIMEOUT": "error"}
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import sys
 from typing import Any, Optional
 
-from .db import DatabaseError
-from .interrupts import Interrupts
+from ..db import DatabaseError
+from ..interrupts import Interrupts
 
 __all__ = ["finish_run"]
 

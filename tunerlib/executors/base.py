@@ -28,9 +28,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
-from .db import AlreadyCompleteError, ResultRecord, ResultsStore
+from ..db import AlreadyCompleteError, ResultRecord, ResultsStore
 from .measurement import desired_result
-from .result import DesiredResult
+from ..result import DesiredResult
 
 __all__ = ["Completion", "Executor"]
 

@@ -18,14 +18,14 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from .callbacks import Callback
+from ..engine.callbacks import Callback
 from .interface import MeasurementInterface
-from .objectives import MinimizeAttribute, MinimizeTime, Objective
-from .options import TuningOptions
-from .parameters import ConfigurationManipulator
-from .progress import Summary
-from .result import DesiredResult, Result
-from .tuningrun import TuningRun
+from ..objectives import MinimizeAttribute, MinimizeTime, Objective
+from ..options import TuningOptions
+from ..parameters import ConfigurationManipulator
+from ..engine.progress import Summary
+from ..result import DesiredResult, Result
+from ..engine.run import TuningRun
 
 
 class _SpaceInterface(MeasurementInterface):

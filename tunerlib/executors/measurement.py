@@ -10,15 +10,15 @@ import time
 import traceback
 from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple
 
-from .db import Claim, ResultRecord, ResultsStore
-from .inputs import InputManager
-from .interrupts import Interrupts, MeasurementTimedOut
-from .limits import with_command_seconds
-from .process import command_clock
-from .result import Configuration, DesiredResult, Input, Result
+from ..db import Claim, ResultRecord, ResultsStore
+from ..script.inputs import InputManager
+from ..interrupts import Interrupts, MeasurementTimedOut
+from ..engine.limits import with_command_seconds
+from ..process import command_clock
+from ..result import Configuration, DesiredResult, Input, Result
 
 if TYPE_CHECKING:  # annotations only: the interface's main() imports the CLI, which imports this
-    from .interface import MeasurementInterface
+    from ..script.interface import MeasurementInterface
 
 __all__ = ["MeasurementDriver", "desired_result"]
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
 
-from .objectives import MinimizeTime, Objective
-from .result import Result
+from ..objectives import MinimizeTime, Objective
+from ..result import Result
 
 __all__ = ["COMMAND_SECONDS", "limit_basis", "request_limit", "timeout_notice", "with_command_seconds"]
 
