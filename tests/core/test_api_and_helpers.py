@@ -54,7 +54,7 @@ def test_callbacks_see_every_result_once_in_order(tmp_path):
 
 
 def test_tell_needs_a_result(tmp_path):
-    from tunerlib.engine.search import TunerScriptError
+    from tunerlib.errors import TunerScriptError
     space = ConfigurationManipulator([IntegerParameter("a", 0, 100)])
     manager = TuningRunManager.for_space(space, seed=1, test_limit=3, database=str(tmp_path / "t.db"))
     desired = manager.run.ask()

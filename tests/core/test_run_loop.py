@@ -8,7 +8,7 @@ from tunerlib import (FixedInputManager, MeasurementInterface, MinimizeAttribute
                       TuningRun)
 from tunerlib.parameters import BooleanParameter, ConfigurationManipulator, IntegerParameter
 from tunerlib.engine.progress import StatusLine
-from tunerlib.engine.search import TunerScriptError
+from tunerlib.errors import TunerScriptError
 
 
 class Small(MeasurementInterface):

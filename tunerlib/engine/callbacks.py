@@ -1,6 +1,6 @@
 """Callbacks: what a run calls after each new result (like Optuna's ``callbacks=[...]``).
 
-A callback is any callable ``callback(run, event)``: ``run`` is the :class:`~tunerlib.tuningrun.TuningRun`
+A callback is any callable ``callback(run, event)``: ``run`` is the :class:`~tunerlib.engine.run.TuningRun`
 (its ``search.best``, ``db`` and ``run_id`` are there to read), ``event`` a :class:`ResultEvent`. Callbacks
 are called in the process that drives the search, after the result is stored and fed to the technique,
 once per result in result order, and never for the results a ``--resume`` replays. A callback that raises

@@ -15,7 +15,7 @@ import socket
 import sys
 import time
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Set
+from typing import Any, Dict, List, Optional, Sequence, Set
 
 from ..db import open_store
 from ..executors.leases import RemoteCoordinator
@@ -36,11 +36,9 @@ from .resume import Diverged, HistoryReplay, select_run
 from .search import SearchDriver, TunerScriptError
 from .seeds import checked_seed_configurations
 from ..techniques import Proposal, Technique, create_technique, generate_bandit, registry
+from .contracts import Tunable
 from .cross_session import decisions_extra, prepare_technique, stderr_say, upload_finished_run, warm_start
 from ..executors.pool import WorkerPool
-
-if TYPE_CHECKING:  # annotations only: the interface's main() imports the CLI, which imports this
-    from ..script.interface import MeasurementInterface
 
 #: results between two snapshots of the technique's state in the database
 SNAPSHOT_EVERY = 25
@@ -59,10 +57,10 @@ class TuningRun:
     :meth:`run` tunes until a stop and returns the Summary. Its steps are public: :meth:`prepare` once,
     then :meth:`ask` for the next request to measure and :meth:`tell` with its result (the serial loop,
     and ``TuningRunManager`` for callers that measure themselves), then :meth:`finish` and
-    :meth:`summary`. ``callbacks`` are called after each new result (see :mod:`tunerlib.callbacks`).
+    :meth:`summary`. ``callbacks`` are called after each new result (see :mod:`tunerlib.engine.callbacks`).
     """
 
-    def __init__(self, interface: MeasurementInterface, options: Optional[TuningOptions] = None,
+    def __init__(self, interface: Tunable, options: Optional[TuningOptions] = None,
                  callbacks: Sequence[Callback] = ()) -> None:
         self.interface = interface
         self.options = options or interface.options
@@ -87,7 +85,7 @@ class TuningRun:
         self.stop_reason: Optional[str] = None
         #: installed by run(); ask() checks it
         self.interrupts: Optional[Interrupts] = None
-        #: ids of the requests a resume found orphaned (tunerlib.orphans)
+        #: ids of the requests a resume found orphaned (tunerlib.executors.orphans)
         self.orphans: Set[int] = set()
 
     # ---- set-up ---------------------------------------------------------------
@@ -429,7 +427,7 @@ class TuningRun:
 
     def _keep_final_best(self, returned: Any) -> None:
         """What ``save_final_config`` returned: a :class:`RetimedBest` becomes the run's best everywhere
-        (:func:`tunerlib.finalform.settle_final_best`); anything else but None is a tuner-script mistake,
+        (:func:`tunerlib.engine.final_config.settle_final_best`); anything else but None is a tuner-script mistake,
         reported on stderr and ignored (nothing recorded is lost)."""
         self.final_best, why = settle_final_best(returned, self.manipulator, self.objective, self.search,
                                                  lambda: self.db.run_results(self.run_id))

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional
 
 from ..db import ResultsStore
+from ..errors import TunerScriptError
 from ..objectives import Objective, ObjectiveError
 from ..parameters import ConfigurationError, ConfigurationManipulator
 from ..result import Result
@@ -19,10 +20,6 @@ _STATE_FOR_TECHNIQUES = {"OK": "ok", "INFEASIBLE": "infeasible", "ERROR": "error
 
 #: proposals in a row that create no new request before the space counts as exhausted
 STALL_LIMIT = 5000
-
-
-class TunerScriptError(RuntimeError):
-    """The tuner script broke the interface contract (one-line message)."""
 
 
 @dataclass
@@ -60,7 +57,7 @@ class SearchDriver:
         self.stall = 0
         self.generation = 0
         self.listeners: List[Callable[[Any, float, bool], None]] = []
-        #: set while a resumed run's history is replayed (see tunerlib.resume)
+        #: set while a resumed run's history is replayed (see tunerlib.engine.resume)
         self.replaying: Optional[Any] = None
         #: (result id, extra) of the run's first ERROR result
         self.first_error: Optional[tuple] = None

@@ -4,10 +4,10 @@ With ``--parallelism N > 1``, ``--distributed`` or ``--executor dask`` the run l
 (``TuningRun._loop_parallel``) only proposes requests and feeds results to the technique; an
 :class:`Executor` measures. There are two kinds, told apart by :attr:`Executor.pulls_requests`:
 
-* **pulling** executors (:class:`tunerlib.workers.WorkerPool`, the default ``--executor local``): their
+* **pulling** executors (:class:`tunerlib.executors.pool.WorkerPool`, the default ``--executor local``): their
   worker processes claim REQUESTED rows and store results in the shared results database themselves;
   the run loop learns of results from the database and never calls :meth:`Executor.submit`.
-* **pushing** executors (:class:`tunerlib.dask_executor.DaskExecutor`, ``--executor dask``): the run
+* **pushing** executors (:class:`tunerlib.executors.dask.DaskExecutor`, ``--executor dask``): the run
   loop claims each request and hands it over with :meth:`Executor.submit`; the executor only runs
   ``MeasurementInterface.run()`` somewhere and gives back what it measured from :meth:`Executor.poll`,
   and the run loop stores it (the model SMAC uses with Dask). Its workers need no database access.

@@ -36,7 +36,7 @@ import sys
 import threading
 import time
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..errors import UsageError
 from .base import Completion, Executor
@@ -44,9 +44,7 @@ from ..interrupts import Interrupts
 from .measurement import MeasurementDriver
 from .remote import load_interface, run_options
 from ..result import DesiredResult, Input, Result
-
-if TYPE_CHECKING:  # annotations only
-    from ..engine.run import TuningRun
+from .contracts import RunContext
 
 __all__ = ["DaskExecutor", "DaskJob", "WorkerReply", "interface_job", "measure_on_worker", "probe_scheduler"]
 
@@ -147,7 +145,7 @@ def measure_on_worker(job: DaskJob, desired: DesiredResult) -> WorkerReply:
     return WorkerReply(result, inp, cost, host, cpus, worker, contract_error=driver.contract_error)
 
 
-def interface_job(run: TuningRun) -> DaskJob:
+def interface_job(run: RunContext) -> DaskJob:
     """The :class:`DaskJob` of a run (UsageError when its interface class cannot be named for workers)."""
     cls = type(run.interface)
     if "." in cls.__qualname__:
@@ -195,7 +193,7 @@ class DaskExecutor(Executor):
     """A pushing executor: requests are claimed by the run loop and submitted to the Dask cluster at
     ``--scheduler``; their results come back through :meth:`poll` and are stored by the run loop."""
 
-    def __init__(self, run: TuningRun, interrupts: Interrupts) -> None:
+    def __init__(self, run: RunContext, interrupts: Interrupts) -> None:
         opts = run.options
         self.address = opts.scheduler
         self.queue_per_worker = opts.queue_per_worker

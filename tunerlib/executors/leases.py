@@ -2,7 +2,7 @@
 re-queueing the claims of workers that stopped renewing their lease, and waiting for new results.
 
 The run process stays the only writer of technique state and the only one that proposes; ``tunerlib
-worker`` processes (:mod:`tunerlib.remote`) only claim, measure and complete requests. The run keeps
+worker`` processes (:mod:`tunerlib.executors.remote`) only claim, measure and complete requests. The run keeps
 ``(live workers) x (1 + --queue-per-worker)`` requests in flight (at least one worker's worth while
 none is registered yet), so that a worker that finishes a measurement finds the next request waiting.
 

@@ -8,17 +8,13 @@ from __future__ import annotations
 import json
 import time
 import traceback
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 from ..db import Claim, ResultRecord, ResultsStore
-from ..script.inputs import InputManager
 from ..interrupts import Interrupts, MeasurementTimedOut
-from ..engine.limits import with_command_seconds
-from ..process import command_clock
+from ..process import command_clock, with_command_seconds
 from ..result import Configuration, DesiredResult, Input, Result
-
-if TYPE_CHECKING:  # annotations only: the interface's main() imports the CLI, which imports this
-    from ..script.interface import MeasurementInterface
+from .contracts import InputSelector, Measurable
 
 __all__ = ["MeasurementDriver", "desired_result"]
 
@@ -36,7 +32,7 @@ class MeasurementDriver:
     process (:meth:`run_one`: claim, measure, record)."""
 
     def __init__(self, db: Optional[ResultsStore], run_id: int, program_version_id: int,
-                 interface: MeasurementInterface, input_manager: InputManager,
+                 interface: Measurable, input_manager: InputSelector,
                  machine_id: Optional[int], worker: str = "main",
                  interrupts: Optional[Interrupts] = None, cap: Optional[float] = None,
                  retrying: Optional[Callable[[Callable[[], Any]], Any]] = None) -> None:

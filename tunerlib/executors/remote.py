@@ -77,7 +77,7 @@ def load_interface(spec: str) -> type:
     except (ImportError, OSError) as exc:
         raise UsageError(f"--interface {spec}: cannot import {module_name}: {exc}") from None
     cls = getattr(module, class_name, None)
-    # duck-typed: importing tunerlib.interface here would close an import cycle through the CLI
+    # checked by the calls a worker makes (the executors never import the tuner script's floor)
     if not (isinstance(cls, type) and all(callable(getattr(cls, n, None))
                                           for n in ("manipulator", "run", "script_version", "Options"))):
         raise UsageError(f"--interface {spec}: {module_name} has no MeasurementInterface subclass {class_name}")

@@ -70,7 +70,7 @@ class RunData:
     final_form: Optional[str] = None
     #: result id -> where it was measured (machine, machine class, worker)
     places: Dict[int, Any] = field(default_factory=dict)
-    #: the tuner's re-timed best (:func:`tunerlib.finalform.final_best`), or None
+    #: the tuner's re-timed best (:func:`tunerlib.engine.final_config.final_best`), or None
     final_best: Optional[Dict[str, Any]] = None
     #: the decisions of a root technique that explains them (``auto``): evaluation, technique, reason
     decisions: List[Dict[str, Any]] = field(default_factory=list)

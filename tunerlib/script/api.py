@@ -54,7 +54,7 @@ class TuningRunManager:
     """Drive a tuning run yourself: ask for configurations, tell their results.
 
     A thin wrapper of :meth:`TuningRun.ask` / :meth:`TuningRun.tell`; ``callbacks`` are called after
-    each result (see :mod:`tunerlib.callbacks`)."""
+    each result (see :mod:`tunerlib.engine.callbacks`)."""
 
     def __init__(self, interface: MeasurementInterface, options: Optional[TuningOptions] = None,
                  callbacks: Sequence[Callback] = ()) -> None:

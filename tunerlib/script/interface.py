@@ -106,7 +106,7 @@ class MeasurementInterface:
     @classmethod
     def main(cls, args: Optional[Sequence[str]] = None) -> int:
         """Parse ``args`` (default ``sys.argv[1:]``), tune, print a summary; returns an exit code."""
-        from ..cli import run_interface_main
+        from .main import run_interface_main
         return run_interface_main(cls, args)
 
 
@@ -123,4 +123,4 @@ def source_digest(cls: type) -> str:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit("tunerlib.interface is a library module; run a tuner script instead")
+    sys.exit("tunerlib.script.interface is a library module; run a tuner script instead")
