@@ -22,13 +22,14 @@ import zygote
 
 from tunerlib import Result
 from tunerlib.db.migrations import open_engine
-from tunerlib.result import Configuration, DesiredResult
+from tunerlib.result import Configuration, DesiredResult, Input
 
 if importlib.util.find_spec("distributed") is None:
     pytest.skip("Dask is not installed (pip install 'tunerlib[dask]')", allow_module_level=True)
 
 from tunerlib.executors import dask as dask_executor  # noqa: E402  (after the skip)
-from tunerlib.executors.dask import DaskExecutor, DaskJob, WorkerReply, measure_on_worker  # noqa: E402
+from tunerlib.executors.dask import DaskExecutor  # noqa: E402
+from tunerlib.executors.dask_worker import DaskJob, WorkerReply, measure_on_worker  # noqa: E402
 
 TOY = Path(__file__).parents[1] / "core" / "scripts" / "toy_tuner.py"
 WAIT = int(os.environ.get("TUNERLIB_TEST_WAIT", "300"))
@@ -226,7 +227,7 @@ def test_killed_worker_is_error_and_only_the_newest_submission_counts():
     assert _end(executor, "cancelled") is None
     first.status = "finished"  # an earlier submission ending late counts for nothing
     assert executor._ended(first, "late", fetched=True) is None
-    reply = WorkerReply(Result(time=1.0), dask_executor.Input(), 0.5, "h", 2, "h:1:dask")
+    reply = WorkerReply(Result(time=1.0), Input(), 0.5, "h", 2, "h:1:dask")
     done = _end(executor, "finished", value=reply)
     assert (done.desired_id, done.record.state, done.record.worker, done.record.machine_id) == (5, "OK", "h:1:dask", 7)
     assert executor._ended(executor.client.submitted[-1], reply, fetched=True) is None  # reported once only
@@ -242,7 +243,7 @@ def test_a_task_that_ended_unreported_is_fetched_by_the_check():
     executor = _executor()
     executor.submit(_desired(8))
     future = executor.client.submitted[-1]
-    reply = WorkerReply(Result(time=2.0), dask_executor.Input(), 0.5, "h", 2, "h:1:dask")
+    reply = WorkerReply(Result(time=2.0), Input(), 0.5, "h", 2, "h:1:dask")
     future.status, future._value = "finished", reply
     assert executor._check_unreported() == []  # just ended: the client's own fetch gets time
     [done] = executor._check_unreported()
