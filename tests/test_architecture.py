@@ -274,3 +274,28 @@ def test_tools_and_examples_import_only_exported_names():
     """tools/ and examples/ import from tunerlib's packages only names those export (``__all__``)."""
     assert _private_imports() - KNOWN_PRIVATE_IMPORTS == set()
     assert KNOWN_PRIVATE_IMPORTS <= _private_imports()       # the list shrinks when one is fixed
+
+
+# --------------------------------------------------------------------------- the run and the search driver
+def _search_attributes_read_by_the_engine():
+    """Every attribute read as ``<x>.search.<name>`` in the engine outside the search driver's module."""
+    found = set()
+    for module, path in MODULES.items():
+        if not module.startswith("tunerlib.engine.") or module == "tunerlib.engine.search":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) \
+                    and node.value.attr == "search":
+                found.add(node.attr)
+    return found
+
+
+def test_the_run_reads_at_most_five_names_of_the_search_driver():
+    assert _search_attributes_read_by_the_engine() <= {"progress", "fill", "submit", "poll", "restore"}
+
+
+def test_the_search_driver_never_sees_the_run():
+    """The search driver imports nothing of the engine, the executors or the script floor: the run's
+    limit policy and event sink reach it as plain callables."""
+    below = {t for t in _graph()["tunerlib.engine.search"] if t.startswith("tunerlib.")}
+    assert not any(t.startswith(("tunerlib.engine", "tunerlib.executors", "tunerlib.script")) for t in below)

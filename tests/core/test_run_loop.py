@@ -102,13 +102,13 @@ def test_bandit_state_is_recorded_and_restored_on_resume(tmp_path, technique):
     first = TuningRun(Wide(opts), opts)
     first.run()
     saved = first.db.load_technique_state(first.run_id, first.technique.name)
-    assert saved["last_result_id"] == first.search.last_result_id
+    assert saved["last_result_id"] == first.search.progress.last_result_id
     bandit = saved["state"]["bandit"]
     assert len(bandit["history"]) >= 40 and bandit["C"] == 0.05 and bandit["window"] == 500
     resumed_opts = _opts(tmp_path, test_limit=80, resume=True, technique=[technique])
     again = TuningRun(Wide(resumed_opts), resumed_opts)
     again.prepare()  # the history is replayed exactly, then the bandit proposes the next one live
-    assert again.history_replay == "exact" and again.search.outstanding == 1
+    assert again.history_replay == "exact" and again.search.progress.outstanding == 1
     replayed = again.technique.state_dict()["bandit"]
     assert replayed["history"][:len(bandit["history"])] == bandit["history"]
     if technique == "AUCBanditMetaTechniqueA":

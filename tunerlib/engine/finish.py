@@ -59,8 +59,8 @@ def finish(run: Any, reason: str) -> None:
     run.snapshot()
     upload_finished_run(run.options, run.db, run.run_id, run.say)
     close_callbacks(run.callbacks)
-    if run.search.best is not None:
-        text, returned = call_captured_returning(run.interface.save_final_config, run.search.best.config)
+    if run.search.progress.best is not None:
+        text, returned = call_captured_returning(run.interface.save_final_config, run.search.progress.best.config)
         if text.strip():
             run.db.save_technique_state(run.run_id, FINAL_FORM, {"text": text[-MAX_CHARS:]})
         keep_final_best(run, returned)
@@ -72,7 +72,7 @@ def keep_final_best(run: Any, returned: Any) -> None:
     """What ``save_final_config`` returned: a :class:`RetimedBest` becomes the run's best everywhere
     (:func:`tunerlib.engine.final_config.settle_final_best`); anything else but None is a tuner-script mistake,
     reported on stderr and ignored (nothing recorded is lost)."""
-    run.final_best, why = settle_final_best(returned, run.manipulator, run.objective, run.search,
+    run.final_best, why = settle_final_best(returned, run.manipulator, run.objective, run.search.progress,
                                              lambda: run.db.run_results(run.run_id))
     if why is not None:
         print(f"tunerlib: warning: save_final_config of {type(run.interface).__name__} {why}; "
@@ -86,6 +86,6 @@ def keep_final_best(run: Any, returned: Any) -> None:
 def final_state(run: Any, reason: str) -> str:
     if reason in _COMPLETE:
         return "COMPLETE"
-    if run.search.tests == 0 and not run.resumed:
+    if run.search.progress.tests == 0 and not run.resumed:
         return "FAILED"
     return "ABORTED"

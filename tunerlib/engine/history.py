@@ -4,7 +4,7 @@ technique.  Called once by ``TuningRun.prepare`` for a ``--resume``.
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from ..executors.orphans import requeue_noting_orphans
 from ..techniques import Proposal
@@ -23,39 +23,20 @@ def continue_history(run: Any) -> None:
     run.orphans = requeue_noting_orphans(run.db, run.run_id, lambda: run.db.requeue_unfinished(
         run.run_id, None if cap is None else cap - done))
     replay = HistoryReplay(run.db, run.run_id)
-    run.search.replaying = replay
     try:
         warm = warm_start(run.options, run.manipulator, run.manipulator.parameter_info(), run.say)
-        for cfg in run.seeds + warm:
-            run.search.submit(Proposal(cfg, "seed"))
-        replay_history(run, replay, cap)
+        run.search.restore(replay, cap, [Proposal(cfg, "seed") for cfg in run.seeds + warm])
         problems = replay.leftover()
         if problems:
             raise Diverged(problems[0])
         run.history_replay = "exact"
     except Diverged:
         rebuild_from_results(run)
-    finally:
-        run.search.replaying = None
-
-
-def replay_history(run: Any, replay: HistoryReplay, cap: Optional[int]) -> None:
-    while replay.active and (cap is None or run.search.tests < cap):
-        run.search.fill(1)
-        row = replay.next_result() if replay.active else None
-        if row is None:
-            return
-        run.search.absorb_recorded(row)
 
 
 def rebuild_from_results(run: Any) -> None:
+    """The technique anew (salted by the record), fed every recorded result by a new search driver."""
     run.history_replay = "results"
     run.technique = bound_technique(run, f":resume:{run.db.counts_by_state(run.run_id)}")
     run.search = new_search(run)
-    run.search.replay()
-    run.search.adopt_pending()
-    saved = run.db.load_technique_state(run.run_id, run.technique.name)
-    if saved and saved.get("last_result_id") == run.search.last_result_id:
-        run.technique.load_state_dict(saved["state"])
-    for cfg in run.seeds:
-        run.search.submit(Proposal(cfg, "seed"))
+    run.search.restore(None, None, [Proposal(cfg, "seed") for cfg in run.seeds])

@@ -70,7 +70,7 @@ def parallel_loop(run: Any, status: StatusLine, interrupts: Interrupts) -> str:
             else:
                 interrupts.sleep(idle)
                 idle = min(idle * 2, 0.02)
-            status.update(run.search.tests, run.best_display(), run.search.outstanding)
+            status.update(run.search.progress.tests, run.best_display(), run.search.progress.outstanding)
     finally:
         interrupts.ignore_signals()
         try:

@@ -20,7 +20,7 @@ from ..interrupts import Interrupts, RunInterrupted, signal_name
 from ..options import DEFAULT_TEST_CAP, TuningOptions
 from ..result import DesiredResult, Result
 from ..techniques import Proposal
-from .callbacks import Callback, ResultEvent, ResultsLog, TechniqueSnapshots
+from .callbacks import Callback, Events, ResultsLog, RunView, TechniqueSnapshots
 from .contracts import Tunable
 from .cross_session import stderr_say, warm_start
 from .finish import finish, finish_run
@@ -57,6 +57,8 @@ class TuningRun:
         self.manipulator = interface.manipulator().check_constraints()  # before any run row is written
         self.objective = interface.objective()
         self.db = open_store(self.options.database)
+        #: the event sink the search driver reports new results to (callbacks from :meth:`prepare` on)
+        self.events = Events(self.objective)
         try:
             set_up(self)
         except BaseException:
@@ -82,25 +84,17 @@ class TuningRun:
             warm = warm_start(self.options, self.manipulator, self.manipulator.parameter_info(), self.say)
             for cfg in self.seeds + warm:
                 self.search.submit(Proposal(cfg, "seed"))
-        builtin: List[Callback] = [TechniqueSnapshots(SNAPSHOT_EVERY)]
+        builtin: List[Callback] = [TechniqueSnapshots(self.snapshot, SNAPSHOT_EVERY)]
         if self.options.results_log:
             builtin.append(ResultsLog(self.options.results_log))
         self.callbacks[:0] = builtin
-        self.search.listeners.append(self._dispatch)
-
-    def _dispatch(self, row: Any, value: float, new_best: bool) -> None:
-        """Search listener: build the ResultEvent of a new result and call every callback."""
-        event = ResultEvent(row.id, row.config_data, row.state,
-                            self.objective.display(value) if row.state == "OK" else None,
-                            self.best_display(), new_best, self.search.tests,
-                            time.perf_counter() - self.start)
-        for callback in self.callbacks:
-            callback(self, event)
+        self.events.start(RunView(self.search.progress, self.run_id, self.uuid, self.db), self.callbacks,
+                          self.start)
 
     def snapshot(self) -> None:
         """Record the technique's state (e.g. bandit arms, uses and credits) in the results database."""
         self.db.save_technique_state(self.run_id, self.technique.name,
-                                     {"last_result_id": self.search.last_result_id,
+                                     {"last_result_id": self.search.progress.last_result_id,
                                       "state": self.technique.state_dict()})
 
     # ---- main loop ------------------------------------------------------------
@@ -116,7 +110,7 @@ class TuningRun:
         try:
             try:
                 self.prepare()
-                status.begin(self.search.tests)
+                status.begin(self.search.progress.tests)
                 parallel = opts.parallelism > 1 or opts.distributed or opts.executor != "local"
                 loop = parallel_loop if parallel else serial_loop
                 reason = loop(self, status, interrupts)
@@ -143,7 +137,7 @@ class TuningRun:
     def stop_check(self) -> Optional[str]:
         """The reason to stop now (a limit reached), or None; called before every request."""
         cap = self.test_cap()
-        if cap is not None and self.search.tests >= cap:
+        if cap is not None and self.search.progress.tests >= cap:
             return "test limit reached"
         if self.options.stop_after is not None and time.perf_counter() - self.start >= self.options.stop_after:
             return "time limit reached"
@@ -154,12 +148,12 @@ class TuningRun:
         a stop reason when nothing more can be requested or awaited (space exhausted, technique done).
         The first half of :meth:`ask`; the parallel loop calls it with its number of workers."""
         cap = self.test_cap()
-        budget = None if cap is None else cap - self.search.tests - self.search.outstanding
+        budget = None if cap is None else cap - self.search.progress.tests - self.search.progress.outstanding
         made = self.search.fill(target, budget) if budget is None or budget > 0 else 0
-        if self.search.outstanding:
+        if self.search.progress.outstanding:
             self._idle = 0
             return None
-        if self.search.exhausted:
+        if self.search.progress.exhausted:
             return "search space exhausted"
         self._idle += made == 0
         return "technique has nothing more to propose" if self._idle >= _IDLE_LIMIT else None
@@ -175,7 +169,7 @@ class TuningRun:
             reason = self.stop_check()
             if reason is None:
                 # nothing in flight means nothing queued (this run's search writes every request)
-                claim = self.db.claim_next(self.run_id, worker) if self.search.outstanding else None
+                claim = self.db.claim_next(self.run_id, worker) if self.search.progress.outstanding else None
                 if claim is not None:
                     return desired_result(claim)
                 reason = self.top_up(1)
@@ -200,7 +194,7 @@ class TuningRun:
     # ---- wrap-up ----------------------------------------------------------------
     def best_display(self) -> Optional[float]:
         """The best value so far as the objective displays it, or None before the first success."""
-        best = self.search.best
+        best = self.search.progress.best
         return None if best is None else self.objective.display(best.value)
 
     def finish(self, reason: str) -> None:

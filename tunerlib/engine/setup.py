@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import random
 import socket
+from functools import partial
 from dataclasses import asdict
 from typing import Any
 
@@ -90,5 +91,7 @@ def bound_technique(run: Any, salt: str) -> Technique:
 
 
 def new_search(run: Any) -> SearchDriver:
+    """The run's search driver over its technique: limits from the run's limit policy, results to the
+    run's event sink (neither refers to the run)."""
     return SearchDriver(run.db, run.run_id, run.pv_id, run.manipulator, run.technique, run.objective,
-                        limit=lambda: request_limit(run.options, run.objective, run.search.best))
+                        limit=partial(request_limit, run.options, run.objective), on_result=run.events)

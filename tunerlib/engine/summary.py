@@ -15,7 +15,7 @@ __all__ = ["summary"]
 def summary(run: Any, reason: str) -> Summary:
     """The Summary of a run that stopped for ``reason`` (called once, after it finished): the best
     configuration (the re-timed best when the tuner reported one), counts, timing and notices."""
-    best = run.search.best
+    best = run.search.progress.best
     extra: Dict[str, Any] = decisions_extra(run.technique)
     if run.resumed:
         extra["resumed_after_tests"] = run.resumed_from["tests"]
@@ -35,12 +35,12 @@ def summary(run: Any, reason: str) -> Summary:
         best_configuration=(None if best is None else best.config) if final is None
         else final["configuration"],
         recorded_value=recorded, retimed=retimed,
-        tests=run.search.tests, states=dict(run.search.states),
-        duplicates=run.search.duplicates,
+        tests=run.search.progress.tests, states=dict(run.search.progress.states),
+        duplicates=run.search.progress.duplicates,
         elapsed_seconds=time.perf_counter() - run.start, stopped_because=reason,
         technique=run.technique.name, seed=run.seed, database=run.db.display_url,
-        first_error=_first_error_text(run.search.first_error),
-        notice=timeout_notice(run.options, run.objective, best, run.search.states, run.search.tests),
+        first_error=_first_error_text(run.search.progress.first_error),
+        notice=timeout_notice(run.options, run.objective, best, run.search.progress.states, run.search.progress.tests),
         signal=None if run.signal is None else signal_name(run.signal), extra=extra)
 
 

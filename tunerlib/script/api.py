@@ -74,7 +74,7 @@ class TuningRunManager:
 
     @property
     def run(self) -> TuningRun:
-        """The underlying TuningRun (its ``search.best``, ``db``, ``run_id``, ``uuid``)."""
+        """The underlying TuningRun (its ``search.progress.best``, ``db``, ``run_id``, ``uuid``)."""
         return self._run
 
     def get_next_desired_result(self) -> Optional[DesiredResult]:
@@ -91,11 +91,11 @@ class TuningRunManager:
         self._run.tell(desired_result, result, record)
 
     def get_best_configuration(self) -> Optional[Dict[str, Any]]:
-        best = self._run.search.best
+        best = self._run.search.progress.best
         return None if best is None else best.config
 
     def get_best_result(self) -> Optional[Result]:
-        best = self._run.search.best
+        best = self._run.search.progress.best
         return None if best is None else best.result
 
     def finish(self) -> Summary:
