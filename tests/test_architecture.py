@@ -299,3 +299,12 @@ def test_the_search_driver_never_sees_the_run():
     limit policy and event sink reach it as plain callables."""
     below = {t for t in _graph()["tunerlib.engine.search"] if t.startswith("tunerlib.")}
     assert not any(t.startswith(("tunerlib.engine", "tunerlib.executors", "tunerlib.script")) for t in below)
+
+
+def test_one_place_claims_a_request():
+    """``claim_next`` is called from one place in the library (``executors.measurement.claim``); the serial
+    loop, the ask/tell API, the local pool, remote workers and the Dask hand-over all claim through it."""
+    calls = [module for module, path in MODULES.items() if not module.startswith("tunerlib.db")
+             for node in ast.walk(ast.parse(path.read_text()))
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "claim_next"]
+    assert calls == ["tunerlib.executors.measurement"]

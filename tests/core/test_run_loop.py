@@ -147,3 +147,20 @@ def test_exactly_one_end_hook_is_called(tmp_path, fail):
     summary = TuningRun(interface, opts).run()
     assert summary.tests == 5
     assert interface.ends == ([("none", None)] if fail else [("best", summary.best_configuration)])
+
+
+@pytest.mark.parametrize("kw, kind", [({}, "SerialExecutor"), ({"parallelism": 2}, "WorkerPool"),
+                                      ({"distributed": True}, "RemoteWorkers"),
+                                      ({"distributed": True, "parallelism": 2}, "RemoteWorkers")])
+def test_every_run_measures_through_an_executor(tmp_path, kw, kind):
+    """One loop for every way of measuring: the options choose only the executor."""
+    from tunerlib.engine.loop import make_executor
+    from tunerlib.interrupts import Interrupts
+    opts = _opts(tmp_path, **kw)
+    run = TuningRun(Small(opts), opts)
+    executor = make_executor(run, Interrupts())
+    assert type(executor).__name__ == kind
+    assert executor.pulls_requests == (kind != "SerialExecutor")
+    if kw.get("distributed") and kw.get("parallelism"):
+        assert type(executor.local).__name__ == "WorkerPool" and executor.capacity() >= 2 * (1 + opts.queue_per_worker)
+    run.db.close()

@@ -1,98 +1,82 @@
-"""The run loops: the serial loop (this process measures each request between ``ask`` and ``tell``)
-and the parallel loop (an executor measures: local worker processes, ``tunerlib worker`` processes,
-a Dask cluster), and the choice of executor.  Called by ``TuningRun.run``.
+"""The run loop: one loop over an :class:`~tunerlib.executors.base.Executor`, whatever measures.
+
+The run keeps as many requests in flight as the executor takes, hands them to a pushing executor (it
+claims them here and the executor measures them: in this process, or on a Dask cluster), stores what an
+executor gives back, and feeds every new result to the technique; a pulling executor's workers (local
+processes, ``tunerlib worker`` processes) claim the requests and store the results themselves.  Called
+by ``TuningRun.run``; :func:`make_executor` chooses the executor from the options.
 """
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import Any, List
 
 from ..errors import TunerScriptError
 from ..executors.base import Completion, Executor, hand_over, store_completions
-from ..executors.leases import RemoteCoordinator
+from ..executors.leases import RemoteWorkers
 from ..executors.measurement import MeasurementDriver
-from ..executors.orphans import OrphanGuard
 from ..executors.pool import WorkerPool
+from ..executors.serial import SerialExecutor
 from ..interrupts import Interrupts
 from .progress import StatusLine
 
-__all__ = ["parallel_loop", "serial_loop"]
+__all__ = ["make_executor", "run_loop"]
+
+#: the loop's back-off while nothing happens: first and longest wait (seconds)
+FIRST_WAIT, LONGEST_WAIT = 0.001, 0.02
 
 
-def serial_loop(run: Any, status: StatusLine, interrupts: Interrupts) -> str:
-    measure = OrphanGuard(MeasurementDriver(run.db, run.run_id, run.pv_id, run.interface,
-                                            run.interface.input_manager(), run.machine_id,
-                                            interrupts=interrupts, cap=run.options.measurement_timeout),
-                          run.orphans)
-    while (desired := run.ask()) is not None:
-        result, record = measure.measure(desired)
-        run.tell(desired, result, record)
-        if measure.contract_error:
-            raise TunerScriptError(measure.contract_error)
-    return run.stop_reason
-
-
-def parallel_loop(run: Any, status: StatusLine, interrupts: Interrupts) -> str:
-    """--parallelism N > 1: N local worker processes; --distributed: `tunerlib worker` processes
-    anywhere (and the local ones, if any); --executor dask: the workers of a Dask cluster. This
-    process only proposes, hands requests over (Dask) and stores and collects results."""
-    opts = run.options
+def run_loop(run: Any, status: StatusLine, interrupts: Interrupts) -> str:
+    """Tune until a stop (the reason); the executor is started first and always shut down."""
     executor = make_executor(run, interrupts)
-    local = opts.parallelism if opts.parallelism > 1 else 0
-    remote = RemoteCoordinator(run.db, run.run_id, opts.queue_per_worker, local) if opts.distributed else None
-    idle = 0.001
-    listener = None
+    idle = FIRST_WAIT
     try:
-        if executor is not None:
-            executor.start()
-        listener = run.db.listen(run.run_id) if remote is not None else None
+        executor.start()
         while True:
             interrupts.check()
-            reason = run.stop_check() or run.top_up(remote.target() if remote else executor.capacity())
+            reason = run.stop_check() or run.top_up(executor.capacity())
             if reason:
                 return reason
-            if executor is not None and not executor.pulls_requests:
-                hand_over(executor, run.db, run.run_id, run.options.executor)
-            if run.collect():
-                idle = 0.001
+            if not executor.pulls_requests:
+                hand_over(executor, run.db, run.run_id, executor.name)
+            stored = store_measured(run, executor.poll(0))
+            if run.collect() or stored:
+                idle = FIRST_WAIT
                 continue
-            if remote is not None and remote.maintain():
+            if store_measured(run, executor.poll(idle)):
+                idle = FIRST_WAIT
                 continue
-            if listener is not None:  # woken by the next result, or after 0.25 s to sweep leases
-                if executor is not None and store_measured(run, executor.poll(0)):
-                    continue
-                with interrupts.measuring():
-                    listener.wait(0.25)
-            elif executor is not None:
-                if store_measured(run, executor.poll(idle)):
-                    idle = 0.001
-                    continue
-                idle = min(idle * 2, 0.02)
-            else:
-                interrupts.sleep(idle)
-                idle = min(idle * 2, 0.02)
-            status.update(run.search.progress.tests, run.best_display(), run.search.progress.outstanding)
+            idle = min(idle * 2, LONGEST_WAIT)
+            progress = run.search.progress
+            status.update(progress.tests, run.best_display(), progress.outstanding)
     finally:
         interrupts.ignore_signals()
         try:
-            if executor is not None:
-                executor.cancel()
-                executor.shutdown()
+            executor.cancel()
+            executor.shutdown()
         finally:
-            if listener is not None:
-                listener.close()
             run.collect()
 
 
-def make_executor(run: Any, interrupts: Interrupts) -> Optional[Executor]:
-    """What measures in the parallel loop: the Dask executor (``--executor dask``; Dask is imported
-    only then), the local process pool (``--parallelism N > 1``), or None when only ``tunerlib
-    worker`` processes measure (``--distributed`` alone)."""
+def make_executor(run: Any, interrupts: Interrupts) -> Executor:
+    """What measures: the Dask executor (``--executor dask``; Dask is imported only then), ``tunerlib
+    worker`` processes (``--distributed``, beside a local pool with ``--parallelism N > 1``), the local
+    process pool (``--parallelism N > 1``), or this process."""
     opts = run.options
     if opts.executor == "dask":
         from ..executors.dask import DaskExecutor
         return DaskExecutor(run, interrupts)
-    if opts.parallelism <= 1:
-        return None
+    local = _local_pool(run, interrupts) if opts.parallelism > 1 else None
+    if opts.distributed:
+        return RemoteWorkers(run.db, run.run_id, opts.queue_per_worker, interrupts, local)
+    if local is not None:
+        return local
+    return SerialExecutor(MeasurementDriver(run.db, run.run_id, run.pv_id, run.interface,
+                                            run.interface.input_manager(), run.machine_id,
+                                            interrupts=interrupts, cap=opts.measurement_timeout), run.orphans)
+
+
+def _local_pool(run: Any, interrupts: Interrupts) -> WorkerPool:
+    opts = run.options
     url = run.db.worker_url()
     run.db.dispose()  # forked workers must not share pooled connections
     return WorkerPool(opts.parallelism, url, run.run_id, run.pv_id, run.interface, run.machine_id,

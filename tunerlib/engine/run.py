@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set
 
 from ..db import open_store
 from ..errors import TunerScriptError
-from ..executors.measurement import desired_result
+from ..executors.measurement import claim
 from ..interrupts import Interrupts, RunInterrupted, signal_name
 from ..options import DEFAULT_TEST_CAP, TuningOptions
 from ..result import DesiredResult, Result
@@ -25,7 +25,7 @@ from .contracts import Tunable
 from .cross_session import stderr_say, warm_start
 from .finish import finish, finish_run
 from .history import continue_history
-from .loop import parallel_loop, serial_loop
+from .loop import run_loop
 from .progress import StatusLine, Summary
 from .setup import set_up
 from .summary import summary
@@ -111,9 +111,7 @@ class TuningRun:
             try:
                 self.prepare()
                 status.begin(self.search.progress.tests)
-                parallel = opts.parallelism > 1 or opts.distributed or opts.executor != "local"
-                loop = parallel_loop if parallel else serial_loop
-                reason = loop(self, status, interrupts)
+                reason = run_loop(self, status, interrupts)
             except RunInterrupted as exc:
                 reason = self._interrupted(exc)
             finally:
@@ -169,9 +167,9 @@ class TuningRun:
             reason = self.stop_check()
             if reason is None:
                 # nothing in flight means nothing queued (this run's search writes every request)
-                claim = self.db.claim_next(self.run_id, worker) if self.search.progress.outstanding else None
-                if claim is not None:
-                    return desired_result(claim)
+                desired = claim(self.db, self.run_id, worker) if self.search.progress.outstanding else None
+                if desired is not None:
+                    return desired
                 reason = self.top_up(1)
             if reason is not None:
                 self.stop_reason = reason

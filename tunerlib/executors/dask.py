@@ -76,6 +76,8 @@ class DaskExecutor(Executor):
     """A pushing executor: requests are claimed by the run loop and submitted to the Dask cluster at
     ``--scheduler``; their results come back through :meth:`poll` and are stored by the run loop."""
 
+    name = "dask"
+
     def __init__(self, run: RunContext, interrupts: Interrupts) -> None:
         opts = run.options
         self.address = opts.scheduler

@@ -16,13 +16,21 @@ from ..process import command_clock, with_command_seconds
 from ..result import Configuration, DesiredResult, Input, Result
 from .contracts import InputSelector, Measurable
 
-__all__ = ["MeasurementDriver", "desired_result"]
+__all__ = ["MeasurementDriver", "claim", "desired_result"]
 
 
 def desired_result(claim: Claim) -> DesiredResult:
     """The DesiredResult handed to ``run()`` for a claimed request."""
     return DesiredResult(Configuration(claim.config_data, claim.config_hash, claim.configuration_id),
                          claim.dr_id, claim.limit, claim.requestor)
+
+
+def claim(store: ResultsStore, run_id: int, worker: str, lease: Optional[float] = None) -> Optional[DesiredResult]:
+    """The one place a request is claimed, whoever measures it: the oldest REQUESTED request of the run,
+    atomically RUNNING for ``worker`` (with a ``lease`` in seconds for a ``tunerlib worker``); None when
+    none waits."""
+    found = store.claim_next(run_id, worker, lease)
+    return None if found is None else desired_result(found)
 
 _MAX_TRACEBACK = 20000
 
@@ -58,12 +66,11 @@ class MeasurementDriver:
         """Claim, measure and record one request (a worker's step); False when there was nothing to
         claim. Raises RunInterrupted when the run stops during the measurement: the request stays
         RUNNING and the run loop cancels it."""
-        claim = self.db.claim_next(self.run_id, self.worker)
-        if claim is None:
+        desired = claim(self.db, self.run_id, self.worker)
+        if desired is None:
             return False
-        desired = desired_result(claim)
-        result, record = self.measure(desired)
-        self.db.complete(claim.dr_id, record)
+        _, record = self.measure(desired)
+        self.db.complete(desired.id, record)
         return True
 
     def measure(self, desired: DesiredResult) -> Tuple[Result, ResultRecord]:
