@@ -36,12 +36,13 @@ SNAPSHOT_EVERY = 25
 #: consecutive empty fills with nothing in flight before the technique counts as finished
 _IDLE_LIMIT = 200
 
+
 class TuningRun:
     """One tuning run of a MeasurementInterface.
 
     :meth:`run` tunes until a stop and returns the Summary. Its steps are public: :meth:`prepare` once,
-    then :meth:`ask` for the next request to measure and :meth:`tell` with its result (the serial loop,
-    and ``TuningRunManager`` for callers that measure themselves), then :meth:`finish` and
+    then :meth:`ask` for the next request to measure and :meth:`tell` with its result
+    (``TuningRunManager``, for callers that measure themselves), then :meth:`finish` and
     :meth:`summary`. ``callbacks`` are called after each new result (see :mod:`tunerlib.engine.callbacks`).
     """
 
@@ -144,7 +145,7 @@ class TuningRun:
     def top_up(self, target: int) -> Optional[str]:
         """Ask the technique for new requests until ``target`` are in flight (within the test limit);
         a stop reason when nothing more can be requested or awaited (space exhausted, technique done).
-        The first half of :meth:`ask`; the parallel loop calls it with its number of workers."""
+        The first half of :meth:`ask`; the run loop calls it with its executor's capacity."""
         cap = self.test_cap()
         budget = None if cap is None else cap - self.search.progress.tests - self.search.progress.outstanding
         made = self.search.fill(target, budget) if budget is None or budget > 0 else 0
@@ -158,7 +159,7 @@ class TuningRun:
 
     # ---- ask / tell: the run primitive --------------------------------------------
     def ask(self, worker: str = "main") -> Optional[DesiredResult]:
-        """Called before each measurement (serial loop, TuningRunManager): check every stop (signals,
+        """Called before each measurement a caller makes itself (TuningRunManager): check every stop (signals,
         deadline, limits, an exhausted space), top up requests and claim the oldest for ``worker``.
         Returns the request to measure, or None when the run should stop (:attr:`stop_reason`)."""
         if self.interrupts is not None:

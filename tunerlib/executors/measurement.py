@@ -36,7 +36,7 @@ _MAX_TRACEBACK = 20000
 
 
 class MeasurementDriver:
-    """Called by the serial loop (:meth:`measure`, between ``TuningRun.ask`` and ``tell``) or by a worker
+    """Called by the in-process executor (:meth:`measure`, for each request it is handed) or by a worker
     process (:meth:`run_one`: claim, measure, record)."""
 
     def __init__(self, db: Optional[ResultsStore], run_id: int, program_version_id: int,
