@@ -124,11 +124,17 @@ class RemoteWorkers(Executor):
 
     def poll(self, timeout: float) -> List[Completion]:
         """What the local pool measured (its workers' deaths); else re-queue expired claims, and with a
-        ``timeout`` wait up to :data:`WAKE_EVERY` s for the notice of a new result (remote workers store
-        their results themselves: they come back through the database)."""
+        ``timeout`` wait: up to :data:`WAKE_EVERY` s for the database's notice of a new result, or
+        ``timeout`` s where the database sends none (remote workers store their results themselves: they
+        come back through the database)."""
         done = self.local.poll(0) if self.local is not None else []
         if done or self.coordinator.maintain() or timeout <= 0:
             return done
+        if self._listener is None:        # a database without notices (SQLite): the loop's back-off
+            if self.local is not None:
+                return self.local.poll(timeout)
+            self.interrupts.sleep(timeout)
+            return []
         with self.interrupts.measuring():
             self._listener.wait(WAKE_EVERY)
         return []
