@@ -27,7 +27,7 @@ from __future__ import annotations
 import itertools
 import logging
 import random
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Protocol, Sequence, Set
 
 import numpy as np
 
@@ -35,8 +35,34 @@ from .base import Config, ConfigurationError, Parameter
 from .constraints import Constraint
 from .trees import MAX_LEAVES, MAX_SECONDS, RejectionGroup, TooLarge, TreeGroup
 
-if TYPE_CHECKING:
-    from .manipulator import ConfigurationManipulator
+
+class ConstrainedSpace(Protocol):
+    """What a :class:`FeasibleSpace` reads of its search space (``ConfigurationManipulator`` is one)."""
+
+    names: Sequence[str]
+    parameters: Sequence[Parameter]
+    constraints: Sequence[Constraint]
+
+    def parameter(self, name: str) -> Parameter:
+        """The parameter called ``name``."""
+        ...
+
+    def groups(self) -> List[Set[str]]:
+        """The names of the parameters linked by constraints, one set per group."""
+        ...
+
+    def group_constraints(self, group: Iterable[str]) -> List[Constraint]:
+        """The constraints that read only parameters of ``group``."""
+        ...
+
+    def table_rows(self, group: Iterable[str]) -> Optional[List[Config]]:
+        """The feasible partial configurations of ``group`` when a table constraint lists them, else None."""
+        ...
+
+    def copy(self, config: Mapping[str, Any]) -> Config:
+        """A deep copy of ``config``."""
+        ...
+
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +71,7 @@ class FeasibleSpace:
     """The known-constraint structure of a space: tree groups, rejection groups and free parameters
     (built on first use), plus rejection sampling and exact counting, which need no trees."""
 
-    def __init__(self, manipulator: "ConfigurationManipulator", max_leaves: int = MAX_LEAVES,
+    def __init__(self, manipulator: ConstrainedSpace, max_leaves: int = MAX_LEAVES,
                  max_seconds: float = MAX_SECONDS) -> None:
         self.manipulator = manipulator
         self.names = manipulator.names

@@ -208,7 +208,7 @@ class AutoTechnique(Technique):
                Option("patience", int, 30, 1, 10**6, 10, 60,
                       "BO results in a row without a new best before a longer run hands over"))
 
-    #: the store is optional: the run says nothing when it cannot help (see tunerlib.transfer)
+    #: the store is optional: the run says nothing when it cannot help (see tunerlib.engine.cross_session)
     without_store = None
     #: several objectives: the rule picks among MULTI_OBJECTIVE_MEMBERS
     multi_objective = True

@@ -6,18 +6,27 @@ Errors are one-line TechniqueErrors with the character position.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Tuple
+from typing import Any, Dict, Protocol, Sequence, Tuple
 
 from .base import TechniqueError
 from .naming import _Scanner, parse_hparams
 
-if TYPE_CHECKING:
-    from .catalogue import Catalogue
-
-__all__ = ["parse_option_name"]
+__all__ = ["OptionSchemas", "parse_option_name"]
 
 
-def parse_option_name(text: str, catalogue: "Catalogue") -> Tuple[str, Dict[str, Any]]:
+class OptionSchemas(Protocol):
+    """What parsing reads of the technique catalogue (``Catalogue`` is one)."""
+
+    def __contains__(self, name: object) -> bool:
+        """True when ``name`` is a catalogue name."""
+        ...
+
+    def options(self, name: str) -> Sequence[Any]:
+        """The option schema (``techniques.options.Option`` entries) of the catalogue name ``name``."""
+        ...
+
+
+def parse_option_name(text: str, catalogue: OptionSchemas) -> Tuple[str, Dict[str, Any]]:
     """(catalogue name, validated options) of ``text``."""
     root = text.split(";", 1)[0]
     sc = _Scanner(text)

@@ -10,18 +10,18 @@ from .lazy import lazy_exports
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "TuningRunManager": "api", "tune_function": "api", "FunctionRun": "api",
-    "FixedInputManager": "inputs", "InputManager": "inputs",
-    "MeasurementInterface": "interface",
+    "TuningRunManager": "script.api", "tune_function": "script.api", "FunctionRun": "script.api",
+    "FixedInputManager": "script.inputs", "InputManager": "script.inputs",
+    "MeasurementInterface": "script.interface",
     "MaximizeAccuracy": "objectives", "MaximizeAttribute": "objectives",
     "MinimizeAttribute": "objectives", "MinimizeTime": "objectives", "Objective": "objectives",
     "MultiObjective": "multiobjective", "parse_objectives": "multiobjective",
     "TuningOptions": "options",
     "Configuration": "result", "DesiredResult": "result", "Input": "result", "Result": "result",
-    "TuningRun": "tuningrun",
+    "TuningRun": "engine.run",
     "call_program": "process", "captured_stderr": "process",
     "UsageError": "errors",
-    "RetimedBest": "finalform",
+    "RetimedBest": "engine.final_config",
     "load_results": "analysis", "load_store_records": "analysis",
 }
 

@@ -4,3 +4,7 @@
 class UsageError(ValueError):
     """Bad command-line input or tuner-script option; raise it from a tuner script's ``__init__``
     with a one-line message that names the problem and the fix."""
+
+
+class TunerScriptError(RuntimeError):
+    """The tuner script broke the interface contract (one-line message)."""

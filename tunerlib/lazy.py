@@ -4,7 +4,7 @@ the module holding a name is imported only when the name is first read.
 Used by ``tunerlib``, ``tunerlib.replay`` and ``tunerlib.replay.recorded`` so that importing them stays
 light (no SQLAlchemy, scikit-learn or tuning machinery until a name that needs it is used)::
 
-    __getattr__, __dir__ = lazy_exports(__name__, {"TuningRun": "tuningrun"}, __all__)
+    __getattr__, __dir__ = lazy_exports(__name__, {"TuningRun": "engine.run"}, __all__)
 """
 from __future__ import annotations
 

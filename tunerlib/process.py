@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator, List, Optional, Sequence, Union
 
 from .interrupts import die_with_parent, register_child, unregister_child
+from .result import Result
 
 
 @dataclass
@@ -45,7 +46,7 @@ _LIMITED_WALL: Optional[List[float]] = None
 def command_clock() -> Iterator[List[float]]:
     """Called around one measurement (``run()``): the list it yields gets the wall time, in seconds, of
     every command that ran to its end under the run's limit meanwhile (:func:`call_program` given a
-    ``limit``, even None). The run's time limit is derived from them (:mod:`tunerlib.limits`)."""
+    ``limit``, even None). The run's time limit is derived from them (:mod:`tunerlib.engine.limits`)."""
     global _LIMITED_WALL
     saved, _LIMITED_WALL = _LIMITED_WALL, []
     try:
@@ -92,7 +93,7 @@ def call_program(cmd: Union[str, Sequence[str]], limit: Optional[float] = NOT_GI
 
     A call given ``limit`` (the one ``run()`` received, even None) runs the measured command: its wall
     time (``ProgramResult.time``, from start to exit) is recorded with the result, and the next
-    requests' limit is derived from that of the best configuration (see :mod:`tunerlib.limits`).
+    requests' limit is derived from that of the best configuration (see :mod:`tunerlib.engine.limits`).
 
     ``cmd`` is an argument list, or a string run by the shell.  ``memory_limit`` is an
     address-space limit in bytes.  Output is decoded as UTF-8 (invalid bytes replaced).
@@ -153,3 +154,18 @@ def captured_stderr(sink: List[str]) -> Iterator[None]:
             text = tmp.read().decode("utf-8", "replace").strip()
             if text:
                 sink.append(text)
+
+
+#: the key of ``Result.extra`` that records the wall time of the measured command (see
+#: :mod:`tunerlib.engine.limits`, which derives the next request's limit from it)
+COMMAND_SECONDS = "command_seconds"
+
+
+def with_command_seconds(result: Result, walls: List[float]) -> Result:
+    """``result`` with the longest of ``walls`` (the commands run under the limit while it was measured)
+    recorded as :data:`COMMAND_SECONDS`; unchanged when none ran or the script recorded it itself.
+    Called by the measurement driver after each ``run()``."""
+    if not walls or COMMAND_SECONDS in result.extra:
+        return result
+    result.extra = {**result.extra, COMMAND_SECONDS: max(walls)}
+    return result

@@ -53,15 +53,34 @@ def test_callbacks_see_every_result_once_in_order(tmp_path):
     assert manager.finish().best_value == best == events[-1].best
 
 
+def test_callbacks_get_a_read_only_view_of_the_run(tmp_path):
+    space = ConfigurationManipulator([IntegerParameter("a", 0, 100)])
+    seen = []
+
+    def callback(view, event):
+        seen.append((view.tests, dict(view.states), view.best.value if view.best else None, view.run_id))
+        with pytest.raises(AttributeError):
+            view.tests = 0                       # read-only
+        assert not hasattr(view, "search") and not hasattr(view, "snapshot") and not hasattr(view, "finish")
+
+    manager = TuningRunManager.for_space(space, objective=MinimizeAttribute("loss"), seed=2, test_limit=5,
+                                         database=str(tmp_path / "view.db"), callbacks=[callback])
+    while (desired := manager.get_next_desired_result()) is not None:
+        manager.report_result(desired, Result(extra={"loss": float(desired.configuration.data["a"])}))
+    assert [s[0] for s in seen] == [1, 2, 3, 4, 5] and seen[-1][1] == {"OK": 5}
+    assert {s[3] for s in seen} == {manager.run.run_id}
+    manager.finish()
+
+
 def test_tell_needs_a_result(tmp_path):
-    from tunerlib.search import TunerScriptError
+    from tunerlib.errors import TunerScriptError
     space = ConfigurationManipulator([IntegerParameter("a", 0, 100)])
     manager = TuningRunManager.for_space(space, seed=1, test_limit=3, database=str(tmp_path / "t.db"))
     desired = manager.run.ask()
     with pytest.raises(TunerScriptError, match="needs a tunerlib.Result"):
         manager.run.tell(desired, 1.5)
     manager.run.tell(desired, Result(time=1.5))
-    assert manager.run.search.tests == 1
+    assert manager.run.search.progress.tests == 1
 
 
 def test_tune_function_measures_seed_configurations_first():

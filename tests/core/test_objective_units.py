@@ -12,7 +12,7 @@ import pytest
 
 from tunerlib import MeasurementInterface, MinimizeAttribute, MinimizeTime, Result
 from tunerlib.parameters import ConfigurationManipulator, IntegerParameter
-from tunerlib.progress import Summary
+from tunerlib.engine.progress import Summary
 
 
 class _Tuner(MeasurementInterface):

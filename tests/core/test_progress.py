@@ -18,7 +18,7 @@ import pytest
 
 import zygote
 
-from tunerlib.progress import StatusLine
+from tunerlib.engine.progress import StatusLine
 
 SCRIPT = Path(__file__).parent / "scripts" / "toy_tuner.py"
 LINE = re.compile(r"^\[\s*[\d.]+s\] tests\s+(\d+)/30  best (\S+)  ([\d.e+]+) evals/s  failures (\d+)  in flight \d+$")
@@ -107,8 +107,8 @@ class _Terminal(io.StringIO):
         return True
 
 
-def _run(states, outstanding=0):
-    return SimpleNamespace(search=SimpleNamespace(states=states, outstanding=outstanding))
+def _run(states, outstanding=0):   # the read-only view of the run a callback gets
+    return SimpleNamespace(states=states, outstanding=outstanding)
 
 
 def test_fields_count_failures_of_every_kind_and_time_left():

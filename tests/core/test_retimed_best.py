@@ -6,7 +6,7 @@ import json
 import pytest
 
 from tunerlib import MeasurementInterface, Result, RetimedBest, TuningOptions, TuningRun
-from tunerlib.finalform import FINAL_BEST, final_best
+from tunerlib.engine.final_config import FINAL_BEST, final_best
 from tunerlib.parameters import ConfigurationManipulator, IntegerParameter
 from tunerlib.report.data import load_runs
 from tunerlib.report.render import markdown_report
@@ -56,7 +56,7 @@ def _run(tmp_path, retime, name="r", **kw):
 
 def test_the_retimed_best_is_the_best_everywhere(tmp_path):
     run, summary = _run(tmp_path, "second")
-    assert run.search.best.config == {"x": 0}                       # the search recorded x=0 as best
+    assert run.search.progress.best.config == {"x": 0}                       # the search recorded x=0 as best
     assert summary.best_configuration == {"x": 1} and summary.best_value == 1.5
     assert summary.recorded_value == 2.0                          # x=1's value recorded during the search
     assert summary.retimed == {"how": "min of 3 interleaved rounds", "search_best_value": 1.0,
@@ -99,8 +99,8 @@ def test_without_retiming_nothing_changes(tmp_path):
 def test_a_bad_return_value_is_reported_and_ignored(tmp_path, capsys, retime, why):
     run, summary = _run(tmp_path, retime, test_limit=4)
     assert why in capsys.readouterr().err
-    assert summary.best_configuration == run.search.best.config and summary.retimed is None
-    assert summary.best_value == summary.recorded_value == run.search.best.value
+    assert summary.best_configuration == run.search.progress.best.config and summary.retimed is None
+    assert summary.best_value == summary.recorded_value == run.search.progress.best.value
     assert run.db.load_run_artifact(run.run_id, FINAL_BEST) is None
 
 

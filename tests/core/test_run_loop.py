@@ -7,8 +7,8 @@ import pytest
 from tunerlib import (FixedInputManager, MeasurementInterface, MinimizeAttribute, Result, TuningOptions,
                       TuningRun)
 from tunerlib.parameters import BooleanParameter, ConfigurationManipulator, IntegerParameter
-from tunerlib.progress import StatusLine
-from tunerlib.search import TunerScriptError
+from tunerlib.engine.progress import StatusLine
+from tunerlib.errors import TunerScriptError
 
 
 class Small(MeasurementInterface):
@@ -58,7 +58,7 @@ def test_finite_space_is_exhausted_without_a_limit(tmp_path, technique):
 
 
 def test_default_cap_applies_without_limits(tmp_path, monkeypatch):
-    import tunerlib.tuningrun as tr
+    import tunerlib.engine.run as tr
     monkeypatch.setattr(tr, "DEFAULT_TEST_CAP", 7)
 
     class Wide(Small):
@@ -102,13 +102,13 @@ def test_bandit_state_is_recorded_and_restored_on_resume(tmp_path, technique):
     first = TuningRun(Wide(opts), opts)
     first.run()
     saved = first.db.load_technique_state(first.run_id, first.technique.name)
-    assert saved["last_result_id"] == first.search.last_result_id
+    assert saved["last_result_id"] == first.search.progress.last_result_id
     bandit = saved["state"]["bandit"]
     assert len(bandit["history"]) >= 40 and bandit["C"] == 0.05 and bandit["window"] == 500
     resumed_opts = _opts(tmp_path, test_limit=80, resume=True, technique=[technique])
     again = TuningRun(Wide(resumed_opts), resumed_opts)
     again.prepare()  # the history is replayed exactly, then the bandit proposes the next one live
-    assert again.history_replay == "exact" and again.search.outstanding == 1
+    assert again.history_replay == "exact" and again.search.progress.outstanding == 1
     replayed = again.technique.state_dict()["bandit"]
     assert replayed["history"][:len(bandit["history"])] == bandit["history"]
     if technique == "AUCBanditMetaTechniqueA":
@@ -147,3 +147,20 @@ def test_exactly_one_end_hook_is_called(tmp_path, fail):
     summary = TuningRun(interface, opts).run()
     assert summary.tests == 5
     assert interface.ends == ([("none", None)] if fail else [("best", summary.best_configuration)])
+
+
+@pytest.mark.parametrize("kw, kind", [({}, "SerialExecutor"), ({"parallelism": 2}, "WorkerPool"),
+                                      ({"distributed": True}, "RemoteWorkers"),
+                                      ({"distributed": True, "parallelism": 2}, "RemoteWorkers")])
+def test_every_run_measures_through_an_executor(tmp_path, kw, kind):
+    """One loop for every way of measuring: the options choose only the executor."""
+    from tunerlib.engine.loop import make_executor
+    from tunerlib.interrupts import Interrupts
+    opts = _opts(tmp_path, **kw)
+    run = TuningRun(Small(opts), opts)
+    executor = make_executor(run, Interrupts())
+    assert type(executor).__name__ == kind
+    assert executor.pulls_requests == (kind != "SerialExecutor")
+    if kw.get("distributed") and kw.get("parallelism"):
+        assert type(executor.local).__name__ == "WorkerPool" and executor.capacity() >= 2 * (1 + opts.queue_per_worker)
+    run.db.close()

@@ -17,8 +17,8 @@ import zygote
 from dbrows import rows as _rows
 
 from tunerlib import MinimizeAttribute, MinimizeTime, Result
-from tunerlib.limits import COMMAND_SECONDS, limit_basis, request_limit, timeout_notice
-from tunerlib.process import call_program, command_clock
+from tunerlib.engine.limits import limit_basis, request_limit, timeout_notice
+from tunerlib.process import COMMAND_SECONDS, call_program, command_clock
 
 SCRIPTS = Path(__file__).parent / "scripts"
 KERNEL, SLEEPER = SCRIPTS / "kernel_timer_tuner.py", SCRIPTS / "sleep_tuner.py"

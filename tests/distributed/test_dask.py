@@ -22,13 +22,14 @@ import zygote
 
 from tunerlib import Result
 from tunerlib.db.migrations import open_engine
-from tunerlib.result import Configuration, DesiredResult
+from tunerlib.result import Configuration, DesiredResult, Input
 
 if importlib.util.find_spec("distributed") is None:
     pytest.skip("Dask is not installed (pip install 'tunerlib[dask]')", allow_module_level=True)
 
-from tunerlib import dask_executor  # noqa: E402  (after the skip)
-from tunerlib.dask_executor import DaskExecutor, DaskJob, WorkerReply, measure_on_worker  # noqa: E402
+from tunerlib.executors import dask as dask_executor  # noqa: E402  (after the skip)
+from tunerlib.executors.dask import DaskExecutor  # noqa: E402
+from tunerlib.executors.dask_worker import DaskJob, WorkerReply, measure_on_worker  # noqa: E402
 
 TOY = Path(__file__).parents[1] / "core" / "scripts" / "toy_tuner.py"
 WAIT = int(os.environ.get("TUNERLIB_TEST_WAIT", "300"))
@@ -157,7 +158,7 @@ def _desired(dr_id):
 def test_a_dask_worker_with_another_script_version_refuses():
     reply = measure_on_worker(_job("not-the-run's"), _desired(1))
     assert reply.result is None and "differs from not-the-run's of the run" in reply.refused
-    from tunerlib.remote import load_interface
+    from tunerlib.executors.remote import load_interface
     version = load_interface(f"{TOY}:ToyTuner")().script_version()
     reply = measure_on_worker(_job(version), _desired(1))
     assert reply.refused is None and reply.result.state == "OK" and reply.worker.endswith(":dask")
@@ -188,7 +189,7 @@ class _Client:
 
 def _executor():
     """A DaskExecutor of a toy run whose client is a stand-in (nothing is sent anywhere)."""
-    from tunerlib.remote import load_interface
+    from tunerlib.executors.remote import load_interface
     cls = load_interface(f"{TOY}:ToyTuner")
     opts = cls.Options(executor="dask", scheduler="tcp://x:1")
     store = SimpleNamespace(machine_id=lambda host, cls, cpus: 7, input_id=lambda *args: 9)
@@ -226,7 +227,7 @@ def test_killed_worker_is_error_and_only_the_newest_submission_counts():
     assert _end(executor, "cancelled") is None
     first.status = "finished"  # an earlier submission ending late counts for nothing
     assert executor._ended(first, "late", fetched=True) is None
-    reply = WorkerReply(Result(time=1.0), dask_executor.Input(), 0.5, "h", 2, "h:1:dask")
+    reply = WorkerReply(Result(time=1.0), Input(), 0.5, "h", 2, "h:1:dask")
     done = _end(executor, "finished", value=reply)
     assert (done.desired_id, done.record.state, done.record.worker, done.record.machine_id) == (5, "OK", "h:1:dask", 7)
     assert executor._ended(executor.client.submitted[-1], reply, fetched=True) is None  # reported once only
@@ -242,7 +243,7 @@ def test_a_task_that_ended_unreported_is_fetched_by_the_check():
     executor = _executor()
     executor.submit(_desired(8))
     future = executor.client.submitted[-1]
-    reply = WorkerReply(Result(time=2.0), dask_executor.Input(), 0.5, "h", 2, "h:1:dask")
+    reply = WorkerReply(Result(time=2.0), Input(), 0.5, "h", 2, "h:1:dask")
     future.status, future._value = "finished", reply
     assert executor._check_unreported() == []  # just ended: the client's own fetch gets time
     [done] = executor._check_unreported()
@@ -256,7 +257,7 @@ def test_closing_the_client_does_not_print_the_in_flight_futures_closed_comm_err
     import logging
     import sys
     from distributed.comm.core import CommClosedError
-    from tunerlib.dask_executor import _closed_comm_filter
+    from tunerlib.executors.dask import _closed_comm_filter
 
     def record(exc):
         try:

@@ -4,9 +4,9 @@ workers one after the other; before that it is measured again, as a worker cut o
 loses nothing."""
 import time
 
-import tunerlib.distributed as distributed
+import tunerlib.executors.leases as distributed
 from tunerlib.db import ResultsDB
-from tunerlib.distributed import MAX_EXPIRIES, RemoteCoordinator
+from tunerlib.executors.leases import MAX_EXPIRIES, RemoteCoordinator
 
 
 def test_a_request_whose_lease_expired_max_times_is_an_error_and_the_others_go_on(tmp_path, monkeypatch):

@@ -28,7 +28,7 @@ import traceback
 #: when the database opens), the default bandit's techniques and the cross-session store (the CLI's
 #: store commands); importing any of them has no effect but the import
 PRELOAD = ("numpy", "sqlalchemy", "sqlalchemy.dialects.sqlite", "tunerlib", "tunerlib.cli", "tunerlib.db",
-           "tunerlib.interface", "tunerlib.tuningrun", "tunerlib.search", "tunerlib.parameters",
+           "tunerlib.script.interface", "tunerlib.engine.run", "tunerlib.engine.search", "tunerlib.parameters",
            "tunerlib.techniques", "tunerlib.techniques.differential_evolution", "tunerlib.techniques.genetic",
            "tunerlib.techniques.nelder_mead", "tunerlib.techniques.pattern_search", "tunerlib.store")
 

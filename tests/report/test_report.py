@@ -15,7 +15,7 @@ from tunerlib.cli import main
 from tunerlib.db import ResultsDB
 from tunerlib.report.summary import budgets_of
 from tunerlib.report.data import load_runs
-from tunerlib.tuningrun import TuningRun
+from tunerlib.engine.run import TuningRun
 
 from browser import dump_dom, screenshot
 from reportkit import SEED_CONFIG, best_so_far, db_values, measure, objective, space

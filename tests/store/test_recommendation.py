@@ -115,7 +115,7 @@ def test_dbi_set_builds_a_stored_structural_surrogate_with_its_fallback_under_it
     """A technique that holds its own bandit (StructuralSurrogate: the default bandit is its fallback)
     is no meta-technique: the DBI set takes it from the store, and what its fallback requests counts
     for it in the recommendation bandit."""
-    from tunerlib.transfer import _build
+    from tunerlib.engine.cross_session import _build
     with CrossSessionStore(str(tmp_path / "s.db")) as store:
         store.write_run(hand_run("tsp", affinity_pairs({"StructuralSurrogate": 0.4, "OrOptGreedyMutation": 0.2})))
         table = load_affinities(store)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tunerlib import MeasurementInterface, TuningOptions, TuningRun, tune_function
-from tunerlib.api import TuningRunManager
+from tunerlib.script.api import TuningRunManager
 from tunerlib.objectives import MinimizeAttribute
 from tunerlib.parameters import (BooleanParameter, ConfigurationManipulator, EnumParameter, FloatParameter,
                                  IntegerParameter, PermutationParameter)

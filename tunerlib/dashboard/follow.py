@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..db.admin import error_text, shown_state
-from ..finalform import FINAL_BEST, final_best
+from ..engine.final_config import FINAL_BEST, final_best
 from ..objectives import UNIT_KEY
 from ..report.data import Point, ReportError, RunData, credited_technique, metric_value, objective_parts
 from .source import ReadOnlyDatabase

@@ -188,7 +188,7 @@ TechniqueState = Table("technique_state", METADATA, _id(),
 
 #: a JSON artifact of one run, kept for the reports (schema 4), one row per (run, name): what the tuner
 #: printed as its best at the end (``final_config``) and the best it re-timed (``final_best``); see
-#: :mod:`tunerlib.finalform`
+#: :mod:`tunerlib.engine.final_config`
 RunArtifact = Table("run_artifact", METADATA, _id(),
                     _ref("tuning_run_id", "tuning_run.id"),
                     _required("name", Text), _required("data", JsonColumn), _required("updated", Float),

@@ -1,7 +1,7 @@
 """Technique state and run artifacts: JSON records of a run, one per (run, name), inserted or replaced.
 
 Technique state (``technique_state``) is what a technique needs to resume; run artifacts
-(``run_artifact``, schema 4) are what the run keeps for the reports at its end (:mod:`tunerlib.finalform`).
+(``run_artifact``, schema 4) are what the run keeps for the reports at its end (:mod:`tunerlib.engine.final_config`).
 :class:`NamedRecords` is a mixin of :class:`tunerlib.db.storage.ResultsDB` (each method one short
 transaction through ``self._tx`` / ``self._read``).
 """

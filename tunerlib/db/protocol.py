@@ -152,7 +152,7 @@ class ResultsStore(Protocol):
     def save_run_artifact(self, run_id: int, name: str, data: Any) -> None:
         """Insert or replace the run's JSON artifact ``name`` (called at the end of a run with what the
         tuner printed as its best, ``final_config``, and the best it re-timed, ``final_best``: see
-        :mod:`tunerlib.finalform`); None removes it."""
+        :mod:`tunerlib.engine.final_config`); None removes it."""
 
     def load_run_artifact(self, run_id: int, name: str) -> Optional[Any]:
         """The run's JSON artifact ``name``, or None (``tunerlib report``, ``--resume``)."""

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Dict, Mapping, Optional
 
 from ..errors import UsageError
-from ..interface import MeasurementInterface
+from ..script.interface import MeasurementInterface
 from ..objectives import MinimizeTime, Objective
 from ..options import TuningOptions
 from ..parameters import ConfigurationManipulator

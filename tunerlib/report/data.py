@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from ..db import DatabaseError, ResultsDB
 from ..db.protocol import open_existing
 from ..errors import UsageError
-from ..finalform import FINAL_BEST, FINAL_FORM, final_best, final_form_text
+from ..engine.final_config import FINAL_BEST, FINAL_FORM, final_best, final_form_text
 from ..objectives import UNIT_KEY
 from ..resumes import RESUMES, read_resumes
 
@@ -71,7 +71,7 @@ class RunData:
     final_form: Optional[str] = None
     #: result id -> where it was measured (machine, machine class, worker)
     places: Dict[int, Any] = field(default_factory=dict)
-    #: the tuner's re-timed best (:func:`tunerlib.finalform.final_best`), or None
+    #: the tuner's re-timed best (:func:`tunerlib.engine.final_config.final_best`), or None
     final_best: Optional[Dict[str, Any]] = None
     #: the decisions of a root technique that explains them (``auto``): evaluation, technique, reason
     decisions: List[Dict[str, Any]] = field(default_factory=list)

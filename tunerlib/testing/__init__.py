@@ -38,7 +38,7 @@ from tunerlib.parameters import (BooleanArray, BooleanParameter, ConfigurationMa
                                  SelectorParameter, SwitchParameter)
 from tunerlib.techniques import Feedback, Technique, TechniqueError, create_technique
 
-from ..api import TuningRunManager, tune_function
+from ..script.api import TuningRunManager, tune_function
 from ..errors import UsageError
 from ..multiobjective import MultiObjective
 from ..objectives import MinimizeAttribute

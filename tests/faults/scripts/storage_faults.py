@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).parents[2] / "core" / "scripts"))
 
 from toy_tuner import ToyTuner  # noqa: E402
 
-from tunerlib import workers  # noqa: E402
+from tunerlib.executors import pool as workers  # noqa: E402
 from tunerlib.db import migrations, runners  # noqa: E402
 
 

@@ -18,14 +18,14 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from .callbacks import Callback
+from ..engine.callbacks import Callback
 from .interface import MeasurementInterface
-from .objectives import MinimizeAttribute, MinimizeTime, Objective
-from .options import TuningOptions
-from .parameters import ConfigurationManipulator
-from .progress import Summary
-from .result import DesiredResult, Result
-from .tuningrun import TuningRun
+from ..objectives import MinimizeAttribute, MinimizeTime, Objective
+from ..options import TuningOptions
+from ..parameters import ConfigurationManipulator
+from ..engine.progress import Summary
+from ..result import DesiredResult, Result
+from ..engine.run import TuningRun
 
 
 class _SpaceInterface(MeasurementInterface):
@@ -54,7 +54,7 @@ class TuningRunManager:
     """Drive a tuning run yourself: ask for configurations, tell their results.
 
     A thin wrapper of :meth:`TuningRun.ask` / :meth:`TuningRun.tell`; ``callbacks`` are called after
-    each result (see :mod:`tunerlib.callbacks`)."""
+    each result (see :mod:`tunerlib.engine.callbacks`)."""
 
     def __init__(self, interface: MeasurementInterface, options: Optional[TuningOptions] = None,
                  callbacks: Sequence[Callback] = ()) -> None:
@@ -74,7 +74,7 @@ class TuningRunManager:
 
     @property
     def run(self) -> TuningRun:
-        """The underlying TuningRun (its ``search.best``, ``db``, ``run_id``, ``uuid``)."""
+        """The underlying TuningRun (its ``search.progress.best``, ``db``, ``run_id``, ``uuid``)."""
         return self._run
 
     def get_next_desired_result(self) -> Optional[DesiredResult]:
@@ -91,11 +91,11 @@ class TuningRunManager:
         self._run.tell(desired_result, result, record)
 
     def get_best_configuration(self) -> Optional[Dict[str, Any]]:
-        best = self._run.search.best
+        best = self._run.search.progress.best
         return None if best is None else best.config
 
     def get_best_result(self) -> Optional[Result]:
-        best = self._run.search.best
+        best = self._run.search.progress.best
         return None if best is None else best.result
 
     def finish(self) -> Summary:

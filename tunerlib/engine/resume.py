@@ -16,12 +16,12 @@ import socket
 from collections import deque
 from typing import Any, Deque, Dict, List, Optional
 
-from .db import ResultsStore
-from .db.lifecycle import process_alive
-from .errors import UsageError
-from .multiobjective import check_resume_objectives
-from .objectives import UNIT_KEY, Objective
-from .options import RESUME_LATEST, TuningOptions
+from ..db import ResultsStore
+from ..db.lifecycle import process_alive
+from ..errors import UsageError
+from ..multiobjective import check_resume_objectives
+from ..objectives import UNIT_KEY, Objective
+from ..options import RESUME_LATEST, TuningOptions
 
 __all__ = ["Diverged", "HistoryReplay", "check_objective_unit", "check_script_version", "select_run",
            "stored_techniques"]
@@ -96,7 +96,7 @@ def stored_techniques(db: ResultsStore, run_id: int, args: Dict[str, Any]) -> Li
     names = list(args.get("technique") or [])
     if names or args.get("generate_bandit_technique"):
         return names
-    from .techniques import registry
+    from ..techniques import registry
     for row in db.desired_results(run_id):
         root = row.requestor.split("/", 1)[0]
         if root != "seed" and root in registry():

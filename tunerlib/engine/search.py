@@ -1,30 +1,30 @@
 """The search driver: technique proposals → REQUESTED rows; new results → technique feedback.
 
-It shares nothing with the measurement driver but the results database.
+It shares nothing with the measurement driver but the results database, and it never calls the run:
+the time limit of a new request comes from a limit policy and each new result goes to an event sink,
+both plain callables the engine passes in.  The run reads it through five names only: :attr:`progress`
+(the counters), :meth:`fill`, :meth:`submit`, :meth:`poll` and :meth:`restore` (a resumed run's history).
 """
 from __future__ import annotations
 
 import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from .db import ResultsStore
-from .front import ParetoFront
-from .multiobjective import objective_values
-from .objectives import Objective, ObjectiveError
-from .parameters import ConfigurationError, ConfigurationManipulator
-from .result import Result
-from .techniques import Feedback, Proposal, Technique, TechniqueError
+from ..db import ResultsStore
+from ..errors import TunerScriptError
+from ..front import ParetoFront
+from ..multiobjective import objective_values
+from ..objectives import Objective, ObjectiveError
+from ..parameters import ConfigurationError, ConfigurationManipulator
+from ..result import Result
+from ..techniques import Feedback, Proposal, Technique, TechniqueError
 
 _STATE_FOR_TECHNIQUES = {"OK": "ok", "INFEASIBLE": "infeasible", "ERROR": "error", "TIMEOUT": "error"}
 
 #: proposals in a row that create no new request before the space counts as exhausted
 STALL_LIMIT = 5000
-
-
-class TunerScriptError(RuntimeError):
-    """The tuner script broke the interface contract (one-line message)."""
 
 
 @dataclass
@@ -36,14 +36,57 @@ class Best:
     result: Result
 
 
+#: the limit policy: the time limit (seconds) of a new request given the search's best so far, or None
+LimitPolicy = Callable[[Optional[Best]], Optional[float]]
+#: the event sink: called once per new result with (result row, oriented value, was it a new best)
+ResultSink = Callable[[Any, float, bool], None]
+
+
+class SearchProgress:
+    """The search's counters, kept up to date by its driver; the run, its callbacks and its summary read
+    them and never write them."""
+
+    def __init__(self, driver: "SearchDriver") -> None:
+        self._driver = driver
+        #: results fed back so far
+        self.tests = 0
+        #: results per state (OK, ERROR, TIMEOUT, INFEASIBLE)
+        self.states: Counter = Counter()
+        #: proposals of configurations already measured or in flight
+        self.duplicates = 0
+        #: the best OK result so far, or None
+        self.best: Optional[Best] = None
+        #: (result id, extra) of the run's first ERROR result
+        self.first_error: Optional[tuple] = None
+        #: the newest result fed back
+        self.last_result_id = 0
+        #: configuration hash -> (oriented value, state, not measured, objective values) of every result fed back
+        self.known: Dict[str, tuple] = driver.known
+        #: the Pareto front of a multi-objective run (empty in a single-objective one)
+        self.front = ParetoFront()
+
+    @property
+    def outstanding(self) -> int:
+        """Requests written and not yet fed back."""
+        return len(self._driver.inflight)
+
+    @property
+    def exhausted(self) -> bool:
+        """True when the technique keeps proposing only known or infeasible configurations, or every
+        configuration of a finite space has been seen."""
+        return self._driver.exhausted()
+
+
 class SearchDriver:
     """Called by the run loop: :meth:`fill` to request work, :meth:`poll` to collect results."""
 
     def __init__(self, db: ResultsStore, run_id: int, program_version_id: int,
                  manipulator: ConfigurationManipulator, technique: Technique,
-                 objective: Objective, limit: Optional[Callable[[], Optional[float]]] = None) -> None:
-        """``limit`` is called for each new request: the time limit (seconds) stored with it and given
-        to ``run()``, or None."""
+                 objective: Objective, limit: Optional[LimitPolicy] = None,
+                 on_result: Optional[ResultSink] = None) -> None:
+        """``limit`` is called for each new request with the best so far: the time limit (seconds) stored
+        with it and given to ``run()``, or None.  ``on_result`` is called once per new result, after the
+        technique got its feedback."""
         self.db = db
         self.run_id = run_id
         self.pv_id = program_version_id
@@ -51,33 +94,20 @@ class SearchDriver:
         self.technique = technique
         self.objective = objective
         self.limit = limit
+        self.on_result = on_result
         self.known: Dict[str, tuple] = {}        # key -> (value, state, unmeasured, values)
         self.inflight: Dict[str, List[str]] = {}  # key -> requestors waiting for it
-        self.last_result_id = 0
-        self.best: Optional[Best] = None
-        self.states: Counter = Counter()
-        self.tests = 0
-        self.duplicates = 0
+        self.progress = SearchProgress(self)
         self.rejected = 0
         self.stall = 0
         self.generation = 0
-        self.listeners: List[Callable[[Any, float, bool], None]] = []
-        #: set while a resumed run's history is replayed (see tunerlib.resume)
-        self.replaying: Optional[Any] = None
-        #: (result id, extra) of the run's first ERROR result
-        self.first_error: Optional[tuple] = None
-        #: the Pareto front of a multi-objective run (empty in a single-objective one)
-        self.front = ParetoFront()
+        #: the recorded history being replayed, while :meth:`restore` replays it
+        self._replaying: Optional[Any] = None
 
     # ---- requesting ---------------------------------------------------------
-    @property
-    def outstanding(self) -> int:
-        return len(self.inflight)
-
-    @property
     def exhausted(self) -> bool:
         """True when the technique keeps proposing only known or infeasible configurations,
-        or every configuration of a finite space has been seen."""
+        or every configuration of a finite space has been seen (read as ``progress.exhausted``)."""
         if self.stall >= STALL_LIMIT:
             return True
         size = self.manipulator.search_space_size()
@@ -88,7 +118,7 @@ class SearchDriver:
         new ones); returns how many new requests were written."""
         made = 0
         for _ in range(max(64, 8 * target)):
-            if self.outstanding >= target or (budget is not None and made >= budget):
+            if len(self.inflight) >= target or (budget is not None and made >= budget):
                 break
             if self.stall >= STALL_LIMIT:
                 break
@@ -102,14 +132,14 @@ class SearchDriver:
         """Record one proposal; returns True when it became a new measurement request."""
         cfg, key = self._checked(proposal)
         if key in self.known:
-            self.duplicates += 1
+            self.progress.duplicates += 1
             self.stall += 1
             value, state, unmeasured, values = self.known[key]
             self._feedback(cfg, key, value, state, proposal.requestor, False, duplicate=True, unmeasured=unmeasured,
                            values=values)
             return False
         if key in self.inflight:
-            self.duplicates += 1
+            self.progress.duplicates += 1
             self.stall += 1
             self.inflight[key].append(proposal.requestor)
             return False
@@ -119,12 +149,12 @@ class SearchDriver:
             self._feedback(cfg, key, math.inf, "infeasible", proposal.requestor, False,
                            values=self._infeasible_values())
             return False
-        row = self.replaying.adopt(key) if self.replaying is not None and self.replaying.active else None
+        row = self._replaying.adopt(key) if self._replaying is not None and self._replaying.active else None
         if row is not None:
             self.generation = row.generation
         else:
             self.db.request_configuration(self.run_id, self.pv_id, key, cfg, proposal.requestor, self.generation,
-                                          self.limit() if self.limit else None)
+                                          self.limit(self.progress.best) if self.limit else None)
         self.generation += 1
         self.inflight[key] = [proposal.requestor]
         self.stall = 0
@@ -139,7 +169,7 @@ class SearchDriver:
                                  f"configuration: {exc}") from None
         return cfg, self.manipulator.hash_valid(cfg)
 
-    def adopt_pending(self) -> None:
+    def _adopt_pending(self) -> None:
         """After a resume: requests already in the database count as in flight."""
         for row in self.db.desired_results(self.run_id):
             if row.state in ("REQUESTED", "RUNNING"):
@@ -151,29 +181,52 @@ class SearchDriver:
     # ---- collecting ---------------------------------------------------------
     def poll(self) -> int:
         """Read results written since the last poll and feed them back; returns their count."""
-        rows = self.db.results_after(self.run_id, self.last_result_id)
-        best_before = self.best
+        progress = self.progress
+        rows = self.db.results_after(self.run_id, progress.last_result_id)
+        best_before = progress.best
         new_best_ids = [rid for rid in (self._absorb(row) for row in rows) if rid is not None]
         if new_best_ids:
             self.db.mark_new_best(new_best_ids)
-        if self.best is not best_before and self.limit is not None and self.outstanding:
-            limit = self.limit()
+        if progress.best is not best_before and self.limit is not None and self.inflight:
+            limit = self.limit(progress.best)
             if limit is not None:  # requests still waiting get the limit the new best gives
                 self.db.tighten_limits(self.run_id, limit)
         return len(rows)
 
-    def replay(self) -> int:
-        """Feed every stored result of the run back (used by --resume); returns the count."""
-        return self.poll()
-
-    def absorb_recorded(self, row: Any) -> None:
-        """Feed back one recorded result while a resumed run's history is replayed."""
-        new_best = self._absorb(row)
-        if new_best is not None:
-            self.db.mark_new_best([new_best])
+    def restore(self, replay: Optional[Any], cap: Optional[int], seeds: Sequence[Proposal]) -> None:
+        """Called once by a resumed run, before its loop.  With ``replay`` (``resume.HistoryReplay``):
+        submit ``seeds``, then propose again and feed back the recorded results in their order until the
+        history or ``cap`` tests run out, so the technique's state is re-derived exactly (the replay
+        raises ``Diverged`` when the technique proposes otherwise).  Without: feed every stored result
+        back, count the requests still in the database as in flight, load the technique's last
+        snapshot when it is of exactly these results, then submit ``seeds``."""
+        if replay is None:
+            self.poll()
+            self._adopt_pending()
+            saved = self.db.load_technique_state(self.run_id, self.technique.name)
+            if saved and saved.get("last_result_id") == self.progress.last_result_id:
+                self.technique.load_state_dict(saved["state"])
+            for proposal in seeds:
+                self.submit(proposal)
+            return
+        self._replaying = replay
+        try:
+            for proposal in seeds:
+                self.submit(proposal)
+            while replay.active and (cap is None or self.progress.tests < cap):
+                self.fill(1)
+                row = replay.next_result() if replay.active else None
+                if row is None:
+                    return
+                new_best = self._absorb(row)
+                if new_best is not None:
+                    self.db.mark_new_best([new_best])
+        finally:
+            self._replaying = None
 
     def _absorb(self, row: Any) -> Optional[int]:
-        self.last_result_id = max(self.last_result_id, row.id)
+        progress = self.progress
+        progress.last_result_id = max(progress.last_result_id, row.id)
         result = Result(state=row.state, time=row.time, accuracy=row.accuracy, energy=row.energy,
                         size=row.size, extra=row.extra or {})
         try:
@@ -182,15 +235,15 @@ class SearchDriver:
         except ObjectiveError as exc:
             raise TunerScriptError(str(exc)) from None
         state = _STATE_FOR_TECHNIQUES[row.state]
-        new_best = state == "ok" and (self.best is None or value < self.best.value)
+        new_best = state == "ok" and (progress.best is None or value < progress.best.value)
         if new_best:
-            self.best = Best(value, row.config_hash, row.config_data, row.id, result)
+            progress.best = Best(value, row.config_hash, row.config_data, row.id, result)
         if values:  # several objectives: "new best" means "entered the Pareto front"
-            new_best = state == "ok" and self.front.offer(values, row.config_hash, row.config_data, row.id)
-        self.tests += 1
-        self.states[row.state] += 1
-        if row.state == "ERROR" and self.first_error is None:
-            self.first_error = (row.id, row.extra or {})
+            new_best = state == "ok" and progress.front.offer(values, row.config_hash, row.config_data, row.id)
+        progress.tests += 1
+        progress.states[row.state] += 1
+        if row.state == "ERROR" and progress.first_error is None:
+            progress.first_error = (row.id, row.extra or {})
         unmeasured = state != "ok" and bool((row.extra or {}).get("not_measured"))
         self.known[row.config_hash] = (value, state, unmeasured, values)
         requestors = self.inflight.pop(row.config_hash, None) or [row.requestor or ""]
@@ -198,8 +251,8 @@ class SearchDriver:
         for i, requestor in enumerate(requestors):
             self._feedback(row.config_data, row.config_hash, value, state, requestor, new_best and i == 0,
                            unmeasured=unmeasured, cost=cost if i == 0 else math.nan, values=values)
-        for listener in self.listeners:
-            listener(row, value, new_best)
+        if self.on_result is not None:
+            self.on_result(row, value, new_best)
         return row.id if new_best and not row.was_new_best else None
 
     def _feedback(self, cfg: Dict[str, Any], key: str, value: float, state: str,

@@ -14,14 +14,14 @@ import logging
 import os
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
-from .db import ResultsStore
-from .logs import tell
-from .options import DEFAULT_TEST_CAP
-from .parameters import ConfigurationManipulator
-from .techniques import SearchContext, Technique, create_technique
+from ..db import ResultsStore
+from ..logs import tell
+from ..options import DEFAULT_TEST_CAP
+from ..parameters import ConfigurationManipulator
+from ..techniques import SearchContext, Technique, create_technique
 
 if TYPE_CHECKING:  # the store's modules are imported only when a run uses the store
-    from .store.recommender import StoreRecommender
+    from ..store.recommender import StoreRecommender
 
 Say = Callable[[str], None]
 log = logging.getLogger(__name__)
@@ -81,10 +81,10 @@ def attach_recommender(technique: Technique, options: Any, manipulator: Configur
     returns the recommender, or None (not a recommendation bandit, or a store that cannot help)."""
     if not getattr(technique, "uses_store", False):
         return None
-    from .store import StoreError
-    from .store.recommender import StoreRecommender, describe_table
-    from .store.representation import entries_of, type_counts
-    from .store.starter import STARTER, recommendation_table
+    from ..store import StoreError
+    from ..store.recommender import StoreRecommender, describe_table
+    from ..store.representation import entries_of, type_counts
+    from ..store.starter import STARTER, recommendation_table
     metric = getattr(options, "affinity_metric", None)
     if metric:
         technique.metric = metric
@@ -120,8 +120,8 @@ def warm_start(options: Any, manipulator: ConfigurationManipulator, parameter_in
     """The configurations ``--warm-start`` adds to the seeds (empty when off or when the store has none)."""
     if not getattr(options, "warm_start", False):
         return []
-    from .store import CrossSessionStore, StoreError
-    from .store.warm import warm_start_choices
+    from ..store import CrossSessionStore, StoreError
+    from ..store.warm import warm_start_choices
     try:
         with CrossSessionStore(getattr(options, "store", None), create=False) as store:
             chosen = warm_start_choices(store, manipulator, parameter_info)
@@ -153,8 +153,8 @@ def upload_finished_run(options: Any, db: ResultsStore, run_id: int, say: Say) -
     """Upload the run (``--upload``) and say what happened; returns the outcome or None when off."""
     if not getattr(options, "upload", False):
         return None
-    from .store import CrossSessionStore, StoreError
-    from .store.export import export_run
+    from ..store import CrossSessionStore, StoreError
+    from ..store.export import export_run
     try:
         stored = export_run(db, run_id, bool(getattr(options, "include_configurations", False)))
         if stored is None:

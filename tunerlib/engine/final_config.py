@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, Optional, TextIO, Tuple
 
-from .result import Result
+from ..result import Result
 
 __all__ = ["FINAL_BEST", "FINAL_FORM", "MAX_CHARS", "RetimedBest", "call_captured", "call_captured_returning",
            "final_best", "final_form_text", "settle_final_best"]
@@ -53,12 +53,12 @@ class RetimedBest:
         return None
 
 
-def settle_final_best(returned: Any, manipulator: Any, objective: Any, search: Any,
+def settle_final_best(returned: Any, manipulator: Any, objective: Any, progress: Any,
                       results: Callable[[], Iterable[Any]]) -> Tuple[Optional[Dict[str, Any]], Optional[str]]:
     """(the :data:`FINAL_BEST` record, None) for what ``save_final_config`` returned, or (None, why it
     cannot be the run's best) -- (None, None) for None.  Called once by the run at the end.
 
-    ``search``: the run's search driver (``known``: configuration hash -> (oriented value, state) of
+    ``progress``: the search's progress (``known``: configuration hash -> (oriented value, state) of
     what was measured; ``best``: the search's recorded best); ``results()``: the run's result rows,
     read only to find the recorded result of a re-timed configuration other than the search's best.
     """
@@ -74,10 +74,10 @@ def settle_final_best(returned: Any, manipulator: Any, objective: Any, search: A
         key = manipulator.hash_config(returned.config)
     except Exception as exc:   # ConfigurationError: not a configuration of this space
         return None, f"the re-timed configuration is not one of the space: {exc}"
-    recorded = search.known.get(key)
+    recorded = progress.known.get(key)
     if recorded is None or recorded[1] != "ok" or not math.isfinite(recorded[0]):
         return None, "the re-timed configuration has no OK result in this run"
-    best = search.best
+    best = progress.best
     return {"configuration": manipulator.normalize(returned.config), "hash": key, "value": float(returned.value),
             "recorded_value": objective.display(recorded[0]),
             "result_id": best.result_id if best.key == key else _recorded_result_id(key, objective, results()),

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .result import DesiredResult, Input
+from ..result import DesiredResult, Input
 
 
 class InputManager:

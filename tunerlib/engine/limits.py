@@ -14,26 +14,13 @@ times). ``--measurement-timeout`` caps every limit.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
-from .objectives import MinimizeTime, Objective
-from .result import Result
+from ..objectives import MinimizeTime, Objective
+from ..process import COMMAND_SECONDS
+from ..result import Result
 
-__all__ = ["COMMAND_SECONDS", "limit_basis", "request_limit", "timeout_notice", "with_command_seconds"]
-
-#: the key of ``Result.extra`` that records the wall time of the measured command
-COMMAND_SECONDS = "command_seconds"
-
-
-def with_command_seconds(result: Result, walls: List[float]) -> Result:
-    """``result`` with the longest of ``walls`` (the commands run under the limit while it was measured)
-    recorded as :data:`COMMAND_SECONDS`; unchanged when none ran or the script recorded it itself.
-    Called by the measurement driver after each ``run()``."""
-    if not walls or COMMAND_SECONDS in result.extra:
-        return result
-    result.extra = {**result.extra, COMMAND_SECONDS: max(walls)}
-    return result
-
+__all__ = ["limit_basis", "request_limit", "timeout_notice"]
 
 def limit_basis(result: Result) -> Tuple[Optional[float], str]:
     """(seconds, what they are) the limit is derived from for a configuration measured as ``result``:

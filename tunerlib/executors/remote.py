@@ -32,11 +32,12 @@ import time
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from .db import AlreadyCompleteError, DatabaseError, ResultsDB
-from .db.lifecycle import process_alive
-from .errors import UsageError
-from .interrupts import Interrupts, RunInterrupted, die_with_parent, signal_name
-from .measurement import MeasurementDriver, desired_result
+from ..db import AlreadyCompleteError, DatabaseError, ResultsDB
+from ..db.lifecycle import process_alive
+from ..errors import UsageError
+from ..interrupts import Interrupts, RunInterrupted, die_with_parent, signal_name
+from ..result import DesiredResult
+from .measurement import MeasurementDriver, claim
 
 __all__ = ["WorkerSettings", "load_interface", "serve"]
 
@@ -77,7 +78,7 @@ def load_interface(spec: str) -> type:
     except (ImportError, OSError) as exc:
         raise UsageError(f"--interface {spec}: cannot import {module_name}: {exc}") from None
     cls = getattr(module, class_name, None)
-    # duck-typed: importing tunerlib.interface here would close an import cycle through the CLI
+    # checked by the calls a worker makes (the executors never import the tuner script's floor)
     if not (isinstance(cls, type) and all(callable(getattr(cls, n, None))
                                           for n in ("manipulator", "run", "script_version", "Options"))):
         raise UsageError(f"--interface {spec}: {module_name} has no MeasurementInterface subclass {class_name}")
@@ -211,8 +212,8 @@ class RemoteWorker:
         idle, checked = 0.005, 0.0
         while True:
             self.interrupts.check()
-            claim = self._retrying(lambda: self.db.claim_next(self.run_id, self.name, self.settings.lease))
-            if claim is None:
+            desired = self._retrying(lambda: claim(self.db, self.run_id, self.name, self.settings.lease))
+            if desired is None:
                 if time.monotonic() - checked > 1.0:
                     checked = time.monotonic()
                     if self._retrying(lambda: self.db.run_info(self.run_id))["state"] != "RUNNING":
@@ -221,7 +222,7 @@ class RemoteWorker:
                 idle = min(idle * 2, 0.05)
                 continue
             idle = 0.005
-            self._measure(claim)
+            self._measure(desired)
             if self._unsure:  # give back claims made by calls whose answer the connection lost
                 self._unsure = False
                 for dr in self._retrying(lambda: self.db.running_claims(self.run_id, self.name)):
@@ -230,14 +231,14 @@ class RemoteWorker:
                 say(f"error: {self.driver.contract_error}")
                 return CONTRACT
 
-    def _measure(self, claim: Any) -> None:
+    def _measure(self, desired: DesiredResult) -> None:
         try:
-            _, record = self.driver.measure(desired_result(claim))
+            _, record = self.driver.measure(desired)
         except RunInterrupted:
-            self._retrying(lambda: self.db.release(claim.dr_id, self.name))
+            self._retrying(lambda: self.db.release(desired.id, self.name))
             raise
         try:
-            self._retrying(lambda: self.db.complete(claim.dr_id, record))
+            self._retrying(lambda: self.db.complete(desired.id, record))
         except AlreadyCompleteError:  # re-queued and measured elsewhere meanwhile, or the run stopped: dropped
             pass
 

@@ -1,14 +1,18 @@
-"""Executors: what measures the requests of a run whose loop does not measure them itself.
+"""Executors: what measures the requests of a run.
 
-With ``--parallelism N > 1``, ``--distributed`` or ``--executor dask`` the run loop
-(``TuningRun._loop_parallel``) only proposes requests and feeds results to the technique; an
-:class:`Executor` measures. There are two kinds, told apart by :attr:`Executor.pulls_requests`:
+The run loop (:func:`tunerlib.engine.loop.run_loop`) only proposes requests and feeds results to the
+technique; an :class:`Executor` measures, whatever the options: in the run's own process
+(:class:`~tunerlib.executors.serial.SerialExecutor`), a local process pool
+(:class:`~tunerlib.executors.pool.WorkerPool`, ``--parallelism N``), ``tunerlib worker`` processes
+(:class:`~tunerlib.executors.leases.RemoteWorkers`, ``--distributed``) or a Dask cluster
+(:class:`~tunerlib.executors.dask.DaskExecutor`). Every request is claimed by :func:`claim`. There are
+two kinds, told apart by :attr:`Executor.pulls_requests`:
 
-* **pulling** executors (:class:`tunerlib.workers.WorkerPool`, the default ``--executor local``): their
-  worker processes claim REQUESTED rows and store results in the shared results database themselves;
-  the run loop learns of results from the database and never calls :meth:`Executor.submit`.
-* **pushing** executors (:class:`tunerlib.dask_executor.DaskExecutor`, ``--executor dask``): the run
-  loop claims each request and hands it over with :meth:`Executor.submit`; the executor only runs
+* **pulling** executors (the local pool, remote workers): their worker processes claim REQUESTED rows
+  and store results in the shared results database themselves; the run loop learns of results from
+  the database and never calls :meth:`Executor.submit`.
+* **pushing** executors (serial, Dask): the run loop claims each request and hands it over with
+  :meth:`Executor.submit`; the executor only runs
   ``MeasurementInterface.run()`` somewhere and gives back what it measured from :meth:`Executor.poll`,
   and the run loop stores it (the model SMAC uses with Dask). Its workers need no database access.
 
@@ -19,7 +23,8 @@ themselves (a worker died while measuring).
 The order of calls by the run loop: :meth:`~Executor.start` once; then, each iteration,
 :meth:`~Executor.capacity` (before requests are topped up), :meth:`~Executor.in_flight` and
 :meth:`~Executor.submit` (pushing executors: until ``in_flight() == capacity()``), and
-:meth:`~Executor.poll` when the database had no new result; when the run stops (its limits, a signal,
+:meth:`~Executor.poll` (at once with timeout 0, then with the loop's back-off when the database had
+no new result); when the run stops (its limits, a signal,
 the deadline, an error) :meth:`~Executor.cancel` and then :meth:`~Executor.shutdown`, once each.
 """
 from __future__ import annotations
@@ -28,11 +33,11 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
-from .db import AlreadyCompleteError, ResultRecord, ResultsStore
-from .measurement import desired_result
-from .result import DesiredResult
+from ..db import AlreadyCompleteError, ResultRecord, ResultsStore
+from ..result import DesiredResult
+from .measurement import claim
 
-__all__ = ["Completion", "Executor"]
+__all__ = ["Completion", "Executor", "claim", "hand_over", "store_completions"]
 
 
 @dataclass
@@ -51,6 +56,8 @@ class Executor(ABC):
 
     #: True: the executor's workers claim requests and store results in the database themselves
     pulls_requests: bool = False
+    #: the worker name a pushing executor's requests are claimed under
+    name: str = "run"
 
     @abstractmethod
     def start(self) -> None:
@@ -100,10 +107,10 @@ def hand_over(executor: Executor, db: ResultsStore, run_id: int, worker: str) ->
     """Called by the run loop for a pushing executor (Dask): claim waiting requests of the run under
     ``worker`` and submit them, up to the executor's capacity."""
     while executor.in_flight() < executor.capacity():
-        claim = db.claim_next(run_id, worker)
-        if claim is None:
+        desired = claim(db, run_id, worker)
+        if desired is None:
             return
-        executor.submit(desired_result(claim))
+        executor.submit(desired)
 
 
 def store_completions(db: ResultsStore, completions: List[Completion]) -> Tuple[int, Optional[str]]:

@@ -2,7 +2,7 @@
 re-queueing the claims of workers that stopped renewing their lease, and waiting for new results.
 
 The run process stays the only writer of technique state and the only one that proposes; ``tunerlib
-worker`` processes (:mod:`tunerlib.remote`) only claim, measure and complete requests. The run keeps
+worker`` processes (:mod:`tunerlib.executors.remote`) only claim, measure and complete requests. The run keeps
 ``(live workers) x (1 + --queue-per-worker)`` requests in flight (at least one worker's worth while
 none is registered yet), so that a worker that finishes a measurement finds the next request waiting.
 
@@ -16,13 +16,18 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from typing import Any, Optional
+from typing import Any, List, Optional
 
-from .db import AlreadyCompleteError
+from ..db import AlreadyCompleteError
+from ..interrupts import Interrupts
+from ..result import DesiredResult, Result
+from .base import Completion, Executor
 from .orphans import REMEASURE
-from .result import Result
 
-__all__ = ["RemoteCoordinator"]
+__all__ = ["RemoteCoordinator", "RemoteWorkers"]
+
+#: seconds the run waits for the database's notice of a new result before it sweeps the leases again
+WAKE_EVERY = 0.25
 
 #: seconds between two counts of live workers / two re-queue sweeps
 COUNT_EVERY = 0.5
@@ -80,3 +85,67 @@ class RemoteCoordinator:
             self.db.complete(dr_id, Result(state="ERROR", extra={"error": error}).record())
         except AlreadyCompleteError:  # a worker completed it meanwhile: its result stands
             pass
+
+
+class RemoteWorkers(Executor):
+    """The executor of ``--distributed``: ``tunerlib worker`` processes anywhere claim the run's requests
+    with a lease and store their results themselves; with ``--parallelism N > 1`` a local process pool
+    (``local``) measures beside them.  A pulling executor: the run loop only keeps requests in flight."""
+
+    pulls_requests = True
+
+    def __init__(self, store: Any, run_id: int, queue_per_worker: int, interrupts: Interrupts,
+                 local: Optional[Executor] = None) -> None:
+        self.store, self.run_id, self.interrupts, self.local = store, run_id, interrupts, local
+        self.coordinator = RemoteCoordinator(store, run_id, queue_per_worker,
+                                             local.capacity() if local is not None else 0)
+        self._listener: Any = None
+
+    def start(self) -> None:
+        """Start the local pool, if any, and listen for the database's notices of new results."""
+        if self.local is not None:
+            self.local.start()
+        self._listener = self.store.listen(self.run_id)
+
+    def capacity(self) -> int:
+        """Every live worker's request plus its queue (:meth:`RemoteCoordinator.target`)."""
+        return self.coordinator.target()
+
+    def in_flight(self) -> int:
+        """Not called (the workers claim requests themselves): 0."""
+        return 0
+
+    def submit(self, desired: DesiredResult) -> None:
+        """Never called: the workers claim requests from the results database themselves."""
+        raise RuntimeError("tunerlib worker processes claim requests themselves; the run loop must not submit them")
+
+    def poll(self, timeout: float) -> List[Completion]:
+        """What the local pool measured (its workers' deaths); else re-queue expired claims, and with a
+        ``timeout`` wait: up to :data:`WAKE_EVERY` s for the database's notice of a new result, or
+        ``timeout`` s where the database sends none (remote workers store their results themselves: they
+        come back through the database)."""
+        done = self.local.poll(0) if self.local is not None else []
+        if done or self.coordinator.maintain() or timeout <= 0:
+            return done
+        if self._listener is None:        # a database without notices (SQLite): the loop's back-off
+            if self.local is not None:
+                return self.local.poll(timeout)
+            self.interrupts.sleep(timeout)
+            return []
+        with self.interrupts.measuring():
+            self._listener.wait(WAKE_EVERY)
+        return []
+
+    def cancel(self) -> None:
+        """Stop the local pool's measurements (remote workers see the run stop in the database)."""
+        if self.local is not None:
+            self.local.cancel()
+
+    def shutdown(self) -> None:
+        """Release the local pool and the database listener."""
+        try:
+            if self.local is not None:
+                self.local.shutdown()
+        finally:
+            if self._listener is not None:
+                self._listener.close()

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, Iterable, List, Sequence
 
-from .errors import UsageError
-from .parameters import ConfigurationError, ConfigurationManipulator
+from ..errors import UsageError
+from ..parameters import ConfigurationError, ConfigurationManipulator
 
 __all__ = ["checked_seed_configurations", "load_seed_file"]
 

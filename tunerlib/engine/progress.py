@@ -208,8 +208,8 @@ class StatusLine:
 
     def __call__(self, run: Any, event: Any) -> None:
         """As a run callback: refresh after each result."""
-        self.failures = sum(n for state, n in run.search.states.items() if state != "OK")
-        self.update(event.tests, event.best, run.search.outstanding)
+        self.failures = sum(n for state, n in run.states.items() if state != "OK")
+        self.update(event.tests, event.best, run.outstanding)
 
     def close(self) -> None:
         if self.bar is not None:

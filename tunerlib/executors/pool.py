@@ -1,5 +1,5 @@
 """The local executor, ``--parallelism N``: N worker processes, each runs a MeasurementDriver on its own
-connection (an :class:`~tunerlib.executor.Executor` whose workers pull requests from the database).
+connection (an :class:`~tunerlib.executors.base.Executor` whose workers pull requests from the database).
 
 A worker ignores SIGINT (the run loop handles Ctrl-C for the whole run) and stops on SIGTERM, on the
 run's deadline and when its parent dies: a measurement in progress is stopped at once (its process
@@ -22,18 +22,16 @@ import os
 import signal
 import sys
 import time
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
-from .db import AlreadyCompleteError, DatabaseError, ResultsDB, ResultsStore
-from .db.waits import LockWaits
-from .executor import Completion, Executor
-from .interrupts import Interrupts, RunInterrupted, die_with_parent, signal_name
+from ..db import AlreadyCompleteError, DatabaseError, ResultsDB, ResultsStore
+from ..db.waits import LockWaits
+from .base import Completion, Executor
+from ..interrupts import Interrupts, RunInterrupted, die_with_parent, signal_name
 from .measurement import MeasurementDriver
-from .result import DesiredResult, Result
-from .search import TunerScriptError
-
-if TYPE_CHECKING:  # annotations only: the interface's main() imports the CLI, which imports this
-    from .interface import MeasurementInterface
+from ..errors import TunerScriptError
+from ..result import DesiredResult, Result
+from .contracts import Measurable
 
 #: exit code of a worker whose tuner script broke the run() contract
 CONTRACT_EXIT = 3
@@ -69,7 +67,7 @@ def _send(channel: Any, kind: str, text: str, since: Optional[float] = None) -> 
         pass  # the pool is gone: the worker is about to die with it
 
 
-def _worker_main(url: str, run_id: int, program_version_id: int, interface: MeasurementInterface,
+def _worker_main(url: str, run_id: int, program_version_id: int, interface: Measurable,
                  machine_id: Optional[int], name: str, parent: int, stop, deadline: Optional[float],
                  cap: Optional[float], channel: Any) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -137,7 +135,7 @@ class WorkerPool(Executor):
     pulls_requests = True
 
     def __init__(self, n: int, url: str, run_id: int, program_version_id: int,
-                 interface: MeasurementInterface, machine_id: Optional[int],
+                 interface: Measurable, machine_id: Optional[int],
                  deadline: Optional[float] = None, cap: Optional[float] = None,
                  store: Optional[ResultsStore] = None, interrupts: Optional[Interrupts] = None) -> None:
         """``store`` (the run's own connection) finds the claims of a worker that died, ``interrupts``

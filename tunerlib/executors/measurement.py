@@ -8,19 +8,15 @@ from __future__ import annotations
 import json
 import time
 import traceback
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
-from .db import Claim, ResultRecord, ResultsStore
-from .inputs import InputManager
-from .interrupts import Interrupts, MeasurementTimedOut
-from .limits import with_command_seconds
-from .process import command_clock
-from .result import Configuration, DesiredResult, Input, Result
+from ..db import Claim, ResultRecord, ResultsStore
+from ..interrupts import Interrupts, MeasurementTimedOut
+from ..process import command_clock, with_command_seconds
+from ..result import Configuration, DesiredResult, Input, Result
+from .contracts import InputSelector, Measurable
 
-if TYPE_CHECKING:  # annotations only: the interface's main() imports the CLI, which imports this
-    from .interface import MeasurementInterface
-
-__all__ = ["MeasurementDriver", "desired_result"]
+__all__ = ["MeasurementDriver", "claim", "desired_result"]
 
 
 def desired_result(claim: Claim) -> DesiredResult:
@@ -28,15 +24,23 @@ def desired_result(claim: Claim) -> DesiredResult:
     return DesiredResult(Configuration(claim.config_data, claim.config_hash, claim.configuration_id),
                          claim.dr_id, claim.limit, claim.requestor)
 
+
+def claim(store: ResultsStore, run_id: int, worker: str, lease: Optional[float] = None) -> Optional[DesiredResult]:
+    """The one place a request is claimed, whoever measures it: the oldest REQUESTED request of the run,
+    atomically RUNNING for ``worker`` (with a ``lease`` in seconds for a ``tunerlib worker``); None when
+    none waits."""
+    found = store.claim_next(run_id, worker, lease)
+    return None if found is None else desired_result(found)
+
 _MAX_TRACEBACK = 20000
 
 
 class MeasurementDriver:
-    """Called by the serial loop (:meth:`measure`, between ``TuningRun.ask`` and ``tell``) or by a worker
+    """Called by the in-process executor (:meth:`measure`, for each request it is handed) or by a worker
     process (:meth:`run_one`: claim, measure, record)."""
 
     def __init__(self, db: Optional[ResultsStore], run_id: int, program_version_id: int,
-                 interface: MeasurementInterface, input_manager: InputManager,
+                 interface: Measurable, input_manager: InputSelector,
                  machine_id: Optional[int], worker: str = "main",
                  interrupts: Optional[Interrupts] = None, cap: Optional[float] = None,
                  retrying: Optional[Callable[[Callable[[], Any]], Any]] = None) -> None:
@@ -62,12 +66,11 @@ class MeasurementDriver:
         """Claim, measure and record one request (a worker's step); False when there was nothing to
         claim. Raises RunInterrupted when the run stops during the measurement: the request stays
         RUNNING and the run loop cancels it."""
-        claim = self.db.claim_next(self.run_id, self.worker)
-        if claim is None:
+        desired = claim(self.db, self.run_id, self.worker)
+        if desired is None:
             return False
-        desired = desired_result(claim)
-        result, record = self.measure(desired)
-        self.db.complete(claim.dr_id, record)
+        _, record = self.measure(desired)
+        self.db.complete(desired.id, record)
         return True
 
     def measure(self, desired: DesiredResult) -> Tuple[Result, ResultRecord]:

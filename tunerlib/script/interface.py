@@ -7,11 +7,11 @@ import sys
 from typing import Any, Dict, List, Optional, Sequence, Type, Union
 
 from .inputs import FixedInputManager, InputManager
-from .objectives import MinimizeTime, Objective
-from .options import TuningOptions
-from .parameters import ConfigurationManipulator
-from .process import NOT_GIVEN, ProgramResult, call_program
-from .result import DesiredResult, Input, Result
+from ..objectives import MinimizeTime, Objective
+from ..options import TuningOptions
+from ..parameters import ConfigurationManipulator
+from ..process import NOT_GIVEN, ProgramResult, call_program
+from ..result import DesiredResult, Input, Result
 
 
 class MeasurementInterface:
@@ -106,7 +106,7 @@ class MeasurementInterface:
     @classmethod
     def main(cls, args: Optional[Sequence[str]] = None) -> int:
         """Parse ``args`` (default ``sys.argv[1:]``), tune, print a summary; returns an exit code."""
-        from .cli import run_interface_main
+        from .main import run_interface_main
         return run_interface_main(cls, args)
 
 
@@ -123,4 +123,4 @@ def source_digest(cls: type) -> str:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit("tunerlib.interface is a library module; run a tuner script instead")
+    sys.exit("tunerlib.script.interface is a library module; run a tuner script instead")

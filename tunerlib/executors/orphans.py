@@ -3,10 +3,10 @@
 A run that stops cleanly cancels its unfinished requests. A request still RUNNING (without a live lease)
 when a run is resumed was being measured when the process measuring it died: SIGKILL, a power cut, or
 the configuration itself (the OOM killer, a segfault in ``run()``). Which one cannot be told afterwards.
-The serial loop runs ``run()`` in the tuner process, so measuring such a request there again would kill
+The in-process executor (``--parallelism 1``) runs ``run()`` in the tuner process, so measuring such a request there again would kill
 the resumed run too if the configuration is the cause, on every ``--resume``.
 
-So the serial loop measures an orphaned request once more in a forked child of the tuner process
+So the in-process executor measures an orphaned request once more in a forked child of the tuner process
 (:class:`OrphanGuard`): when the child returns a result it is recorded as usual (a run killed from outside
 continues exactly as if it had never stopped); when the child dies too, the request is recorded ERROR
 with :func:`orphan_message` and the run goes on. Worker processes (``--parallelism N``, ``tunerlib
@@ -22,9 +22,9 @@ import sys
 import time
 from typing import Any, Callable, Optional, Protocol, Set, Tuple
 
-from .db import ResultRecord, ResultsStore
-from .interrupts import MeasurementTimedOut, die_with_parent, signal_name
-from .result import DesiredResult, Result
+from ..db import ResultRecord, ResultsStore
+from ..interrupts import MeasurementTimedOut, die_with_parent, signal_name
+from ..result import DesiredResult, Result
 
 
 class Measures(Protocol):
@@ -61,7 +61,7 @@ def requeue_noting_orphans(db: ResultsStore, run_id: int, requeue: Callable[[], 
 
 
 class OrphanGuard:
-    """The serial loop's measurement step: ``driver.measure`` for every request but the orphaned ones
+    """The in-process executor's measurement step: ``driver.measure`` for every request but the orphaned ones
     (``orphans``, ids), which are measured once in a forked child process."""
 
     def __init__(self, driver: Measures, orphans: Set[int]) -> None:
@@ -74,7 +74,7 @@ class OrphanGuard:
         return self.driver.contract_error
 
     def measure(self, desired: DesiredResult) -> Tuple[Result, ResultRecord]:
-        """Called by the serial loop for each claimed request: the Result and its database record.
+        """Called by the in-process executor for each claimed request: the Result and its database record.
         Raises RunInterrupted when the run stops meanwhile (the child, if any, is killed first)."""
         if desired.id not in self.orphans:
             return self.driver.measure(desired)
