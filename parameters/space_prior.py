@@ -23,15 +23,22 @@ from __future__ import annotations
 import bisect
 import math
 import random
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence, Tuple
 
 import numpy as np
 
 from .base import ConfigurationError, Parameter
 from .priors import Bound, Near, Prior, prior_from_json
 
-if TYPE_CHECKING:
-    from .manipulator import ConfigurationManipulator
+
+class NamedParameters(Protocol):
+    """What a prior reads of its search space (``ConfigurationManipulator`` is one)."""
+
+    names: Sequence[str]
+
+    def parameter(self, name: str) -> Parameter:
+        """The parameter called ``name``."""
+        ...
 
 
 class SpacePrior:
@@ -180,7 +187,7 @@ class SpacePrior:
             out["near"] = {"configuration": dict(self._centre), "confidence": self._confidence}
         return out
 
-    def load_json(self, data: Any, manipulator: "ConfigurationManipulator") -> None:
+    def load_json(self, data: Any, manipulator: NamedParameters) -> None:
         """Add the priors of a JSON document (the module docstring's schema) for ``manipulator``'s
         parameters; ConfigurationError naming the first problem (nothing is changed then)."""
         if not isinstance(data, Mapping):
@@ -208,7 +215,7 @@ class SpacePrior:
         self.version += 1
 
 
-def _known(manipulator: "ConfigurationManipulator", name: str) -> Parameter:
+def _known(manipulator: NamedParameters, name: str) -> Parameter:
     if name not in manipulator:
         raise ConfigurationError(f"the prior names unknown parameter {name!r}; known: {', '.join(manipulator.names)}")
     return manipulator.parameter(name)

@@ -1,9 +1,9 @@
 """MemoryStore: the results store of one process, in memory (``--database memory://``).
 
 It implements :class:`tunerlib.db.protocol.ResultsStore` with the same answers as the SQL backend (one
-contract suite checks both) at a fraction of its cost, for ``tune_function`` and technique tests.
-Nothing survives the process and measurement workers cannot share it: ``--parallelism`` > 1 needs a
-database. JSON values are stored as JSON text and parsed on the way out, like a database column.
+contract suite checks both) at a fraction of its cost, for ``tune_function`` and technique tests. Nothing
+survives the process and workers cannot share it (``--parallelism`` > 1 needs a database). JSON values
+are stored as JSON text and parsed on the way out, like a database column.
 """
 from __future__ import annotations
 
@@ -313,7 +313,7 @@ class MemoryStore:
         return {rid: ResultPlace(names.get(rec.machine_id), self._machine_classes.get(rec.machine_id), rec.worker)
                 for rid, rec in records.items() if rec.machine_id in names or rec.worker is not None}
 
-    # ---- technique state ------------------------------------------------------------------
+    # ---- technique state and run artifacts ------------------------------------------------
     def save_technique_state(self, run_id: int, name: str, data: Any) -> None:
         self._states[(run_id, name)] = _dump(data)
 
@@ -329,7 +329,6 @@ class MemoryStore:
     def load_run_artifact(self, run_id: int, name: str) -> Optional[Any]:
         return _load(self._artifacts.get((run_id, name)))
 
-    # ---- connections ------------------------------------------------------------------------
     def listen(self, run_id: int) -> None:
         """No other process can store results here: nothing to wait for."""
         return None

@@ -10,7 +10,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Dict, List, Optional, TextIO
 
-from .front import front_lines
+from ..front import front_lines
 
 
 def value_text(value: float, unit: Optional[str]) -> str:

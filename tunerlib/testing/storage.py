@@ -1,23 +1,15 @@
 """The results-storage contract kit, shipped so that a storage backend of one's own can be checked.
 
-Every backend of the storage protocol (:class:`tunerlib.db.ResultsStore`) must pass every check::
+Every backend of the storage protocol (:class:`tunerlib.db.ResultsStore`) must pass every check:
+``check_storage(lambda: MyStore(...))`` runs them all, each on a fresh, empty store, and raises
+ConformanceError naming the first that fails; a pytest suite can parametrize one test per check over
+:data:`STORAGE_CHECKS` (tests/db/test_store_contract.py does, for SQLite, PostgreSQL and memory).
 
-    from tunerlib.testing.storage import check_storage
-    check_storage(lambda: MyStore(...))      # a fresh, empty store per check; raises ConformanceError
-
-or, in a pytest suite, one test per check and backend (tests/db/test_store_contract.py does this for
-SQLite files, SQLite through SQLAlchemy connections, PostgreSQL and the in-memory store)::
-
-    @pytest.mark.parametrize("check", STORAGE_CHECKS, ids=lambda c: c.__name__)
-    def test_contract(check, store):
-        check(store)
-
-A check gets a fresh, empty store and raises AssertionError naming what broke.  The checks cover what
-the run, its executors and ``--resume`` rely on: identity rows are get-or-create; runs are created,
-listed, selected and resumed; requests are claimed oldest first, each once, also by concurrent
-handles on one database; the first result of a request wins; unfinished requests are cancelled and
-requeued; leases expire unless renewed; values are copies, floats keep double precision, long text is
-kept whole; technique state and run artifacts round-trip, apart from each other.
+The checks cover what the run, its executors and ``--resume`` rely on: identity rows are get-or-create;
+runs are created, listed, selected and resumed; requests are claimed oldest first, each once, also by
+concurrent handles on one database; the first result of a request wins; unfinished requests are
+cancelled and requeued; leases expire unless renewed; values are copies, floats keep double precision,
+long text is kept whole; technique state and run artifacts round-trip, apart from each other.
 """
 from __future__ import annotations
 
@@ -181,7 +173,6 @@ def check_limits_of_waiting_requests_tighten(store: Any) -> None:
     assert [store.claim_next(run_id, "w").limit for _ in drs[1:]] == [1.5, 1.5]
 
 
-# ---- leases and workers --------------------------------------------------------------------------
 def check_leases_expire_unless_renewed(store: Any) -> None:
     """A leased claim goes back to REQUESTED once its heartbeat is older than its lease; a renewed one
     and one without a lease stay; release gives a claim back; the first result wins over a late one."""
@@ -229,7 +220,6 @@ def check_registered_workers_count_while_alive(store: Any) -> None:
     assert store.live_workers(run_id) == 1
 
 
-# ---- values --------------------------------------------------------------------------------------
 def check_values_are_copies(store: Any) -> None:
     """JSON values going in or coming out are never shared with the caller."""
     pv, run_id, _ = _run(store)
@@ -301,7 +291,6 @@ def check_run_artifacts_round_trip(store: Any) -> None:
     assert store.load_run_artifact(run_id, "final_config") is None
 
 
-# ---- other handles on the same storage -----------------------------------------------------------
 def check_concurrent_handles_claim_each_request_once(store: Any, threads: int = 4, requests: int = 40) -> None:
     """Handles opened on ``worker_url()`` (one per thread, as worker processes do) see the run and claim
     every request exactly once between them; a store that is not shared refuses ``worker_url`` with a
