@@ -34,7 +34,6 @@ import random
 from typing import Any, Dict, Hashable, List, Mapping, Optional, Sequence
 
 import numpy as np
-from scipy.special import betainc, betaln, ndtr
 
 from .base import ConfigurationError, Parameter, value_key
 
@@ -203,11 +202,22 @@ class _BetaDist:
         return rng.betavariate(self.a, self.b)
 
     def cdf(self, u: np.ndarray) -> np.ndarray:
+        from scipy.special import betainc   # scipy only once a Beta prior is used: importing stays light
         return betainc(self.a, self.b, np.clip(u, 0.0, 1.0))
 
     def logpdf(self, u: float) -> float:
         u = min(max(u, _EDGE), 1.0 - _EDGE)
-        return (self.a - 1) * math.log(u) + (self.b - 1) * math.log1p(-u) - float(betaln(self.a, self.b))
+        return (self.a - 1) * math.log(u) + (self.b - 1) * math.log1p(-u) - _log_beta(self.a, self.b)
+
+
+def _log_beta(a: float, b: float) -> float:
+    """log B(a, b)."""
+    return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+
+
+def _normal_cdf(x: float) -> float:
+    """The standard normal distribution function at ``x``."""
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
 
 
 class _NearDist:
@@ -215,8 +225,8 @@ class _NearDist:
 
     def __init__(self, u0: float, c: float) -> None:
         self.u0, self.c = u0, c
-        self.lo = float(ndtr(-u0 / NEAR_WIDTH))
-        self.z = float(ndtr((1.0 - u0) / NEAR_WIDTH)) - self.lo
+        self.lo = _normal_cdf(-u0 / NEAR_WIDTH)
+        self.z = _normal_cdf((1.0 - u0) / NEAR_WIDTH) - self.lo
 
     def sample(self, rng: random.Random) -> float:
         if rng.random() >= self.c:
@@ -228,6 +238,7 @@ class _NearDist:
 
     def cdf(self, u: np.ndarray) -> np.ndarray:
         u = np.clip(u, 0.0, 1.0)
+        from scipy.special import ndtr
         return self.c * (ndtr((u - self.u0) / NEAR_WIDTH) - self.lo) / self.z + (1.0 - self.c) * u
 
     def logpdf(self, u: float) -> float:

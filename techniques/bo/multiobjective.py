@@ -32,6 +32,7 @@ much it can still gain, which matters when the front is a few points near a knee
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -42,7 +43,7 @@ from .acquisition import Acquisition
 from .ehvi import box_decomposition, expected_hypervolume_improvement
 from .fitstate import FitState
 from .gp import GaussianProcess
-from .technique import EPS_STEPS, BayesianOptimization, BOOptions
+from .technique import BO_OPTIONS, EPS_STEPS, BayesianOptimization
 
 #: the reference point lies this fraction of the front's extent beyond its nadir
 REFERENCE_MARGIN = 0.1
@@ -108,11 +109,9 @@ class MultiObjectiveBO(BayesianOptimization):
     description = ("multi-objective Bayesian optimisation: a GP per objective, exact expected hypervolume "
                    "improvement x RF feasibility")
     multi_objective = True
-
-    def __init__(self, name: Optional[str] = None, options: Optional[BOOptions] = None, **overrides: Any) -> None:
-        if options is None:
-            overrides.setdefault("copula_transform", True)
-        super().__init__(name, options, **overrides)
+    #: BayesianOptimization's options; each GP models the Gaussian copula of its metric by default (metrics
+    #: such as energy and compile time span orders of magnitude with heavy tails)
+    OPTIONS = tuple(replace(o, default=True) if o.name == "copula_transform" else o for o in BO_OPTIONS)
 
     def bind(self, manipulator: Any, rng: Any, path: Optional[str] = None) -> None:
         super().bind(manipulator, rng, path)

@@ -87,7 +87,12 @@ def test_a_run_reports_its_front_with_maximised_metrics(tmp_path):
     manager = TuningRunManager.for_space(_space(), obj, technique=["NSGA2"], test_limit=60, seed=3, quiet=True)
     seen, flags = [], []
     run = manager.run
-    run.search.listeners.append(lambda row, value, new: flags.append(new))
+    sink = run.search.on_result
+
+    def spy(row, value, new):
+        flags.append(new)
+        sink(row, value, new)
+    run.search.on_result = spy
     while (desired := manager.get_next_desired_result()) is not None:
         result = _measure(desired.configuration.data)
         manager.report_result(desired, result)
