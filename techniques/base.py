@@ -129,7 +129,7 @@ class Technique(ABC):
         self.path = path or self.name
         self.check_space(manipulator)
 
-    def check_space(self, manipulator: ConfigurationManipulator) -> None:
+    def check_space(self, manipulator: ConfigurationManipulator) -> None:  # noqa: B027 (optional hook)
         """Raise TechniqueError naming the parameter type this technique cannot handle."""
 
     def propose(self) -> Optional[Proposal]:
@@ -160,7 +160,7 @@ class Technique(ABC):
         """JSON-compatible state recorded in the results database (for resume)."""
         return {}
 
-    def load_state_dict(self, state: Dict[str, Any]) -> None:
+    def load_state_dict(self, state: Dict[str, Any]) -> None:  # noqa: B027 (optional hook)
         """Restore what :meth:`state_dict` returned."""
 
 

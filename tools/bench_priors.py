@@ -152,7 +152,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             for t in args.techniques for k in PRIORS for s in range(1, args.seeds + 1)]
     results: Dict[Tuple[str, str, str], List[int]] = {}
     with Pool(max(1, args.jobs)) as pool:
-        for p, t, k, s, n in pool.imap_unordered(_job, jobs):
+        for p, t, k, _, n in pool.imap_unordered(_job, jobs):
             results.setdefault((p, t, k), []).append(n)
     form = "an independent Near prior per parameter" if args.per_parameter else "one prior near the configuration"
     print(f"evaluations to reach {TARGET} x optimum; {args.seeds} seeds; {form}, confidence "

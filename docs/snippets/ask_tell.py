@@ -14,4 +14,5 @@ manager = TuningRunManager.for_space(space, objective=MinimizeAttribute("loss"),
                                      seed=1, test_limit=50)
 while (desired := manager.get_next_desired_result()) is not None:
     manager.report_result(desired, Result(extra={"loss": f(desired.configuration.data)}))
-print(manager.get_best_configuration()); manager.finish()
+print(manager.get_best_configuration())
+manager.finish()

@@ -108,7 +108,6 @@ class Instance:
 
     def define(self) -> Algorithm:
         """Called once per evaluation: fresh Funcs bound to this instance's input buffers."""
-        import halide as hl
         if not self.buffers:
             made = self.spec.buffers_fn(self.arrays)
             self.buffers = {name: buf for name, (buf, _) in made.items()}

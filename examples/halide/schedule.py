@@ -126,7 +126,7 @@ def _add_constraints(m: ConfigurationManipulator, spec: PipelineSpec, stage: Sta
                      width: int, height: int) -> None:
     """Known constraints of one stage (expressions, so they are saved with the space)."""
     s = stage.name
-    tx, ty, order = knob(s, "tile_x"), knob(s, "tile_y"), knob(s, "order")
+    tx, ty = knob(s, "tile_x"), knob(s, "tile_y")
     m.add_constraint(f"{tx} <= {width}", name=f"{s}: tile_x <= output width")
     m.add_constraint(f"{ty} <= {height}", name=f"{s}: tile_y <= output height")
     if s != spec.output_name:

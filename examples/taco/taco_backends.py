@@ -25,7 +25,7 @@ Nothing here raises for a bad configuration; the replay backend (``taco_replay.p
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Mapping, Optional, Tuple
+from typing import Any, Mapping, Optional, Tuple
 
 import taco_codegen
 from taco_harness import DEFAULT_POLICY, CompiledKernel, CompileError, Compiler, TimingPolicy, measure

@@ -182,7 +182,7 @@ class LowRankBayesLinear(SparseBayesLinear):
         grown[:self.free.size] = theta[:self.free.size]
         _, old = self._unpack(theta, rank)
         free, fresh = self._unpack(grown, new)
-        for (mu, mats), (_, target) in zip(old, fresh):
+        for (_, mats), (_, target) in zip(old, fresh):
             for a, t in zip(mats, target):
                 t[:, :rank] = a
         at = self.free.size

@@ -360,7 +360,7 @@ class StructuralSurrogate(Technique):
         lo, hi = float(p.min_value), float(p.max_value)
         out = []
         v = centred(UNIT_GRID)
-        for k, x in enumerate(value):
+        for k, _ in enumerate(value):
             best = float(UNIT_GRID[int(np.argmin(w[2 * k] * v + w[2 * k + 1] * v * v))])
             x_new = lo + best * (hi - lo)
             out.append(p._elem_normalize(int(round(x_new)) if isinstance(p.min_value, int) else x_new))

@@ -1,5 +1,4 @@
 import importlib.util
-import os
 import subprocess
 import sys
 from pathlib import Path

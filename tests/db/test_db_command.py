@@ -1,6 +1,5 @@
 """Tests of ``tunerlib runs|migrate`` (as a subprocess and in process)."""
 import sqlite3
-import subprocess
 import sys
 from datetime import datetime
 

@@ -387,7 +387,7 @@ def test_results_after_is_ordered_by_result_id(db, run):
     other_run, _ = db.create_run(pv, None, {}, None, None, "o")
     drs = _request(db, pv, run_id, 6, requestor="R")
     [other_dr] = _request(db, pv, other_run, 1)
-    for dr in drs:
+    for _ in drs:
         db.claim_next(run_id, "w")
     completion_order = [drs[3], drs[0], drs[5], drs[1], drs[4], drs[2]]
     rids = []

@@ -71,7 +71,7 @@ def test_no_ok_record_has_no_optimum():
     b = TableBuilder("bad", ["x"])
     b.add((1,), Record(None, "f"))
     with pytest.raises(ValueError, match="no successful measurement"):
-        b.build().optimum
+        _ = b.build().optimum
 
 
 def test_bad_builder_input():

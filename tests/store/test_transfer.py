@@ -1,6 +1,5 @@
 """A tuner's --upload, --warm-start and recommendation notices through the real CLI."""
 import json
-import subprocess
 import sys
 from pathlib import Path
 

@@ -9,9 +9,9 @@ from pathlib import Path
 from tunerlib import tune_function
 from tunerlib.parameters import ConfigurationManipulator, PermutationParameter
 from tunerlib.techniques import AUCBanditMetaTechnique, create_technique
+from tunerlib.techniques.base import Feedback
 
 G = "AUCBanditMetaTechniqueG"
-from tunerlib.techniques.base import Feedback
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_tpe import _separable  # noqa: E402

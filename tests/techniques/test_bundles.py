@@ -1,6 +1,5 @@
 """Named bundles and generated bandits."""
 import random
-import subprocess
 import sys
 from pathlib import Path
 

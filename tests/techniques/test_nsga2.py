@@ -71,7 +71,7 @@ def test_others_results_join_the_population_and_failures_do_not():
     m = ConfigurationManipulator([FloatParameter("x", 0.0, 1.0)])
     tech = create_technique(["NSGA2;population_size,4"])
     tech.bind(m, random.Random(0), tech.name)
-    for i, x in enumerate([0.1, 0.2, 0.3, 0.4, 0.5]):
+    for x in [0.1, 0.2, 0.3, 0.4, 0.5]:
         cfg = {"x": x}
         tech.observe(Feedback(cfg, m.hash_config(cfg), x, "ok", "someone-else", False, values=(x, 1 - x)))
     bad = {"x": 0.9}

@@ -173,7 +173,7 @@ def test_the_model_side_never_proposes_a_measured_configuration():
     tech = StructuralSurrogate(initial=3)
     tech.bind(m, random.Random(0), "S")
     rnd = random.Random(1)
-    for k in range(120):  # half of the 240 configurations
+    for _ in range(120):  # half of the 240 configurations
         cfg = m.random(rnd)
         tech.observe(Feedback(cfg, m.hash_config(cfg), float(sum(cfg["p"][:2])), "ok", "other", False))
     for _ in range(30):

@@ -57,7 +57,7 @@ def test_work_per_observation_is_bounded_and_stops_at_the_hand_over():
     model = LowRankBayesLinear(layout.size, layout.groups)
     assert model.handover == 92
     fits = []
-    for k in range(400):
+    for _ in range(400):
         t = rng.permutation(n)
         model.add(layout.encode({"t": list(t)}), cost(t))
         model.refresh()

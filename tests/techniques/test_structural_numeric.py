@@ -2,7 +2,6 @@
 interaction features and the joint search of the numeric parameters."""
 import random
 
-from tunerlib import tune_function
 from tunerlib.parameters import ConfigurationManipulator, FloatParameter
 from tunerlib.techniques import registry
 from tunerlib.techniques.base import Feedback

@@ -15,6 +15,8 @@ def _runs(tmp_path, name, *extra):
 def test_first_seed_selects_the_later_seeds(tmp_path):
     four = _runs(tmp_path, "four", "--seeds", "4")
     later = _runs(tmp_path, "later", "--seeds", "2", "--first-seed", "2")
-    strip = lambda runs: [r[:-1] for r in runs]          # the last entry of a run is its CPU time
+
+    def strip(runs):
+        return [r[:-1] for r in runs]          # the last entry of a run is its CPU time
     assert len(four) == 4 and strip(later) == strip(four)[2:]
     assert strip(four)[0] != strip(four)[2]

@@ -1,6 +1,5 @@
 """python -m tools.history generate: random approaches drawn from the plan seed, uploaded, resumable."""
 import sqlite3
-import subprocess
 import sys
 from pathlib import Path
 

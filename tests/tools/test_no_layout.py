@@ -2,7 +2,6 @@
 importable from their checkout) without $TUNERLIB_SHARED_DIR they say in one line what to pass, and
 with it (or the option) they work."""
 import os
-import subprocess
 import sys
 from pathlib import Path
 

@@ -30,6 +30,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Optional
 
 from ..db import AlreadyCompleteError, DatabaseError, ResultsDB
@@ -226,7 +227,7 @@ class RemoteWorker:
             if self._unsure:  # give back claims made by calls whose answer the connection lost
                 self._unsure = False
                 for dr in self._retrying(lambda: self.db.running_claims(self.run_id, self.name)):
-                    self._retrying(lambda: self.db.release(dr, self.name))
+                    self._retrying(partial(self.db.release, dr, self.name))
             if self.driver.contract_error:
                 say(f"error: {self.driver.contract_error}")
                 return CONTRACT

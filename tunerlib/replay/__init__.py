@@ -42,10 +42,11 @@ from .table import TIME_UNITS, Record, RecordedTable, TableBuilder, canonical_va
 _LAZY = ("NOT_MEASURED_REASON", "TABLE_SPACE_HELP", "ReplayInterface", "ReplayOptions", "ReplayStats",
          "replay_result")
 
-__all__ = sorted(["BenchmarkSpec", "FAILED_REASON", "TIME_UNITS", "to_seconds", "METADATA_COLUMNS", "OBJECTIVE_COLUMN", "ParamDef", "Record",
-                  "RecordedTable", "ReplayBenchmark", "TableBuilder", "TableError", "benchmark_from_table", "cached_parser",
-                  "canonical_value", "open_text", "params_from_values", "parse_number", "parse_value",
-                  "read_csv_table", "read_header", "recorded_time", "rows_in_space", "searched_space", "split_columns", "substitute_constants",
-                  *_LAZY])
+__all__ = ["BenchmarkSpec", "FAILED_REASON", "METADATA_COLUMNS", "NOT_MEASURED_REASON", "OBJECTIVE_COLUMN",
+           "ParamDef", "Record", "RecordedTable", "ReplayBenchmark", "ReplayInterface", "ReplayOptions",
+           "ReplayStats", "TABLE_SPACE_HELP", "TIME_UNITS", "TableBuilder", "TableError", "benchmark_from_table",
+           "cached_parser", "canonical_value", "open_text", "params_from_values", "parse_number", "parse_value",
+           "read_csv_table", "read_header", "recorded_time", "replay_result", "rows_in_space", "searched_space",
+           "split_columns", "substitute_constants", "to_seconds"]
 
 __getattr__, __dir__ = lazy_exports(__name__, dict.fromkeys(_LAZY, "interface"), __all__)

@@ -166,12 +166,12 @@ def keys_in_space(manipulator: ConfigurationManipulator, rows: Iterable[Tuple[An
     feasible: List[Dict[Tuple[Any, ...], bool]] = [{} for _ in groups]
     n_legal = n_feasible = 0
     for row in rows:
-        if not all(_memo(memo, v, lambda: manipulator.parameter(n).is_valid(json_value(v)))
+        if not all(_memo(memo, v, lambda n=n, v=v: manipulator.parameter(n).is_valid(json_value(v)))
                    for memo, n, v in zip(valid, names, row)):
             continue
         n_legal += 1
-        n_feasible += all(_memo(memo, tuple(row[i] for i in at), lambda: all(c.is_satisfied(_config(names, row))
-                                                                             for c in checks))
+        n_feasible += all(_memo(memo, tuple(row[i] for i in at), lambda row=row, checks=checks: all(
+            c.is_satisfied(_config(names, row)) for c in checks))
                           for memo, (at, checks) in zip(feasible, groups))
     return n_legal, n_feasible
 

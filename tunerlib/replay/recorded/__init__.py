@@ -32,8 +32,8 @@ from .tables import SHARED_ENV, available_benchmarks, load_benchmark, load_table
 from .taco import read_taco_csv
 
 _LAZY = ("RecordedInterface", "RecordedOptions")
-__all__ = sorted(["BENCHMARKS", "FAMILIES", "RecordedSpec", "SHARED_ENV", "available_benchmarks",
-                  "benchmark_from_file", "load_benchmark", "load_table", "read_kerneltuner_cache", "read_rise_csv",
-                  "read_t1_spec", "read_taco_csv", "shared_folder", "t1_constraints", *_LAZY])
+__all__ = ["BENCHMARKS", "FAMILIES", "RecordedInterface", "RecordedOptions", "RecordedSpec", "SHARED_ENV",
+           "available_benchmarks", "benchmark_from_file", "load_benchmark", "load_table", "read_kerneltuner_cache",
+           "read_rise_csv", "read_t1_spec", "read_taco_csv", "shared_folder", "t1_constraints"]
 
 __getattr__, __dir__ = lazy_exports(__name__, dict.fromkeys(_LAZY, "interface"), __all__)
