@@ -266,9 +266,14 @@ class FeasibleSpace:
                                              "the other constraints; the search space is empty")
                 parts.update(m.copy(rows[prior.choose_row(rows, group, rng)]))
                 continue
-            for _ in range(max(1, max_tries)):
+            drawn = prior
+            for attempt in range(max(1, max_tries)):
+                if attempt == max_tries // 2 and drawn is not m.prior:
+                    # the near part of a prior that has (almost) no feasible mass here: the mixture
+                    # conditioned on feasibility is its uniform part
+                    drawn = m.prior.view(False)
                 for p in members:
-                    parts[p.name] = prior.draw(p, rng)
+                    parts[p.name] = drawn.draw(p, rng)
                 if all(c.is_satisfied(parts) for c in checks):
                     break
             else:

@@ -22,14 +22,14 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
-from typing import List, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
 from ..parameters import ConfigurationManipulator
 from .base import Config, Feedback
 from .genetic import PERMUTATION_CROSSOVERS, EvolutionaryTechnique, cross_param, mutate_param
-from .options import Option
+from .options import Option, configure
 from .pareto import crowding_distance, non_dominated_sort
 
 
@@ -85,17 +85,11 @@ class NSGA2(EvolutionaryTechnique):
                Option("initial", int, None, 2, 100000, 4, 40, optional=True,
                       doc="random configurations before the first child (null: the population size)"))
 
-    def __init__(self, name: Optional[str] = None, population_size: int = 16, crossover_rate: float = 0.9,
-                 mutation_rate: Optional[float] = None, normal: float = 0.5, sigma: float = 0.1,
-                 crossover: str = "OX1", initial: Optional[int] = None, max_tries: int = 20) -> None:
+    def __init__(self, name: Optional[str] = None, max_tries: int = 20, **options: Any) -> None:
         super().__init__(name, max_tries)
-        self.population_size = population_size
-        self.crossover_rate = crossover_rate
-        self.mutation_rate = mutation_rate
-        self.normal = normal
-        self.sigma = sigma
-        self.crossover = crossover
-        self.initial = population_size if initial is None else initial
+        configure(self, options)
+        #: random configurations before the first child
+        self.n_initial = self.population_size if self.initial is None else self.initial
 
     def bind(self, manipulator: ConfigurationManipulator, rng: random.Random, path: Optional[str] = None) -> None:
         """Called once before the first proposal; starts with an empty population."""
@@ -117,7 +111,7 @@ class NSGA2(EvolutionaryTechnique):
     # ---- proposing -----------------------------------------------------------------------------
     def desired_configuration(self) -> Optional[Config]:
         size = len(self.population)
-        if size < 2 or size < self.initial and size + self.in_flight < self.initial:
+        if size < 2 or size < self.n_initial and size + self.in_flight < self.n_initial:
             return self.finish(self.random_config)
         return self.finish(self._child)
 

@@ -162,7 +162,12 @@ def test_the_bandit_credits_entries_to_the_front():
     manager = TuningRunManager.for_space(_space(), obj, technique=["NSGA2", "PureRandom"], test_limit=50,
                                          seed=5, quiet=True)
     credited, points = [], []
-    manager.run.search.listeners.append(lambda row, value, new: credited.append((row.requestor, new)))
+    sink = manager.run.search.on_result
+
+    def spy(row, value, new):
+        credited.append((row.requestor, new))
+        sink(row, value, new)
+    manager.run.search.on_result = spy
     while (desired := manager.get_next_desired_result()) is not None:
         result = _measure(desired.configuration.data)
         manager.report_result(desired, result)

@@ -1,4 +1,5 @@
 """Tests of ``tunerlib runs|migrate`` (as a subprocess and in process)."""
+import re
 import sqlite3
 import sys
 from datetime import datetime
@@ -50,27 +51,24 @@ def filled(tmp_path):
 
 # ------------------------------------------------------------------------------------------------ runs
 
-def test_runs_prints_one_line_per_run(filled):
+def test_runs_prints_a_header_and_one_row_per_run(filled):
     path, (first, second) = filled
     rc, out, err = _tool("runs", path)
     assert rc == 0 and err == ""
-    lines = out.splitlines()
-    assert len(lines) == 2
-    fields = [line.split("  ") for line in lines]
-    assert fields[0][:7] == [first["uuid"], "tsp", "v1", "COMPLETE", "tests=3", "label=baseline",
-                             fields[0][6]]
-    assert fields[1][:6] == [second["uuid"], "gemm", "2.0", "RUNNING", "tests=0", "label=-"]
-    for f, info in zip(fields, (first, second)):
-        assert len(f) == 8 and f[6].startswith("started=") and f[7].startswith("seed=")
-        started = datetime.fromisoformat(f[6][len("started="):])
-        assert started.tzinfo is not None
-        assert abs(started.timestamp() - info["start_date"]) < 1.0
+    header, *rows = [re.split(r" {2,}", line) for line in out.splitlines()]
+    assert header[:6] == ["run", "program", "program version", "state", "results", "best"]
+    assert [r[:5] for r in rows] == [[first["uuid"], "proj/tsp", "v1", "COMPLETE", "3"],
+                                     [second["uuid"], "proj/gemm", "2.0", "RUNNING", "0"]]
+    started = header.index("started")
+    for row, info in zip(rows, (first, second)):
+        when = datetime.fromisoformat(row[started])
+        assert when.tzinfo is not None and abs(when.timestamp() - info["start_date"]) < 1.0
 
 
 def test_runs_of_a_missing_file_is_an_error_and_creates_nothing(tmp_path):
     target = tmp_path / "sub" / "absent.db"
     line = _one_line_error(*_tool("runs", target))
-    assert "no database file" in line and str(target) in line
+    assert "no results database" in line and str(target) in line
     assert not target.exists() and not target.parent.exists()
 
 

@@ -6,7 +6,7 @@ import random
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 from scipy import stats
 
 from tunerlib.parameters import (Beta, BooleanParameter, ConfigurationError, ConfigurationManipulator,
@@ -192,6 +192,8 @@ def _space(kind):
        centre=st.fixed_dictionaries({"a": st.integers(0, 15), "b": st.sampled_from([1, 2, 4, 8, 16, 32]),
                                      "c": st.sampled_from("pqr"), "d": st.floats(0, 1)}),
        seed=st.integers(0, 2**31))
+# a near prior with almost no feasible mass (a near 15 and b near 32 under a * b <= 64)
+@example(kind="tree", a=7.0, b=1.0, conf=0.5, centre={"a": 0, "b": 32, "c": "p", "d": 0.0}, seed=0)
 def test_prior_samples_stay_legal_and_feasible(kind, a, b, conf, centre, seed):
     m = _space(kind)
     m.set_prior_near(centre, conf)
