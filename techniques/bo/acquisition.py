@@ -90,7 +90,12 @@ class Acquisition:
         """:meth:`score` for configurations already encoded by the space encoder (``features``: their
         classifier feature rows, when already computed)."""
         mean, std = self.gp.predict(self.encoder.sqdists(enc, self.train))
-        s = log_expected_improvement(mean, std, self.y_best)
+        return self.weighted(log_expected_improvement(mean, std, self.y_best), configs, strict, features)
+
+    def weighted(self, s: np.ndarray, configs: Sequence[Config], strict: bool,
+                 features: Optional[np.ndarray] = None) -> np.ndarray:
+        """The log acquisition ``s`` of ``configs`` plus log P(feasible) (``-inf`` below ``eps_f`` when
+        ``strict``) and the prior's πBO weight; called by every :meth:`score_encoded`."""
         if self.feasibility is not None:
             p = (self.feasibility.probability(configs) if features is None
                  else self.feasibility.probability_features(features))

@@ -69,16 +69,11 @@ class HypervolumeAcquisition(Acquisition):
 
     def score_encoded(self, enc: List[np.ndarray], configs: Sequence[Config], strict: bool = True,
                       features: Optional[np.ndarray] = None) -> np.ndarray:
-        """log EHVI of configurations already encoded, with the feasibility factor and threshold."""
+        """log EHVI of configurations already encoded, with the feasibility factor and threshold (and
+        a prior's πBO weight when one is set)."""
         mean, std = self.predict(enc)
         s = np.log(np.maximum(expected_hypervolume_improvement(mean, std, self.lower, self.upper), 1e-300))
-        if self.feasibility is not None:
-            p = (self.feasibility.probability(configs) if features is None
-                 else self.feasibility.probability_features(features))
-            s = s + np.log(np.maximum(p, 1e-12))
-            if strict:
-                s[p < self.eps_f] = -np.inf
-        return s
+        return self.weighted(s, configs, strict, features)
 
 
 def training_rows(vectors: Sequence[Tuple[float, ...]], cap: int) -> List[int]:
