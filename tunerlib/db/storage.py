@@ -27,24 +27,24 @@ Dates are Unix seconds (floats).
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import sqlite3
 import time as time_module
 import uuid as uuid_module
 from contextlib import contextmanager
 from importlib import import_module
-from typing import Any, Iterator, Optional, Sequence
+from typing import Any, Iterator, Optional
 
-from sqlalchemy import BigInteger, Table, bindparam, cast, func, or_, select, update
+from sqlalchemy import BigInteger, bindparam, cast, func, or_, select, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from .migrations import ensure_schema, open_engine
 from .models import (RESULT_STATES, RUN_STATES, AlreadyCompleteError, Claim, Configuration, DatabaseError, DesiredResult,
-                     DesiredResultRow, Input, InputClass, Machine, MachineClass, NotFoundError, Program,
-                     ProgramVersion, Result, ResultRecord, ResultRow, TuningRun)
+                     NotFoundError, ProgramVersion, Result, ResultRecord, TuningRun)
 from .leases import LeaseQueries
+from .identity import IdentityRows
 from .named import NamedRecords
+from .reads import RunReads
 from .notify import CHANNEL, ResultListener
 from .lifecycle import RunLifecycle
 from .runners import _CoreRunner, _Runner, _SQLiteRunner
@@ -52,7 +52,6 @@ from .waits import LockWaits, is_lock_error, wait_for_lock
 
 __all__ = ["ResultsDB"]
 
-_INTEGRITY_ERRORS = (IntegrityError, sqlite3.IntegrityError)
 _OPERATIONAL_ERRORS = (OperationalError, sqlite3.OperationalError)
 _ABANDONED: list = []  # connections inherited through fork: kept referenced so that they are never closed
 
@@ -88,37 +87,10 @@ _NOTIFY = select(func.pg_notify(CHANNEL, bindparam("run_text")))
 # never see 7. This per-run lock (held to the commit) makes a run's results commit in id order.
 # Negative keys: the schema lock (migrations.SCHEMA_LOCK) is positive.
 _RESULT_ORDER_LOCK = select(func.pg_advisory_xact_lock(-cast(bindparam("run"), BigInteger) - 1))
-_NEW_BEST = update(_RES).where(_RES.c.id == bindparam("rid")).values(was_new_best=True)
-_RESULT_ROWS = (select(_RES.c.id, _RES.c.desired_result_id, _RES.c.configuration_id, _CFG.c.hash,
-                       _CFG.c.data, _RES.c.state, _RES.c.time, _RES.c.accuracy, _RES.c.energy,
-                       _RES.c.size, _RES.c.extra, _RES.c.was_new_best, _DR.c.requestor,
-                       _RES.c.collection_cost, _RES.c.collection_date)
-                .join_from(_RES, _CFG, _RES.c.configuration_id == _CFG.c.id)
-                .outerjoin(_DR, _RES.c.desired_result_id == _DR.c.id)
-                .where(_RES.c.tuning_run_id == bindparam("run")).order_by(_RES.c.id))
-_RESULTS_AFTER = _RESULT_ROWS.where(_RES.c.id > bindparam("after"))
-_DESIRED_ROWS = (select(_DR.c.id, _CFG.c.hash, _DR.c.requestor, _DR.c.generation, _DR.c.state,
-                        _DR.c.result_id)
-                 .join_from(_DR, _CFG, _DR.c.configuration_id == _CFG.c.id)
-                 .where(_DR.c.tuning_run_id == bindparam("run")).order_by(_DR.c.id))
-_COUNTS = (select(_RES.c.state, func.count()).where(_RES.c.tuning_run_id == bindparam("run"))
-           .group_by(_RES.c.state))
-_RUN_ROW = select(_RUN).where(_RUN.c.id == bindparam("run"))
-_PROG = Program
-_RESULT_COUNT = (select(func.count()).select_from(_RES).where(_RES.c.tuning_run_id == _RUN.c.id)
-                 .correlate(_RUN).scalar_subquery())
-_LIST_RUNS = (select(_RUN.c.id, _RUN.c.uuid, _PROG.c.project, _PROG.c.name, _PV.c.version, _RUN.c.label,
-                     _RUN.c.state, _RESULT_COUNT, _RUN.c.start_date, _RUN.c.end_date, _RUN.c.seed,
-                     _RUN.c.host, _RUN.c.pid, _RUN.c.script_version)
-              .join_from(_RUN, _PV, _RUN.c.program_version_id == _PV.c.id)
-              .join(_PROG, _PV.c.program_id == _PROG.c.id)
-              .order_by(_RUN.c.id))
-_LIST_RUNS_KEYS = ("id", "uuid", "project", "program", "version", "label", "state", "tests", "start_date",
-                   "end_date", "seed", "host", "pid", "script_version")
 
 
 
-class ResultsDB(RunLifecycle, LeaseQueries, NamedRecords):
+class ResultsDB(IdentityRows, RunLifecycle, LeaseQueries, NamedRecords, RunReads):
     """Results database of tunerlib (see the module docstring for transactions, processes, row types)."""
 
     def __init__(self, url: Optional[str] = None) -> None:
@@ -222,22 +194,6 @@ class ResultsDB(RunLifecycle, LeaseQueries, NamedRecords):
         return DatabaseError(f"database {self.display_url} failed: {text[0] if text else type(exc).__name__}"
                              f"; {fix}")
 
-    def _get_or_create(self, table: Table, key: dict, values: Optional[dict] = None) -> int:
-        """Id of the row of ``table`` matching ``key`` (None matches NULL), inserted if missing."""
-        cond = [table.c[k].is_(None) if v is None else table.c[k] == v for k, v in key.items()]
-        query = select(table.c.id).where(*cond).order_by(table.c.id).limit(1)
-        for attempt in range(3):
-            try:
-                with self._tx() as runner:
-                    rows = runner.rows(query, {}, cache=False)
-                    if rows:
-                        return int(rows[0][0])
-                    return int(runner.insert(table.insert(), {**key, **(values or {})}, cache=False))
-            except _INTEGRITY_ERRORS:  # another process inserted the same key first: select it
-                if attempt == 2:
-                    raise
-        raise AssertionError("unreachable")
-
     def dispose(self) -> None:
         """Close the held connection and the engine's pool (a parent calls this before forking)."""
         if self._run is not None and self._pid == os.getpid():
@@ -263,43 +219,6 @@ class ResultsDB(RunLifecycle, LeaseQueries, NamedRecords):
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    # ---------------------------------------------------------------- programs, machines, inputs
-    def program_version_id(self, project: str, program: str, version: str, parameter_info: str) -> int:
-        """Get or create a program version (called at run start). ``parameter_info`` is the canonical
-        text of the search space; versions differing only in it are distinct rows."""
-        program_id = self._get_or_create(Program, {"project": project, "name": program})
-        digest = hashlib.sha256(parameter_info.encode("utf-8")).hexdigest()
-        return self._get_or_create(_PV, {"program_id": program_id, "version": version,
-                                         "parameter_info_hash": digest},
-                                   {"parameter_info": parameter_info})
-
-    def machine_id(self, name: str, machine_class: Optional[str] = None,
-                   cpu_count: Optional[int] = None) -> int:
-        """Get or create the machine ``name`` (host name); a given class / cpu_count updates it."""
-        class_id = (self._get_or_create(MachineClass, {"name": machine_class})
-                    if machine_class is not None else None)
-        table = Machine
-        values = {"machine_class_id": class_id, "cpu_count": cpu_count}
-        machine = self._get_or_create(table, {"name": name}, values)
-        changes = {k: v for k, v in values.items() if v is not None}
-        if changes:
-            with self._tx() as runner:
-                runner.write(update(table).where(table.c.id == machine).values(**changes), {}, cache=False)
-        return machine
-
-    def input_id(self, program_version_id: int, input_class: str, path: Optional[str] = None,
-                 size: Optional[int] = None, extra: Optional[dict] = None) -> int:
-        """Get or create an input. Input classes belong to the *program* of ``program_version_id``
-        (shared by all its versions), keyed by (name, size); inputs are keyed by (class, path).
-        ``extra`` (JSON) is stored on the input when it is created."""
-        rows = self._read(select(_PV.c.program_id).where(_PV.c.id == program_version_id), {}, cache=False)
-        if not rows:
-            raise NotFoundError(f"no program version with id {program_version_id}")
-        class_id = self._get_or_create(InputClass, {"program_id": rows[0][0],
-                                                              "name": input_class, "size": size})
-        return self._get_or_create(Input, {"input_class_id": class_id, "path": path},
-                                   {"extra": extra})
-
     # ---------------------------------------------------------------------------------- runs
     def create_run(self, program_version_id: int, label: Optional[str] = None,
                    args: Optional[dict] = None, seed: Optional[int] = None,
@@ -316,23 +235,6 @@ class ResultsDB(RunLifecycle, LeaseQueries, NamedRecords):
                 "start_date": time_module.time(), "end_date": None, "machine_id": machine_id,
                 "objective": objective, "host": host, "pid": pid, "script_version": script_version})
         return int(run_id), run_uuid
-
-    def run_info(self, run_id: int) -> dict:
-        """Dict with id, uuid, program_version_id, label, args, seed, state, start_date, end_date,
-        machine_id and objective of a run; NotFoundError if there is none."""
-        rows = self._read(_RUN_ROW, {"run": run_id})
-        if not rows:
-            raise NotFoundError(f"no tuning run with id {run_id}")
-        return dict(zip(_RUN.c.keys(), rows[0]))
-
-    def list_runs(self) -> list[dict]:
-        """Every tuning run in id order, one query (called by ``tunerlib runs`` and the db tool).
-
-        Each dict has id, uuid, project, program (name), version, label, state, tests (number of result
-        rows of the run), start_date, end_date, seed, host and
-        pid (of the process that drives or drove the run), and the tuner script's version.
-        """
-        return [dict(zip(_LIST_RUNS_KEYS, row)) for row in self._read(_LIST_RUNS, {})]
 
     def set_run_state(self, run_id: int, state: str) -> None:
         """Set RUNNING / COMPLETE / ABORTED / FAILED; a finished state sets end_date, RUNNING clears it."""
@@ -434,28 +336,3 @@ class ResultsDB(RunLifecycle, LeaseQueries, NamedRecords):
     def listen(self, run_id: int) -> Optional[ResultListener]:
         """A listener that wakes when a result of the run is stored (PostgreSQL), else None (poll)."""
         return ResultListener(self.engine, run_id) if self._notify else None
-
-    # ------------------------------------------------------------------------------- results
-    def mark_new_best(self, result_ids: Sequence[int]) -> None:
-        """Set was_new_best on these results (one executemany)."""
-        if result_ids:
-            with self._tx() as runner:
-                runner.many(_NEW_BEST, [{"rid": rid} for rid in result_ids])
-
-    def results_after(self, run_id: int, after_result_id: int) -> list[ResultRow]:
-        """Results of the run with id > ``after_result_id`` in id order (the search driver's poll)."""
-        return [ResultRow(*row) for row in self._read(_RESULTS_AFTER, {"run": run_id,
-                                                                       "after": after_result_id})]
-
-    def run_results(self, run_id: int) -> list[ResultRow]:
-        """Every result of the run in id order (resume, summaries)."""
-        return [ResultRow(*row) for row in self._read(_RESULT_ROWS, {"run": run_id})]
-
-    def desired_results(self, run_id: int) -> list[DesiredResultRow]:
-        """Every desired result of the run in id (request) order."""
-        return [DesiredResultRow(*row) for row in self._read(_DESIRED_ROWS, {"run": run_id})]
-
-    def counts_by_state(self, run_id: int) -> dict[str, int]:
-        """{result state: number of results} of the run."""
-        return {state: count for state, count in self._read(_COUNTS, {"run": run_id})}
-
