@@ -187,9 +187,11 @@ class FeasibleSpace:
                 raise ConfigurationError(f"constraints on {t.names} admit no configuration; relax them")
             for cfg, row in zip(configs, t.sample_rows(np_rng, count, self._tree_probs(t, prior))):
                 t.assign(cfg, row)
+        whole = self.manipulator.prior
+        fallback = whole.view(False).draw if prior and prior is not whole else None
         for g in self.rejection:
             for cfg in configs:
-                g.sample(rng, cfg, draw=prior.draw if prior else None)
+                g.sample(rng, cfg, draw=prior.draw if prior else None, fallback=fallback)
         for p in self.free:
             name = p.name
             values = ([prior.draw(p, rng) for _ in range(count)] if name in prior

@@ -193,10 +193,14 @@ class RejectionGroup:
         return None
 
     def sample(self, rng: random.Random, config: Dict[str, Any], max_tries: int = 10000,
-               draw: Optional[Callable[[Parameter, random.Random], Any]] = None) -> None:
+               draw: Optional[Callable[[Parameter, random.Random], Any]] = None,
+               fallback: Optional[Callable[[Parameter, random.Random], Any]] = None) -> None:
         """Redraw the group's values in ``config`` (each by ``draw``, default ``random_value``)
-        until its constraints hold."""
-        for _ in range(max_tries):
+        until its constraints hold; after half the tries by ``fallback`` when given (the uniform part
+        of a prior whose near part has almost no feasible mass in this group)."""
+        for attempt in range(max_tries):
+            if fallback is not None and attempt == max_tries // 2:
+                draw = fallback
             for p in self.params:
                 config[p.name] = p.random_value(rng) if draw is None else draw(p, rng)
             if self.contains(config):

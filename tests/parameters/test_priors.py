@@ -194,6 +194,7 @@ def _space(kind):
        seed=st.integers(0, 2**31))
 # a near prior with almost no feasible mass (a near 15 and b near 32 under a * b <= 64)
 @example(kind="tree", a=7.0, b=1.0, conf=0.5, centre={"a": 0, "b": 32, "c": "p", "d": 0.0}, seed=0)
+@example(kind="rejection", a=12.0, b=1.0, conf=0.5, centre={"a": 0, "b": 1, "c": "p", "d": 0.9375}, seed=0)
 def test_prior_samples_stay_legal_and_feasible(kind, a, b, conf, centre, seed):
     m = _space(kind)
     m.set_prior_near(centre, conf)
