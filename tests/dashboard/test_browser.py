@@ -16,6 +16,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -102,6 +103,20 @@ def _both_workers_serve(url):
             and _pg_count(url, "SELECT count(*) FROM result") >= 3)
 
 
+def _api_text(url, seconds=WAIT):
+    """The body of a GET of the dashboard's API, retried while the server is too busy to answer (a loaded
+    machine can refuse or drop a connection; only a lasting failure fails the test)."""
+    end = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=60) as answer:
+                return answer.read().decode()
+        except urllib.error.URLError:
+            if time.monotonic() > end:
+                raise
+            time.sleep(1)
+
+
 class _Watched:
     """The page, whose waits say what the page and its API showed when one fails."""
 
@@ -113,8 +128,7 @@ class _Watched:
             return self.page.wait_for(expression, until, seconds)
         except AssertionError as exc:
             status = self.page.evaluate("document.getElementById('status').textContent")
-            with urllib.request.urlopen(self.api, timeout=60) as answer:
-                runs = answer.read().decode()[:3000]
+            runs = _api_text(self.api)[:3000]
             raise AssertionError(f"{exc}\npage status: {status}\n/api/runs: {runs}") from None
 
 
@@ -147,9 +161,7 @@ def _follow(url, pause, results, tuner, shots_prefix):
             assert live.evaluate("document.querySelectorAll('#chart-parcoords .parcoords').length") == 1
             if SHOTS:
                 live.screenshot(Path(SHOTS) / f"{shots_prefix}-page.png")
-            with urllib.request.urlopen(page_url + "api/runs/" + live.evaluate("location.hash.slice(5)"),
-                                        timeout=60) as answer:
-                return json.load(answer)["workers"]
+            return json.loads(_api_text(page_url + "api/runs/" + live.evaluate("location.hash.slice(5)")))["workers"]
     finally:
         _stop(dashboard)
 
