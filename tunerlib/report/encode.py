@@ -12,9 +12,9 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
-from .data import RunData
+from .data import ReportError, RunData
 
-__all__ = ["Encoded", "encode", "same_space", "space_info"]
+__all__ = ["Encoded", "encode", "encoded_space", "same_space", "space_info"]
 
 
 @dataclass
@@ -116,3 +116,15 @@ def same_space(runs: Sequence[RunData]) -> List[RunData]:
     """The runs that share the first run's program and search space (parameter views need one space)."""
     first = runs[0]
     return [r for r in runs if (r.program, r.parameter_info) == (first.program, first.parameter_info)]
+
+
+def encoded_space(runs: Sequence[RunData], view: str = "this view") -> tuple[List[RunData], Encoded]:
+    """The runs that share the first run's space and their OK results encoded; called by every view
+    that places parameters on axes.  ReportError (naming ``view``) when nothing can be placed."""
+    chosen = same_space(runs)
+    enc = encode(chosen)
+    if not enc.names or enc.y.size == 0:
+        raise ReportError(f"{view} needs successful results of numeric or categorical parameters; these "
+                          f"runs have {enc.y.size} OK results and parameters "
+                          f"{', '.join(enc.names + enc.skipped) or 'none'}")
+    return chosen, enc

@@ -13,7 +13,7 @@ import numpy as np
 
 from .data import FAILURE_STATES, ReportError, RunData, by_label
 from .axes import category_ticks, new_figure, objective_ticks, spread_ticks, value_label
-from .encode import encode, same_space
+from .encode import encode, encoded_space, same_space
 from .importance import importance
 from .pareto import front_figure
 from .series import allocation, band, eval_curves, failures, time_curves
@@ -164,12 +164,7 @@ def params_figure(runs: Sequence[RunData], log: bool = False) -> Any:
     from matplotlib.collections import LineCollection
     from matplotlib import colormaps
     from matplotlib.colors import LogNorm, Normalize
-    chosen = same_space(runs)
-    enc = encode(chosen)
-    if not enc.names or enc.y.size == 0:
-        raise ReportError("the parameter view needs successful results of numeric or categorical "
-                          f"parameters; these runs have {enc.y.size} OK results and parameters "
-                          f"{', '.join(enc.names + enc.skipped) or 'none'}")
+    chosen, enc = encoded_space(runs, "the parameter view")
     names = enc.names[:MAX_AXES]
     unit = enc.unit()[:, :len(names)]
     yv = np.log10(enc.y) if log and enc.y.min() > 0 else enc.y

@@ -19,7 +19,7 @@ import numpy as np
 
 from .axes import category_ticks, new_figure, value_label
 from .data import ReportError, RunData
-from .encode import Encoded, encode, same_space, space_info
+from .encode import Encoded, encoded_space, space_info
 from .importance import MIN_RESULTS, background, fit_forest, importance
 
 __all__ = ["VIEWS", "contour_figure", "slice_figure"]
@@ -28,16 +28,6 @@ __all__ = ["VIEWS", "contour_figure", "slice_figure"]
 MAX_SLICES = 12
 _GRID = 40
 _BACKGROUND = 64
-
-
-def _encoded(runs: Sequence[RunData]) -> tuple[List[RunData], Encoded]:
-    chosen = same_space(runs)
-    enc = encode(chosen)
-    if not enc.names or enc.y.size == 0:
-        raise ReportError("this view needs successful results of numeric or categorical parameters; these "
-                          f"runs have {enc.y.size} OK results and parameters "
-                          f"{', '.join(enc.names + enc.skipped) or 'none'}")
-    return chosen, enc
 
 
 def _pick(enc: Encoded, params: Optional[Sequence[str]]) -> List[str]:
@@ -87,7 +77,7 @@ def _options(runs: Sequence[RunData]) -> Dict[str, Any]:
 
 def slice_figure(runs: Sequence[RunData], log: bool = False, params: Optional[Sequence[str]] = None) -> Any:
     """The objective against each parameter (``params``: only these), see the module docstring."""
-    chosen, enc = _encoded(runs)
+    chosen, enc = encoded_space(runs)
     names = _pick(enc, params) or enc.names[:MAX_SLICES]
     cols = min(3, len(names))
     rows = math.ceil(len(names) / cols)
@@ -159,7 +149,7 @@ def partial_dependence(enc: Encoded, pair: Sequence[str]) -> Dict[str, Any]:
 def contour_figure(runs: Sequence[RunData], log: bool = False, params: Optional[Sequence[str]] = None) -> Any:
     """The objective over two parameters, see the module docstring."""
     from matplotlib.colors import LogNorm, Normalize
-    chosen, enc = _encoded(runs)
+    chosen, enc = encoded_space(runs)
     pair = _contour_pair(enc, params)
     pd = partial_dependence(enc, pair)
     z = pd["z"]
