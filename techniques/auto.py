@@ -48,6 +48,11 @@ from counts, the budget and clearly cheap or expensive measurements is the same 
 a switch that depends on measured CPU can differ between processes when the figures are close to
 the threshold (tests inject the costs).  Measurements of unknown cost never trigger it.
 
+The member that starts the run draws from the run's own random stream (the others from seeds of
+their own, drawn without consuming it): a run the first member keeps throughout makes the same
+measurements as ``--technique MEMBER`` under the same ``--seed``, so ``auto`` and the member it runs
+differ only where ``auto`` switches.
+
 Each decision is kept (``decisions``: the evaluation it was made at, the member, the reason),
 passed to ``decision_listeners`` (the run prints it) with the next result, recorded in
 :meth:`state_dict` and restored by :meth:`load_state_dict`.
@@ -273,8 +278,12 @@ class AutoTechnique(Technique):
         self.cpu: Dict[str, Deque[float]] = {}
         self.made: Dict[str, int] = {}
         first = [] if self.deferred else [self.plan.first]
-        for name in dict.fromkeys(first + [self.plan.then or self.fallback, self.fallback]):
-            self._add_member(name)
+        #: seeds of the members that do not share the run's stream (drawn without consuming it)
+        copy = random.Random()
+        copy.setstate(self.rng.getstate())
+        self._seeds = random.Random(f"auto members/{copy.getrandbits(64)}")
+        for i, name in enumerate(dict.fromkeys(first + [self.plan.then or self.fallback, self.fallback])):
+            self._add_member(name, self.rng if i == 0 else None)
         self.active = self.plan.first if self.plan.first in self.members else self.fallback
         self.retired: List[str] = []
         self.early: List[Feedback] = []        # results before a deferred member starts (replayed to it)
@@ -288,10 +297,13 @@ class AutoTechnique(Technique):
                 f"{TITLES[BO]} unless that cost makes it too costly") if self.deferred else ""
         self._decide(self.active, self.plan.reason + store + wait)
 
-    def _add_member(self, name: str) -> None:
+    def _add_member(self, name: str, rng: Optional[random.Random] = None) -> None:
+        """Create and bind a member: the one that starts the run draws from the run's own random
+        stream (``rng``), so a run whose plan keeps it throughout is the run ``--technique NAME`` makes
+        under the same ``--seed``; the others from seeds of their own."""
         tech = self._create(name)
         try:
-            tech.bind(self.manipulator, random.Random(self.rng.getrandbits(64)),
+            tech.bind(self.manipulator, rng or random.Random(self._seeds.getrandbits(64)),
                       f"{self.path}/{tech.name}")
         except TechniqueError:
             if name == self.fallback:

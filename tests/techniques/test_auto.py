@@ -200,6 +200,18 @@ def test_a_wide_space_with_a_short_budget_keeps_g_the_whole_run():
     assert tech.active == WIDE and len(tech.decisions) == 1
 
 
+@pytest.mark.parametrize("dims, limit, member", [(40, 60, WIDE), (3, 300, BANDIT)])
+def test_the_member_that_runs_throughout_reproduces_its_own_run(dims, limit, member):
+    """The member that starts draws from the run's stream: where it keeps the run (a wide space's G
+    under a short budget; A after the cost policy refused BO on microsecond measurements), ``auto``
+    makes the same measurements as ``--technique MEMBER`` under the same seed."""
+    space = lambda: ConfigurationManipulator([FloatParameter(f"x{i}", -2.0, 2.0) for i in range(dims)])  # noqa: E731
+    fn = lambda c: sum((c[f"x{i}"] - 0.5) ** 2 for i in range(dims))  # noqa: E731
+    runs = [tune_function(space(), fn, test_limit=limit, seed=3, technique=technique,
+                          measurement_cost=lambda c: 1e-6).values for technique in (["auto"], [member])]
+    assert runs[0] == runs[1]
+
+
 def test_state_round_trip_continues_the_decisions():
     tech = _auto(floats(), TESTS(2000))
     _feed(tech, cost=1e-5, n=COST_FIRST + 2)
