@@ -7,7 +7,11 @@ The rule (:func:`plan`), first match wins:
 the space and the budget                              the member
 ====================================================  =========================================
 a permutation of more than 5 items (tours, orders)    StructuralSurrogate (its fallback: A)
-more than 30 parameters                               AUCBanditMetaTechniqueA
+more than 30 parameters                               AUCBanditMetaTechniqueG (a steady-state
+                                                      GA and a TPE model); for a budget of more
+                                                      than ``short_budget`` tests (or none),
+                                                      AUCBanditMetaTechniqueA once G's last
+                                                      ``patience`` results found no new best
 a budget of at most ``short_budget`` (200) tests      BayesianOptimization, the whole run
 a longer budget, a deadline only, or no limit         AUCBanditMetaTechniqueA for the first
                                                       :data:`COST_FIRST` results, then
@@ -19,6 +23,11 @@ a longer budget, a deadline only, or no limit         AUCBanditMetaTechniqueA fo
 
 A run with several objectives (``SearchContext.objectives > 1``) follows :func:`multi_objective_plan`
 instead: NSGA-II for the whole run, itself the fallback (the single-objective members are not used).
+
+(Wide spaces: with more parameters than :data:`BO_MAX_DIMENSION` the GP is ruled out, and
+AUCBanditMetaTechniqueA's local arms -- DE, greedy mutation, Nelder-Mead -- move one point a few
+coordinates at a time, slow to start in many dimensions; G's crossover and per-parameter densities make
+progress from its first results, while A's arms refine a good region better once G has stalled.)
 
 (A long run's BO waits for the first measurements because on a cheap objective it would never be
 allowed: the run then never builds it, nor imports its scientific stack.)
@@ -38,6 +47,11 @@ estimate (:data:`PRIOR_CPU`) until it has made :data:`MEASURED_AFTER` suggestion
 from counts, the budget and clearly cheap or expensive measurements is the same in every process;
 a switch that depends on measured CPU can differ between processes when the figures are close to
 the threshold (tests inject the costs).  Measurements of unknown cost never trigger it.
+
+The member that starts the run draws from the run's own random stream (the others from seeds of
+their own, drawn without consuming it): a run the first member keeps throughout makes the same
+measurements as ``--technique MEMBER`` under the same ``--seed``, so ``auto`` and the member it runs
+differ only where ``auto`` switches.
 
 Each decision is kept (``decisions``: the evaluation it was made at, the member, the reason),
 passed to ``decision_listeners`` (the run prints it) with the next result, recorded in
@@ -59,14 +73,18 @@ from .base import Config, Feedback, Proposal, Technique, TechniqueError
 from .options import Option, configure
 
 BO, STRUCTURAL, BANDIT = "BayesianOptimization", "StructuralSurrogate", "AUCBanditMetaTechniqueA"
+#: the member of spaces too wide for the GP: a TPE model (one density per parameter) and a GA
+WIDE = "AUCBanditMetaTechniqueG"
 #: the multi-objective members, in the order :func:`multi_objective_plan` considers them (the first that
 #: fits the run starts; the last serves as its fallback, as BANDIT does for one objective)
 MOBO, NSGA2 = "MultiObjectiveBO", "NSGA2"
 MULTI_OBJECTIVE_MEMBERS = (MOBO, NSGA2)
-MEMBERS = (BO, STRUCTURAL, BANDIT)
+MEMBERS = (BO, STRUCTURAL, BANDIT, WIDE)
+#: the members a store's ranking may make the hand-over member
+STORE_CHOICES = (BO, STRUCTURAL, BANDIT)
 #: short names in decision lines
 TITLES = {BO: "Bayesian optimization", STRUCTURAL: "StructuralSurrogate", BANDIT: "AUCBanditMetaTechniqueA",
-          MOBO: "multi-objective Bayesian optimization", NSGA2: "NSGA-II"}
+          WIDE: "AUCBanditMetaTechniqueG", MOBO: "multi-objective Bayesian optimization", NSGA2: "NSGA-II"}
 #: a permutation with more items than this is a tour or an order (smaller ones are categorical)
 TOUR_ITEMS = 5
 #: above this many parameters the GP's per-suggestion cost and its data needs rule BO out
@@ -74,7 +92,7 @@ BO_MAX_DIMENSION = 30
 #: CPU seconds per suggestion assumed for a member until it has made MEASURED_AFTER suggestions
 #: (README "The default technique": BO 0.05-0.14 s, StructuralSurrogate about 3 ms on a 48-city
 #: tour, A about 0.3 ms, on the 2-core development machine)
-PRIOR_CPU = {BO: 0.05, STRUCTURAL: 0.003, BANDIT: 0.0003, MOBO: 0.1, NSGA2: 0.001}
+PRIOR_CPU = {BO: 0.05, STRUCTURAL: 0.003, BANDIT: 0.0003, WIDE: 0.002, MOBO: 0.1, NSGA2: 0.001}
 MEASURED_AFTER = 25
 #: results with a known cost before the first cost check, and between later checks
 COST_FIRST, COST_EVERY = 5, 25
@@ -165,9 +183,9 @@ def plan(facts: SpaceFacts, limit: Optional[int], kind: str, short_budget: int,
     later = store_pick or BANDIT
     if facts.tour_items:
         return Plan(STRUCTURAL, None, False, why)
-    if facts.dimension > BO_MAX_DIMENSION:
-        return Plan(BANDIT, None, False, f"{why} (more than {BO_MAX_DIMENSION} parameters)")
     short = kind == "tests" and limit is not None and limit <= short_budget
+    if facts.dimension > BO_MAX_DIMENSION:
+        return Plan(WIDE, None if short else BANDIT, short, f"{why} (more than {BO_MAX_DIMENSION} parameters)")
     return Plan(BO, None if short else later, short, why)
 
 
@@ -193,10 +211,11 @@ class AutoTechnique(Technique):
 
     Options: ``cost_share`` (search CPU per suggestion allowed per second of measurement),
     ``cpu_floor`` (seconds of search CPU per suggestion always allowed), ``short_budget`` (test
-    limits up to which BO runs the whole run, exempt from the cost policy), ``patience`` (BO results
-    in a row without a new best before a longer run hands over)."""
+    limits up to which the first member runs the whole run, exempt from the cost policy), ``patience``
+    (the first member's results in a row without a new best before a longer run hands over)."""
 
-    description = ("the default: BayesianOptimization, StructuralSurrogate or AUCBanditMetaTechniqueA, "
+    description = ("the default: BayesianOptimization, StructuralSurrogate, AUCBanditMetaTechniqueG or "
+                   "AUCBanditMetaTechniqueA, "
                    "chosen from the space, the budget, measured costs and the store, and explained")
 
     OPTIONS = (Option("cost_share", float, 1.0, 0.0, 1e6, 0.1, 10.0,
@@ -204,9 +223,9 @@ class AutoTechnique(Technique):
                Option("cpu_floor", float, 0.03, 0.0, 1e4, 0.001, 0.1,
                       "search CPU seconds per suggestion that are always allowed"),
                Option("short_budget", int, 200, 0, 10**9, 50, 400,
-                      "test limits up to which BO runs the whole run (exempt from the cost policy)"),
+                      "test limits up to which the first member runs the whole run (exempt from the cost policy)"),
                Option("patience", int, 30, 1, 10**6, 10, 60,
-                      "BO results in a row without a new best before a longer run hands over"))
+                      "first member's results in a row without a new best before a longer run hands over"))
 
     #: the store is optional: the run says nothing when it cannot help (see tunerlib.engine.cross_session)
     without_store = None
@@ -239,7 +258,7 @@ class AutoTechnique(Technique):
     def _store_pick(self) -> Optional[str]:
         if self.recommender is None:
             return None
-        return next((n for n in self.recommender.initial_techniques() if n in MEMBERS), None)
+        return next((n for n in self.recommender.initial_techniques() if n in STORE_CHOICES), None)
 
     # ---- set-up ------------------------------------------------------------------------------------
     def bind(self, manipulator: ConfigurationManipulator, rng: Any, path: Optional[str] = None) -> None:
@@ -259,8 +278,12 @@ class AutoTechnique(Technique):
         self.cpu: Dict[str, Deque[float]] = {}
         self.made: Dict[str, int] = {}
         first = [] if self.deferred else [self.plan.first]
-        for name in dict.fromkeys(first + [self.plan.then or self.fallback, self.fallback]):
-            self._add_member(name)
+        #: seeds of the members that do not share the run's stream (drawn without consuming it)
+        copy = random.Random()
+        copy.setstate(self.rng.getstate())
+        self._seeds = random.Random(f"auto members/{copy.getrandbits(64)}")
+        for i, name in enumerate(dict.fromkeys(first + [self.plan.then or self.fallback, self.fallback])):
+            self._add_member(name, self.rng if i == 0 else None)
         self.active = self.plan.first if self.plan.first in self.members else self.fallback
         self.retired: List[str] = []
         self.early: List[Feedback] = []        # results before a deferred member starts (replayed to it)
@@ -274,10 +297,13 @@ class AutoTechnique(Technique):
                 f"{TITLES[BO]} unless that cost makes it too costly") if self.deferred else ""
         self._decide(self.active, self.plan.reason + store + wait)
 
-    def _add_member(self, name: str) -> None:
+    def _add_member(self, name: str, rng: Optional[random.Random] = None) -> None:
+        """Create and bind a member: the one that starts the run draws from the run's own random
+        stream (``rng``), so a run whose plan keeps it throughout is the run ``--technique NAME`` makes
+        under the same ``--seed``; the others from seeds of their own."""
         tech = self._create(name)
         try:
-            tech.bind(self.manipulator, random.Random(self.rng.getrandbits(64)),
+            tech.bind(self.manipulator, rng or random.Random(self._seeds.getrandbits(64)),
                       f"{self.path}/{tech.name}")
         except TechniqueError:
             if name == self.fallback:
@@ -336,7 +362,7 @@ class AutoTechnique(Technique):
         if feedback.duplicate:
             return
         self.results += 1
-        if feedback.requestor == self.members[self.active].path:
+        if _asked_by(feedback, self.members[self.active]):
             self.stall = 0 if feedback.was_new_best else self.stall + 1
         if not math.isnan(feedback.cost):
             self.costs.append(feedback.cost)
@@ -436,6 +462,11 @@ class AutoTechnique(Technique):
             self.cpu[name].extend(state.get("cpu", {}).get(name, []))
             if name in state.get("members", {}):
                 tech.load_state_dict(state["members"][name])
+
+
+def _asked_by(feedback: Feedback, member: Technique) -> bool:
+    """Whether the member (or, for a bandit, one of its arms) asked for the result."""
+    return feedback.requestor == member.path or feedback.requestor.startswith(member.path + "/")
 
 
 def _seconds(value: float) -> str:

@@ -11,6 +11,7 @@ instances and recorded tables come from the shared data folder (``shared=``, ``-
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional
@@ -125,7 +126,8 @@ def function_problem(name: str, dims: int, domain: float, examples: Folder = Non
 def default_problems(names: Optional[List[str]] = None, shared: Folder = None,
                      examples: Folder = None) -> Dict[str, Problem]:
     """The benchmark problems (TSPLIB instances present under the shared folder, Rosenbrock) and the
-    recorded replays there, by name; any other TSPLIB instance there, ``random<n>`` and the example
+    recorded replays there, by name; any other TSPLIB instance there, ``random<n>``, the test
+    functions in any dimension (``rastrigin40d``, ``ackley8d``, ``sphere4d``, ``rosenbrock40d``) and the example
     problems (:mod:`tools.example_problems`) when named.  ``shared``: the shared data folder
     (default ``$TUNERLIB_SHARED_DIR``); ``examples``: the examples folder (see the module docstring)."""
     root = shared_root(shared)
@@ -146,6 +148,9 @@ def default_problems(names: Optional[List[str]] = None, shared: Folder = None,
     for name in names or ():
         if name not in problems and name.startswith("random") and name[6:].isdigit():
             problems[name] = random_tsp_problem(int(name[6:]), examples=examples)
+        function = re.fullmatch(r"(rosenbrock|sphere|rastrigin|ackley)([1-9][0-9]*)d", name)
+        if name not in problems and function:
+            problems[name] = function_problem(function[1], int(function[2]), 5.0, examples)
         if name not in problems:
             for ext in (".tsp", ".atsp"):
                 if (tsp_dir / f"{name}{ext}").exists():

@@ -16,8 +16,8 @@ from tunerlib.parameters import (BooleanParameter, ConfigurationManipulator, Enu
                                  IntegerParameter, PermutationParameter)
 from tunerlib.result import Result
 from tunerlib.techniques import DEFAULT_TECHNIQUE, Feedback, SearchContext, create_technique
-from tunerlib.techniques.auto import (BANDIT, BO, COST_FIRST, MEASURED_AFTER, MOBO, NSGA2, STRUCTURAL, AutoTechnique,
-                                     SpaceFacts, multi_objective_plan)
+from tunerlib.techniques.auto import (BANDIT, BO, COST_FIRST, MEASURED_AFTER, MOBO, NSGA2, STRUCTURAL, WIDE,
+                                     AutoTechnique, SpaceFacts, multi_objective_plan)
 
 from kit import LIGHT_BO
 
@@ -77,7 +77,8 @@ def test_default_technique_is_auto():
     (ordinals_with_constraints, TESTS(60), BO, None, ["7 ordinal parameters", "2 known constraints", "60 evaluations"]),
     (floats, TESTS(1000), BO, BANDIT, ["4 float parameters", "1000 evaluations", "cost of a measurement"]),
     (mixed, TESTS(100), BO, None, ["2 categorical parameters", "1 float parameter", "1 ordinal parameter"]),
-    (lambda: floats(40), TESTS(100), BANDIT, None, ["40 float parameters", "more than 30 parameters"]),
+    (lambda: floats(40), TESTS(100), WIDE, None, ["40 float parameters", "more than 30 parameters"]),
+    (lambda: floats(40), TESTS(1000), WIDE, BANDIT, ["40 float parameters", "1000 evaluations"]),
     (floats, SearchContext(stop_after=60.0, budget_kind="time"), BO, BANDIT, ["a deadline, no test limit"]),
     (floats, SearchContext(test_limit=1000, budget_kind="default"), BO, BANDIT, ["(the default cap)"]),
 ])
@@ -85,7 +86,7 @@ def test_first_decision_by_space_and_budget(space, context, member, then, words)
     """A long run's BO waits for the first measurements' cost: the bandit makes those suggestions."""
     tech = _auto(space(), context)
     assert tech.plan.first == member and tech.plan.then == then
-    starts = BANDIT if then else member
+    starts = BANDIT if then and member == BO else member
     assert tech.active == starts and [d["technique"] for d in tech.decisions] == [starts]
     assert (BO in tech.members) == (starts == BO)
     for word in words:
@@ -179,6 +180,36 @@ def test_a_long_run_hands_over_when_bo_stagnates():
     assert tech.active == BO
     _feed(tech, cost=math.nan)
     assert tech.active == BANDIT and "no new best in its last 4 results" in tech.decisions[-1]["reason"]
+
+
+def test_a_wide_space_hands_its_bandit_over_to_a_when_it_stagnates():
+    """More than 30 parameters: G's arms (a GA and a TPE model) start; A takes over once they stall.
+    G's results come from its arms (``auto/AUCBanditMetaTechniqueG/ga-base``): they count as its own."""
+    tech = _auto(floats(40), TESTS(1000), patience=4)
+    assert tech.active == WIDE and BO not in tech.members
+    _feed(tech, cost=1e-5, new_best=True, n=COST_FIRST + 3)
+    assert tech.active == WIDE
+    _feed(tech, cost=1e-5, n=4)
+    assert tech.active == BANDIT and "AUCBanditMetaTechniqueG found no new best in its last 4 results" in \
+        tech.decisions[-1]["reason"]
+
+
+def test_a_wide_space_with_a_short_budget_keeps_g_the_whole_run():
+    tech = _auto(floats(40), TESTS(100), patience=4)
+    _feed(tech, cost=1e-5, n=40)
+    assert tech.active == WIDE and len(tech.decisions) == 1
+
+
+@pytest.mark.parametrize("dims, limit, member", [(40, 60, WIDE), (3, 300, BANDIT)])
+def test_the_member_that_runs_throughout_reproduces_its_own_run(dims, limit, member):
+    """The member that starts draws from the run's stream: where it keeps the run (a wide space's G
+    under a short budget; A after the cost policy refused BO on microsecond measurements), ``auto``
+    makes the same measurements as ``--technique MEMBER`` under the same seed."""
+    space = lambda: ConfigurationManipulator([FloatParameter(f"x{i}", -2.0, 2.0) for i in range(dims)])  # noqa: E731
+    fn = lambda c: sum((c[f"x{i}"] - 0.5) ** 2 for i in range(dims))  # noqa: E731
+    runs = [tune_function(space(), fn, test_limit=limit, seed=3, technique=technique,
+                          measurement_cost=lambda c: 1e-6).values for technique in (["auto"], [member])]
+    assert runs[0] == runs[1]
 
 
 def test_state_round_trip_continues_the_decisions():
