@@ -7,9 +7,8 @@ technique asked for it (inside a bandit BO learns from all arms); ``propose`` re
 1. the initial design: ``initial_samples`` (default ``d + 1``) uniformly random feasible
    configurations, all proposed up front (several may be in flight); it is cut short when other
    techniques have already supplied that many OK results.  With user priors the prior's mode comes
-   first (also when the design is cut short), the rest stays uniform so that the results can test
-   the prior against the rest of the space, and the design ends at half its size when the results
-   inside the prior's high region rank ahead of the others (:mod:`.prior_use`);
+   first (also when the design is cut short), and the rest stays uniform so that the results can
+   test the prior against the rest of the space (:mod:`.prior_use`);
 2. afterwards one BO proposal per call.  Whenever new results have arrived the GP is refitted on
    the OK results (ERROR, TIMEOUT and INFEASIBLE results train the feasibility classifier instead
    and never become the incumbent): a full multi-start hyperparameter fit on the first fit and
@@ -78,7 +77,7 @@ from .feasibility import FeasibilityModel
 from .fitstate import FitState, surrogate_turn
 from .gp import GaussianProcess, GPFitError, Hyper
 from .neighbours import NeighbourGenerator
-from .prior_use import agreement, mode_configuration, rank_score
+from .prior_use import agreement, mode_configuration
 from .transforms import TransformKey, exponents, log_jacobian, transform
 from .window import TrainingWindow
 
@@ -301,7 +300,7 @@ class BayesianOptimization(Technique):
             if mode is not None and self.key(mode) not in self._excluded:
                 self._initial_made += 1
                 return mode
-        if self._initial_made < self.n_initial and n_ok < self.n_initial and not self._prior_ahead(n_ok):
+        if self._initial_made < self.n_initial and n_ok < self.n_initial:
             self._initial_made += 1
             return self._random_new(uniform=bool(self.manipulator.prior))  # type: ignore[union-attr]
         if n_ok < 2:
@@ -453,14 +452,6 @@ class BayesianOptimization(Technique):
             radius = o.local_radius if self._local_turn else 0
         cfg = self.search.run(acq, self.rng, self.np_rng, self._excluded, [incumbent], radius)
         return cfg if cfg is not None else self._random_new()
-
-    def _prior_ahead(self, n_ok: int) -> bool:
-        """True when the initial design may end early: with priors, once half of it is OK and its
-        results inside the prior's high region rank ahead of those outside (the prior then steers)."""
-        if not self.manipulator.prior or n_ok < (self.n_initial + 1) // 2:  # type: ignore[union-attr]
-            return False
-        z = rank_score(*self._prior_evidence())
-        return z is not None and z > 0.0
 
     def _prior_evidence(self) -> tuple:
         """(the prior's log weights, the values: ``inf`` for failures) of every result so far."""

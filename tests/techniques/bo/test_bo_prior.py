@@ -161,3 +161,4 @@ def test_a_contradicted_prior_loses_its_weight_a_confirmed_one_keeps_it():
     seen = []
     _drive(tech, right, fn, 16, seen)
     assert math.isclose(seen[-1][1], 8.0 / 15)
+
