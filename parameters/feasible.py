@@ -33,7 +33,11 @@ import numpy as np
 
 from .base import Config, ConfigurationError, Parameter
 from .constraints import Constraint
+from .space_prior import SpacePrior
 from .trees import MAX_LEAVES, MAX_SECONDS, RejectionGroup, TooLarge, TreeGroup
+
+#: no priors: what ``sample(..., uniform=True)`` draws from
+_NO_PRIOR = SpacePrior()
 
 
 class ConstrainedSpace(Protocol):
@@ -169,9 +173,14 @@ class FeasibleSpace:
         """Membership: one hash lookup per tree group, predicates for rejection groups."""
         return all(t.contains(config) for t in self.trees) and all(g.contains(config) for g in self.rejection)
 
-    def sample(self, rng: random.Random, np_rng: np.random.Generator, count: int) -> List[Dict[str, Any]]:
-        """``count`` independent uniformly random feasible configurations."""
+    def sample(self, rng: random.Random, np_rng: np.random.Generator, count: int,
+               uniform: bool = False) -> List[Dict[str, Any]]:
+        """``count`` independent random feasible configurations, drawn from the space's priors
+        (uniformly when it has none, or with ``uniform``)."""
         configs: List[Dict[str, Any]] = [dict() for _ in range(count)]
+        if uniform:
+            self._sample_into(configs, _NO_PRIOR, rng, np_rng)
+            return [{n: c[n] for n in self.names} for c in configs]
         for prior, indices in self.manipulator.prior.split(rng, count):
             if indices:
                 self._sample_into([configs[i] for i in indices], prior, rng, np_rng)

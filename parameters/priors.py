@@ -205,6 +205,13 @@ class _BetaDist:
         from scipy.special import betainc   # scipy only once a Beta prior is used: importing stays light
         return betainc(self.a, self.b, np.clip(u, 0.0, 1.0))
 
+    def mode(self) -> float:
+        """The density's maximum on [0, 1] (an end when a or b is at most 1; 0.5 for Beta(1, 1))."""
+        a, b = self.a, self.b
+        if a > 1.0 and b > 1.0:
+            return (a - 1.0) / (a + b - 2.0)
+        return 0.5 if a == b else (1.0 if a > b else 0.0)
+
     def logpdf(self, u: float) -> float:
         u = min(max(u, _EDGE), 1.0 - _EDGE)
         return (self.a - 1) * math.log(u) + (self.b - 1) * math.log1p(-u) - _log_beta(self.a, self.b)
@@ -236,6 +243,9 @@ class _NearDist:
             if 0.0 <= u <= 1.0:
                 return u
 
+    def mode(self) -> float:
+        return self.u0
+
     def cdf(self, u: np.ndarray) -> np.ndarray:
         u = np.clip(u, 0.0, 1.0)
         from scipy.special import ndtr
@@ -262,6 +272,11 @@ class Bound:
         """log of the prior's probability (density) of ``value`` over the uniform one."""
         raise NotImplementedError
 
+    def mode(self) -> Any:
+        """The prior's most probable value (the first of the listed values on ties); called when an
+        initial design starts from the prior's mode."""
+        raise NotImplementedError
+
 
 class _ListBound(Bound):
     """A prior given as one probability per listed value."""
@@ -269,6 +284,7 @@ class _ListBound(Bound):
     def __init__(self, param: Parameter, prior: Prior, values: List[Any], probs: np.ndarray) -> None:
         super().__init__(param, prior)
         self.values = values
+        self.top = int(np.argmax(probs))
         self.cum = np.cumsum(probs).tolist()
         n = len(values)
         self.logw = {value_key(v): max(math.log(p * n), MIN_LOG_WEIGHT) if p > 0 else MIN_LOG_WEIGHT
@@ -281,6 +297,9 @@ class _ListBound(Bound):
     def log_weight(self, value: Any) -> float:
         return self.logw.get(value_key(value), MIN_LOG_WEIGHT)
 
+    def mode(self) -> Any:
+        return self.param.copy_value(self.values[self.top])
+
 
 class _UnitBound(Bound):
     """A distribution on the unit interval, mapped through the parameter's own encoding."""
@@ -290,6 +309,7 @@ class _UnitBound(Bound):
         self.dist = dist
         self.logw: Optional[Dict[Hashable, float]] = None
         values = param.domain(LISTED_LIMIT)
+        self.values = values
         if values is not None:
             mass = _unit_masses(param, values, dist)
             self.logw = {value_key(v): max(math.log(m * len(values)), MIN_LOG_WEIGHT) if m > 0
@@ -305,6 +325,14 @@ class _UnitBound(Bound):
             return self.logw.get(value_key(value), MIN_LOG_WEIGHT)
         u = self.param.get_unit_value({self.param.name: value})  # type: ignore[attr-defined]
         return max(self.dist.logpdf(u), MIN_LOG_WEIGHT)
+
+    def mode(self) -> Any:
+        if self.values is not None and self.logw is not None:
+            logw = self.logw
+            return self.param.copy_value(max(self.values, key=lambda v: logw[value_key(v)]))
+        cfg: Dict[str, Any] = {}
+        self.param.set_unit_value(cfg, self.dist.mode())  # type: ignore[attr-defined]
+        return cfg[self.param.name]
 
 
 def _unit_masses(param: Parameter, values: Sequence[Any], dist: Any) -> np.ndarray:

@@ -124,6 +124,14 @@ class SpacePrior:
             cached = self._views[near] = (self.version, view)
         return cached[1]
 
+    def mode(self) -> Dict[str, Any]:
+        """The most probable value of every parameter with a prior (the centre of the prior near a
+        configuration, each per-parameter prior's mode); empty without priors.  Called by initial
+        designs that start from the prior's mode (known constraints are not checked here)."""
+        out = dict(self._centre)
+        out.update((n, b.mode()) for n, b in self._bound.items())
+        return out
+
     def split(self, rng: random.Random, count: int) -> List[Tuple["SpacePrior", List[int]]]:
         """:meth:`component` for ``count`` configurations at once: (priors, indices) pairs."""
         if not self._local:

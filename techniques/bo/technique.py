@@ -6,7 +6,9 @@ technique asked for it (inside a bandit BO learns from all arms); ``propose`` re
 
 1. the initial design: ``initial_samples`` (default ``d + 1``) uniformly random feasible
    configurations, all proposed up front (several may be in flight); it is cut short when other
-   techniques have already supplied that many OK results;
+   techniques have already supplied that many OK results.  With user priors the prior's mode comes
+   first (also when the design is cut short), and the rest stays uniform so that the results can
+   test the prior against the rest of the space (:mod:`.prior_use`);
 2. afterwards one BO proposal per call.  Whenever new results have arrived the GP is refitted on
    the OK results (ERROR, TIMEOUT and INFEASIBLE results train the feasibility classifier instead
    and never become the incumbent): a full multi-start hyperparameter fit on the first fit and
@@ -75,6 +77,7 @@ from .feasibility import FeasibilityModel
 from .fitstate import FitState, surrogate_turn
 from .gp import GaussianProcess, GPFitError, Hyper
 from .neighbours import NeighbourGenerator
+from .prior_use import agreement, mode_configuration
 from .transforms import TransformKey, exponents, log_jacobian, transform
 from .window import TrainingWindow
 
@@ -158,9 +161,10 @@ class BOOptions:
     failure_imputation: bool = False
     #: eps_f is drawn from {0, max/10, ..., max} each iteration
     max_feasibility_threshold: float = 0.1
-    #: πBO: with user priors on the space, the acquisition is multiplied by prior(x) ** (prior_beta / n)
-    #: after n results, so the prior steers early proposals and fades as data accumulates (0: ignore
-    #: the priors in the acquisition; random proposals still draw from them)
+    #: πBO: with user priors on the space, the acquisition is multiplied by prior(x) ** (prior_beta / n
+    #: x agreement) after n results, so the prior steers early proposals, fades as data accumulates and
+    #: stops steering where the results contradict it (:mod:`.prior_use`; 0: ignore the priors in the
+    #: acquisition; random proposals still draw from them)
     prior_beta: float = 10.0
     #: chain of trees: leaves per group before falling back to rejection sampling
     max_leaves: int = 1_000_000
@@ -237,6 +241,7 @@ class BayesianOptimization(Technique):
         self._hashes_pending: Dict[str, Hashable] = {}
         self._excluded: Set[Hashable] = set()        # config keys evaluated or pending
         self._initial_made = 0
+        self._mode_due = bool(manipulator.prior)     # the prior's mode is proposed first
         self._every = o.copula_every if o.copula_every is not None else (
             AUTO_COPULA_EVERY if manipulator.is_finite() else 0)
         self._fit_states = [FitState(copula=o.copula_transform or self._every == 1)]
@@ -289,9 +294,15 @@ class BayesianOptimization(Technique):
         if self._exhausted():
             return None
         n_ok = self._window.ok_states
+        if self._mode_due:
+            self._mode_due = False
+            mode = mode_configuration(self.manipulator, self.cot, self.rng, self.np_rng)
+            if mode is not None and self.key(mode) not in self._excluded:
+                self._initial_made += 1
+                return mode
         if self._initial_made < self.n_initial and n_ok < self.n_initial:
             self._initial_made += 1
-            return self._random_new()
+            return self._random_new(uniform=bool(self.manipulator.prior))  # type: ignore[union-attr]
         if n_ok < 2:
             return None if self._hashes_pending else self._guided_new()
         try:
@@ -308,9 +319,11 @@ class BayesianOptimization(Technique):
             return False
         return len(self._feasible_seen) >= size
 
-    def _random_new(self) -> Optional[Config]:
+    def _random_new(self, uniform: bool = False) -> Optional[Config]:
+        """A random feasible configuration not yet evaluated or pending, drawn from the priors (from
+        the uniform distribution with ``uniform``: the initial design of a space with priors)."""
         for _ in range(20):
-            for cfg in self.cot.sample(self.rng, self.np_rng, 16):
+            for cfg in self.cot.sample(self.rng, self.np_rng, 16, uniform):
                 if self.key(cfg) not in self._excluded:
                     return cfg
         return None
@@ -440,10 +453,19 @@ class BayesianOptimization(Technique):
         cfg = self.search.run(acq, self.rng, self.np_rng, self._excluded, [incumbent], radius)
         return cfg if cfg is not None else self._random_new()
 
+    def _prior_evidence(self) -> tuple:
+        """(the prior's log weights, the values: ``inf`` for failures) of every result so far."""
+        results = list(self._results.values())
+        weights = self.manipulator.prior.log_weights([c for c, _, _ in results])  # type: ignore[union-attr]
+        values = [v if state == "ok" and math.isfinite(v) else math.inf for _, v, state in results]
+        return weights, values
+
     def prior_exponent(self) -> float:
-        """πBO's exponent ``prior_beta / n`` of the prior in the acquisition after ``n`` results
-        (called for each BO proposal): the prior's pull decays as data accumulates."""
-        return self.options.prior_beta / max(len(self._results), 1)
+        """πBO's exponent ``prior_beta / n`` of the prior in the acquisition after ``n`` results,
+        times the results' agreement with the prior (:func:`.prior_use.agreement`); called for each
+        BO proposal: the prior's pull decays as data accumulates and vanishes where data contradict it."""
+        weights, values = self._prior_evidence()
+        return self.options.prior_beta / max(len(values), 1) * agreement(weights, values)
 
     def _stalled(self) -> int:
         """OK results since the last improvement of the best value."""

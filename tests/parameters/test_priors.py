@@ -206,3 +206,43 @@ def test_prior_samples_stay_legal_and_feasible(kind, a, b, conf, centre, seed):
         m.validate(cfg)
         assert m.is_feasible(cfg), cfg
     assert np.all(np.isfinite(m.prior.log_weights(configs)))
+
+
+def test_mode_of_each_kind_of_prior():
+    m = ConfigurationManipulator([FloatParameter("f", 2.0, 6.0), LogFloatParameter("lr", 1e-4, 1.0),
+                                  PowerOfTwoParameter("t", 1, 64), EnumParameter("e", list("abc")),
+                                  IntegerParameter("n", 1, 8), FloatParameter("g", 0.0, 1.0),
+                                  FloatParameter("h", 0.0, 1.0)])
+    assert m.prior.mode() == {}
+    m.set_prior("f", Beta(2, 5))                               # density peak at 1/5 of the range
+    m.set_prior("lr", Beta(3, 3))                              # the middle of the log scale: 1e-2
+    m.set_prior("t", Near(16, 0.5))
+    m.set_prior("e", Probabilities({"c": 0.5}))
+    m.set_prior("n", Beta(1, 4))                               # decreasing density: the lowest bucket
+    m.set_prior("g", Beta(3, 1))                               # increasing density: the top
+    m.set_prior_near({"h": 0.3}, 0.6)
+    mode = m.prior.mode()
+    assert math.isclose(mode["f"], 2.8) and math.isclose(mode["lr"], 1e-2, rel_tol=1e-9)
+    assert {k: mode[k] for k in ("t", "e", "n", "g", "h")} == {"t": 16, "e": "c", "n": 1, "g": 1.0, "h": 0.3}
+
+
+@given(st.floats(0.3, 20.0), st.floats(0.3, 20.0), st.integers(2, 40))
+@settings(max_examples=40, deadline=None)
+def test_the_mode_of_a_listed_prior_has_the_largest_weight(a, b, top):
+    m = ConfigurationManipulator([IntegerParameter("n", 1, top)])
+    m.set_prior("n", Beta(a, b))
+    weights = m.prior.value_log_weights("n", list(range(1, top + 1)))
+    assert weights[m.prior.mode()["n"] - 1] == weights.max()
+
+
+def test_uniform_samples_ignore_the_priors():
+    m = ConfigurationManipulator([IntegerParameter("a", 0, 9), IntegerParameter("b", 0, 9)], ["a + b <= 9"])
+    m.set_prior_near({"a": 0, "b": 0}, 0.9)
+    space = FeasibleSpace(m)
+    uniform = space.sample(random.Random(1), np.random.default_rng(1), N, uniform=True)
+    assert all(m.is_feasible(c) for c in uniform)
+    leaves = [(a, b) for a in range(10) for b in range(10) if a + b <= 9]
+    counts = collections.Counter((c["a"], c["b"]) for c in uniform)
+    assert _chi2_p(counts, {leaf: 1 / len(leaves) for leaf in leaves}) > 0.01
+    drawn = space.sample(random.Random(1), np.random.default_rng(1), N)
+    assert sum(c["a"] == 0 for c in drawn) > 0.5 * N           # the priors still apply without it

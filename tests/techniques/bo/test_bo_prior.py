@@ -1,5 +1,6 @@
-"""πBO: BayesianOptimization's initial design samples the user priors, and its acquisition is
-multiplied by prior(x) ** (prior_beta / n), a weight that decays as results accumulate."""
+"""πBO: BayesianOptimization's initial design starts at the prior's mode and samples the user priors,
+and its acquisition is multiplied by prior(x) ** (prior_beta / n x agreement), a weight that decays
+as results accumulate and vanishes where the results contradict the prior."""
 import math
 import random
 
@@ -10,6 +11,7 @@ from tunerlib.parameters import (Beta, ConfigurationManipulator, EnumParameter, 
 from tunerlib.techniques import Feedback
 from tunerlib.techniques.bo import BayesianOptimization
 from tunerlib.techniques.bo import acquisition as acq_module
+from tunerlib.techniques.bo.prior_use import agreement
 
 LIGHT = dict(n_random_samples=300, n_starts=4, hp_samples=15, hp_starts=3, max_local_steps=5)
 
@@ -32,20 +34,34 @@ def _drive(tech, m, fn, steps, seen=None):
     return best
 
 
-def test_initial_design_samples_the_prior():
+def test_initial_design_is_the_mode_then_uniform_draws():
     m, fn = _space()
     m.set_prior("e", Probabilities({"d": 0.97}))
     m.set_prior("x", Beta(1, 30))
-    tech = BayesianOptimization(initial_samples=12, **LIGHT)
+    tech = BayesianOptimization(initial_samples=40, **LIGHT)
     tech.bind(m, random.Random(4), "BO")
-    first = [tech.propose().config for _ in range(12)]
-    assert sum(c["e"] == "d" for c in first) >= 10          # uniform: 3 of 12 expected
-    assert np.median([c["x"] for c in first]) < 0.1          # uniform: 0.5
+    first = [tech.propose().config for _ in range(40)]
+    assert first[0]["e"] == "d" and first[0]["x"] == 0.0   # the mode of both priors
+    rest = first[1:]
+    assert 5 <= sum(c["e"] == "d" for c in rest) <= 17     # uniform: 39 / 4; the prior: 38
+    assert 0.3 < np.median([c["x"] for c in rest]) < 0.7   # uniform: 0.5; the prior: 0.02
+    assert m.random(random.Random(4))["e"] == "d"          # random proposals still draw from it
+
+
+def test_a_run_that_starts_elsewhere_still_tries_the_mode():
+    m, fn = _space()
+    m.set_prior_near({"x": 0.6, "n": 12, "e": "a"}, 0.5)
+    tech = BayesianOptimization(initial_samples=3, **LIGHT)
+    tech.bind(m, random.Random(8), "BO")
+    for i in range(4):                                     # results another technique asked for
+        cfg = {"x": 0.1 * i, "n": i, "e": "c"}
+        tech.observe(Feedback(cfg, m.hash_config(cfg), fn(cfg), "ok", "other", False))
+    assert tech.propose().config == {"x": 0.6, "n": 12, "e": "a"}
 
 
 def test_prior_weight_decays_with_results():
     m, fn = _space()
-    m.set_prior("e", Probabilities({"a": 0.9}))
+    m.set_prior("e", Probabilities({"b": 0.9}))              # right: the optimum has e = "b"
     tech = BayesianOptimization(initial_samples=4, prior_beta=8.0, **LIGHT)
     tech.bind(m, random.Random(1), "BO")
     seen = []
@@ -57,7 +73,7 @@ def test_prior_weight_decays_with_results():
 
 def test_acquisition_adds_the_weighted_log_prior(monkeypatch):
     m, fn = _space()
-    m.set_prior("e", Probabilities({"a": 0.97}))
+    m.set_prior("e", Probabilities({"b": 0.97}))
     captured = []
     original = acq_module.Acquisition.weigh_by_prior
 
@@ -70,7 +86,7 @@ def test_acquisition_adds_the_weighted_log_prior(monkeypatch):
     _drive(tech, m, fn, 10)
     assert [round(e, 6) for _, e in captured] == [round(10.0 / n, 6) for n in range(4, 10)]
     acq, exponent = captured[-1]
-    pair = [{"x": 0.5, "n": 10, "e": "a"}, {"x": 0.5, "n": 10, "e": "c"}]
+    pair = [{"x": 0.5, "n": 10, "e": "b"}, {"x": 0.5, "n": 10, "e": "c"}]
     with_prior = acq.score(pair, strict=False)
     acq.prior = None
     plain = acq.score(pair, strict=False)
@@ -95,3 +111,54 @@ def test_a_wrong_prior_still_finds_the_optimum_and_prior_beta_zero_ignores_it():
     finally:
         acq_module.Acquisition.weigh_by_prior = original
     assert calls == []
+
+
+def test_the_initial_design_starts_at_the_prior_mode():
+    m, fn = _space()
+    m.set_prior_near({"x": 0.25, "e": "c"}, 0.6)
+    m.set_prior("n", Beta(8, 2))            # mode 7/8: the heaviest of the 31 values' buckets is 27
+    tech = BayesianOptimization(initial_samples=5, **LIGHT)
+    tech.bind(m, random.Random(6), "BO")
+    first = tech.propose().config
+    assert first == {"x": 0.25, "n": 27, "e": "c"}
+    rest = [tech.propose().config for _ in range(4)]
+    assert first not in rest
+
+
+def test_the_mode_is_completed_feasibly_under_constraints():
+    m = ConfigurationManipulator([IntegerParameter("a", 1, 8), IntegerParameter("b", 1, 8)], ["a + b <= 6"])
+    m.set_prior("a", Probabilities({4: 0.9}))
+    tech = BayesianOptimization(initial_samples=3, **LIGHT)
+    tech.bind(m, random.Random(2), "BO")
+    first = tech.propose().config
+    assert first["a"] == 4 and first["b"] <= 2
+
+
+def test_agreement_is_one_when_confirmed_and_falls_when_contradicted():
+    assert agreement([], []) == 1.0
+    assert agreement([2.0, 2.0], [1.0, 3.0]) == 1.0            # nothing outside the high region
+    assert agreement([2.0, -1.0, -1.0], [1.0, 5.0, 6.0]) == 1.0  # inside beats outside
+    one_pair = agreement([2.0, -1.0], [5.0, 1.0])
+    assert 0.2 < one_pair < 0.5                                # one lost pair does not discard it
+    many = agreement([2.0] * 6 + [-1.0] * 6, [9.0] * 6 + [1.0] * 6)
+    assert many < 0.01                                         # six worse inside than six outside
+    failed = agreement([2.0, -1.0, -1.0], [math.inf, 3.0, 4.0])
+    assert failed < agreement([2.0, -1.0, -1.0], [3.5, 3.0, 4.0])  # a failure inside is the worst result
+
+
+def test_a_contradicted_prior_loses_its_weight_a_confirmed_one_keeps_it():
+    m, fn = _space()
+    m.set_prior("e", Probabilities({"d": 0.9}))                # wrong: the optimum has e = "b"
+    wrong = BayesianOptimization(initial_samples=6, prior_beta=8.0, **LIGHT)
+    wrong.bind(m, random.Random(5), "BO")
+    seen = []
+    _drive(wrong, m, fn, 16, seen)
+    assert seen[-1][1] < 0.25 * 8.0 / 15                       # plain πBO: 8 / 15
+    right = ConfigurationManipulator(m.parameters)
+    right.set_prior("e", Probabilities({"b": 0.9}))
+    tech = BayesianOptimization(initial_samples=6, prior_beta=8.0, **LIGHT)
+    tech.bind(right, random.Random(5), "BO")
+    seen = []
+    _drive(tech, right, fn, 16, seen)
+    assert math.isclose(seen[-1][1], 8.0 / 15)
+
