@@ -26,6 +26,7 @@ _CFG, _DR = Configuration, DesiredResult
 _INS_DR = _DR.insert()
 _SEL_CONFIG = select(_CFG.c.id).where(_CFG.c.program_version_id == bindparam("pv"),
                                       _CFG.c.hash == bindparam("h"))
+_CONFIG_DATA = select(_CFG.c.data).where(_CFG.c.id == bindparam("cfg"))
 _PICK = (select(_DR.c.id, _DR.c.configuration_id, _CFG.c.hash, _CFG.c.data, _DR.c.limit, _DR.c.requestor,
                 _DR.c.generation)
          .join_from(_DR, _CFG, _DR.c.configuration_id == _CFG.c.id)
@@ -60,11 +61,11 @@ class RequestWrites:
         if rows:
             return rows[0][0]
         with self._tx() as runner:
-            return self._insert_configuration(runner, program_version_id, hash, data)
+            return self._insert_configuration(runner, program_version_id, hash, data)[0]
 
-    def _insert_configuration(self, runner: Any, program_version_id: int, hash: str, data: Any) -> int:
-        """Get or create the configuration inside the caller's transaction; its id (another process's,
-        when it created the same one first)."""
+    def _insert_configuration(self, runner: Any, program_version_id: int, hash: str, data: Any) -> tuple[int, bool]:
+        """Get or create the configuration inside the caller's transaction: its id (another process's,
+        when it created the same one first) and whether this call created it."""
         values = {"program_version_id": program_version_id, "hash": hash, "data": data}
         if self._ins_config is not None:  # INSERT ... ON CONFLICT DO NOTHING
             new_id = runner.insert(self._ins_config, values)
@@ -75,15 +76,15 @@ class RequestWrites:
             except IntegrityError:
                 new_id = None
         if new_id is None:  # it exists: created earlier, or concurrently by another process
-            new_id = runner.rows(_SEL_CONFIG, {"pv": program_version_id, "h": hash})[0][0]
-        return int(new_id)
+            return int(runner.rows(_SEL_CONFIG, {"pv": program_version_id, "h": hash})[0][0]), False
+        return int(new_id), True
 
     def request_configuration(self, run_id: int, program_version_id: int, hash: str, data: Any, requestor: str,
                               generation: int, limit: Optional[float] = None) -> int:
         """Get or create the configuration and queue a measurement of it (state REQUESTED, claimed oldest
         first), in one transaction; returns the request's id."""
         with self._tx() as runner:
-            cfg_id = self._insert_configuration(runner, program_version_id, hash, data)
+            cfg_id = self._insert_configuration(runner, program_version_id, hash, data)[0]
             return runner.insert(_INS_DR, {
                 "tuning_run_id": run_id, "configuration_id": cfg_id, "requestor": requestor,
                 "generation": generation, "limit": limit, "state": "REQUESTED", "request_date": time.time()})
@@ -94,17 +95,18 @@ class RequestWrites:
         (RUNNING, no lease), in one transaction: :meth:`request_configuration` and :meth:`claim_next`
         of it at once, for the run's in-process executor, which measures each request as soon as it is
         written.  A process killed after the commit leaves the request RUNNING, as one killed while
-        measuring does (``--resume`` measures it again).  The claim's ``config_data`` is ``data`` as
-        the database gives it back (a copy, through JSON)."""
+        measuring does (``--resume`` measures it again).  The claim is the one :meth:`claim_next` would
+        give: its ``config_data`` is the stored configuration (a copy, through JSON)."""
         now, text = time.time(), json_dumps(data)
         with self._tx() as runner:
-            cfg_id = self._insert_configuration(runner, program_version_id, hash,
-                                                JSONText(text) if self._fast else data)
+            cfg_id, created = self._insert_configuration(runner, program_version_id, hash,
+                                                         JSONText(text) if self._fast else data)
             dr_id = runner.insert(_INS_DR, {
                 "tuning_run_id": run_id, "configuration_id": cfg_id, "requestor": requestor,
                 "generation": generation, "limit": limit, "state": "RUNNING", "request_date": now,
                 "worker": worker, "start_date": now, "heartbeat": now, "lease": None})
-        return Claim(dr_id, run_id, cfg_id, hash, json.loads(text), limit, requestor, generation)
+            stored = json.loads(text) if created else runner.rows(_CONFIG_DATA, {"cfg": cfg_id})[0][0]
+        return Claim(dr_id, run_id, cfg_id, hash, stored, limit, requestor, generation)
 
     def claim_next(self, run_id: int, worker: str, lease: Optional[float] = None) -> Optional[Claim]:
         """Atomically claim the oldest REQUESTED desired result of the run (by id) for
