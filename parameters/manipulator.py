@@ -57,8 +57,11 @@ def _canon(value: Any) -> Any:
     return value
 
 
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=False)  # one, not one per call
+
+
 def _dumps(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return _ENCODER.encode(obj)
 
 
 class ConfigurationManipulator:

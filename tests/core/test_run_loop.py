@@ -164,3 +164,23 @@ def test_every_run_measures_through_an_executor(tmp_path, kw, kind):
     if kw.get("distributed") and kw.get("parallelism"):
         assert type(executor.local).__name__ == "WorkerPool" and executor.capacity() >= 2 * (1 + opts.queue_per_worker)
     run.db.close()
+
+
+@pytest.mark.parametrize("database", ["sqlite", "memory://"])
+def test_a_serial_run_writes_each_request_already_claimed(tmp_path, monkeypatch, database):
+    """The in-process executor gets every request written RUNNING for it in the request's own transaction
+    (``request_and_claim``): nothing is claimed afterwards, and every request ends COMPLETE by ``main``."""
+    from tunerlib.db import MemoryStore, ResultsDB
+    claims, claimed = [], []
+    for store in (ResultsDB, MemoryStore):
+        monkeypatch.setattr(store, "claim_next", lambda self, *a, _f=store.claim_next, **k: claims.append(a) or
+                            _f(self, *a, **k))
+        monkeypatch.setattr(store, "request_and_claim", lambda self, *a, _f=store.request_and_claim, **k:
+                            claimed.append(_f(self, *a, **k)) or claimed[-1])
+    opts = TuningOptions(database=str(tmp_path / "r.db") if database == "sqlite" else database, quiet=True, seed=1,
+                         technique=["PureRandom"], test_limit=8)
+    run = TuningRun(Small(opts), opts)
+    summary = run.run()
+    assert summary.tests == 8 == len(claimed) and claims == []
+    assert {(d.state, d.id) for d in run.db.desired_results(run.run_id)} == {("COMPLETE", c.dr_id) for c in claimed}
+    assert {place.worker for place in run.db.result_places(run.run_id).values()} == {"main"}

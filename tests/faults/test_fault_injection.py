@@ -204,3 +204,35 @@ def test_the_deadline_during_a_separate_remeasurement_stops_it_and_leaves_nothin
     assert proc.returncode == 0, err
     assert wait_until(lambda: not processes_in_session(proc.pid), 15), processes_in_session(proc.pid)
     assert _query(db, f"select state, result_id from desired_result where id = {killed}") == [("CANCELLED", None)]
+
+
+KILL_IN = Path(__file__).parent / "scripts" / "kill_in_transaction.py"
+#: (requests by state, results) right after the kill inside the n-th call of each transaction, n = KILLED_AT
+KILLED_AT = 7
+AFTER_THE_KILL = {("request_and_claim", "before"): ({"COMPLETE": 6}, 6),
+                  ("request_and_claim", "after"): ({"COMPLETE": 6, "RUNNING": 1}, 6),
+                  ("complete", "before"): ({"COMPLETE": 6, "RUNNING": 1}, 6),
+                  ("complete", "after"): ({"COMPLETE": 7}, 7)}
+
+
+@pytest.mark.parametrize("method,when", sorted(AFTER_THE_KILL), ids=[f"{m}-{w}" for m, w in sorted(AFTER_THE_KILL)])
+def test_a_serial_tuner_killed_inside_a_write_transaction_continues_exactly(tmp_path, uninterrupted, method, when):
+    """SIGKILL inside each write transaction of the serial loop (the request written already claimed, the
+    result stored), before and after its commit: what was committed is all there, what was not is absent,
+    and --resume continues as the uninterrupted run (a request left RUNNING is measured again)."""
+    db = tmp_path / "t.db"
+    case = dict(seed=3, parallelism=1, faults="")
+    args = _args(db, case)
+    first = zygote.run([args[0], str(KILL_IN), f"{method}:{when}:{KILLED_AT}", *args[2:]], capture_output=True,
+                       text=True, timeout=120, start_new_session=True)
+    assert first.returncode == -signal.SIGKILL, first.stderr
+    states = dict(_query(db, "select state, count(*) from desired_result group by state"))
+    assert (states, _count(db)) == AFTER_THE_KILL[(method, when)]
+    before = {row[0]: row[1:] for row in _query(db, "select id, desired_result_id, configuration_id, state, "
+                                                    "time, extra from result")}
+    resumed = zygote.run(args + ["--resume", "--summary-json", str(tmp_path / "s.json")], capture_output=True,
+                         text=True, timeout=180, start_new_session=True)
+    assert resumed.returncode == 0, resumed.stderr
+    _check_database(db, before)
+    assert _sequence(db) == uninterrupted(case)
+    assert json.loads((tmp_path / "s.json").read_text())["extra"]["history_replay"] == "exact"

@@ -17,6 +17,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .models import (RESULT_STATES, RUN_STATES, AlreadyCompleteError, Claim, DatabaseError, DesiredResultRow, NotFoundError,
                      ResultPlace, ResultRecord, ResultRow)
+from .memory_leases import MemoryLeases
+
 __all__ = ["MEMORY_URL", "MemoryStore"]
 
 #: the ``--database`` value of the in-memory store
@@ -31,7 +33,7 @@ def _load(text: Optional[str]) -> Any:
     return None if text is None else json.loads(text)
 
 
-class MemoryStore:
+class MemoryStore(MemoryLeases):
     """In-memory ResultsStore (see the module docstring); every method mirrors ResultsDB's."""
 
     display_url = MEMORY_URL
@@ -160,14 +162,24 @@ class MemoryStore:
 
     def request_configuration(self, run_id: int, program_version_id: int, hash: str, data: Any, requestor: str,
                               generation: int, limit: Optional[float] = None) -> int:
+        dr = self._request(run_id, program_version_id, hash, data, requestor, generation, limit)
+        heapq.heappush(self._waiting.setdefault(run_id, []), dr["id"])
+        return dr["id"]
+
+    def request_and_claim(self, run_id: int, program_version_id: int, hash: str, data: Any, requestor: str,
+                          generation: int, limit: Optional[float], worker: str) -> Claim:
+        return self._claim(self._request(run_id, program_version_id, hash, data, requestor, generation, limit),
+                           worker, None)
+
+    def _request(self, run_id: int, program_version_id: int, hash: str, data: Any, requestor: str,
+                 generation: int, limit: Optional[float]) -> dict:
         configuration_id = self.configuration_id(program_version_id, hash, data)
         dr_id = self._new_id("request")
-        self._requests[dr_id] = {"id": dr_id, "run": run_id, "config": configuration_id, "requestor": requestor,
-                                 "generation": generation, "limit": limit, "state": "REQUESTED",
-                                 "worker": None, "result": None}
+        dr = self._requests[dr_id] = {"id": dr_id, "run": run_id, "config": configuration_id, "requestor": requestor,
+                                      "generation": generation, "limit": limit, "state": "REQUESTED",
+                                      "worker": None, "result": None}
         self._run_requests.setdefault(run_id, []).append(dr_id)
-        heapq.heappush(self._waiting.setdefault(run_id, []), dr_id)
-        return dr_id
+        return dr
 
     def _of_run(self, run_id: int, *states: str) -> List[dict]:
         rows = (self._requests[i] for i in self._run_requests.get(run_id, ()))
@@ -179,10 +191,12 @@ class MemoryStore:
             heapq.heappop(heap)  # claimed, cancelled or pushed twice
         if not heap:
             return None
-        dr = self._requests[heapq.heappop(heap)]
+        return self._claim(self._requests[heapq.heappop(heap)], worker, lease)
+
+    def _claim(self, dr: dict, worker: str, lease: Optional[float]) -> Claim:
         dr.update(state="RUNNING", worker=worker, heartbeat=time.time(), lease=lease)
         hash_, data = self._configs[dr["config"]]
-        return Claim(dr["id"], run_id, dr["config"], hash_, _load(data), dr["limit"], dr["requestor"],
+        return Claim(dr["id"], dr["run"], dr["config"], hash_, _load(data), dr["limit"], dr["requestor"],
                      dr["generation"])
 
     def complete(self, desired_result_id: int, record: ResultRecord) -> int:
@@ -228,47 +242,6 @@ class MemoryStore:
 
     def running_claims(self, run_id: int, worker: str) -> List[int]:
         return [d["id"] for d in self._of_run(run_id, "RUNNING") if d["worker"] == worker]
-
-    # ---- leases and workers (one process: kept for the contract) ------------------------------
-    def beat(self, run_id: int, worker: str) -> int:
-        now = time.time()
-        if (run_id, worker) in self._workers:
-            self._workers[(run_id, worker)]["heartbeat"] = now
-        held = [d for d in self._of_run(run_id, "RUNNING") if d["worker"] == worker]
-        for dr in held:
-            dr["heartbeat"] = now
-        return len(held)
-
-    def requeue_expired(self, run_id: int, now: Optional[float] = None) -> List[int]:
-        now = time.time() if now is None else now
-        expired = [d for d in self._of_run(run_id, "RUNNING")
-                   if d.get("lease") is not None and d["heartbeat"] + d["lease"] < now]
-        for dr in expired:
-            self._requeue(run_id, dr)
-        return [d["id"] for d in expired]
-
-    def _requeue(self, run_id: int, dr: dict) -> None:
-        dr.update(state="REQUESTED", worker=None, heartbeat=None, lease=None)
-        heapq.heappush(self._waiting.setdefault(run_id, []), dr["id"])
-
-    def release(self, desired_result_id: int, worker: str) -> bool:
-        dr = self._requests.get(desired_result_id)
-        if dr is None or dr["state"] != "RUNNING" or dr["worker"] != worker:
-            return False
-        self._requeue(dr["run"], dr)
-        return True
-
-    def register_worker(self, run_id: int, name: str, machine_id: Optional[int], lease: float) -> None:
-        self._workers[(run_id, name)] = {"heartbeat": time.time(), "lease": lease, "stopped": None}
-
-    def unregister_worker(self, run_id: int, name: str) -> None:
-        if (run_id, name) in self._workers:
-            self._workers[(run_id, name)]["stopped"] = time.time()
-
-    def live_workers(self, run_id: int) -> int:
-        now = time.time()
-        return sum(1 for (run, _), w in self._workers.items()
-                   if run == run_id and w["stopped"] is None and w["heartbeat"] + w["lease"] >= now)
 
     # ---- results --------------------------------------------------------------------------
     def _row(self, res: dict) -> ResultRow:

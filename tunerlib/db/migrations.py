@@ -109,9 +109,12 @@ def _first_non_directory(path: str) -> Optional[str]:
     return None
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)  # json.dumps would build one per call
+
+
 def json_dumps(value: Any) -> str:
     """Compact JSON text of a value (the serializer of every JSON column)."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return _ENCODER.encode(value)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -78,6 +78,11 @@ class ResultsStore(Protocol):
         state REQUESTED, in one transaction (the search driver, for each new request); returns the
         request's id."""
 
+    def request_and_claim(self, run_id: int, program_version_id: int, hash: str, data: Any, requestor: str,
+                          generation: int, limit: Optional[float], worker: str) -> Claim:
+        """As :meth:`request_configuration`, the request written already claimed by ``worker`` (RUNNING, no
+        lease) in the same transaction (the run's in-process executor measures it at once); the claim."""
+
     def claim_next(self, run_id: int, worker: str, lease: Optional[float] = None) -> Optional[Claim]:
         """Atomically claim the oldest REQUESTED request for ``worker`` (RUNNING); None if there is none.
         With a ``lease`` (s) the claim is re-queued by :meth:`requeue_expired` unless :meth:`beat` renews

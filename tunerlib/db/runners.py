@@ -24,6 +24,16 @@ def _json_loads(value: Any) -> Any:
     return json.loads(value) if isinstance(value, (str, bytes)) else value
 
 
+class JSONText:
+    """A JSON column's value already encoded (by :func:`~tunerlib.db.migrations.json_dumps`), stored as it
+    is by :class:`_SQLiteRunner` (only that runner takes it)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
 class _Prepared:
     """A Core statement compiled for SQLite: SQL text, parameter order, constants, JSON/bool codecs."""
 
@@ -46,8 +56,9 @@ class _Prepared:
         consts = self.consts
         values = [given[n] if n in given else consts[n] for n in self.names]
         for i in self.encode:
-            if values[i] is not None:
-                values[i] = json_dumps(values[i])
+            value = values[i]
+            if value is not None:
+                values[i] = value.text if value.__class__ is JSONText else json_dumps(value)
         return values
 
     def row(self, raw: tuple) -> tuple:

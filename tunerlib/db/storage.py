@@ -32,19 +32,19 @@ import sqlite3
 import time as time_module
 import uuid as uuid_module
 from contextlib import contextmanager
-from importlib import import_module
 from typing import Any, Iterator, Optional
 
-from sqlalchemy import BigInteger, bindparam, cast, func, or_, select, update
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy import BigInteger, bindparam, cast, false, func, or_, select, update
+from sqlalchemy.exc import OperationalError
 
 from .migrations import ensure_schema, open_engine
-from .models import (RESULT_STATES, RUN_STATES, AlreadyCompleteError, Claim, Configuration, DatabaseError, DesiredResult,
-                     NotFoundError, ProgramVersion, Result, ResultRecord, TuningRun)
+from .models import (RESULT_STATES, RUN_STATES, AlreadyCompleteError, DatabaseError, DesiredResult,
+                     NotFoundError, Result, ResultRecord, TuningRun)
 from .leases import LeaseQueries
 from .identity import IdentityRows
 from .named import NamedRecords
 from .reads import RunReads
+from .requests import RequestWrites, insert_config_ignoring_duplicates
 from .notify import CHANNEL, ResultListener
 from .lifecycle import RunLifecycle
 from .runners import _CoreRunner, _Runner, _SQLiteRunner
@@ -57,30 +57,22 @@ _ABANDONED: list = []  # connections inherited through fork: kept referenced so 
 
 
 # ------------------------------------------------------------------------------------------ statements
-_PV, _CFG, _RUN = ProgramVersion, Configuration, TuningRun
+_RUN = TuningRun
 _DR, _RES = DesiredResult, Result
 
-_INS_RUN, _INS_DR, _INS_RES = _RUN.insert(), _DR.insert(), _RES.insert()
-_SEL_CONFIG = select(_CFG.c.id).where(_CFG.c.program_version_id == bindparam("pv"),
-                                      _CFG.c.hash == bindparam("h"))
-def _insert_config_ignoring_duplicates(dialect: str) -> Any:
-    """The dialect's ``INSERT ... ON CONFLICT DO NOTHING`` into configuration (None for other dialects);
-    the dialect module is imported here, when a database of that dialect is opened."""
-    if dialect not in ("sqlite", "postgresql"):
-        return None
-    module = import_module(f"sqlalchemy.dialects.{dialect}")
-    return module.insert(_CFG).on_conflict_do_nothing()
-_PICK = (select(_DR.c.id, _DR.c.configuration_id, _CFG.c.hash, _CFG.c.data, _DR.c.limit, _DR.c.requestor,
-                _DR.c.generation)
-         .join_from(_DR, _CFG, _DR.c.configuration_id == _CFG.c.id)
-         .where(_DR.c.tuning_run_id == bindparam("run"), _DR.c.state == "REQUESTED")
-         .order_by(_DR.c.id).limit(1))
-_CLAIM = (update(_DR).where(_DR.c.id == bindparam("dr"), _DR.c.state == "REQUESTED")
-          .values(state="RUNNING", worker=bindparam("w"), start_date=bindparam("t"), heartbeat=bindparam("t"),
-                  lease=bindparam("lease")))
+_INS_RUN, _INS_RES = _RUN.insert(), _RES.insert()
 _SEL_DR = select(_DR.c.tuning_run_id, _DR.c.configuration_id).where(_DR.c.id == bindparam("dr"))
-_FINISH_DR = (update(_DR).where(_DR.c.id == bindparam("dr"), or_(_DR.c.state == "REQUESTED", _DR.c.state == "RUNNING"))
+_OPEN = or_(_DR.c.state == "REQUESTED", _DR.c.state == "RUNNING")
+_FINISH_DR = (update(_DR).where(_DR.c.id == bindparam("dr"), _OPEN)
               .values(state="COMPLETE", result_id=bindparam("rid"), heartbeat=None))
+# SQLite: the result of an open request, its run and configuration copied from the request row in one statement
+_RECORDED = ("machine_id", "input_id", "state", "time", "accuracy", "energy", "size", "extra", "collection_date",
+             "collection_cost", "worker")
+_INS_RES_OF_DR = _RES.insert().from_select(
+    ["tuning_run_id", "configuration_id", "desired_result_id", *_RECORDED, "was_new_best"],
+    select(_DR.c.tuning_run_id, _DR.c.configuration_id, _DR.c.id,
+           *(bindparam(name, type_=_RES.c[name].type) for name in _RECORDED), false())
+    .where(_DR.c.id == bindparam("dr"), _OPEN))
 _NOTIFY = select(func.pg_notify(CHANNEL, bindparam("run_text")))
 # PostgreSQL draws result ids from a sequence when a row is inserted, not when it commits: two workers
 # completing at once can commit ids 8 and 7 in that order, and a poll for "id > 7" in between would
@@ -90,7 +82,7 @@ _RESULT_ORDER_LOCK = select(func.pg_advisory_xact_lock(-cast(bindparam("run"), B
 
 
 
-class ResultsDB(IdentityRows, RunLifecycle, LeaseQueries, NamedRecords, RunReads):
+class ResultsDB(IdentityRows, RequestWrites, RunLifecycle, LeaseQueries, NamedRecords, RunReads):
     """Results database of tunerlib (see the module docstring for transactions, processes, row types)."""
 
     def __init__(self, url: Optional[str] = None) -> None:
@@ -106,7 +98,7 @@ class ResultsDB(IdentityRows, RunLifecycle, LeaseQueries, NamedRecords, RunReads
             raise
         dialect = self.engine.dialect.name
         self._fast = self._sqlite = dialect == "sqlite"
-        self._ins_config = _insert_config_ignoring_duplicates(dialect)
+        self._ins_config = insert_config_ignoring_duplicates(dialect)
         self._notify = dialect == "postgresql"
         self._pid = os.getpid()
         self._run: Optional[_Runner] = None
@@ -247,64 +239,6 @@ class ResultsDB(IdentityRows, RunLifecycle, LeaseQueries, NamedRecords, RunReads
         if done != 1:
             raise NotFoundError(f"no tuning run with id {run_id}")
 
-    # ------------------------------------------------------------------ configurations & requests
-    def configuration_id(self, program_version_id: int, hash: str, data: Any) -> int:
-        """Get or create the configuration with this hash (``data``, JSON, is stored when created)."""
-        params = {"pv": program_version_id, "h": hash}
-        rows = self._read(_SEL_CONFIG, params)
-        if rows:
-            return rows[0][0]
-        with self._tx() as runner:
-            return self._insert_configuration(runner, program_version_id, hash, data)
-
-    def _insert_configuration(self, runner: _Runner, program_version_id: int, hash: str, data: Any) -> int:
-        """Create the configuration inside the caller's transaction; its id (another process's, when it
-        created the same one first)."""
-        values = {"program_version_id": program_version_id, "hash": hash, "data": data}
-        if self._ins_config is not None:  # INSERT ... ON CONFLICT DO NOTHING
-            new_id = runner.insert(self._ins_config, values)
-        else:
-            try:
-                with runner.conn.begin_nested():
-                    new_id = runner.insert(_CFG.insert(), values)
-            except IntegrityError:
-                new_id = None
-        if new_id is None:  # inserted concurrently by another process
-            new_id = runner.rows(_SEL_CONFIG, {"pv": program_version_id, "h": hash})[0][0]
-        return int(new_id)
-
-    def request_configuration(self, run_id: int, program_version_id: int, hash: str, data: Any, requestor: str,
-                              generation: int, limit: Optional[float] = None) -> int:
-        """Get or create the configuration and queue a measurement of it (state REQUESTED, claimed oldest
-        first), in one transaction; returns the request's id."""
-        rows = self._read(_SEL_CONFIG, {"pv": program_version_id, "h": hash})
-        with self._tx() as runner:
-            cfg_id = rows[0][0] if rows else self._insert_configuration(runner, program_version_id, hash, data)
-            return self._insert_request(runner, run_id, cfg_id, requestor, generation, limit)
-
-    @staticmethod
-    def _insert_request(runner: _Runner, run_id: int, configuration_id: int, requestor: str, generation: int,
-                        limit: Optional[float]) -> int:
-        return runner.insert(_INS_DR, {
-            "tuning_run_id": run_id, "configuration_id": configuration_id, "requestor": requestor,
-            "generation": generation, "limit": limit, "state": "REQUESTED",
-            "request_date": time_module.time()})
-
-    def claim_next(self, run_id: int, worker: str, lease: Optional[float] = None) -> Optional[Claim]:
-        """Atomically claim the oldest REQUESTED desired result of the run (by id) for
-        ``worker`` and mark it RUNNING; None when nothing is requested. Safe across processes: the
-        conditional UPDATE is checked by its row count (a claim lost to another worker is retried).
-        ``lease`` (seconds): the claim is re-queued unless its heartbeat is renewed (:mod:`.leases`)."""
-        while True:
-            with self._tx() as runner:
-                rows = runner.rows(_PICK, {"run": run_id})
-                if not rows:
-                    return None  # the empty read transaction ends with the commit
-                row = rows[0]
-                won = runner.write(_CLAIM, {"dr": row[0], "w": worker, "t": time_module.time(), "lease": lease})
-            if won == 1:
-                return Claim(row[0], run_id, row[1], row[2], row[3], row[4], row[5], row[6])
-
     def complete(self, desired_result_id: int, record: ResultRecord) -> int:
         """Record the result of a desired result and mark that COMPLETE in one transaction (called once
         per measurement, by whoever measured it); returns the result id, durable on return. ValueError
@@ -312,26 +246,36 @@ class ResultsDB(IdentityRows, RunLifecycle, LeaseQueries, NamedRecords, RunReads
         AlreadyCompleteError if it has a result already or its run cancelled it (nothing is written)."""
         if record.state not in RESULT_STATES:
             raise ValueError(f"result state {record.state!r} is not one of {', '.join(RESULT_STATES)}")
+        values = {"machine_id": record.machine_id, "input_id": record.input_id, "state": record.state,
+                  "time": record.time, "accuracy": record.accuracy, "energy": record.energy, "size": record.size,
+                  "extra": record.extra if record.extra is not None else {},
+                  "collection_date": time_module.time(), "collection_cost": record.collection_cost,
+                  "worker": record.worker}
         with self._tx() as runner:
-            rows = runner.rows(_SEL_DR, {"dr": desired_result_id})
-            if not rows:
-                raise NotFoundError(f"no desired result with id {desired_result_id}")
-            if self._notify:  # PostgreSQL: results of a run commit in id order (see _RESULT_ORDER_LOCK)
-                runner.rows(_RESULT_ORDER_LOCK, {"run": rows[0][0]})
-            result_id = runner.insert(_INS_RES, {
-                "tuning_run_id": rows[0][0], "configuration_id": rows[0][1],
-                "desired_result_id": desired_result_id, "machine_id": record.machine_id,
-                "input_id": record.input_id, "state": record.state, "time": record.time,
-                "accuracy": record.accuracy, "energy": record.energy, "size": record.size,
-                "extra": record.extra if record.extra is not None else {}, "was_new_best": False,
-                "collection_date": time_module.time(), "collection_cost": record.collection_cost,
-                "worker": record.worker})
-            if runner.write(_FINISH_DR, {"dr": desired_result_id, "rid": result_id}) != 1:
+            if self._fast:  # one statement: None when the request is missing or not open
+                result_id = runner.insert(_INS_RES_OF_DR, {"dr": desired_result_id, **values})
+                run_id = None if result_id is not None else self._request_row(runner, desired_result_id)[0]
+            else:
+                run_id, config_id = self._request_row(runner, desired_result_id)
+                if self._notify:  # PostgreSQL: results of a run commit in id order (see _RESULT_ORDER_LOCK)
+                    runner.rows(_RESULT_ORDER_LOCK, {"run": run_id})
+                result_id = runner.insert(_INS_RES, {"tuning_run_id": run_id, "configuration_id": config_id,
+                                                     "desired_result_id": desired_result_id, **values,
+                                                     "was_new_best": False})
+            if result_id is None or runner.write(_FINISH_DR, {"dr": desired_result_id, "rid": result_id}) != 1:
                 raise AlreadyCompleteError(f"desired result {desired_result_id} is already complete "
                                            "or cancelled")
             if self._notify:  # wakes the run's ResultListener when this commits
-                runner.rows(_NOTIFY, {"run_text": str(rows[0][0])})
+                runner.rows(_NOTIFY, {"run_text": str(run_id)})
         return result_id
+
+    @staticmethod
+    def _request_row(runner: _Runner, desired_result_id: int) -> tuple:
+        """(run id, configuration id) of a request; NotFoundError when there is none."""
+        rows = runner.rows(_SEL_DR, {"dr": desired_result_id})
+        if not rows:
+            raise NotFoundError(f"no desired result with id {desired_result_id}")
+        return rows[0]
 
     def listen(self, run_id: int) -> Optional[ResultListener]:
         """A listener that wakes when a result of the run is stored (PostgreSQL), else None (poll)."""

@@ -1,10 +1,11 @@
 """The run loop: one loop over an :class:`~tunerlib.executors.base.Executor`, whatever measures.
 
 The run keeps as many requests in flight as the executor takes, hands them to a pushing executor (it
-claims them here and the executor measures them: in this process, or on a Dask cluster), stores what an
-executor gives back, and feeds every new result to the technique; a pulling executor's workers (local
-processes, ``tunerlib worker`` processes) claim the requests and store the results themselves.  Called
-by ``TuningRun.run``; :func:`make_executor` chooses the executor from the options.
+claims them here, or writes them already claimed for the in-process executor, and the executor measures
+them: in this process, or on a Dask cluster), stores what an executor gives back, and feeds every new
+result to the technique; a pulling executor's workers (local processes, ``tunerlib worker`` processes)
+claim the requests and store the results themselves.  Called by ``TuningRun.run``; :func:`make_executor`
+chooses the executor from the options.
 """
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ def run_loop(run: Any, status: StatusLine, interrupts: Interrupts) -> str:
     executor = make_executor(run, interrupts)
     idle = FIRST_WAIT
     try:
+        if executor.claims_when_requested:
+            run.requests.claim_for = executor.name
         executor.start()
         while True:
             interrupts.check()
@@ -37,7 +40,7 @@ def run_loop(run: Any, status: StatusLine, interrupts: Interrupts) -> str:
             if reason:
                 return reason
             if not executor.pulls_requests:
-                hand_over(executor, run.db, run.run_id, executor.name)
+                hand_over(executor, run.db, run.run_id, executor.name, run.requests.claimed)
             stored = store_measured(run, executor.poll(0))
             if run.collect() or stored:
                 idle = FIRST_WAIT
@@ -49,6 +52,8 @@ def run_loop(run: Any, status: StatusLine, interrupts: Interrupts) -> str:
             progress = run.search.progress
             status.update(progress.tests, run.best_display(), progress.outstanding)
     finally:
+        run.requests.claim_for = None  # a claimed request not handed over is cancelled with the rest
+        run.requests.claimed.clear()
         interrupts.ignore_signals()
         try:
             executor.cancel()

@@ -40,6 +40,9 @@ class Best:
 LimitPolicy = Callable[[Optional[Best]], Optional[float]]
 #: the event sink: called once per new result with (result row, oriented value, was it a new best)
 ResultSink = Callable[[Any, float, bool], None]
+#: the request writer: writes one new request to the results database, given (configuration hash,
+#: configuration, requestor, generation, time limit)
+RequestWriter = Callable[[str, Dict[str, Any], str, int, Optional[float]], None]
 
 
 class SearchProgress:
@@ -83,10 +86,11 @@ class SearchDriver:
     def __init__(self, db: ResultsStore, run_id: int, program_version_id: int,
                  manipulator: ConfigurationManipulator, technique: Technique,
                  objective: Objective, limit: Optional[LimitPolicy] = None,
-                 on_result: Optional[ResultSink] = None) -> None:
+                 on_result: Optional[ResultSink] = None, write: Optional[RequestWriter] = None) -> None:
         """``limit`` is called for each new request with the best so far: the time limit (seconds) stored
         with it and given to ``run()``, or None.  ``on_result`` is called once per new result, after the
-        technique got its feedback."""
+        technique got its feedback.  ``write`` writes each new request (default: REQUESTED, through the
+        store's ``request_configuration``)."""
         self.db = db
         self.run_id = run_id
         self.pv_id = program_version_id
@@ -95,6 +99,7 @@ class SearchDriver:
         self.objective = objective
         self.limit = limit
         self.on_result = on_result
+        self.write = write or self._request
         self.known: Dict[str, tuple] = {}        # key -> (value, state, unmeasured, values)
         self.inflight: Dict[str, List[str]] = {}  # key -> requestors waiting for it
         self.progress = SearchProgress(self)
@@ -153,12 +158,16 @@ class SearchDriver:
         if row is not None:
             self.generation = row.generation
         else:
-            self.db.request_configuration(self.run_id, self.pv_id, key, cfg, proposal.requestor, self.generation,
-                                          self.limit(self.progress.best) if self.limit else None)
+            self.write(key, cfg, proposal.requestor, self.generation,
+                       self.limit(self.progress.best) if self.limit else None)
         self.generation += 1
         self.inflight[key] = [proposal.requestor]
         self.stall = 0
         return True
+
+    def _request(self, key: str, cfg: Dict[str, Any], requestor: str, generation: int,
+                 limit: Optional[float]) -> None:
+        self.db.request_configuration(self.run_id, self.pv_id, key, cfg, requestor, generation, limit)
 
     def _checked(self, proposal: Proposal):
         cfg = proposal.config

@@ -14,6 +14,7 @@ from dataclasses import asdict
 from typing import Any
 
 from ..errors import UsageError
+from ..executors.measurement import RequestWriter
 from ..multiobjective import check_technique, objective_count, run_args
 from ..objectives import UNIT_KEY
 from ..priorfile import PRIOR_KEY, apply_prior
@@ -98,6 +99,9 @@ def bound_technique(run: Any, salt: str) -> Technique:
 
 def new_search(run: Any) -> SearchDriver:
     """The run's search driver over its technique: limits from the run's limit policy, results to the
-    run's event sink (neither refers to the run)."""
+    run's event sink, new requests to the run's request writer (``run.requests``, made here; none of the
+    three refers to the run)."""
+    run.requests = RequestWriter(run.db, run.run_id, run.pv_id)
     return SearchDriver(run.db, run.run_id, run.pv_id, run.manipulator, run.technique, run.objective,
-                        limit=partial(request_limit, run.options, run.objective), on_result=run.events)
+                        limit=partial(request_limit, run.options, run.objective), on_result=run.events,
+                        write=run.requests)

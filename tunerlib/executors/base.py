@@ -5,8 +5,10 @@ technique; an :class:`Executor` measures, whatever the options: in the run's own
 (:class:`~tunerlib.executors.serial.SerialExecutor`), a local process pool
 (:class:`~tunerlib.executors.pool.WorkerPool`, ``--parallelism N``), ``tunerlib worker`` processes
 (:class:`~tunerlib.executors.leases.RemoteWorkers`, ``--distributed``) or a Dask cluster
-(:class:`~tunerlib.executors.dask.DaskExecutor`). Every request is claimed by :func:`claim`. There are
-two kinds, told apart by :attr:`Executor.pulls_requests`:
+(:class:`~tunerlib.executors.dask.DaskExecutor`). Every request is claimed by :func:`claim`, or written
+already claimed when the executor measures each request at once (:attr:`Executor.claims_when_requested`:
+the in-process executor; one transaction per request instead of two). There are two kinds, told apart by
+:attr:`Executor.pulls_requests`:
 
 * **pulling** executors (the local pool, remote workers): their worker processes claim REQUESTED rows
   and store results in the shared results database themselves; the run loop learns of results from
@@ -58,6 +60,9 @@ class Executor(ABC):
     pulls_requests: bool = False
     #: the worker name a pushing executor's requests are claimed under
     name: str = "run"
+    #: True: the run writes each new request already claimed under :attr:`name` (one transaction instead
+    #: of a request and a claim), for an executor that measures every request as soon as it is submitted
+    claims_when_requested: bool = False
 
     @abstractmethod
     def start(self) -> None:
@@ -103,11 +108,13 @@ class Executor(ABC):
         connection to the cluster (a cluster the user started keeps running)."""
 
 
-def hand_over(executor: Executor, db: ResultsStore, run_id: int, worker: str) -> None:
-    """Called by the run loop for a pushing executor (Dask): claim waiting requests of the run under
-    ``worker`` and submit them, up to the executor's capacity."""
+def hand_over(executor: Executor, db: ResultsStore, run_id: int, worker: str,
+              claimed: Optional[List[DesiredResult]] = None) -> None:
+    """Called by the run loop for a pushing executor (serial, Dask): submit the requests the run wrote
+    already claimed under ``worker`` (``claimed``, oldest first, taken from the list), then claim waiting
+    requests of the run under ``worker`` and submit them, up to the executor's capacity."""
     while executor.in_flight() < executor.capacity():
-        desired = claim(db, run_id, worker)
+        desired = claimed.pop(0) if claimed else claim(db, run_id, worker)
         if desired is None:
             return
         executor.submit(desired)

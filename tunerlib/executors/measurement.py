@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import time
 import traceback
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..db import Claim, ResultRecord, ResultsStore
 from ..interrupts import Interrupts, MeasurementTimedOut
@@ -16,7 +16,7 @@ from ..process import command_clock, with_command_seconds
 from ..result import Configuration, DesiredResult, Input, Result
 from .contracts import InputSelector, Measurable
 
-__all__ = ["MeasurementDriver", "claim", "desired_result"]
+__all__ = ["MeasurementDriver", "RequestWriter", "claim", "desired_result"]
 
 
 def desired_result(claim: Claim) -> DesiredResult:
@@ -31,6 +31,31 @@ def claim(store: ResultsStore, run_id: int, worker: str, lease: Optional[float] 
     none waits."""
     found = store.claim_next(run_id, worker, lease)
     return None if found is None else desired_result(found)
+
+
+class RequestWriter:
+    """Writes a run's new requests (the search driver's ``write``): REQUESTED, for whoever claims them, or,
+    while :attr:`claim_for` names a worker (the in-process executor, which measures each request as soon
+    as it gets it), already claimed by that worker in the same transaction, queued in :attr:`claimed`
+    for the run loop to hand over."""
+
+    def __init__(self, store: ResultsStore, run_id: int, program_version_id: int) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.pv_id = program_version_id
+        #: the worker new requests are written claimed by, or None (written REQUESTED)
+        self.claim_for: Optional[str] = None
+        #: requests written claimed and not yet handed over, oldest first
+        self.claimed: List[DesiredResult] = []
+
+    def __call__(self, key: str, data: Dict[str, Any], requestor: str, generation: int,
+                 limit: Optional[float]) -> None:
+        """Write one new request (called by the search driver for each)."""
+        if self.claim_for is None:
+            self.store.request_configuration(self.run_id, self.pv_id, key, data, requestor, generation, limit)
+        else:
+            self.claimed.append(desired_result(self.store.request_and_claim(
+                self.run_id, self.pv_id, key, data, requestor, generation, limit, self.claim_for)))
 
 _MAX_TRACEBACK = 20000
 

@@ -18,6 +18,7 @@ class SerialExecutor(Executor):
     the measurement, as a tuner script's own loop would)."""
 
     name = "main"
+    claims_when_requested = True
 
     def __init__(self, driver: MeasurementDriver, orphans: Set[int]) -> None:
         self.guard = OrphanGuard(driver, orphans)

@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterator, List, Tuple, Type
 
 from ..db import (AlreadyCompleteError, DatabaseError, NotFoundError, ResultPlace, ResultRecord, ResultsStore,
                   open_store)
-from . import ConformanceError
+from . import ConformanceError, storage_claimed
 
 __all__ = ["STORAGE_CHECKS", "check_storage"]
 
@@ -334,7 +334,7 @@ STORAGE_CHECKS: Tuple[Callable[[Any], None], ...] = (
     check_leases_expire_unless_renewed, check_a_resume_leaves_live_leased_claims_with_their_workers,
     check_registered_workers_count_while_alive, check_values_are_copies, check_floats_keep_double_precision,
     check_long_text_is_stored_whole, check_technique_state_round_trips, check_run_artifacts_round_trip,
-    check_concurrent_handles_claim_each_request_once)
+    check_concurrent_handles_claim_each_request_once, storage_claimed.check_a_request_can_be_written_claimed)
 
 
 def check_storage(make_store: Callable[[], Any]) -> None:
