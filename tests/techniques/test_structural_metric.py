@@ -10,7 +10,7 @@ from tunerlib.parameters.features import FeatureLayout
 from tunerlib.techniques import registry
 from tunerlib.techniques.base import Feedback
 from tunerlib.techniques.structural import MetricStructuralSurrogate, StructuralSurrogate
-from tunerlib.techniques.structural.metric import CHECKPOINTS, MIN_ITEMS, MetricBayesLinear
+from tunerlib.techniques.structural.metric import MIN_ITEMS, MetricBayesLinear
 from tunerlib.techniques.structural.model import rank_correlation
 from tunerlib.techniques.structural.tours import iterated_search
 
@@ -37,7 +37,8 @@ def identified(W, seed=0):
     layout = FeatureLayout([PermutationParameter("t", list(range(n)))], False)
     model = MetricBayesLinear(layout.size, layout.groups, seed=seed)
     rng, f = np.random.default_rng(seed + 1), cost(W)
-    for k in range(1, int(CHECKPOINTS[-1] * n) + 1):
+    from tunerlib.techniques.structural import metric
+    for k in range(1, int(metric.CHECKPOINTS[-1] * n) + 1):
         t = rng.permutation(n)
         model.add(layout.encode({"t": list(t)}), f(t))
         if model.checkpoint(k) and model.identify() != "identifying":
@@ -61,8 +62,10 @@ def test_recovers_the_distance_ordering_from_fewer_tours_than_pairs():
     assert cost(W)(found) <= 1.05 * cost(W)(best)
 
 
-def test_hands_over_on_a_non_metric_matrix():
-    n = 24
+def test_hands_over_on_a_non_metric_matrix(monkeypatch):
+    from tunerlib.techniques.structural import metric
+    monkeypatch.setattr(metric, "CHECKPOINTS", (3, 5))     # the last checkpoint hands over; fewer fits
+    n = MIN_ITEMS
     model, _ = identified(non_metric(n, 3))
     assert model.status == "handed over"
     assert model.held_out_r2 < 0.9
@@ -87,8 +90,8 @@ def drive(W, evals, seed, cls=MetricStructuralSurrogate):
 def test_registered_deterministic_and_searches_the_accepted_embedding():
     assert "MetricStructuralSurrogate" in registry()
     W = euclidean(MIN_ITEMS + 4, 5)
-    a, tech = drive(W, 260, 5)
-    b, _ = drive(W, 260, 5)
+    a, tech = drive(W, 180, 5)
+    b, _ = drive(W, 180, 5)
     assert a == b
     assert tech.model.status == "accepted"
     n = W.shape[0]
@@ -119,3 +122,30 @@ def test_without_a_permutation_to_embed_it_makes_structural_surrogates_suggestio
             best = min(best, value)
         return configs
     assert run(MetricStructuralSurrogate) == run(StructuralSurrogate)
+
+
+def test_a_resumed_run_re_derives_the_embedding_from_the_fed_back_results():
+    import json
+    W = euclidean(MIN_ITEMS + 4, 6)
+    n, f = W.shape[0], cost(W)
+    space = ConfigurationManipulator([PermutationParameter("t", list(range(n)))])
+    tech = MetricStructuralSurrogate("M")
+    tech.bind(space, random.Random(2), "M")
+    feedbacks, best = [], np.inf
+    for _ in range(130):
+        prop = tech.propose()
+        value = f(np.asarray(prop.config["t"]))
+        fb = Feedback(prop.config, space.hash_config(prop.config), value, "ok", prop.requestor, value < best)
+        best = min(best, value)
+        tech.observe(fb)
+        feedbacks.append(fb)
+    assert tech.model.status == "accepted"
+    state = json.loads(json.dumps(tech.state_dict()))
+    fresh = MetricStructuralSurrogate("M")
+    fresh.bind(space, random.Random(2), "M")     # the engine feeds every stored result back, then the state
+    for fb in feedbacks:
+        fresh.observe(fb)
+    fresh.load_state_dict(state)
+    assert fresh.model.status == "accepted" and fresh.random_results == tech.random_results
+    assert np.array_equal(fresh.model.prior_mean, tech.model.prior_mean)
+    assert fresh.state_dict()["random_results"] == state["random_results"]
