@@ -101,7 +101,10 @@ MODULE_ROWS: Dict[str, List[Row]] = {
                    ("LowRankStructuralSurrogate", "structural.lowrank:LowRankStructuralSurrogate",
                     "StructuralSurrogate whose prior over a permutation's pairwise weights is a low-rank model "
                     "fitted to the results (tours and orders from fewer evaluations than pairs)",
-                    {"fallback": Use("AUCBanditMetaTechniqueA")})],
+                    {"fallback": Use("AUCBanditMetaTechniqueA")}),
+                   ("MetricStructuralSurrogate", "structural.metric:MetricStructuralSurrogate",
+                    "StructuralSurrogate whose prior over a tour's pairwise weights is a metric embedding of the "
+                    "items, identified from random tours first", {"fallback": Use("AUCBanditMetaTechniqueA")})],
     "auto": [("auto", "auto:AutoTechnique",
               "the default: BayesianOptimization, StructuralSurrogate or AUCBanditMetaTechniqueA, chosen from the "
               "space, the budget, measured costs and the store (each decision explained)", {})],

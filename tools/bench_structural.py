@@ -1,6 +1,6 @@
 """CPU cost of StructuralSurrogate per suggestion as observations grow, on a random n-city tour.
 
-    python tools/bench_structural.py [--cities 100] [--evals 3000] [--seed 1] [--technique LowRankStructuralSurrogate]
+    python tools/bench_structural.py [--cities 100] [--evals 3000] [--seed 1] [--technique MetricStructuralSurrogate]
 
 Drives the technique directly (bind / propose / observe, no database), so the figures are the
 technique's own cost: the model update and the search of the sampled model.  Prints the mean and
@@ -19,7 +19,8 @@ import numpy as np
 
 from tunerlib.parameters import ConfigurationManipulator, PermutationParameter
 from tunerlib.techniques import Feedback
-from tunerlib.techniques.structural import LowRankStructuralSurrogate, StructuralSurrogate
+from tunerlib.techniques.structural import (LowRankStructuralSurrogate, MetricStructuralSurrogate,
+                                            StructuralSurrogate)
 
 
 def random_matrix(cities: int, seed: int) -> np.ndarray:
@@ -33,7 +34,8 @@ def measure(cities: int, evals: int, seed: int, technique: str = "StructuralSurr
     M = random_matrix(cities, seed)
     space = ConfigurationManipulator([PermutationParameter("tour", list(range(cities)))])
     tech = {"StructuralSurrogate": StructuralSurrogate,
-            "LowRankStructuralSurrogate": LowRankStructuralSurrogate}[technique]()
+            "LowRankStructuralSurrogate": LowRankStructuralSurrogate,
+            "MetricStructuralSurrogate": MetricStructuralSurrogate}[technique]()
     tech.bind(space, random.Random(seed), technique)
     costs, best = [], np.inf
     for _ in range(evals):
@@ -59,7 +61,8 @@ def main() -> None:
     ap.add_argument("--evals", type=int, default=3000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--window", type=int, default=500)
-    ap.add_argument("--technique", choices=["StructuralSurrogate", "LowRankStructuralSurrogate"],
+    ap.add_argument("--technique", choices=["StructuralSurrogate", "LowRankStructuralSurrogate",
+                                            "MetricStructuralSurrogate"],
                     default="StructuralSurrogate")
     args = ap.parse_args()
     costs = np.asarray(measure(args.cities, args.evals, args.seed, args.technique))

@@ -19,7 +19,8 @@ NAMES = [n for n in registry() if n not in approach_names()]
 #: 120 on each space, the protocol checks 90 proposals); model-based techniques whose proposals cost much
 #: CPU run smaller budgets.  A user's own technique gets the library's defaults (scale 1).
 SCALE = {"auto": 0.2, "BayesianOptimization": 0.2, "MultiObjectiveBO": 0.2, "BayesianOptimizationGA": 0.2,
-         "StructuralSurrogate": 0.3, "LowRankStructuralSurrogate": 0.3}
+         "StructuralSurrogate": 0.3, "LowRankStructuralSurrogate": 0.3,
+         "MetricStructuralSurrogate": 0.3}
 DEFAULT_SCALE = 0.6
 
 

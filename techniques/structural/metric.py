@@ -1,0 +1,289 @@
+"""A metric-embedding prior for the pairwise weights of tours, identified from random tours.
+
+In a tour the cost of a pair often comes from properties of its two items; the strongest such
+structure is a *metric* one: items are points and a pair weighs their distance.
+:class:`MetricBayesLinear` models the adjacency weight of items ``i`` and ``j`` of each permutation
+of at least :data:`MIN_ITEMS` items as
+
+    ``w_ij = mu + |x_i - x_j|``,  ``x_i`` in ``R^d``,
+
+``n·d + 1`` unknowns instead of ``n(n-1)/2`` (per-item terms ``b_i + b_j`` add a constant to every
+closed tour and are left out; direction and precedence weights keep a prior centred on 0).  A
+tour's value is a sum of its ``n`` pair weights, so the fit is nonlinear least squares over the
+positions (L-BFGS, vectorised gradients), ridge :data:`RIDGE` per observation.
+
+The fit is not convex and needs diverse data: from tours near an incumbent (a local search's
+results) it finds embeddings that fit every result and predict nothing else, while from about five
+uniformly random tours per item it recovers a Euclidean instance's distances (rank correlation 0.999
+at 100 cities).  So the measurements are chosen: :class:`MetricStructuralSurrogate` first proposes
+uniformly random configurations and, at each checkpoint of :data:`CHECKPOINTS` items' worth of them,
+fits ``d`` in :data:`DIMS` (:data:`RESTARTS` starts each, the previous fit among them) to four
+fifths of the data and predicts the held-out fifth.  Once the best ``R²`` of those predictions
+reaches :data:`ACCEPT` the embedding is accepted (``d`` chosen by held-out error): the prior of
+:class:`~.model.SparseBayesLinear` is centred on it, it is refitted (warm) whenever the data grew by
+a quarter, and the next suggestion is an iterated local search on the model from the incumbent.
+When no checkpoint accepts it (the weights are not a low-dimensional metric: loop orders, ATSP with
+strong asymmetry) the model hands over: it is StructuralSurrogate from then on, its prior centred on
+0, and it has paid for the random tours.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import minimize
+
+from ...parameters.features import FeatureGroup, PermutationFeatures
+from ..base import Proposal
+from .model import SparseBayesLinear
+from .technique import StructuralSurrogate
+from .tours import iterated_search
+
+#: permutations of fewer items keep the plain full-rank model (the embedding's n·d + 1 unknowns are
+#: then not much fewer than the n(n-1)/2 pairs)
+MIN_ITEMS = 20
+
+#: embedding dimensions tried
+DIMS = (2, 3)
+
+#: identification checkpoints: random results per item of the largest permutation
+CHECKPOINTS = (3, 4, 5, 6.5, 8, 10)
+
+#: held-out R² from which the embedding is accepted
+ACCEPT = 0.9
+
+#: random starts per dimension and checkpoint (the previous fit is one more)
+RESTARTS = 3
+
+#: L-BFGS iterations of a fit from a start, and of a warm refit
+ITERATIONS, REFIT_ITERATIONS = 300, 60
+
+#: ridge on the positions, per observation (standardized values)
+RIDGE = 1e-6
+
+#: smoothing of the distance at 0 (keeps the gradient finite)
+EPS = 1e-10
+
+#: double-bridge kicks per item of the iterated local search made once the embedding is accepted
+JUMP_KICKS = 0.5
+
+
+def _adjacency_blocks(groups: List[FeatureGroup]) -> List[FeatureGroup]:
+    return [g for g in groups if g.kind == "adjacency" and g.active >= MIN_ITEMS]
+
+
+class Embedding:
+    """Positions of the items of the permutations in ``blocks`` (adjacency groups), one ``mu`` each,
+    packed in one vector ``theta`` of dimension ``dim``."""
+
+    def __init__(self, blocks: List[FeatureGroup], dim: int) -> None:
+        self.blocks, self.dim = blocks, dim
+        self.iu = [np.triu_indices(g.active, 1) for g in blocks]
+        self.size = sum(1 + g.active * dim for g in blocks)
+
+    def start(self, rng: np.random.Generator) -> np.ndarray:
+        """A random start: positions of spread 0.1, ``mu`` 0."""
+        parts = []
+        for g in self.blocks:
+            parts += [np.zeros(1), 0.1 * rng.standard_normal(g.active * self.dim)]
+        return np.concatenate(parts)
+
+    def _split(self, theta: np.ndarray) -> List[Tuple[float, np.ndarray, int]]:
+        out, at = [], 0
+        for g in self.blocks:
+            out.append((float(theta[at]), theta[at + 1:at + 1 + g.active * self.dim].reshape(g.active, self.dim), at))
+            at += 1 + g.active * self.dim
+        return out
+
+    def weights(self, theta: np.ndarray, size: int) -> np.ndarray:
+        """The weight vector (``size`` features) of ``theta``: ``mu + |x_i - x_j|`` on the adjacency
+        features, 0 elsewhere."""
+        w = np.zeros(size)
+        for g, iu, (mu, Z, _) in zip(self.blocks, self.iu, self._split(theta)):
+            diff = Z[:, None, :] - Z[None, :, :]
+            w[g.start:g.stop] = mu + np.sqrt((diff ** 2).sum(-1) + EPS)[iu]
+        return w
+
+    def loss(self, theta: np.ndarray, X: sp.csr_matrix, y: np.ndarray) -> Tuple[float, np.ndarray]:
+        """``½|X w(θ) - y|² + ½ λ |x|²`` and its gradient."""
+        r = X @ self.weights(theta, X.shape[1]) - y
+        g = X.T @ r
+        lam = RIDGE * max(y.size, 1)
+        grad = np.zeros_like(theta)
+        value = 0.5 * float(r @ r)
+        for blk, iu, (_, Z, at) in zip(self.blocks, self.iu, self._split(theta)):
+            n = blk.active
+            G = np.zeros((n, n))
+            G[iu] = g[blk.start:blk.stop]
+            grad[at] = G[iu].sum()
+            G = G + G.T
+            diff = Z[:, None, :] - Z[None, :, :]
+            D = np.sqrt((diff ** 2).sum(-1) + EPS)
+            grad[at + 1:at + 1 + n * self.dim] = ((G / D)[:, :, None] * diff).sum(1).ravel() + lam * Z.ravel()
+            value += 0.5 * lam * float((Z * Z).sum())
+        return value, grad
+
+    def fit(self, X: sp.csr_matrix, y: np.ndarray, theta: np.ndarray, iterations: int) -> Tuple[np.ndarray, float]:
+        """``theta`` refined by L-BFGS on ``X``, ``y``; returns it and its loss."""
+        res = minimize(self.loss, theta, args=(X, y), jac=True, method="L-BFGS-B",
+                       options={"maxiter": iterations, "maxfun": 2 * iterations})
+        return np.asarray(res.x), float(res.fun)
+
+    def r2(self, theta: np.ndarray, X: sp.csr_matrix, y: np.ndarray) -> float:
+        """``1 - SSE / SST`` of ``theta``'s predictions of ``y``."""
+        r = X @ self.weights(theta, X.shape[1]) - y
+        sst = float(((y - y.mean()) ** 2).sum())
+        return 1.0 - float(r @ r) / sst if sst > 0 else 0.0
+
+
+class MetricBayesLinear(SparseBayesLinear):
+    """:class:`~.model.SparseBayesLinear` whose adjacency prior is centred on a metric embedding of the
+    items once :meth:`identify` accepted one (see the module docstring)."""
+
+    def __init__(self, size: int, groups: List[FeatureGroup], cg_steps: int = 10,
+                 fit_intercept: Optional[bool] = None, seed: int = 0) -> None:
+        super().__init__(size, groups, cg_steps, fit_intercept)
+        self.blocks = _adjacency_blocks(list(groups))
+        self.rng = np.random.default_rng(seed)
+        self.status = "identifying" if self.blocks else "handed over"
+        self.embedding: Optional[Embedding] = None
+        self.theta: Dict[int, np.ndarray] = {}      # last fit per dimension
+        self.held_out_r2 = 0.0                      # the best held-out R² of the last checkpoint
+        self._factor_n = 0
+        self._theta_scale = 1.0                     # the values' scale the fitted theta is in
+
+    @property
+    def items(self) -> int:
+        return max((g.active for g in self.blocks), default=0)
+
+    def checkpoint(self, random_results: int) -> bool:
+        """Whether ``random_results`` random results make an identification checkpoint."""
+        return any(random_results == int(c * self.items) for c in CHECKPOINTS)
+
+    def identify(self) -> str:
+        """Fit every dimension of :data:`DIMS` to four fifths of the data and predict the rest; accept
+        the best when its held-out R² reaches :data:`ACCEPT`, hand over after the last checkpoint.
+        Called by the technique at each checkpoint; returns the status."""
+        self._restandardize()
+        X, y = self.rows.matrix(self.first), self._target()
+        hold = np.arange(y.size) % 5 == 0
+        best: Tuple[float, int, np.ndarray] = (-np.inf, 0, np.zeros(0))
+        for dim in DIMS:
+            emb = Embedding(self.blocks, dim)
+            starts = [emb.start(self.rng) for _ in range(RESTARTS)] + ([self.theta[dim]] if dim in self.theta else [])
+            fits = [emb.fit(X[~hold], y[~hold], s, ITERATIONS) for s in starts]
+            self.theta[dim] = min(fits, key=lambda f: f[1])[0]
+            score = emb.r2(self.theta[dim], X[hold], y[hold])
+            if score > best[0]:
+                best = (score, dim, self.theta[dim])
+        self.held_out_r2 = best[0]
+        if best[0] >= ACCEPT:
+            self.embedding, self.status = Embedding(self.blocks, best[1]), "accepted"
+            self.theta = {best[1]: self.embedding.fit(X, y, best[2], REFIT_ITERATIONS)[0]}
+            self._centre()
+        elif y.size >= int(CHECKPOINTS[-1] * self.items):
+            self.status, self.theta = "handed over", {}
+        return self.status
+
+    def _centre(self) -> None:
+        assert self.embedding is not None
+        self.prior_mean = self.embedding.weights(self.theta[self.embedding.dim], self.size)
+        self._theta_scale = self.scale
+        self._factor_n = self.n
+        self._noise_n = 0    # a whole re-solve around the new centre
+
+    def _restandardize(self) -> None:
+        old = self.scale
+        super()._restandardize()
+        self.prior_mean = self.prior_mean * (old / self.scale)
+
+    def refresh(self) -> None:
+        """As :meth:`SparseBayesLinear.refresh`; first, once accepted and when the data grew by a
+        quarter, the embedding is refitted warm (on the renewed standardization)."""
+        if self.embedding is not None and self.n >= 1.25 * self._factor_n:
+            self._restandardize()
+            dim = self.embedding.dim
+            X, y = self.rows.matrix(self.first), self._target()
+            scaled = self.theta[dim] * (self._theta_scale / self.scale)   # the weights follow the values' scale
+            self.theta[dim] = self.embedding.fit(X, y, scaled, REFIT_ITERATIONS)[0]
+            self._centre()
+        super().refresh()
+
+
+class MetricStructuralSurrogate(StructuralSurrogate):
+    """:class:`~.technique.StructuralSurrogate` that first identifies a metric embedding of a
+    permutation's items from uniformly random configurations and, when one predicts held-out results,
+    centres its model's prior on it (:class:`MetricBayesLinear`); otherwise, and on spaces without a
+    permutation of at least :data:`MIN_ITEMS` items, it is StructuralSurrogate."""
+
+    description = ("StructuralSurrogate whose prior over a tour's pairwise weights is a metric embedding of the "
+                   "items, identified from random tours (learns tours from fewer evaluations than pairs)")
+
+    def _new_model(self) -> SparseBayesLinear:
+        """A :class:`MetricBayesLinear` of this run's layout, seeded from the run's stream (drawn only
+        when it has a permutation to embed, so that without one the stream is StructuralSurrogate's)."""
+        embed = bool(_adjacency_blocks(list(self.layout.groups)))
+        return MetricBayesLinear(self.layout.size, self.layout.groups, self.cg_steps, self.intercept,
+                                 self.rng.getrandbits(32) if embed else 0)
+
+    def bind(self, manipulator: Any, rng: Any, path: Optional[str] = None) -> None:
+        super().bind(manipulator, rng, path)
+        self.random_results = 0
+        self.jump = False
+
+    def propose(self) -> Optional[Proposal]:
+        """Uniformly random configurations while the embedding is being identified (under
+        ``<path>/identify``), an iterated search of the model right after it was accepted, then
+        StructuralSurrogate's proposals."""
+        model = self.model
+        if isinstance(model, MetricBayesLinear) and model.status == "identifying":
+            assert self.manipulator is not None
+            return Proposal(self.manipulator.random(self.rng), f"{self.path}/identify")
+        if self.jump and self.best_config is not None:
+            self.jump = False
+            cfg = self._jump()
+            if cfg is not None:
+                return cfg
+        return super().propose()
+
+    def observe(self, feedback: Any) -> None:
+        super().observe(feedback)
+        model = self.model
+        if feedback.requestor == f"{self.path}/identify" and isinstance(model, MetricBayesLinear) \
+                and model.status == "identifying" and feedback.ok:
+            self.random_results += 1
+            if model.checkpoint(self.random_results):
+                self.jump = model.identify() == "accepted"
+
+    def _jump(self) -> Optional[Proposal]:
+        """An iterated local search on the embedding's weights (the prior's centre: the full-rank
+        posterior's corrections from random tours blur the order of the short pairs) from the incumbent,
+        for each embedded permutation (:data:`JUMP_KICKS` kicks per item)."""
+        assert self.manipulator is not None and self.best_config is not None
+        w = self.model.prior_mean
+        cfg = self.manipulator.copy(self.best_config)
+        for fmap, offset in zip(self.layout.maps, self.layout.offsets):
+            if isinstance(fmap, PermutationFeatures) and fmap.n >= MIN_ITEMS:
+                n, pairs = fmap.n, fmap.pairs
+                U = np.zeros((n, n))
+                U[np.triu_indices(n, 1)] = w[offset:offset + pairs]
+                C = U + U.T + w[offset + pairs:offset + pairs + n * n].reshape(n, n)
+                t = fmap.positions(fmap.parameter.get_value(cfg))
+                t = iterated_search(t, C, self.np_rng, int(JUMP_KICKS * n), None, 4 * n)[0]
+                items = fmap.parameter.items
+                fmap.parameter.set_value(cfg, fmap.parameter._repair([items[i] for i in t]))
+        key = self.manipulator.hash_config(cfg)
+        if key in self.seen or key in self.pending:
+            return None
+        self.pending.add(key)
+        return Proposal(cfg, self.path)
+
+    def state_dict(self) -> Dict[str, Any]:
+        state = super().state_dict()
+        state["random_results"] = self.random_results
+        return state
+
+    def load_state_dict(self, state: Dict[str, Any]) -> None:
+        super().load_state_dict(state)
+        self.random_results = int(state.get("random_results", 0))
