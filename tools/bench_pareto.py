@@ -173,6 +173,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     help="technique names, options allowed (Name;option,value); those not registered are left "
                          "out with a notice")
     ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--first-seed", type=int, default=0, help="seeds run: FIRST_SEED to FIRST_SEED + SEEDS - 1")
     ap.add_argument("--budgets", default="20,60,100")
     ap.add_argument("--normalised", action="store_true",
                     help="also print the ratio with min-max normalised metrics and reference (1.1, 1.1)")
@@ -189,10 +190,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     names = [t for t in names if t.split(";")[0] in registry()]
     header = "".join(f"  {'@' + str(b):>13}" for b in budgets)
     for problem in problems:
-        print(f"\n{problem.name}: true front {len(problem.front)} points; median / worst of {args.seeds} seeds")
+        print(f"\n{problem.name}: true front {len(problem.front)} points; median / worst of {args.seeds} seeds "
+              f"({args.first_seed}-{args.first_seed + args.seeds - 1})")
         print(f"{'technique':<28}{header}")
         for name in names:
-            runs = [run(problem, name, s, budgets[-1]) for s in range(args.seeds)]
+            runs = []
+            for seed in range(args.first_seed, args.first_seed + args.seeds):
+                runs.append(run(problem, name, seed, budgets[-1]))
+                print(f"  {problem.name} {name} seed {seed}: " + " ".join(
+                    f"{r:.3f}" for r in ratios_at(problem, runs[-1], budgets)), file=sys.stderr, flush=True)
             print(table_line(name, [ratios_at(problem, r, budgets) for r in runs]), flush=True)
             if args.normalised:
                 norm = [ratios_at(problem, r, budgets, normalised_hypervolume_ratio) for r in runs]

@@ -158,7 +158,7 @@ class MultiObjectiveBO(BayesianOptimization):
     #: BayesianOptimization's options; each GP models the Gaussian copula of its metric by default (metrics
     #: such as energy and compile time span orders of magnitude with heavy tails)
     OPTIONS = tuple(replace(o, default=True) if o.name == "copula_transform" else o for o in BO_OPTIONS) + (
-        Option("ehvi_units", str, "model", choices=("model", "metric"),
+        Option("ehvi_units", str, "metric", choices=("metric", "model"),
                doc="the units the expected hypervolume improvement is computed in: 'model' (the GPs' "
                    "standardised units, exact) or 'metric' (the objectives' own, Monte Carlo, reference "
                    "1.1 x the observed nadir)"),)
@@ -239,7 +239,7 @@ class MultiObjectiveBO(BayesianOptimization):
         margin = np.where(extent > 0, extent, np.where(spread > 0, spread, 1.0)) * REFERENCE_MARGIN
         reference = front.max(axis=0) + margin
         feas = self._feasibility_model()
-        metric = MetricUnits(y, raw, self.np_rng) if self._options.get("ehvi_units") == "metric" else None
+        metric = MetricUnits(y, raw, self.np_rng) if self._options.get("ehvi_units", "metric") == "metric" else None
         acq = HypervolumeAcquisition(self.encoder, gps, train, front, reference, feas,
                                      o.max_feasibility_threshold * self.rng.randrange(EPS_STEPS) / (EPS_STEPS - 1),
                                      self.feasibility.features if self.feasibility is not None else None, metric)
