@@ -91,10 +91,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     fronts: List[np.ndarray] = []
     randoms: List[np.ndarray] = []
     for seed in range(args.seeds):
-        fronts.append(front_of(run(problem, args.technique, seed, args.budget)))
         randoms.append(front_of(run(problem, "PureRandom", seed, args.random_budget)))
+        fronts.append(front_of(run(problem, args.technique, seed, args.budget)))
+        same = compare(fronts[-1], randoms[-1])
         print(f"seed {seed}: {args.technique} front {len(fronts[-1])} points at {args.budget} evaluations, "
-              f"PureRandom {len(randoms[-1])} at {args.random_budget}", flush=True)
+              f"PureRandom {len(randoms[-1])} at {args.random_budget}; covers {same['covers']:.2f}, "
+              f"covered {same['covered']:.2f}", flush=True)
     print(f"\n{args.technique} seed vs PureRandom seed: covers / covered / dominates / hv / hv random")
     wins = 0
     for i, found in enumerate(fronts):
