@@ -77,7 +77,8 @@ def compare(found: np.ndarray, baseline: np.ndarray) -> Dict[str, float]:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Print each front's size and every (technique seed, random seed) comparison; exit 2 on bad arguments."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--technique", default="MultiObjectiveBO", help="technique name, options allowed (Name;option,value)")
+    ap.add_argument("--technique", default="MultiObjectiveBO",
+                    help="technique name, options allowed (Name;option,value)")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--budget", type=int, default=100)
     ap.add_argument("--random-budget", type=int, default=1000)

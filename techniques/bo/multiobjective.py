@@ -103,7 +103,8 @@ class MetricUnits:
         for start in range(0, len(mean), BLOCK // 8):
             mu, sd = mean[start:start + BLOCK // 8], std[start:start + BLOCK // 8]
             z = mu[:, None, :] + sd[:, None, :] * self.draws[None, :, :]
-            out[start:start + len(mu)] = hypervolume_improvements(self.to_metric(z), self.lower, self.upper).mean(axis=1)
+            gains = hypervolume_improvements(self.to_metric(z), self.lower, self.upper)
+            out[start:start + len(mu)] = gains.mean(axis=1)
         return out / self.scale
 
 
