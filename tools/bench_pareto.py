@@ -6,8 +6,11 @@
 For every problem and technique, ``--seeds`` runs of ``max(budgets)`` evaluations each; prints the
 median and the worst hypervolume ratio at every budget.  The ratio is the hypervolume of the front
 found in the first ``n`` evaluations over that of the true front (every OK row of the table in the
-search space), both with the objectives min-max normalised by the true front's ideal and nadir and
-the reference point 1.1 x the normalised nadir (1.1, 1.1): 1 means the true front was found.
+search space), in the metrics' own units, with the reference point 1.1 x the true front's nadir
+(:func:`hypervolume_ratio`): 1 means the true front was found.  ``--normalised`` adds a second,
+stricter figure on a line of its own marked ``[normalised]``: both metrics min-max normalised by the
+true front's ideal and nadir and the reference point (1.1, 1.1) (:func:`normalised_hypervolume_ratio`),
+which weighs the front's region near its ideal more than the raw figure does.
 
 Problems (:data:`METRICS`): the RISE K-means and stencil tables (compute time, energy) and two Kernel
 Tuner caches (kernel time, compile time).  A problem name may also be ``NAME=FILE``: that problem's
@@ -92,8 +95,24 @@ def load(shared: Optional[str], name: str) -> ParetoProblem:
     return ParetoProblem(name, bench.manipulator, measure, front, front.min(axis=0), front.max(axis=0))
 
 
+def reference_point(nadir: np.ndarray) -> np.ndarray:
+    """1.1 x ``nadir`` (10 % of its size beyond it, so also beyond a negative or zero coordinate)."""
+    nadir = np.asarray(nadir, dtype=float)
+    return nadir + np.where(nadir != 0, 0.1 * np.abs(nadir), 0.1)
+
+
 def hypervolume_ratio(problem: ParetoProblem, found: Sequence[Vector]) -> float:
-    """Hypervolume of ``found`` over the true front's, normalised, reference 1.1 x the nadir."""
+    """Hypervolume of ``found`` over the true front's, in the metrics' units, reference 1.1 x the
+    true front's nadir (0 when ``found`` is empty)."""
+    ref = reference_point(problem.nadir)
+    true = hypervolume(problem.front, ref)
+    pts = np.asarray(found, dtype=float).reshape(-1, len(ref))
+    return hypervolume(pts, ref) / true if len(pts) else 0.0
+
+
+def normalised_hypervolume_ratio(problem: ParetoProblem, found: Sequence[Vector]) -> float:
+    """The ratio with both metrics min-max normalised by the true front's ideal and nadir and the
+    reference point (1.1, ..., 1.1) (0 when ``found`` is empty)."""
     ref = [1.1] * len(problem.ideal)
     true = hypervolume(problem.normalised(problem.front), ref)
     return hypervolume(problem.normalised(found), ref) / true if len(found) else 0.0
@@ -133,9 +152,10 @@ def run(problem: ParetoProblem, technique: str, seed: int, budget: int) -> List[
     return out
 
 
-def ratios_at(problem: ParetoProblem, vectors: Sequence[Optional[Vector]], budgets: Sequence[int]) -> List[float]:
-    """The hypervolume ratio of the OK results among the first ``n`` evaluations, for each ``n``."""
-    return [hypervolume_ratio(problem, [v for v in vectors[:n] if v is not None]) for n in budgets]
+def ratios_at(problem: ParetoProblem, vectors: Sequence[Optional[Vector]], budgets: Sequence[int],
+              ratio: Callable[[ParetoProblem, Sequence[Vector]], float] = hypervolume_ratio) -> List[float]:
+    """The hypervolume ratio (``ratio``) of the OK results among the first ``n`` evaluations, for each ``n``."""
+    return [ratio(problem, [v for v in vectors[:n] if v is not None]) for n in budgets]
 
 
 def table_line(label: str, per_seed: Sequence[Sequence[float]]) -> str:
@@ -153,7 +173,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     help="technique names, options allowed (Name;option,value); those not registered are left "
                          "out with a notice")
     ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--first-seed", type=int, default=0, help="seeds run: FIRST_SEED to FIRST_SEED + SEEDS - 1")
     ap.add_argument("--budgets", default="20,60,100")
+    ap.add_argument("--normalised", action="store_true",
+                    help="also print the ratio with min-max normalised metrics and reference (1.1, 1.1)")
     args = ap.parse_args(argv)
     try:
         budgets = sorted(int(b) for b in args.budgets.split(","))
@@ -167,11 +190,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     names = [t for t in names if t.split(";")[0] in registry()]
     header = "".join(f"  {'@' + str(b):>13}" for b in budgets)
     for problem in problems:
-        print(f"\n{problem.name}: true front {len(problem.front)} points; median / worst of {args.seeds} seeds")
+        print(f"\n{problem.name}: true front {len(problem.front)} points; median / worst of {args.seeds} seeds "
+              f"({args.first_seed}-{args.first_seed + args.seeds - 1})")
         print(f"{'technique':<28}{header}")
         for name in names:
-            per_seed = [ratios_at(problem, run(problem, name, s, budgets[-1]), budgets) for s in range(args.seeds)]
-            print(table_line(name, per_seed), flush=True)
+            runs = []
+            for seed in range(args.first_seed, args.first_seed + args.seeds):
+                runs.append(run(problem, name, seed, budgets[-1]))
+                print(f"  {problem.name} {name} seed {seed}: " + " ".join(
+                    f"{r:.3f}" for r in ratios_at(problem, runs[-1], budgets)), file=sys.stderr, flush=True)
+            print(table_line(name, [ratios_at(problem, r, budgets) for r in runs]), flush=True)
+            if args.normalised:
+                norm = [ratios_at(problem, r, budgets, normalised_hypervolume_ratio) for r in runs]
+                print(table_line(f"{name} [normalised]", norm), flush=True)
     return 0
 
 

@@ -79,3 +79,13 @@ def expected_hypervolume_improvement(mean: np.ndarray, std: np.ndarray, lower: n
             total *= s * (h((upper[None, :, j] - m) / s) - h((lower[None, :, j] - m) / s))
         out[start:start + BLOCK] = np.maximum(total, 0.0).sum(axis=1)
     return out
+
+
+def hypervolume_improvements(points: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """The hypervolume each point of ``points`` (shape ``(..., d)``) adds to the front whose
+    :func:`box_decomposition` is ``(lower, upper)``: the volume of the boxes it dominates; shape
+    ``points.shape[:-1]``.  Called on posterior samples by the Monte-Carlo EHVI of
+    :class:`~.multiobjective.MetricUnits`."""
+    pts = np.asarray(points, dtype=float)[..., None, :]          # (..., 1, d) against (boxes, d)
+    sides = np.clip(upper - np.maximum(pts, lower), 0.0, None)
+    return np.prod(sides, axis=-1).sum(axis=-1)

@@ -62,7 +62,7 @@ from __future__ import annotations
 import logging
 import math
 import random
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Dict, Hashable, List, Optional, Set
 
 import numpy as np
@@ -207,7 +207,8 @@ class BayesianOptimization(Technique):
     def __init__(self, name: Optional[str] = None, options: Optional[BOOptions] = None, **overrides: Any) -> None:
         super().__init__(name)
         given = {**(asdict(options) if options is not None else {}), **overrides}
-        self.options = BOOptions(**configure(self, given, attributes=False))
+        values = configure(self, given, attributes=False)   # a subclass's own options stay in self._options
+        self.options = BOOptions(**{f.name: values[f.name] for f in fields(BOOptions)})
         exponents(self.options.power_transforms)
         self._hypers: Dict[TransformKey, Hyper] = {}   # last fit per transform (warm starts)
         self._fit_states = [FitState()]                 # one per surrogate, built by bind

@@ -12,8 +12,8 @@ from scipy.stats import norm
 from tunerlib.parameters import ConfigurationManipulator, IntegerParameter, PowerOfTwoParameter
 from tunerlib.techniques import Feedback, create_technique
 from tunerlib.techniques.bo.acquisition import log_expected_improvement
-from tunerlib.techniques.bo.ehvi import box_decomposition, expected_hypervolume_improvement
-from tunerlib.techniques.bo.multiobjective import training_rows
+from tunerlib.techniques.bo.ehvi import box_decomposition, expected_hypervolume_improvement, hypervolume_improvements
+from tunerlib.techniques.bo.multiobjective import MetricUnits, training_rows
 from tunerlib.techniques.pareto import hypervolume, hypervolume_improvement
 
 from kit import light
@@ -90,6 +90,37 @@ def test_a_dominated_or_certain_candidate_gains_nothing():
     assert gain[1] == pytest.approx(0.9 * 0.9 - 0.8 * 0.8)
 
 
+@settings(max_examples=80, deadline=None)
+@given(st.integers(min_value=1, max_value=3).flatmap(lambda d: st.tuples(
+    st.lists(st.lists(coord, min_size=d, max_size=d), min_size=0, max_size=6),
+    st.lists(st.lists(coord, min_size=d, max_size=d), min_size=1, max_size=4))))
+def test_hypervolume_improvements_of_points_match_the_hypervolume(case):
+    front, points = case
+    ref = [6.0] * len(points[0])
+    gains = hypervolume_improvements(np.array(points), *box_decomposition(front, ref))
+    assert gains == pytest.approx([hypervolume_improvement(front, p, ref) for p in points], abs=1e-9)
+
+
+def test_metric_units_ehvi_is_measured_in_the_metrics_units():
+    """Standardised targets map back to the metric: a near-certain candidate gains the hypervolume
+    its metric values add, over the observed front's, with reference 1.1 x the observed nadir."""
+    raw = np.array([[1.0, 40.0], [2.0, 20.0], [8.0, 10.0], [9.0, 50.0]])
+    y = (np.log(raw) - np.log(raw).mean(axis=0)) / np.log(raw).std(axis=0)   # any increasing transform
+    units = MetricUnits(y, raw, np.random.default_rng(0))
+    assert units.reference == pytest.approx([8.8, 44.0])
+    assert units.to_metric(y) == pytest.approx(raw)
+    front_hv = hypervolume(raw[:3], (8.8, 44.0))
+    assert units.scale == pytest.approx(front_hv)
+    at = y[[1]]            # a candidate predicted exactly at (2, 20): dominated by the front, no gain
+    assert units.ehvi(at, np.full((1, 2), 1e-9))[0] == pytest.approx(0.0, abs=1e-8)
+    halfway = (y[0] + y[1]) / 2     # between (1, 40) and (2, 20) in standardised units: interpolated
+    point = units.to_metric(halfway[None])[0]
+    assert 1.0 < point[0] < 2.0 and 20.0 < point[1] < 40.0
+    gain = units.ehvi(halfway[None], np.full((1, 2), 1e-9))[0]
+    assert gain == pytest.approx(hypervolume_improvement(raw[:3], point, (8.8, 44.0)) / front_hv, rel=1e-4)
+    assert gain > 0
+
+
 def test_training_rows_keep_the_best_layers_and_the_most_recent():
     vectors = [(float(i), float(10 - i)) for i in range(6)] + [(9.0 + i, 9.0 + i) for i in range(10)]
     rows = training_rows(vectors, 8)
@@ -107,9 +138,9 @@ def vector(cfg):
     return (x + 0.3 * (y - 0.5) ** 2 + 0.1 * c, (1 - x) ** 2 + 0.3 * y + 0.1 * (1 - c))
 
 
-def run(seed, n=25, batch=1):
+def run(seed, n=25, batch=1, units="model"):
     m = space()
-    tech = create_technique([light("MultiObjectiveBO")])
+    tech = create_technique([light("MultiObjectiveBO") + f';ehvi_units,"{units}"'])
     tech.bind(m, random.Random(seed), tech.name)
     keys = []
     while len(keys) < n:
@@ -125,11 +156,13 @@ def run(seed, n=25, batch=1):
     return keys
 
 
-def test_deterministic_given_the_seed():
-    assert run(3) == run(3)
-    assert run(3) != run(4)
+@pytest.mark.parametrize("units", ["model", "metric"])
+def test_deterministic_given_the_seed(units):
+    assert run(3, units=units) == run(3, units=units)
+    assert run(3, units=units) != run(4, units=units)
 
 
-def test_batch_proposals_are_distinct_and_spread_by_the_believer():
-    keys = run(5, n=24, batch=4)
+@pytest.mark.parametrize("units", ["model", "metric"])
+def test_batch_proposals_are_distinct_and_spread_by_the_believer(units):
+    keys = run(5, n=24, batch=4, units=units)
     assert len(set(keys)) == len(keys)

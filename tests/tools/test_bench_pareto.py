@@ -1,0 +1,59 @@
+"""tools/bench_pareto.py: the hypervolume ratio of a found front against a table's true front."""
+import numpy as np
+import pytest
+
+from tools.bench_pareto import (ParetoProblem, hypervolume_ratio, main, normalised_hypervolume_ratio,
+                                ratios_at, reference_point)
+
+from other_machine import SHARED, needs_rise
+
+
+def _problem(front):
+    pts = np.asarray(front, dtype=float)
+    return ParetoProblem("hand", lambda: None, lambda cfg: ("failed", None), pts, pts.min(axis=0), pts.max(axis=0))
+
+
+#: true front (1, 4), (2, 2): nadir (2, 4), reference 1.1 x nadir = (2.2, 4.4); its hypervolume is
+#: 1.2 x 0.4 (below (1, 4)) + 0.2 x 2.4 (below (2, 2)) - 0.2 x 0.4 (counted twice) = 0.88
+TWO = _problem([(1.0, 4.0), (2.0, 2.0)])
+
+
+def test_reference_is_one_point_one_times_the_true_nadir():
+    assert reference_point(np.array([2.0, 4.0])) == pytest.approx([2.2, 4.4])
+    assert reference_point(np.array([-2.0, 0.0])) == pytest.approx([-1.8, 0.1])   # 10 % beyond, also there
+
+
+def test_two_point_front_by_hand():
+    assert hypervolume_ratio(TWO, [(1.0, 4.0), (2.0, 2.0)]) == pytest.approx(1.0)
+    assert hypervolume_ratio(TWO, [(2.0, 2.0)]) == pytest.approx(0.2 * 2.4 / 0.88)      # 6/11
+    assert hypervolume_ratio(TWO, [(1.0, 4.0)]) == pytest.approx(1.2 * 0.4 / 0.88)      # 6/11
+    assert hypervolume_ratio(TWO, [(2.1, 4.2)]) == pytest.approx(0.1 * 0.2 / 0.88)      # dominated, still counts
+    assert hypervolume_ratio(TWO, [(2.3, 1.0)]) == 0.0                                  # beyond the reference
+    assert hypervolume_ratio(TWO, []) == 0.0
+
+
+def test_normalised_ratio_is_the_second_stricter_figure():
+    # normalised: (0, 1), (1, 0), reference (1.1, 1.1): 1.1 x 0.1 + 0.1 x 1.1 - 0.1 x 0.1 = 0.21
+    assert normalised_hypervolume_ratio(TWO, [(2.0, 2.0)]) == pytest.approx(0.1 * 1.1 / 0.21)   # 11/21
+    assert normalised_hypervolume_ratio(TWO, [(2.0, 2.0)]) < hypervolume_ratio(TWO, [(2.0, 2.0)])
+
+
+def test_ratios_at_counts_failed_evaluations_as_spent():
+    vectors = [None, (2.0, 2.0), None, (1.0, 4.0)]
+    assert ratios_at(TWO, vectors, [1, 2, 4]) == pytest.approx([0.0, 6 / 11, 1.0])
+    assert ratios_at(TWO, vectors, [2], normalised_hypervolume_ratio) == pytest.approx([11 / 21])
+
+
+@needs_rise
+def test_cli_prints_both_figures(capsys):
+    assert main(["--shared", str(SHARED), "--problems", "rise_kmeans", "--seeds", "1", "--budgets", "3,5",
+                 "--techniques", "PureRandom", "--normalised"]) == 0
+    out = capsys.readouterr().out
+    assert "rise_kmeans: true front" in out
+    assert "PureRandom [normalised]" in out
+
+
+def test_cli_unknown_problem_is_a_one_line_error(capsys):
+    assert main(["--problems", "nosuch"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "unknown problem 'nosuch'" in err[0]
