@@ -6,6 +6,10 @@ The rule (:func:`plan`), first match wins:
 ====================================================  =========================================
 the space and the budget                              the member
 ====================================================  =========================================
+a permutation of n items and a test limit of at      MetricStructuralSurrogate, the whole run
+least ``10 n`` and fewer than its ``n(n-1)/2``
+pairs (tours too long for the budget to measure
+every pair)
 a permutation of more than 5 items (tours, orders)    StructuralSurrogate (its fallback: A)
 more than 30 parameters                               AUCBanditMetaTechniqueG (a steady-state
                                                       GA and a TPE model); for a budget of more
@@ -28,6 +32,12 @@ instead: NSGA-II for the whole run, itself the fallback (the single-objective me
 AUCBanditMetaTechniqueA's local arms -- DE, greedy mutation, Nelder-Mead -- move one point a few
 coordinates at a time, slow to start in many dimensions; G's crossover and per-parameter densities make
 progress from its first results, while A's arms refine a good region better once G has stalled.)
+
+(Tours: StructuralSurrogate learns one weight per pair of items, so it needs about as many
+evaluations as pairs; with fewer, a metric embedding of the items has ``n d + 1`` unknowns and
+:class:`~.structural.metric.MetricStructuralSurrogate` identifies it from its first ``10 n`` random
+tours, so it needs a test limit of at least that.  Its plan is exempt from the cost policy, like a
+short budget's: the whole run's search CPU is bounded by the test limit.)
 
 (A long run's BO waits for the first measurements because on a cheap objective it would never be
 allowed: the run then never builds it, nor imports its scientific stack.)
@@ -71,6 +81,7 @@ from ..parameters import (ArrayParameter, BooleanArray, ConfigurationManipulator
                           FloatParameter, NumericParameter, OrdinalParameter, PermutationParameter)
 from .base import Config, Feedback, Proposal, Technique, TechniqueError
 from .options import Option, configure
+from .structural.metric import CHECKPOINTS
 
 BO, STRUCTURAL, BANDIT = "BayesianOptimization", "StructuralSurrogate", "AUCBanditMetaTechniqueA"
 #: the member of spaces too wide for the GP: a TPE model (one density per parameter) and a GA
@@ -79,12 +90,15 @@ WIDE = "AUCBanditMetaTechniqueG"
 #: fits the run starts; the last serves as its fallback, as BANDIT does for one objective)
 MOBO, NSGA2 = "MultiObjectiveBO", "NSGA2"
 MULTI_OBJECTIVE_MEMBERS = (MOBO, NSGA2)
-MEMBERS = (BO, STRUCTURAL, BANDIT, WIDE)
+#: the member of tours whose pairs outnumber the test limit
+METRIC = "MetricStructuralSurrogate"
+MEMBERS = (BO, STRUCTURAL, BANDIT, WIDE, METRIC)
 #: the members a store's ranking may make the hand-over member
 STORE_CHOICES = (BO, STRUCTURAL, BANDIT)
 #: short names in decision lines
 TITLES = {BO: "Bayesian optimization", STRUCTURAL: "StructuralSurrogate", BANDIT: "AUCBanditMetaTechniqueA",
-          WIDE: "AUCBanditMetaTechniqueG", MOBO: "multi-objective Bayesian optimization", NSGA2: "NSGA-II"}
+          WIDE: "AUCBanditMetaTechniqueG", METRIC: "MetricStructuralSurrogate",
+          MOBO: "multi-objective Bayesian optimization", NSGA2: "NSGA-II"}
 #: a permutation with more items than this is a tour or an order (smaller ones are categorical)
 TOUR_ITEMS = 5
 #: above this many parameters the GP's per-suggestion cost and its data needs rule BO out
@@ -92,7 +106,7 @@ BO_MAX_DIMENSION = 30
 #: CPU seconds per suggestion assumed for a member until it has made MEASURED_AFTER suggestions
 #: (README "The default technique": BO 0.05-0.14 s, StructuralSurrogate about 3 ms on a 48-city
 #: tour, A about 0.3 ms, on the 2-core development machine)
-PRIOR_CPU = {BO: 0.05, STRUCTURAL: 0.003, BANDIT: 0.0003, WIDE: 0.002, MOBO: 0.1, NSGA2: 0.001}
+PRIOR_CPU = {BO: 0.05, STRUCTURAL: 0.003, METRIC: 0.01, BANDIT: 0.0003, WIDE: 0.002, MOBO: 0.1, NSGA2: 0.001}
 MEASURED_AFTER = 25
 #: results with a known cost before the first cost check, and between later checks
 COST_FIRST, COST_EVERY = 5, 25
@@ -182,11 +196,20 @@ def plan(facts: SpaceFacts, limit: Optional[int], kind: str, short_budget: int,
     why = f"{facts.text()}, {budget_text(limit, kind)}"
     later = store_pick or BANDIT
     if facts.tour_items:
-        return Plan(STRUCTURAL, None, False, why)
+        return _tour_plan(facts.tour_items, limit, kind, why)
     short = kind == "tests" and limit is not None and limit <= short_budget
     if facts.dimension > BO_MAX_DIMENSION:
         return Plan(WIDE, None if short else BANDIT, short, f"{why} (more than {BO_MAX_DIMENSION} parameters)")
     return Plan(BO, None if short else later, short, why)
+
+
+def _tour_plan(items: int, limit: Optional[int], kind: str, why: str) -> Plan:
+    """A tour's member: the metric embedding where the test limit covers its random tours but not
+    every pair of items, else StructuralSurrogate."""
+    pairs = items * (items - 1) // 2
+    if kind == "tests" and limit is not None and CHECKPOINTS[-1] * items <= limit < pairs:
+        return Plan(METRIC, None, True, f"{why} (fewer evaluations than its {pairs:,} pairs of items)")
+    return Plan(STRUCTURAL, None, False, why)
 
 
 def multi_objective_plan(facts: SpaceFacts, limit: Optional[int], kind: str, objectives: int,

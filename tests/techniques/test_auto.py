@@ -16,7 +16,7 @@ from tunerlib.parameters import (BooleanParameter, ConfigurationManipulator, Enu
                                  IntegerParameter, PermutationParameter)
 from tunerlib.result import Result
 from tunerlib.techniques import DEFAULT_TECHNIQUE, Feedback, SearchContext, create_technique
-from tunerlib.techniques.auto import (BANDIT, BO, COST_FIRST, MEASURED_AFTER, MOBO, NSGA2, STRUCTURAL, WIDE,
+from tunerlib.techniques.auto import (BANDIT, BO, COST_FIRST, MEASURED_AFTER, METRIC, MOBO, NSGA2, STRUCTURAL, WIDE,
                                      AutoTechnique, SpaceFacts, multi_objective_plan)
 
 from kit import LIGHT_BO
@@ -33,8 +33,8 @@ def _auto(manipulator, context, seed=0, **options):
     return tech
 
 
-def tour():
-    return ConfigurationManipulator([PermutationParameter("tour", list(range(10)))])
+def tour(items=10):
+    return ConfigurationManipulator([PermutationParameter("tour", list(range(items)))])
 
 
 def ordinals_with_constraints():
@@ -74,6 +74,10 @@ def test_default_technique_is_auto():
 
 @pytest.mark.parametrize("space, context, member, then, words", [
     (tour, TESTS(3000), STRUCTURAL, None, ["a permutation of 10 items", "3000 evaluations"]),
+    (lambda: tour(100), TESTS(3000), METRIC, None, ["a permutation of 100 items", "fewer evaluations than its 4,950"]),
+    (lambda: tour(100), TESTS(999), STRUCTURAL, None, ["a permutation of 100 items", "999 evaluations"]),
+    (lambda: tour(100), TESTS(4950), STRUCTURAL, None, ["a permutation of 100 items", "4950 evaluations"]),
+    (lambda: tour(100), SearchContext(stop_after=60.0, budget_kind="time"), STRUCTURAL, None, ["no test limit"]),
     (ordinals_with_constraints, TESTS(60), BO, None, ["7 ordinal parameters", "2 known constraints", "60 evaluations"]),
     (floats, TESTS(1000), BO, BANDIT, ["4 float parameters", "1000 evaluations", "cost of a measurement"]),
     (mixed, TESTS(100), BO, None, ["2 categorical parameters", "1 float parameter", "1 ordinal parameter"]),
@@ -169,6 +173,17 @@ def test_measured_cpu_replaces_the_prior():
     assert tech.cpu_per_suggestion(STRUCTURAL) == pytest.approx(0.5)
     _feed(tech, cost=1e-4, n=COST_FIRST)
     assert tech.active == BANDIT and "0.50 s of CPU per suggestion" in tech.decisions[-1]["reason"]
+
+
+def test_the_metric_embedding_of_a_long_tour_is_exempt_from_the_cost_policy():
+    """Its random tours come first and its fits are costly, but the test limit bounds the whole run's
+    search CPU: a cheap measurement does not hand it over, as it does StructuralSurrogate."""
+    tech = _auto(tour(60), TESTS(1000))
+    assert tech.active == METRIC
+    clock = iter(range(0, 10**6))
+    tech.cpu_clock = lambda: 0.5 * next(clock)
+    _feed(tech, cost=1e-4, n=MEASURED_AFTER + COST_FIRST)
+    assert tech.active == METRIC and [d["technique"] for d in tech.decisions] == [METRIC]
 
 
 def test_a_long_run_hands_over_when_bo_stagnates():
