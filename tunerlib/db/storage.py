@@ -234,7 +234,8 @@ class ResultsDB(IdentityRows, RunLifecycle, LeaseQueries, NamedRecords, RunReads
                 "args": args if args is not None else {}, "seed": seed, "state": "RUNNING",
                 "start_date": time_module.time(), "end_date": None, "machine_id": machine_id,
                 "objective": objective, "host": host, "pid": pid, "script_version": script_version})
-        return int(run_id), run_uuid
+        assert run_id is not None  # a plain INSERT gives the new row's id
+        return run_id, run_uuid
 
     def set_run_state(self, run_id: int, state: str) -> None:
         """Set RUNNING / COMPLETE / ABORTED / FAILED; a finished state sets end_date, RUNNING clears it."""
@@ -264,6 +265,7 @@ class ResultsDB(IdentityRows, RunLifecycle, LeaseQueries, NamedRecords, RunReads
         if self._ins_config is not None:  # INSERT ... ON CONFLICT DO NOTHING
             new_id = runner.insert(self._ins_config, values)
         else:
+            assert isinstance(runner, _CoreRunner)  # the sqlite3 runner always has the ON CONFLICT form
             try:
                 with runner.conn.begin_nested():
                     new_id = runner.insert(_CFG.insert(), values)
@@ -285,10 +287,12 @@ class ResultsDB(IdentityRows, RunLifecycle, LeaseQueries, NamedRecords, RunReads
     @staticmethod
     def _insert_request(runner: _Runner, run_id: int, configuration_id: int, requestor: str, generation: int,
                         limit: Optional[float]) -> int:
-        return runner.insert(_INS_DR, {
+        request_id = runner.insert(_INS_DR, {
             "tuning_run_id": run_id, "configuration_id": configuration_id, "requestor": requestor,
             "generation": generation, "limit": limit, "state": "REQUESTED",
             "request_date": time_module.time()})
+        assert request_id is not None  # a plain INSERT gives the new row's id
+        return request_id
 
     def claim_next(self, run_id: int, worker: str, lease: Optional[float] = None) -> Optional[Claim]:
         """Atomically claim the oldest REQUESTED desired result of the run (by id) for
@@ -331,6 +335,7 @@ class ResultsDB(IdentityRows, RunLifecycle, LeaseQueries, NamedRecords, RunReads
                                            "or cancelled")
             if self._notify:  # wakes the run's ResultListener when this commits
                 runner.rows(_NOTIFY, {"run_text": str(rows[0][0])})
+        assert result_id is not None  # a plain INSERT gives the new row's id
         return result_id
 
     def listen(self, run_id: int) -> Optional[ResultListener]:

@@ -92,7 +92,7 @@ def _stderr(text: str) -> None:
 
 
 def wait_for_lock(attempt: Callable[[], object], waits: LockWaits, who: str, display: str,
-                  failure: Callable[[BaseException], DatabaseError]) -> object:
+                  failure: Callable[[Exception], DatabaseError]) -> object:
     """``attempt()``, tried again while it fails only because the database is locked, for up to
     :data:`LOCK_PATIENCE` s (then ``failure(exc)`` is raised); reports the wait to ``waits``."""
     started: Optional[float] = None
