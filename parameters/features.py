@@ -92,6 +92,8 @@ def pair_index(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
 class PermutationFeatures(FeatureMap):
     """Adjacency, direction and (optionally) precedence indicators of a permutation."""
 
+    parameter: PermutationParameter
+
     def __init__(self, parameter: PermutationParameter, precedence: Optional[bool] = None) -> None:
         n = parameter.size
         pairs = n * (n - 1) // 2

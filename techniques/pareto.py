@@ -10,14 +10,15 @@ dominate the reference point contribute nothing.
 """
 from __future__ import annotations
 
-from typing import List, Sequence
+from typing import List, Sequence, Union
 
 import numpy as np
 
 __all__ = ["crowding_distance", "dominates", "hypervolume", "hypervolume_improvement", "non_dominated",
            "non_dominated_sort"]
 
-Points = Sequence[Sequence[float]]
+#: objective vectors, one per point: nested sequences or an array of shape (points, objectives)
+Points = Union[Sequence[Sequence[float]], np.ndarray]
 
 
 def _array(points: Points) -> np.ndarray:
