@@ -155,7 +155,7 @@ def _hso(arr: np.ndarray, ref: np.ndarray) -> float:
     return float(total)
 
 
-def hypervolume(points: Points, reference: Sequence[float]) -> float:
+def hypervolume(points: Points, reference: Sequence[float] | np.ndarray) -> float:
     """Volume of the region dominated by ``points`` and bounded by ``reference`` (minimisation).
 
     Points that are not strictly better than the reference in every objective are ignored, so an

@@ -48,7 +48,7 @@ from .reads import RunReads
 from .notify import CHANNEL, ResultListener
 from .lifecycle import RunLifecycle
 from .runners import _CoreRunner, _Runner, _SQLiteRunner
-from .waits import LockWaits, is_lock_error, wait_for_lock
+from .waits import LockNotices, LockWaits, is_lock_error, wait_for_lock
 
 __all__ = ["ResultsDB"]
 
@@ -112,7 +112,7 @@ class ResultsDB(IdentityRows, RunLifecycle, LeaseQueries, NamedRecords, RunReads
         self._run: Optional[_Runner] = None
         self._closed = False
         #: told when a transaction waits for a lock another process holds (prints one line per incident)
-        self.lock_waits = LockWaits()
+        self.lock_waits: LockNotices = LockWaits()
         #: this process in the lock notices
         self.waiter = f"pid {os.getpid()}"
 
