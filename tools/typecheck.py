@@ -73,12 +73,13 @@ def _source_path(text: str, links: Dict[Path, Path], root: Path) -> str:
     return text
 
 
-def run(args: Sequence[str], root: Path = ROOT, python: Optional[str] = None) -> subprocess.CompletedProcess:
+def run(args: Sequence[str], root: Path = ROOT, python: Optional[str] = None,
+        timeout: Optional[float] = None) -> subprocess.CompletedProcess:
     """Builds the tree and runs mypy from ``root`` with ``args`` (default: the packages that ``[tool.mypy]``
     names); returns the finished process, its output rewritten to name the checkout's files."""
     links = build_tree(root)
     command: List[str] = [python or sys.executable, "-m", "mypy", *args]
-    done = subprocess.run(command, cwd=root, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=timeout)
     out = "\n".join(_source_path(line, links, root) for line in done.stdout.splitlines())
     return subprocess.CompletedProcess(command, done.returncode, out + ("\n" if out else ""), done.stderr)
 
