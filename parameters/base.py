@@ -113,6 +113,8 @@ class Parameter:
     #: booleans of a kind that never mixes them with numbers), ``"tuple"`` (a flat list) or ``"key"``
     #: (:func:`value_key`)
     key_style: ClassVar[str] = "key"
+    #: the operators of a class by name, set on each class by its first :meth:`operators` call
+    _tl_operator_cache: ClassVar[Optional[Mapping[str, OperatorSpec]]]
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
@@ -221,7 +223,7 @@ class Parameter:
         for name in dir(cls):
             fn = getattr(cls, name, None)
             arity = getattr(fn, "_tl_operator_arity", None)
-            if arity is None:
+            if arity is None or fn is None:
                 continue
             sig = inspect.signature(fn)
             defaults = tuple(
@@ -249,7 +251,7 @@ class Parameter:
         return fn(child, *parents[:need], rng=rng, **kwargs)
 
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self.to_json() == other.to_json()  # type: ignore[union-attr]
+        return type(self) is type(other) and self.to_json() == other.to_json()
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self.name))
@@ -309,7 +311,7 @@ class PrimitiveParameter(Parameter):
             grid = None if dom is None else (dom, {value_key(v): i for i, v in enumerate(dom)},
                                              [self.get_unit_value({self.name: v}) for v in dom])
             self._tl_grid = grid
-        return grid  # type: ignore[return-value]
+        return grid
 
     def order_positions(self) -> Optional[Dict[Hashable, int]]:
         grid = self._grid()
@@ -366,6 +368,6 @@ def parameter_from_json(data: Mapping[str, Any]) -> Parameter:
         raise ParameterError(f"unknown parameter kind {kind!r}; known kinds: {sorted(Parameter._kinds)}")
     fields = {k: v for k, v in data.items() if k != "kind"}
     try:
-        return cls(**fields)  # type: ignore[call-arg]
+        return cls(**fields)
     except TypeError as exc:
         raise ParameterError(f"bad fields for parameter kind {kind!r}: {exc}") from None

@@ -27,10 +27,10 @@ import bisect
 import math
 import numbers
 import random
-from typing import Any, Dict, Hashable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .base import ComplexParameter, Config, ParameterError, operator, value_key
-from .numeric import UnitCubeParameter, _clip01, _finite_unit, _linear_weights
+from .numeric import UnitCubeParameter, _clip01, _finite_unit, _is_real, _linear_weights
 
 
 # ---- JSON scalar helpers --------------------------------------------------------------------
@@ -40,7 +40,7 @@ def _is_json_scalar(x: Any) -> bool:
     return isinstance(x, float) and math.isfinite(x)
 
 
-def _key(x: Any) -> Optional[Tuple[str, Hashable]]:
+def _key(x: Any) -> Optional[Tuple[str, Any]]:
     """Lookup key of a scalar: bools and numbers never collide, ``1`` and ``1.0`` do."""
     if x is None:
         return ("z", None)
@@ -271,7 +271,7 @@ class SwitchParameter(_IndexedChoice):
         return i
 
     def _find(self, value: Any, strict: bool) -> Optional[int]:
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        if not _is_real(value):
             return None
         if strict and type(value) is not int:
             return None
@@ -375,8 +375,7 @@ class OrdinalParameter(UnitCubeParameter):
         i = self._index.find(value, strict=False)
         if i is not None:
             return self.values[i]
-        if self._numeric and isinstance(value, numbers.Real) and not isinstance(value, bool) \
-                and not math.isnan(value):
+        if self._numeric and _is_real(value) and not math.isnan(value):
             if self.log:
                 x = math.log(value) if value > 0 else -math.inf
                 dist = [abs(math.log(v) - x) for v in self.values]
@@ -408,8 +407,9 @@ class OrdinalParameter(UnitCubeParameter):
 
     def get_unit_value(self, config: Mapping[str, Any]) -> float:
         """Position of the value in ``[0, 1]`` (see the class docstring)."""
-        value = self.normalize_value(self.get_value(config))
-        return self._pos[self._index.find(value, strict=False)]
+        i = self._index.find(self.normalize_value(self.get_value(config)), strict=False)
+        assert i is not None  # normalize_value returns one of the entries
+        return self._pos[i]
 
     def set_unit_value(self, config: Config, unit: float) -> None:
         """Store the entry whose position is nearest to ``unit`` (clipped; NaN raises)."""

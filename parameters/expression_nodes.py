@@ -134,6 +134,7 @@ class Node:
     """Base of expression tree nodes; ``ev(env)`` computes the value, ``collect(names)`` the reads."""
 
     __slots__ = ("h",)
+    h: int  # the height of the tree below this node (a leaf is 1)
 
     def ev(self, env: Mapping[str, Any]) -> Any:
         raise NotImplementedError

@@ -43,9 +43,25 @@ _NO_PRIOR = SpacePrior()
 class ConstrainedSpace(Protocol):
     """What a :class:`FeasibleSpace` reads of its search space (``ConfigurationManipulator`` is one)."""
 
-    names: Sequence[str]
-    parameters: Sequence[Parameter]
-    constraints: Sequence[Constraint]
+    @property
+    def names(self) -> Sequence[str]:
+        """The parameter names, in order."""
+        ...
+
+    @property
+    def parameters(self) -> Sequence[Parameter]:
+        """The parameters, in order."""
+        ...
+
+    @property
+    def constraints(self) -> Sequence[Constraint]:
+        """The constraints."""
+        ...
+
+    @property
+    def prior(self) -> SpacePrior:
+        """The priors that sampling follows."""
+        ...
 
     def parameter(self, name: str) -> Parameter:
         """The parameter called ``name``."""
@@ -305,8 +321,8 @@ class FeasibleSpace:
         total, visited = 1, [0]
         for group in m.groups():
             names = sorted(group, key=order.__getitem__)
-            domains = [m.parameter(n).domain() for n in names]
-            if any(d is None for d in domains):
+            domains = [d for d in (m.parameter(n).domain() for n in names) if d is not None]
+            if len(domains) < len(names):
                 return None
             checks = [[c for c in m.group_constraints(group)
                        if c.reads and max(names.index(r) for r in c.reads) == depth] for depth in range(len(names))]

@@ -92,6 +92,8 @@ def pair_index(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
 class PermutationFeatures(FeatureMap):
     """Adjacency, direction and (optionally) precedence indicators of a permutation."""
 
+    parameter: PermutationParameter
+
     def __init__(self, parameter: PermutationParameter, precedence: Optional[bool] = None) -> None:
         n = parameter.size
         pairs = n * (n - 1) // 2
@@ -130,7 +132,9 @@ class PermutationFeatures(FeatureMap):
 class OneHotFeatures(FeatureMap):
     """One indicator per option of an enum, switch or boolean."""
 
-    def __init__(self, parameter: Parameter) -> None:
+    parameter: BooleanParameter | _IndexedChoice
+
+    def __init__(self, parameter: BooleanParameter | _IndexedChoice) -> None:
         self.count = 2 if isinstance(parameter, BooleanParameter) else parameter._count()
         super().__init__(parameter, [("one-hot", self.count, 1)])
 
@@ -153,6 +157,8 @@ class OneHotFeatures(FeatureMap):
 class UnitFeatures(FeatureMap):
     """``v`` and ``v**2`` of a number's centred unit-cube value (:func:`centred`)."""
 
+    parameter: PrimitiveParameter
+
     def __init__(self, parameter: PrimitiveParameter) -> None:
         super().__init__(parameter, [("unit", 2, 2)])
 
@@ -164,13 +170,15 @@ class UnitFeatures(FeatureMap):
 class ArrayFeatures(FeatureMap):
     """Per element: a boolean indicator, or ``v`` and ``v**2`` of a bounded number (:func:`centred`)."""
 
-    def __init__(self, parameter: Any) -> None:
+    parameter: BooleanArray | _BoundedArray
+
+    def __init__(self, parameter: BooleanArray | _BoundedArray) -> None:
         self.width = 1 if isinstance(parameter, BooleanArray) else 2
         super().__init__(parameter, [("elements", parameter.count * self.width, parameter.count)])
 
     def active(self, value: Any) -> Active:
         p = self.parameter
-        if self.width == 1:
+        if isinstance(p, BooleanArray):  # width 1
             on = np.flatnonzero(np.asarray(value, dtype=bool))
             return on, np.ones(on.size)
         span = float(p.max_value) - float(p.min_value)
@@ -247,7 +255,8 @@ class FeatureLayout:
         numbers = [k for k, fmap in enumerate(self.maps) if isinstance(fmap, UnitFeatures)]
         if not interactions or len(numbers) < 2:
             return size
-        block = InteractionFeatures([self.maps[k] for k in numbers], [self.offsets[k] for k in numbers])
+        units = [fmap for fmap in self.maps if isinstance(fmap, UnitFeatures)]
+        block = InteractionFeatures(units, [self.offsets[k] for k in numbers])
         self.interaction, self._numbers, self.interaction_offset = block, numbers, size
         self.groups.append(FeatureGroup("*", block.kind, size, size + block.size, block.size))
         return size + block.size

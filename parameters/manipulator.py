@@ -447,7 +447,7 @@ class ConfigurationManipulator:
         shown = default is not None
         rows = [("name", "kind", "legal values", default_header if shown else "")]
         for p in self._params:
-            value = self._clip(repr(default[p.name]), 40) if shown and p.name in default else ""
+            value = self._clip(repr(default[p.name]), 40) if default is not None and p.name in default else ""
             rows.append((p.name, p.kind or type(p).__name__, self._clip(p.describe(), 60), value))
         widths = [max(len(r[i]) for r in rows) for i in range(3)]
         for i, r in enumerate(rows):
@@ -457,7 +457,7 @@ class ConfigurationManipulator:
         print(f"constraints ({len(self._constraints)}):", file=out)
         for c in self._constraints:
             print(f"  {c.describe()}", file=out)
-        if shown:
+        if default is not None:
             broken = self.violated_constraints(default)
             if broken:
                 print(f"the {default_header} configuration violates: {', '.join(broken)}", file=out)

@@ -58,7 +58,7 @@ class Prior:
         raise NotImplementedError
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and _dumps(self.to_json()) == _dumps(other.to_json())  # type: ignore
+        return type(other) is type(self) and _dumps(self.to_json()) == _dumps(other.to_json())
 
     def __hash__(self) -> int:
         return hash(_dumps(self.to_json()))
@@ -105,21 +105,21 @@ class Probabilities(Prior):
             raise ConfigurationError(f"prior of {param.name!r}: probabilities name no value; "
                                      "give at least one value: probability")
         by_key = {value_key(v): i for i, v in enumerate(values)}
-        by_text = {}
+        by_text: Dict[str, int] = {}
         for i, v in enumerate(values):
             by_text.setdefault(str(v), i)
             by_text.setdefault(json.dumps(v), i)
         probs = np.zeros(len(values))
         named = np.zeros(len(values), dtype=bool)
         for key, p in self.probabilities.items():
-            i = by_key.get(value_key(key))
-            if i is None and isinstance(key, str):
-                i = by_text.get(key)
-            if i is None:
+            at = by_key.get(value_key(key))
+            if at is None and isinstance(key, str):
+                at = by_text.get(key)
+            if at is None:
                 raise ConfigurationError(f"prior of {param.name!r}: {key!r} is not one of its values "
                                          f"({param.describe()})")
-            probs[i] = _positive(param.name, f"the probability of {key!r}", p)
-            named[i] = True
+            probs[at] = _positive(param.name, f"the probability of {key!r}", p)
+            named[at] = True
         total, rest = float(probs.sum()), int((~named).sum())
         if rest == 0 and abs(total - 1.0) > 1e-6:
             raise ConfigurationError(f"prior of {param.name!r}: the probabilities sum to {total:g}; "

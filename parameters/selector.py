@@ -78,8 +78,8 @@ class SelectorParameter(CategoricalParameter):
         order, cuts = value["order"], value["cutoffs"]
         if not isinstance(order, (list, tuple)) or not isinstance(cuts, (list, tuple)):
             raise ParameterError(f"parameter {self.name!r}: order and cutoffs must be lists, got {value!r}")
-        found = [self._index.find(x, strict=False) for x in order]
-        if None in found or sorted(found) != list(range(len(self.choices))):
+        found = [i for i in (self._index.find(x, strict=False) for x in order) if i is not None]
+        if len(found) < len(order) or sorted(found) != list(range(len(self.choices))):
             raise ParameterError(f"parameter {self.name!r}: order {list(order)!r} is not a permutation "
                                  f"of the choices {self.choices!r}")
         if len(cuts) != len(self.choices) - 1:

@@ -34,10 +34,17 @@ from .priors import Bound, Near, Prior, prior_from_json
 class NamedParameters(Protocol):
     """What a prior reads of its search space (``ConfigurationManipulator`` is one)."""
 
-    names: Sequence[str]
+    @property
+    def names(self) -> Sequence[str]:
+        """The parameter names, in order."""
+        ...
 
     def parameter(self, name: str) -> Parameter:
         """The parameter called ``name``."""
+        ...
+
+    def __contains__(self, name: object) -> bool:
+        """Whether a parameter is called ``name``."""
         ...
 
 

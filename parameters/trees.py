@@ -62,7 +62,8 @@ class TreeGroup:
     # ---- enumeration ------------------------------------------------------------------------
     def _order(self, constraints: List[Constraint]) -> List[int]:
         """Parameter order: next the one completing most constraints, then the smallest domain."""
-        left, done, order = list(range(len(self.params))), set(), []
+        left, order = list(range(len(self.params))), []
+        done: Set[str] = set()
         pending = [set(c.reads) for c in constraints]
         while left:
             def score(i: int) -> tuple:
@@ -160,7 +161,7 @@ class TreeGroup:
         p = np.exp(total - total.max())
         return p / p.sum()
 
-    def assign(self, config: Dict[str, Any], row: Sequence[int]) -> None:
+    def assign(self, config: Dict[str, Any], row: Sequence[int] | np.ndarray) -> None:
         for name, dom, j in zip(self.names, self.domains, row):
             v = dom[int(j)]
             config[name] = list(v) if isinstance(v, list) else v

@@ -249,6 +249,11 @@ class AutoTechnique(Technique):
                       "test limits up to which the first member runs the whole run (exempt from the cost policy)"),
                Option("patience", int, 30, 1, 10**6, 10, 60,
                       "first member's results in a row without a new best before a longer run hands over"))
+    #: the options: attributes set by :func:`~.options.configure` (test_option_schema checks the types)
+    cost_share: float
+    cpu_floor: float
+    short_budget: int
+    patience: int
 
     #: the store is optional: the run says nothing when it cannot help (see tunerlib.engine.cross_session)
     without_store = None
@@ -325,6 +330,7 @@ class AutoTechnique(Technique):
         stream (``rng``), so a run whose plan keeps it throughout is the run ``--technique NAME`` makes
         under the same ``--seed``; the others from seeds of their own."""
         tech = self._create(name)
+        assert self.manipulator is not None
         try:
             tech.bind(self.manipulator, rng or random.Random(self._seeds.getrandbits(64)),
                       f"{self.path}/{tech.name}")
@@ -394,7 +400,7 @@ class AutoTechnique(Technique):
                                                   and (self.known_costs - COST_FIRST) % COST_EVERY == 0):
                 self._check_cost()
         if self.deferred and (self.known_costs >= COST_FIRST or (self.results >= COST_FIRST and not self.costs)):
-            self._start_deferred()
+            self._start_deferred(self.deferred)
         if self.plan.then and self.active == self.plan.first and self.stall >= self.patience:
             self._hand_over(self.plan.then, f"{TITLES[self.active]} found no new best in its last "
                                             f"{self.patience} results")
@@ -412,10 +418,10 @@ class AutoTechnique(Technique):
         measurement = statistics.median(self.costs)
         return max(self.cost_share * measurement / max(1, self.context.parallelism), self.cpu_floor)
 
-    def _start_deferred(self) -> None:
-        """After the first results: start the deferred member when the cost policy allows it (or the
-        costs are unknown), shown every result so far; else keep the cheap bandit."""
-        name, self.deferred = self.deferred, None
+    def _start_deferred(self, name: str) -> None:
+        """After the first results: start the deferred member ``name`` when the cost policy allows it (or
+        the costs are unknown), shown every result so far; else keep the cheap bandit."""
+        self.deferred = None
         early, self.early = self.early, []
         cpu = self.cpu_per_suggestion(name)
         if self.costs and cpu > self.allowance():

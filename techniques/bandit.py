@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from typing import Any, Deque, Dict, List, Optional, Sequence, Tuple
+from typing import Any, ClassVar, Deque, Dict, List, Optional, Sequence, Tuple
 
 from .base import Feedback, Technique, TechniqueError
 from .meta import MetaTechnique
@@ -78,8 +78,12 @@ class AUCBanditMetaTechnique(MetaTechnique):
 
     description = "AUC bandit over sub-techniques (C=0.05, window 500)"
 
-    OPTIONS = (Option("C", float, 0.05, 0.0, 1e9, 0.01, 0.5, "exploration constant (the rec approaches: 1e6)"),
-               Option("window", int, 500, 1, 10000000, 50, 1000, "sliding window of uses"))
+    OPTIONS: ClassVar[Tuple[Option, ...]] = (
+        Option("C", float, 0.05, 0.0, 1e9, 0.01, 0.5, "exploration constant (the rec approaches: 1e6)"),
+        Option("window", int, 500, 1, 10000000, 50, 1000, "sliding window of uses"))
+    #: the options: attributes set by :func:`~.options.configure` (test_option_schema checks the types)
+    C: float
+    window: int
 
     def __init__(self, techniques: Sequence[Technique], name: Optional[str] = None, **options: Any) -> None:
         super().__init__(techniques, name)

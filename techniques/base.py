@@ -22,7 +22,7 @@ import math
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Dict, Generator, Optional, Tuple
+from typing import Any, ClassVar, Dict, Generator, Optional, Tuple
 
 from ..parameters import ConfigurationManipulator
 
@@ -102,9 +102,9 @@ class Technique(ABC):
     #: the option schema (a tuple of :class:`~.options.Option`): the one declaration of the options'
     #: names, types, defaults and ranges; ``__init__`` passes what it is given to
     #: :func:`~.options.configure`, and the catalogue, names, docs and random generation read it
-    OPTIONS: Tuple[Any, ...] = ()
+    OPTIONS: ClassVar[Tuple[Any, ...]] = ()
     #: whether :func:`~.naming.technique_name` writes ``Class;option,value;...`` for an instance
-    NAMED_BY_OPTIONS: bool = False
+    NAMED_BY_OPTIONS: ClassVar[bool] = False
 
     def __init__(self, name: Optional[str] = None) -> None:
         self.name = name or type(self).__name__

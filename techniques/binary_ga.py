@@ -34,6 +34,11 @@ class BinaryGA(EvolutionaryTechnique):
                Option("tournament", int, 5, 1, 100000, 2, 7, "members per tournament"),
                Option("mutate", int, 2, 0, 10000, 1, 4, "mutations per child"),
                Option("sharing", int, 1, 0, 1000, doc="copies of the global best among the parents"))
+    #: the options: attributes set by :func:`~.options.configure` (test_option_schema checks the types)
+    population: int
+    tournament: int
+    mutate: int
+    sharing: int
 
     def __init__(self, name: Optional[str] = None, **options: Any) -> None:
         super().__init__(name)

@@ -127,7 +127,7 @@ class Catalogue:
     def options(self, name: str) -> Tuple[Option, ...]:
         """The option schema of ``name`` (its target's ``OPTIONS``, or the class of a bound method's)."""
         target = self.target(name)
-        schema = getattr(target, "OPTIONS", None)
+        schema: Any = getattr(target, "OPTIONS", None)
         if schema is None:
             schema = getattr(getattr(target, "__self__", None), "OPTIONS", ())
         return tuple(schema)

@@ -93,6 +93,8 @@ class ComposableEvolutionaryTechnique(Technique):
     """
 
     OPTIONS: ClassVar[Tuple[Option, ...]] = (POPULATION_SIZE,)
+    #: the options: attributes set by :func:`~.options.configure` (test_option_schema checks the types)
+    population_size: int
     description = "composable evolutionary technique"
     #: child-generation attempts before falling back to a random configuration
     max_tries = 20
@@ -190,7 +192,7 @@ class ComposableEvolutionaryTechnique(Technique):
         self.population = []
         self._pending = {}
         self._age = 0
-        self._init_left = self.population_size  # type: ignore[attr-defined]
+        self._init_left = self.population_size
         self._seen = set()
 
     def check_space(self, manipulator: ConfigurationManipulator) -> None:
@@ -331,6 +333,8 @@ class GreedyComposableTechnique(_RateCrossoverReplaceIfBetter):
 
     OPTIONS = (POPULATION_SIZE,
                         _crossover_rate(0.5, 0.9))
+    #: the options: attributes set by :func:`~.options.configure` (test_option_schema checks the types)
+    crossover_rate: float
     description = "composable greedy base: members cycle, each bred with the global best"
 
     def bind(self, manipulator: ConfigurationManipulator, rng: random.Random,
@@ -369,6 +373,9 @@ class RandomThreeParentsComposableTechnique(_RateCrossoverReplaceIfBetter):
                         _crossover_rate(0.9, 1.0),
                         Option("best_probability", float, 0.2, 0.0, 1.0, 0.0, 0.5,
                                        "probability that the global best is one of the three parents"))
+    #: the options: attributes set by :func:`~.options.configure` (test_option_schema checks the types)
+    crossover_rate: float
+    best_probability: float
     description = "composable DE base: oldest member plus three random parents"
 
     def bind(self, manipulator: ConfigurationManipulator, rng: random.Random,
@@ -386,7 +393,7 @@ class RandomThreeParentsComposableTechnique(_RateCrossoverReplaceIfBetter):
             picks = self.rng.sample(others, 3)
         else:
             picks = [self.rng.choice(others) for _ in range(3)]
-        if self.rng.random() < self.best_probability:  # type: ignore[attr-defined]
+        if self.rng.random() < self.best_probability:
             picks[self.rng.randrange(3)] = self.global_best()
         return [primary] + picks
 

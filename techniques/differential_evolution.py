@@ -70,6 +70,16 @@ class DifferentialEvolution(EvolutionaryTechnique):
                Option("perm_strength", float, 1.0 / 3.0, 0.0, 1.0, 0.1, 0.5, "share of a permutation crossed"),
                Option("inject", bool, True, doc="another technique's new best replaces the worst member"),
                Option("adopt", bool, True, doc="fill the population from the best results seen"))
+    #: the options: attributes set by :func:`~.options.configure` (test_option_schema checks the types)
+    population_size: int
+    cr: float
+    n_cross: int
+    information_sharing: int
+    duplicate_retries: int
+    perm_difference: float
+    perm_strength: float
+    inject: bool
+    adopt: bool
 
     def __init__(self, name: Optional[str] = None, **options: Any) -> None:
         values = configure(self, options)
@@ -145,12 +155,12 @@ class DifferentialEvolution(EvolutionaryTechnique):
         x1, x2, x3 = xs
         rng = self.rng
         if has_unit(param):
-            param.op4_set_linear(trial, x1, x2, x3, rng=rng, weights=(1.0, f, -f))
+            param.apply_operator("op4_set_linear", trial, [x1, x2, x3], rng, weights=(1.0, f, -f))
         elif is_permutation(param):
             self._perm(param, trial, own, xs, f)
         elif isinstance(param, ArrayParameter) and "op4_set_linear" in param.operators():
             mutant = {param.name: list(param.get_value(x1))}
-            param.op4_set_linear(mutant, x1, x2, x3, rng=rng, weights=(1.0, f, -f))
+            param.apply_operator("op4_set_linear", mutant, [x1, x2, x3], rng, weights=(1.0, f, -f))
             self._binomial(param, trial, own, mutant)
         else:
             v2, v3 = param.get_value(x2), param.get_value(x3)
@@ -169,7 +179,7 @@ class DifferentialEvolution(EvolutionaryTechnique):
             if rng.random() < p:
                 lo, hi = min(i, j), max(i, j)
                 mutant[lo:hi + 1] = mutant[lo:hi + 1][::-1]
-        param.op3_cross_OX1(trial, own, {param.name: mutant}, rng=rng, strength=self.perm_strength)
+        param.apply_operator("op3_cross_OX1", trial, [own, {param.name: mutant}], rng, strength=self.perm_strength)
         if param.get_value(trial) == before:
             mutate_param(param, trial, rng)
 

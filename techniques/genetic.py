@@ -60,7 +60,7 @@ def _store_list(param: Parameter, cfg: Config, value: List[Any], rng: random.Ran
     if param.is_valid(value):
         param.set_value(cfg, value)
     else:  # pragma: no cover - only for exotic permutation subclasses
-        param.op2_random_invert(cfg, {param.name: param.get_value(cfg)}, rng=rng, strength=rng.random())
+        param.apply_operator("op2_random_invert", cfg, [{param.name: param.get_value(cfg)}], rng, strength=rng.random())
 
 
 def permutation_move(param: Parameter, cfg: Config, rng: random.Random) -> None:
@@ -107,7 +107,7 @@ def _mutate_array(param: Parameter, cfg: Config, rng: random.Random, normal: boo
     picks = [i for i in range(n) if rng.random() < 1.0 / n] or [rng.randrange(n)]
     if normal and "op1_normal_mutation" in param.operators():
         tmp = {param.name: list(value)}
-        param.op1_normal_mutation(tmp, rng=rng, sigma=sigma)
+        param.apply_operator("op1_normal_mutation", tmp, [], rng, sigma=sigma)
         donor = tmp[param.name]
     else:
         donor = param.random_value(rng)
@@ -125,9 +125,9 @@ def mutate_param(param: Parameter, cfg: Config, rng: random.Random, normal: bool
     elif isinstance(param, ArrayParameter):
         _mutate_array(param, cfg, rng, normal, sigma)
     elif normal and "op1_normal_mutation" in ops:
-        param.op1_normal_mutation(cfg, rng=rng, sigma=sigma)
+        param.apply_operator("op1_normal_mutation", cfg, [], rng, sigma=sigma)
     elif "op1_flip" in ops:
-        param.op1_flip(cfg, rng=rng)
+        param.apply_operator("op1_flip", cfg, [], rng)
     else:
         _redraw_different(param, cfg, rng)
 
@@ -141,7 +141,7 @@ def cross_param(param: Parameter, child: Config, base: Config, donor: Config, rn
     the donor's value.
     """
     if is_permutation(param) and xchoice:
-        param.op3_cross(child, base, donor, rng=rng, xchoice=xchoice, strength=strength)
+        param.apply_operator("op3_cross", child, [base, donor], rng, xchoice=xchoice, strength=strength)
     elif isinstance(param, ArrayParameter) and "op3_cross" in param.operators():
         param.op3_cross(child, base, donor, rng=rng, strength=max(strength, 0.5))
     else:
@@ -327,6 +327,19 @@ class GeneticAlgorithm(EvolutionaryTechnique):
                Option("sigma", float, 0.1, 0.0, 10.0, 0.02, 0.3, "Gaussian step in unit space"),
                Option("greedy", float, 0.25, 0.0, 1.0, 0.0, 0.5, "probability to breed from the best"),
                Option("adopt", bool, True, doc="other techniques' better results replace the worst member"))
+    #: the options: attributes set by :func:`~.options.configure` (test_option_schema checks the types)
+    crossover: Optional[str]
+    population_size: int
+    crossover_rate: float
+    mutation_rate: float
+    must_mutate: int
+    tournament_size: int
+    crossover_strength: float
+    sharing: int
+    normal: float
+    sigma: float
+    greedy: float
+    adopt: bool
 
     def __init__(self, name: Optional[str] = None, **options: Any) -> None:
         super().__init__(name)

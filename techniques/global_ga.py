@@ -32,11 +32,18 @@ class GlobalGA(EvolutionaryTechnique):
                Option("normal", bool, True, doc="Gaussian steps instead of uniform re-draws for numbers"),
                Option("sigma", float, 0.1, 0.0, 10.0, 0.02, 0.3, "Gaussian step in unit space"),
                Option("elite", int, 10, 1, 100000, 2, 20, "elite configurations kept for crossover"))
+    #: the options: attributes set by :func:`~.options.configure` (test_option_schema checks the types)
+    mutation_rate: float
+    crossover_rate: float
+    crossover_strength: float
+    must_mutate: int
+    normal: bool
+    sigma: float
+    # the ``elite`` option is ``elite_size``; the attribute ``elite`` is the archive itself (set by bind)
 
     def __init__(self, name: Optional[str] = None, **options: Any) -> None:
         super().__init__(name)
-        configure(self, options)
-        self.elite_size = self.elite
+        self.elite_size = configure(self, options)["elite"]
 
     def desired_configuration(self) -> Optional[Config]:
         """A mutated (and sometimes crossed) copy of the global best."""

@@ -30,8 +30,8 @@ class MetaTechnique(Technique):
             raise TechniqueError(f"sub-techniques of {self.name} must have distinct names, got {names}")
         self.techniques: List[Technique] = list(techniques)
 
-    @property  # type: ignore[override]
-    def multi_objective(self) -> bool:
+    @property
+    def multi_objective(self) -> bool:  # type: ignore[override]  # Technique's class attribute, computed here
         """True when every sub-technique handles several objectives (a meta-technique only schedules;
         its credit, ``was_new_best``, is "entered the Pareto front" in a multi-objective run)."""
         return all(getattr(t, "multi_objective", False) for t in self.techniques)
@@ -183,6 +183,8 @@ class StallPortfolioMetaTechnique(MetaTechnique):
 
     OPTIONS = (Option("patience", int, 10, 1, 1000000, 5, 30,
                       "primary results in a row without a new best before the partner takes turns"),)
+    #: the options: attributes set by :func:`~.options.configure` (test_option_schema checks the types)
+    patience: int
 
     def __init__(self, techniques: Sequence[Technique], name: Optional[str] = None, **options: Any) -> None:
         super().__init__(techniques, name)

@@ -49,6 +49,10 @@ class AUCBanditMutationTechnique(Technique):
     OPTIONS = (Option("C", float, 0.05, 0.0, 1000.0, 0.01, 0.5, "exploration constant"),
                Option("window", int, 500, 1, 10000000, 50, 1000, "sliding window of uses"),
                Option("max_tries", int, 20, 1, 100000, doc="attempts at a new feasible configuration"))
+    #: the options: attributes set by :func:`~.options.configure` (test_option_schema checks the types)
+    C: float
+    window: int
+    max_tries: int
 
     def __init__(self, name: Optional[str] = None, **options: Any) -> None:
         super().__init__(name)
@@ -78,6 +82,7 @@ class AUCBanditMutationTechnique(Technique):
     def mutate(self, seed: Config, arm: str) -> Config:
         """A copy of ``seed`` with ``arm``'s operator applied."""
         param, op = self.arms[arm]
+        assert self.manipulator is not None
         child = self.manipulator.copy(seed)
         if op.startswith("op2_"):
             parent = {param.name: param.copy_value(param.get_value(seed))}
@@ -108,6 +113,7 @@ class AUCBanditMutationTechnique(Technique):
         self.seen.add(feedback.key)
         arms = self.pending.get(feedback.key)
         if arms and self.is_own(feedback):
+            assert self.bandit is not None  # pending arms were drawn from it
             self.bandit.record(arms.pop(0), feedback.was_new_best)
             if not arms:
                 del self.pending[feedback.key]

@@ -144,6 +144,7 @@ class SimplexTechnique(BatchSequentialTechnique):
         simplex = [first]
         for vec in offsets:
             v, cfg = space.feasible(vec, base, [seed], self.repairs)
+            assert self.manipulator is not None
             if not self.manipulator.is_feasible(cfg):
                 cfg = self._random()
                 v = space.vector(cfg)
@@ -189,6 +190,7 @@ class SimplexTechnique(BatchSequentialTechnique):
         toward ``anchor`` when infeasible."""
         templates = [template]
         if self.space.complex and self.rng.random() < self.complex_rate:
+            assert self.manipulator is not None
             mutated = self.manipulator.copy(template)
             mutate_param(self.rng.choice(self.space.complex), mutated, self.rng)
             templates.insert(0, mutated)

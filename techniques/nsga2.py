@@ -84,6 +84,14 @@ class NSGA2(EvolutionaryTechnique):
                Option("crossover", str, "OX1", choices=PERMUTATION_CROSSOVERS, doc="permutation crossover"),
                Option("initial", int, None, 2, 100000, 4, 40, optional=True,
                       doc="random configurations before the first child (null: the population size)"))
+    #: the options: attributes set by :func:`~.options.configure` (test_option_schema checks the types)
+    population_size: int
+    crossover_rate: float
+    mutation_rate: Optional[float]
+    normal: float
+    sigma: float
+    crossover: str
+    initial: Optional[int]
 
     def __init__(self, name: Optional[str] = None, max_tries: int = 20, **options: Any) -> None:
         super().__init__(name, max_tries)

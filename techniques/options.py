@@ -175,7 +175,12 @@ def schema_from_dataclass(cls: type, limits: Mapping[str, Mapping[str, Any]]) ->
             raise TypeError(f"{cls.__name__}.{f.name}: annotation {annotation!r} has no option type; "
                             f"use one of {sorted(_ANNOTATIONS)}")
         typ, optional = _ANNOTATIONS[annotation]
-        default = f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc]
+        if f.default is not MISSING:
+            default = f.default
+        elif f.default_factory is not MISSING:
+            default = f.default_factory()
+        else:
+            raise TypeError(f"{cls.__name__}.{f.name} has no default; give it one")
         out.append(Option(f.name, typ, default, optional=optional, **limits.get(f.name, {})))
     unknown = sorted(set(limits) - {o.name for o in out})
     if unknown:

@@ -10,14 +10,15 @@ dominate the reference point contribute nothing.
 """
 from __future__ import annotations
 
-from typing import List, Sequence
+from typing import List, Sequence, Union
 
 import numpy as np
 
 __all__ = ["crowding_distance", "dominates", "hypervolume", "hypervolume_improvement", "non_dominated",
            "non_dominated_sort"]
 
-Points = Sequence[Sequence[float]]
+#: objective vectors, one per point: nested sequences or an array of shape (points, objectives)
+Points = Union[Sequence[Sequence[float]], np.ndarray]
 
 
 def _array(points: Points) -> np.ndarray:
@@ -154,7 +155,7 @@ def _hso(arr: np.ndarray, ref: np.ndarray) -> float:
     return float(total)
 
 
-def hypervolume(points: Points, reference: Sequence[float]) -> float:
+def hypervolume(points: Points, reference: Sequence[float] | np.ndarray) -> float:
     """Volume of the region dominated by ``points`` and bounded by ``reference`` (minimisation).
 
     Points that are not strictly better than the reference in every objective are ignored, so an

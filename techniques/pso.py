@@ -73,6 +73,14 @@ class PSO(EvolutionaryTechnique):
                Option("phi_g", float, 0.5, 0.0, 100.0, 0.1, 1.0, "odds to move toward the global best"),
                Option("strength", float, 0.1, 0.0, 1.0, 0.05, 0.5, "share of a permutation kept in own order"),
                Option("turbulence", float, 0.0, 0.0, 1.0, 0.0, 0.3, "probability of extra local moves"))
+    #: the options: attributes set by :func:`~.options.configure` (test_option_schema checks the types)
+    crossover: str
+    n_particles: int
+    omega: float
+    phi_l: float
+    phi_g: float
+    strength: float
+    turbulence: float
 
     def __init__(self, name: Optional[str] = None, **options: Any) -> None:
         super().__init__(name)
@@ -146,17 +154,18 @@ class PSO(EvolutionaryTechnique):
         if is_permutation(param):
             pick = self._pick(gbest, pbest)
             if pick is not None:  # the best's order with a section in the particle's own order
-                param.op3_cross(cand, pick, dict(cand), rng=rng, xchoice=self.crossover,
-                                strength=self.strength)
+                param.apply_operator("op3_cross", cand, [pick, dict(cand)], rng, xchoice=self.crossover,
+                                     strength=self.strength)
             return 0.0
         if "op3_swarm_parallel" in ops:
             if not isinstance(v, list):
                 v = 0.0
-            return _clip_velocity(param.op3_swarm_parallel(cand, gbest, pbest, rng=rng, velocity=v, **kw))
+            return _clip_velocity(param.apply_operator("op3_swarm_parallel", cand, [gbest, pbest], rng, velocity=v,
+                                                       **kw))
         if "op3_swarm" in ops:
             if isinstance(v, list):
                 v = 0.0
-            return _clip_velocity(param.op3_swarm(cand, gbest, pbest, rng=rng, velocity=v, **kw))
+            return _clip_velocity(param.apply_operator("op3_swarm", cand, [gbest, pbest], rng, velocity=v, **kw))
         # a kind without a swarm operator: copy a best's value or keep, with odds omega:phi_g:phi_l
         src = self._pick(gbest, pbest)
         if src is not None:

@@ -98,6 +98,14 @@ class RecommendationBandit(AUCBanditMetaTechnique):
         Option("swap_below", float, SWAP_BELOW, 0.0, 1000.0, 0.25, 1.0,
                "a held technique is swapped out when its affinity is at most this share of the mean "
                "(1.0 swaps the worst whatever its affinity: the thesis)"))
+    #: the options: attributes set by :func:`~.options.configure` (test_option_schema checks the types)
+    interval: int
+    swap: bool
+    initial_from_store: bool
+    size: int
+    metric: str
+    min_age: int
+    swap_below: float
 
     def __init__(self, techniques: Sequence[Technique], name: Optional[str] = None, **options: Any) -> None:
         super().__init__(techniques, name, **options)
@@ -122,7 +130,7 @@ class RecommendationBandit(AUCBanditMetaTechnique):
     def bind(self, manipulator: ConfigurationManipulator, rng: random.Random,
              path: Optional[str] = None) -> None:
         if self.initial_from_store and self.recommender is not None:
-            self._initial_set(manipulator)
+            self._initial_set(self.recommender, manipulator)
         super().bind(manipulator, rng, path)
         self._requests = 0
         self._removed: set = set()
@@ -130,8 +138,8 @@ class RecommendationBandit(AUCBanditMetaTechnique):
         self._affinity: Dict[str, _Affinity] = {t.name: _Affinity() for t in self.techniques}
         self._joined: Dict[str, int] = {}  #: the bandit's request count when a swapped-in technique joined
 
-    def _initial_set(self, manipulator: ConfigurationManipulator) -> None:
-        chosen = self._buildable(self.recommender.initial_techniques(), manipulator, set(), self.size)
+    def _initial_set(self, recommender: Recommender, manipulator: ConfigurationManipulator) -> None:
+        chosen = self._buildable(recommender.initial_techniques(), manipulator, set(), self.size)
         if chosen:
             self._set_techniques(chosen)
             self.initial_source = "store"
@@ -141,13 +149,15 @@ class RecommendationBandit(AUCBanditMetaTechnique):
         """Build up to ``limit`` of ``names`` (in order) that are not held, not meta-techniques and
         accept this space; names that cannot be built here are skipped."""
         out: List[Technique] = []
+        build = self.build
+        assert build is not None  # attached with the recommender, which every caller has
         for name in names:
             if len(out) >= limit:
                 break
             if name in held or name in {t.name for t in out}:
                 continue
             try:
-                tech = self.build(name)
+                tech = build(name)
                 tech.check_space(manipulator)
             except TechniqueError:
                 continue
@@ -166,7 +176,7 @@ class RecommendationBandit(AUCBanditMetaTechnique):
         if proposal is not None:
             self._requests += 1
             if self.swap and self.recommender is not None and self._requests % self.interval == 0:
-                self._recommendation_phase()
+                self._recommendation_phase(self.recommender)
         return proposal
 
     def observe(self, feedback: Feedback) -> None:
@@ -189,7 +199,7 @@ class RecommendationBandit(AUCBanditMetaTechnique):
         return {t.name: self._affinity[t.name].value(self.metric) for t in self.techniques
                 if self._affinity.get(t.name) and self._affinity[t.name].requests > 0}
 
-    def _recommendation_phase(self) -> None:
+    def _recommendation_phase(self, recommender: Recommender) -> None:
         current = self.affinities()
         eligible = [t for t in self.techniques if self._requests - self._joined.get(t.name, 0) >= self.min_age]
         if not eligible or not current:
@@ -199,7 +209,8 @@ class RecommendationBandit(AUCBanditMetaTechnique):
         if not eligible:  # no held technique is clearly behind the others: keep the set
             return
         held = {t.name for t in self.techniques} | self._removed
-        fresh = self._buildable(self.recommender.recommend(current), self.manipulator, held, 1)
+        assert self.manipulator is not None  # bound before the first proposal
+        fresh = self._buildable(recommender.recommend(current), self.manipulator, held, 1)
         if not fresh:
             return
         order = {t.name: i for i, t in enumerate(self.techniques)}
@@ -210,8 +221,10 @@ class RecommendationBandit(AUCBanditMetaTechnique):
     def _tell_swap(self, old: str, affinity: float, new: str) -> None:
         """Record the swap just made in :attr:`swap_log` (saved with the state: the summary JSON and the
         report list them) and log it as one info line."""
-        answer = self.recommender.log[-1] if getattr(self.recommender, "log", None) else {}
-        entry = {"request": self._requests, "removed": old, "removed_affinity": round(affinity, 6), "added": new,
+        answers = getattr(self.recommender, "log", None)  # a recommender may keep a log of its answers
+        answer = answers[-1] if answers else {}
+        entry: Dict[str, Any] = {
+                 "request": self._requests, "removed": old, "removed_affinity": round(affinity, 6), "added": new,
                  "source": getattr(self.recommender, "source", "the recommender"),
                  "representations": list(answer.get("representations") or []),
                  "correlation": answer.get("correlation")}
@@ -267,7 +280,8 @@ class RecommendationBandit(AUCBanditMetaTechnique):
 # ---- registered search approaches (thesis Table 7.1) -----------------------------------------
 #: technique sets of the thesis: A (OpenTuner's default), pgd (PSO, GA, DE), D (NM, DE, PS, PSO)
 TECHNIQUE_SETS = {"A": "AUCBanditMetaTechniqueA", "pgd": "PSO_GA_DE", "D": "AUCBanditMetaTechniqueD"}
-APPROACHES = {"bndt": dict(swap=False), "rec-bndt": dict(swap=True), "rec": dict(swap=True, C=EVEN_C)}
+APPROACHES: Dict[str, Dict[str, Any]] = {"bndt": dict(swap=False), "rec-bndt": dict(swap=True),
+                                         "rec": dict(swap=True, C=EVEN_C)}
 
 
 def approach_names() -> List[str]:

@@ -39,6 +39,13 @@ class GreedyMutation(Technique):
                Option("sigma", float, 0.1, 0.0, 10.0, 0.02, 0.3, "Gaussian step in unit space"),
                Option("max_tries", int, 50, 1, 100000, doc="attempts at a feasible child"),
                Option("permutation_move", str, "invert", choices=("invert", "or-opt"), doc="permutation move"))
+    #: the options: attributes set by :func:`~.options.configure` (test_option_schema checks the types)
+    mutation_rate: float
+    must_mutate: int
+    normal: bool
+    sigma: float
+    max_tries: int
+    permutation_move: str
 
     def __init__(self, name: Optional[str] = None, **options: Any) -> None:
         super().__init__(name)
@@ -77,19 +84,19 @@ class GreedyMutation(Technique):
         ops = param.operators()
         rng = self.rng
         if "op2_or_opt" in ops and self.permutation_move == "or-opt" and not self._escalate:
-            param.op2_or_opt(child, {param.name: param.copy_value(param.get_value(child))}, rng=rng)
+            param.apply_operator("op2_or_opt", child, [{param.name: param.copy_value(param.get_value(child))}], rng)
         elif "op2_random_invert" in ops:
             # a random segment inversion (2-opt move); measured on att48 it beats mixes with swaps
             # or segment moves (tools/compare.py), so swaps only come in kicks (see _choose)
             parent = {param.name: param.copy_value(param.get_value(child))}
             if self._escalate and rng.random() < 0.5:
-                param.op2_random_swap(child, parent, rng=rng)
+                param.apply_operator("op2_random_swap", child, [parent], rng)
             else:
                 # the section between two random positions: short sections are likelier
                 # (P(length) ~ n - length), which on att48 reaches 1.07x vs 1.13x for uniform lengths
-                param.op2_random_invert(child, parent, rng=rng,
-                                        strength=abs(rng.random() - rng.random()))
+                param.apply_operator("op2_random_invert", child, [parent], rng,
+                                     strength=abs(rng.random() - rng.random()))
         elif self.normal and "op1_normal_mutation" in ops:
-            param.op1_normal_mutation(child, rng=rng, sigma=self.sigma)
+            param.apply_operator("op1_normal_mutation", child, [], rng, sigma=self.sigma)
         else:
             param.op1_randomize(child, rng=rng)

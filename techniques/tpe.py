@@ -131,6 +131,15 @@ class TPE(Technique):
                Option("defer", bool, False,
                       doc="inside a meta-technique: propose nothing before ``startup`` results (the "
                           "sibling arms start the search) and nothing on a space without modelled parameters"))
+    #: the options: attributes set by :func:`~.options.configure` (test_option_schema checks the types)
+    startup: int
+    gamma: float
+    max_good: int
+    max_bad: int
+    candidates: int
+    prior_weight: float
+    bandwidth: float
+    defer: bool
 
     def __init__(self, name: Optional[str] = None, **options: Any) -> None:
         super().__init__(name)

@@ -67,9 +67,11 @@ class MeasurementTimedOut(BaseException):
 
 def signal_name(signum: Optional[int]) -> str:
     """``SIGINT`` for 2, ... (``signal N`` for an unknown number)."""
+    if signum is None:
+        return "signal None"
     try:
         return signal.Signals(signum).name
-    except (ValueError, TypeError):
+    except ValueError:
         return f"signal {signum}"
 
 
@@ -190,7 +192,7 @@ class Interrupts:
         now = time.monotonic()
         if self.deadline is not None and now >= self.deadline:
             self._stop_measurement(RunInterrupted(None))
-        elif self._cap_at is not None and now >= self._cap_at:
+        elif self._cap is not None and self._cap_at is not None and now >= self._cap_at:
             self.cap_hit = True
             kill_children()
             raise MeasurementTimedOut(self._cap)

@@ -20,7 +20,7 @@ import importlib.util
 import inspect
 import math
 from dataclasses import MISSING, dataclass, field, fields
-from typing import List, Optional, Sequence, Type, TypeVar
+from typing import Any, Dict, List, Optional, Sequence, Type, TypeVar, cast
 
 from argparse_dataclass import ArgumentParser
 
@@ -133,7 +133,8 @@ class TuningOptions:
 
         ``description`` is what ``--help`` prints when the class has no docstring of its own.
         Values are not checked here: :meth:`validate` does that (called before a run starts)."""
-        return cls.parser(prog, description).parse_args(None if args is None else list(args))
+        # argparse_dataclass's parser returns an instance of the dataclass, not a Namespace
+        return cast(T, cls.parser(prog, description).parse_args(None if args is None else list(args)))
 
     @classmethod
     def parser(cls, prog: Optional[str] = None, description: Optional[str] = None) -> argparse.ArgumentParser:
@@ -141,8 +142,12 @@ class TuningOptions:
         description, every option's help followed by its default."""
         parser = ArgumentParser(cls, prog=prog, description=own_docstring(cls) or description,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-        defaults = {f.name: f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc]
-                    for f in fields(cls) if f.default is not MISSING or f.default_factory is not MISSING}
+        defaults: Dict[str, Any] = {}
+        for f in fields(cls):
+            if f.default is not MISSING:
+                defaults[f.name] = f.default
+            elif f.default_factory is not MISSING:
+                defaults[f.name] = f.default_factory()
         for action in parser._actions:
             if action.dest == "resume":  # a bare --resume means "the latest run"
                 action.const = RESUME_LATEST

@@ -274,6 +274,6 @@ class LocalSearch:
             rows = parent[own]
             mask = np.flatnonzero(ch == pi)
             if mask.size:
-                rows[mask] = e.encode([values[j] for j in mask])
+                rows[mask] = e.encode([values[j] for j in mask.tolist()])
             out.append(rows)
         return out

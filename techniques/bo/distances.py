@@ -74,6 +74,10 @@ class ParamEncoder:
 class UnitEncoder(ParamEncoder):
     """Primitive parameters: the unit value (vectorised for float kinds, cached per value otherwise)."""
 
+    param: PrimitiveParameter
+    _lo: float  # the float kinds' bounds (logarithms for log_float)
+    _hi: float
+
     def __init__(self, param: PrimitiveParameter) -> None:
         super().__init__(param)
         self._cache: Dict[Hashable, float] = {}
@@ -126,7 +130,7 @@ def _small_domain(param: Parameter) -> bool:
     if values is not None:
         return 3 <= len(values) <= EQUALITY_MAX_VALUES
     try:
-        lo, hi = param.legal_range()
+        lo, hi = param.legal_range()  # type: ignore[attr-defined]  # a probe: a kind without one is not small
     except (AttributeError, TypeError, ValueError):
         return False
     return 3 <= hi - lo + 1 <= EQUALITY_MAX_VALUES
@@ -250,7 +254,7 @@ def make_encoder(param: Parameter, permutation_distance: str = "spearman") -> Pa
     if cls is PermutationEncoder:
         return PermutationEncoder(param, permutation_distance)  # type: ignore[arg-type]
     if cls is not None:
-        return cls(param)  # type: ignore[arg-type]
+        return cls(param)
     raise ValueError(f"BayesianOptimization has no distance for parameter {param.name!r} of kind "
                      f"{param.kind!r}; use a built-in parameter kind")
 

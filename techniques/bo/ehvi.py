@@ -23,7 +23,7 @@ from typing import Sequence, Tuple
 
 import numpy as np
 
-from ..pareto import non_dominated
+from ..pareto import Points, non_dominated
 from .acquisition import log_h
 
 #: candidates scored per block (bounds the candidates x boxes matrices held at once)
@@ -40,7 +40,7 @@ def h(t: np.ndarray) -> np.ndarray:
     return out
 
 
-def box_decomposition(front: Sequence[Sequence[float]], ref: Sequence[float]) -> Tuple[np.ndarray, np.ndarray]:
+def box_decomposition(front: Points, ref: Sequence[float] | np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """Disjoint boxes covering the region below ``ref`` that no point of ``front`` weakly dominates.
 
     Returns ``(lower, upper)``, each of shape ``(boxes, d)``; ``lower[:, -1]`` is ``-inf`` and so are

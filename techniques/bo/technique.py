@@ -412,7 +412,7 @@ class BayesianOptimization(Technique):
         if o.log_transform is not None:
             return [0.0 if o.log_transform else 1.0]
         if full or self._fs.transform is None:
-            return exponents(o.power_transforms)
+            return list(exponents(o.power_transforms))
         return [self._fs.transform]
 
     def _refactorise(self, D2: np.ndarray, raw: np.ndarray) -> tuple:

@@ -27,7 +27,7 @@ factors are no longer refitted (the hand-over to the full-rank model).
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -73,7 +73,7 @@ class LowRankBayesLinear(SparseBayesLinear):
                  seed: int = 0) -> None:
         super().__init__(size, groups, cg_steps, fit_intercept)
         self.blocks: List[_Block] = []
-        by_param = {}
+        by_param: Dict[str, Dict[str, FeatureGroup]] = {}
         for g in groups:
             by_param.setdefault(g.parameter, {})[g.kind] = g
         for kinds in by_param.values():
@@ -250,6 +250,9 @@ class LowRankStructuralSurrogate(StructuralSurrogate):
     OPTIONS = StructuralSurrogate.OPTIONS + (
         Option("max_rank", int, 16, 1, 64, 4, 16, "largest rank of the pairwise-weight factors"),
         Option("rank_ridge", float, 1e-2, 0.0, 100.0, 1e-3, 1e-1, "ridge on the factors, per observation"))
+    #: the options: attributes set by :func:`~.options.configure` (test_option_schema checks the types)
+    max_rank: int
+    rank_ridge: float
 
 
     def _new_model(self) -> SparseBayesLinear:

@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from typing import Any, Deque, Dict, List, Optional, Set, Tuple
+from typing import Any, ClassVar, Deque, Dict, List, Optional, Set, Tuple
 
 import numpy as np
 
-from ...parameters import ConfigurationManipulator
+from ...parameters import BooleanArray, ConfigurationManipulator
 from ...parameters.features import (ArrayFeatures, FeatureLayout, OneHotFeatures, PermutationFeatures,
                                     UnitFeatures, centred)
 from ..base import Config, Feedback, Proposal, Technique, TechniqueError
@@ -85,7 +85,8 @@ class StructuralSurrogate(Technique):
     description = ("learns an additive model over structural features (tour edges, orders, one-hot, "
                    "unit values) and searches it: Thompson sampling + 2-opt/or-opt on the model")
 
-    OPTIONS = (Option("initial", int, 10, 1, 100000, 5, 30, "random configurations before the model"),
+    OPTIONS: ClassVar[Tuple[Option, ...]] = (
+               Option("initial", int, 10, 1, 100000, 5, 30, "random configurations before the model"),
                Option("window", int, 50, 1, 1000000, 20, 100, "recent results the proposal shares look at"),
                Option("min_share", float, 0.1, 0.001, 0.5, 0.05, 0.3, "least share of proposals left to the fallback"),
                Option("temperature", float, 1.0, 0.0, 1000.0, 0.5, 2.0, "Thompson-sampling temperature"),
@@ -106,6 +107,21 @@ class StructuralSurrogate(Technique):
                           "record is not the better one (null: the plain cap)"),
                Option("log_values", bool, None, optional=True,
                       doc="fit the logarithm of the values (null: on spaces without a permutation)"))
+    #: the options: attributes set by :func:`~.options.configure` (test_option_schema checks the types)
+    initial: int
+    window: int
+    min_share: float
+    temperature: float
+    cg_steps: int
+    precedence: Optional[bool]
+    model_kicks: int
+    intercept: Optional[bool]
+    gate: int
+    explore: int
+    prior: float
+    interactions: bool
+    gate_z: Optional[float]
+    log_values: Optional[bool]
 
     def __init__(self, name: Optional[str] = None, fallback: Optional[Technique] = None,
                  **options: Any) -> None:
@@ -262,9 +278,10 @@ class StructuralSurrogate(Technique):
             if self.layout.interaction is not None:
                 self._minimise_numbers(weights, cfg)
             if self._constrained:
-                cfg = self._feasible_minimum(weights, cfg)
-                if cfg is None:
+                feasible = self._feasible_minimum(weights, cfg)
+                if feasible is None:
                     continue
+                cfg = feasible
             key = self.manipulator.hash_config(cfg)
             if self.manipulator.is_feasible(cfg) and key not in self.seen and key not in self.pending:
                 return cfg
@@ -355,7 +372,7 @@ class StructuralSurrogate(Technique):
 
     def _minimise_array(self, fmap: ArrayFeatures, w: np.ndarray, value: List[Any]) -> List[Any]:
         p = fmap.parameter
-        if fmap.width == 1:
+        if isinstance(p, BooleanArray):  # width 1
             return [bool(wi < 0) for wi in w]
         lo, hi = float(p.min_value), float(p.max_value)
         out = []

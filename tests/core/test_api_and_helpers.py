@@ -83,6 +83,18 @@ def test_tell_needs_a_result(tmp_path):
     assert manager.run.search.progress.tests == 1
 
 
+def test_tell_needs_a_request_from_ask(tmp_path):
+    from tunerlib.errors import TunerScriptError
+    from tunerlib.result import DesiredResult
+    space = ConfigurationManipulator([IntegerParameter("a", 0, 100)])
+    manager = TuningRunManager.for_space(space, seed=1, test_limit=3, database=str(tmp_path / "t.db"))
+    desired = manager.run.ask()
+    with pytest.raises(TunerScriptError, match="a request that ask\\(\\) returned"):
+        manager.run.tell(DesiredResult(desired.configuration), Result(time=1.5))
+    manager.run.tell(desired, Result(time=1.5))
+    assert manager.run.search.progress.tests == 1
+
+
 def test_tune_function_measures_seed_configurations_first():
     from tunerlib import tune_function
     space = ConfigurationManipulator([IntegerParameter("a", 0, 100), FloatParameter("b", 0.0, 1.0)])

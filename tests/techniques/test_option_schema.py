@@ -2,11 +2,14 @@
 
 Walks the catalogue (and the composable technique bases): no constructor of a technique names an
 option of its schema as a parameter (a second default), clamps one or checks its range by hand
-(a second range), and no schema names an option twice.
+(a second range), and no schema names an option twice.  The class annotations that tell a type
+checker about the attributes :func:`configure` sets agree with the schema.
 """
 import ast
 import inspect
 import textwrap
+import typing
+from typing import Dict, Optional
 
 import pytest
 
@@ -78,6 +81,28 @@ def test_no_option_is_declared_twice(cls):
     assert second_declarations(cls) == []
     names = [o.name for o in cls.OPTIONS]
     assert len(names) == len(set(names)), f"{cls.__qualname__}.OPTIONS names an option twice: {names}"
+
+
+#: options whose attribute a base class declares for something else (the technique reads the value once)
+OTHER_ATTRIBUTES = {("GlobalGA", "elite")}
+
+
+def _annotation(option):
+    """The class annotation of the attribute ``configure`` sets for ``option``."""
+    base = Dict[str, str] if option.type is dict else option.type
+    return Optional[base] if option.optional else base
+
+
+@pytest.mark.parametrize("cls", [c for c in CLASSES if c.OPTIONS], ids=lambda c: c.__qualname__)
+def test_option_attributes_are_annotated_with_their_schema_types(cls):
+    hints = typing.get_type_hints(cls)
+    as_attributes = not any("attributes=False" in inspect.getsource(init) for _, init in _constructors(cls))
+    for option in cls.OPTIONS:
+        if (cls.__name__, option.name) in OTHER_ATTRIBUTES:
+            continue
+        if as_attributes or option.name in hints:
+            assert hints.get(option.name) == _annotation(option), \
+                f"{cls.__qualname__}.{option.name} is annotated {hints.get(option.name)}, not {_annotation(option)}"
 
 
 @pytest.mark.parametrize("cls", [c for c in CLASSES if c.OPTIONS], ids=lambda c: c.__qualname__)

@@ -40,7 +40,8 @@ class Board:
     def runs(self) -> Tuple[List[Dict[str, Any]], List[Tuple[ReadOnlyDatabase, RunFollower]]]:
         """(one entry per database: its URL and the error that kept it from being read, or None;
         every run of the databases that could be read, refreshed, in database then run order)."""
-        sources, found = [], []
+        sources: List[Dict[str, Any]] = []
+        found: List[Tuple[ReadOnlyDatabase, RunFollower]] = []
         for db in self.databases:
             try:
                 infos = db.runs()

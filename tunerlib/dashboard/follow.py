@@ -82,7 +82,8 @@ class RunFollower:
         self.workers: Dict[int, Optional[str]] = {}
         self.costs: Dict[int, Optional[float]] = {}
         self._last_result = self._last_request = 0
-        self._state_read, self._state_saved = False, None
+        self._state_read = False
+        self._state_saved: Optional[Tuple[Any, Any]] = None
         self.decisions: List[Dict[str, Any]] = []
         #: (result, its objective values oriented so that lower is better) of the current Pareto front
         #: of a run with several objectives, in result order
@@ -121,7 +122,8 @@ class RunFollower:
     def _add(self, row: dict) -> None:
         start = self.data.start_date
         values = [metric_value(metric, _Metrics(row)) for _, metric in self.objectives]
-        value = values[0] if values and all(v is not None for v in values) else None
+        present = [v for v in values if v is not None]
+        value = present[0] if values and len(present) == len(values) else None
         point = Point(row["id"], len(self.data.points) + 1, row["state"], value,
                       max(0.0, (row["collection_date"] or start) - start), credited_technique(row["requestor"]),
                       row["requestor"], row["config_data"], False, _Row(row["config_hash"]))
@@ -129,7 +131,7 @@ class RunFollower:
         if value is not None:
             self.values[point.result_id] = values
             if len(self.objectives) > 1:
-                oriented = [sign * v for (sign, _), v in zip(self.objectives, values)]
+                oriented = [sign * v for (sign, _), v in zip(self.objectives, present)]
                 self.front = extend_front(self.front, point, oriented)
         if row["state"] != "OK":
             self.errors[point.result_id] = error_text(row["extra"])

@@ -107,6 +107,8 @@ class DashboardServer(ThreadingHTTPServer):
     def url(self) -> str:
         """The page's address, e.g. ``http://127.0.0.1:8050/``."""
         host, port = self.server_address[:2]
+        if isinstance(host, bytes):
+            host = host.decode()
         shown = f"[{host}]" if ":" in str(host) else host
         return f"http://{shown}:{port}/"
 

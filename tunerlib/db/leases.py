@@ -19,7 +19,7 @@ transaction through ``self._tx`` / ``self._read``).
 from __future__ import annotations
 
 import time
-from typing import Optional
+from typing import Any, Optional
 
 from sqlalchemy import and_, bindparam, func, select, update
 
@@ -45,6 +45,9 @@ _LIVE = select(func.count()).select_from(_MW).where(
 
 class LeaseQueries:
     """Mixin of ResultsDB: heartbeats, expired claims, the registry of workers."""
+
+    _tx: Any
+    _read: Any
 
     def beat(self, run_id: int, worker: str) -> int:
         """Renew the heartbeat of ``worker`` and of every claim it holds in the run (its heartbeat

@@ -70,6 +70,9 @@ def process_alive(pid: Optional[int]) -> bool:
 class RunLifecycle:
     """Mixin of ResultsDB: run ownership, run selection for ``--resume``, unfinished requests."""
 
+    _tx: Any
+    _read: Any
+
     # ----------------------------------------------------------------------------- ownership
     def take_run(self, run_id: int, host: str, pid: int, script_version: Optional[str] = None) -> None:
         """Mark the run RUNNING, driven by process ``pid`` on ``host`` (called when a resumed run

@@ -42,11 +42,11 @@ class MemoryStore(MemoryLeases):
         self._keys: Dict[Tuple, int] = {}          # (table, natural key) -> id
         self._programs: Dict[int, dict] = {}       # program version id -> project, program, version
         self._runs: Dict[int, dict] = {}
-        self._configs: Dict[int, Tuple[str, str]] = {}   # id -> (hash, JSON)
+        self._configs: Dict[int, Tuple[str, Optional[str]]] = {}   # id -> (hash, JSON; None for None)
         self._requests: Dict[int, dict] = {}
         self._results: Dict[int, dict] = {}
-        self._states: Dict[Tuple[int, str], str] = {}
-        self._artifacts: Dict[Tuple[int, str], str] = {}
+        self._states: Dict[Tuple[int, str], Optional[str]] = {}
+        self._artifacts: Dict[Tuple[int, str], Optional[str]] = {}
         self._next: Dict[str, int] = {}
         self._run_requests: Dict[int, List[int]] = {}   # run -> request ids, ascending
         self._run_results: Dict[int, List[int]] = {}    # run -> result ids, ascending

@@ -165,7 +165,7 @@ def read_schema_version(conn: Connection, display: str) -> Optional[int]:
                                 "no tunerlib_meta): use a new --database")
         return None
     meta = Meta
-    value = conn.execute(select(meta.c.value).where(meta.c.key == "schema_version")).scalar()
+    value: Any = conn.execute(select(meta.c.value).where(meta.c.key == "schema_version")).scalar()
     try:
         return int(value)
     except (TypeError, ValueError):
@@ -229,6 +229,7 @@ def ensure_schema(engine: Engine, display: str) -> None:
             if attempt == 2 or _is_open_failure(exc):
                 raise _open_error(exc, display) from None
             time.sleep(0.05 * (attempt + 1))  # another process created the schema at the same time
+    assert version is not None  # the loop ends with a version read or created, or it raises
     check_version(version, display)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Union, cast
 
 from sqlalchemy import JSON, Boolean, Engine
 
@@ -76,7 +76,7 @@ class _SQLiteRunner:
 
     def __init__(self, engine: Engine) -> None:
         self._fairy = engine.raw_connection()  # pool checkout: the connect-time PRAGMAs are applied
-        self.db: sqlite3.Connection = self._fairy.driver_connection
+        self.db = cast(sqlite3.Connection, self._fairy.driver_connection)  # a pysqlite engine
         self._dialect = engine.dialect
         self._cache: dict = {}
 

@@ -48,7 +48,7 @@ from .requests import RequestWrites, insert_config_ignoring_duplicates
 from .notify import CHANNEL, ResultListener
 from .lifecycle import RunLifecycle
 from .runners import _CoreRunner, _Runner, _SQLiteRunner
-from .waits import LockWaits, is_lock_error, wait_for_lock
+from .waits import LockNotices, LockWaits, is_lock_error, wait_for_lock
 
 __all__ = ["ResultsDB"]
 
@@ -104,7 +104,7 @@ class ResultsDB(IdentityRows, RequestWrites, RunLifecycle, LeaseQueries, NamedRe
         self._run: Optional[_Runner] = None
         self._closed = False
         #: told when a transaction waits for a lock another process holds (prints one line per incident)
-        self.lock_waits = LockWaits()
+        self.lock_waits: LockNotices = LockWaits()
         #: this process in the lock notices
         self.waiter = f"pid {os.getpid()}"
 
@@ -226,7 +226,8 @@ class ResultsDB(IdentityRows, RequestWrites, RunLifecycle, LeaseQueries, NamedRe
                 "args": args if args is not None else {}, "seed": seed, "state": "RUNNING",
                 "start_date": time_module.time(), "end_date": None, "machine_id": machine_id,
                 "objective": objective, "host": host, "pid": pid, "script_version": script_version})
-        return int(run_id), run_uuid
+        assert run_id is not None  # a plain INSERT gives the new row's id
+        return run_id, run_uuid
 
     def set_run_state(self, run_id: int, state: str) -> None:
         """Set RUNNING / COMPLETE / ABORTED / FAILED; a finished state sets end_date, RUNNING clears it."""
@@ -267,6 +268,7 @@ class ResultsDB(IdentityRows, RequestWrites, RunLifecycle, LeaseQueries, NamedRe
                                            "or cancelled")
             if self._notify:  # wakes the run's ResultListener when this commits
                 runner.rows(_NOTIFY, {"run_text": str(run_id)})
+        assert result_id is not None  # a plain INSERT gives the new row's id
         return result_id
 
     @staticmethod

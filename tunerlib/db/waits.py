@@ -14,13 +14,14 @@ import os
 import sqlite3
 import sys
 import time
-from typing import Callable, Optional, Set
+from typing import Callable, Optional, Protocol, Set
 
 from sqlalchemy.exc import OperationalError
 
 from .models import DatabaseError
 
-__all__ = ["BUSY_TIMEOUT_VARIABLE", "LOCK_PATIENCE", "LockWaits", "busy_timeout", "is_lock_error", "wait_for_lock"]
+__all__ = ["BUSY_TIMEOUT_VARIABLE", "LOCK_PATIENCE", "LockNotices", "LockWaits", "busy_timeout", "is_lock_error",
+           "wait_for_lock"]
 
 #: the environment variable with the SQLite busy timeout in seconds
 BUSY_TIMEOUT_VARIABLE = "TUNERLIB_BUSY_TIMEOUT"
@@ -54,6 +55,16 @@ def is_lock_error(exc: BaseException) -> bool:
         return False
     name = getattr(orig, "sqlite_errorname", "") or ""
     return name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "is locked" in str(orig)
+
+
+class LockNotices(Protocol):
+    """What :func:`wait_for_lock` tells about a wait: :class:`LockWaits`, or a worker's messenger to its pool."""
+
+    def waiting(self, who: str, text: str, since: Optional[float] = None) -> None:
+        """``who`` could not get the lock since ``since``; ``text`` says what."""
+
+    def done(self, who: str) -> None:
+        """``who`` got the lock after waiting (or gave up)."""
 
 
 class LockWaits:
@@ -91,8 +102,8 @@ def _stderr(text: str) -> None:
     print(f"tunerlib: {text}", file=sys.stderr, flush=True)
 
 
-def wait_for_lock(attempt: Callable[[], object], waits: LockWaits, who: str, display: str,
-                  failure: Callable[[BaseException], DatabaseError]) -> object:
+def wait_for_lock(attempt: Callable[[], object], waits: LockNotices, who: str, display: str,
+                  failure: Callable[[Exception], DatabaseError]) -> object:
     """``attempt()``, tried again while it fails only because the database is locked, for up to
     :data:`LOCK_PATIENCE` s (then ``failure(exc)`` is raised); reports the wait to ``waits``."""
     started: Optional[float] = None

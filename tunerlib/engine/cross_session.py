@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Protocol, cast
 
 from ..db import ResultsStore
 from ..logs import tell
@@ -24,6 +24,17 @@ if TYPE_CHECKING:  # the store's modules are imported only when a run uses the s
     from ..store.recommender import StoreRecommender
 
 Say = Callable[[str], None]
+
+
+class StoreUser(Protocol):
+    """A technique that asks the cross-session store (``uses_store`` true: the recommendation bandits, the
+    default technique): what :func:`attach_recommender` sets and calls."""
+
+    name: str
+    metric: str
+
+    def attach_recommender(self, recommender: Any, build: Callable[[str], Technique]) -> None:
+        """Called before bind: where recommendations come from and how a named technique is built."""
 log = logging.getLogger(__name__)
 
 
@@ -81,17 +92,18 @@ def attach_recommender(technique: Technique, options: Any, manipulator: Configur
     returns the recommender, or None (not a recommendation bandit, or a store that cannot help)."""
     if not getattr(technique, "uses_store", False):
         return None
+    user = cast(StoreUser, technique)  # a technique that says it uses the store has what StoreUser names
     from ..store import StoreError
     from ..store.recommender import StoreRecommender, describe_table
     from ..store.representation import entries_of, type_counts
     from ..store.starter import STARTER, recommendation_table
     metric = getattr(options, "affinity_metric", None)
     if metric:
-        technique.metric = metric
+        user.metric = metric
     counts = type_counts(entries_of(manipulator.parameters))
     try:
         table, source, where = recommendation_table(
-            getattr(options, "store", None), counts, technique.metric,
+            getattr(options, "store", None), counts, user.metric,
             getattr(options, "store_exclude", None) or (), not getattr(options, "no_starter_history", False))
     except StoreError as exc:
         _say_without_store(say, technique, str(exc))
@@ -104,7 +116,7 @@ def attach_recommender(technique: Technique, options: Any, manipulator: Configur
         say(f"{technique.name} learns from the {where}: the store holds no run of a similar search space")
     recommender = StoreRecommender(table, counts)
     recommender.source = "the starter history" if source == STARTER else "the store"
-    technique.attach_recommender(recommender, _build)
+    user.attach_recommender(recommender, _build)
     return recommender
 
 

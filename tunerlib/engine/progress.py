@@ -98,7 +98,7 @@ class Summary:
         """The summary printed when the run ends (values with the objective's unit, when it has one)."""
         best = ("none (no successful measurement)" if self.best_value is None
                 else self.value_text(self.best_value))
-        if self.retimed is not None and self.best_value is not None:
+        if self.retimed is not None and self.best_value is not None and self.recorded_value is not None:
             best += (f" ({self.retimed['how']}; recorded during the search: "
                      f"{self.value_text(self.recorded_value)})")
         cfg = json.dumps(self.best_configuration, sort_keys=True)

@@ -49,6 +49,7 @@ def select_run(db: ResultsStore, program_version_id: int, options: TuningOptions
                              "to start a new run")
         info = runs[0]
     else:
+        assert target is not None  # called for --resume only
         matches = db.runs_with_uuid_prefix(target)
         if not matches:
             raise UsageError(f"--resume {target}: no run with this UUID in {db.display_url} "

@@ -20,7 +20,7 @@ from ..interrupts import Interrupts, RunInterrupted, signal_name
 from ..multiobjective import run_objective
 from ..options import DEFAULT_TEST_CAP, TuningOptions
 from ..result import DesiredResult, Result
-from ..techniques import Proposal
+from ..techniques import Proposal, Technique
 from .callbacks import Callback, Events, ResultsLog, RunView, TechniqueSnapshots
 from .contracts import Tunable
 from .cross_session import stderr_say, warm_start
@@ -28,6 +28,7 @@ from .finish import finish, finish_run
 from .history import continue_history
 from .loop import run_loop
 from .progress import StatusLine, Summary
+from .search import SearchDriver
 from ..resumes import record_resume
 from .setup import set_up
 from .summary import summary
@@ -47,6 +48,20 @@ class TuningRun:
     (``TuningRunManager``, for callers that measure themselves), then :meth:`finish` and
     :meth:`summary`. ``callbacks`` are called after each new result (see :mod:`tunerlib.engine.callbacks`).
     """
+
+    # set by set_up (tunerlib.engine.setup) before __init__ returns; a resume that changes the
+    # technique sets ``technique`` and ``search`` again (tunerlib.engine.history)
+    pv_id: int
+    machine_id: int
+    resumed_from: Optional[Dict[str, Any]]  # the row of the run --resume continues
+    resumed: bool
+    seed: int
+    prior: Optional[Dict[str, Any]]
+    technique: Technique
+    seeds: List[Dict[str, Any]]
+    run_id: int
+    uuid: str
+    search: SearchDriver
 
     def __init__(self, interface: Tunable, options: Optional[TuningOptions] = None,
                  callbacks: Sequence[Callback] = ()) -> None:
@@ -81,7 +96,7 @@ class TuningRun:
     # ---- preparing: seeds, or the history of a resumed run ----------------------
     def prepare(self) -> None:
         """Called once before the loop: queue the seed configurations, or replay a resumed run."""
-        if self.resumed:
+        if self.resumed_from is not None:
             continue_history(self)
             record_resume(self.db, self.run_id, self.resumed_from, self.interface.script_version())
         else:
@@ -185,6 +200,8 @@ class TuningRun:
         database record when the caller measured cost, machine and input (MeasurementDriver.measure)."""
         if not isinstance(result, Result):
             raise TunerScriptError(f"tell() needs a tunerlib.Result, got {type(result).__name__}")
+        if desired.id is None:
+            raise TunerScriptError("tell() needs a request that ask() returned; this DesiredResult has no id")
         self.db.complete(desired.id, record if record is not None else result.record(machine_id=self.machine_id))
         self.collect()
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import logging
 import socket
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ..errors import UsageError
 from ..interrupts import Interrupts
@@ -90,10 +90,12 @@ class DaskExecutor(Executor):
         #: request id -> (its newest future, the request, attempt number)
         self._tasks: Dict[int, Tuple[Any, DesiredResult, int]] = {}
         self._ended_tasks: Any = None  # distributed.as_completed, made by start()
-        self._checked, self._seen_ended = time.monotonic(), set()
+        self._checked = time.monotonic()
+        self._seen_ended: Set[Any] = set()
         self._machines: Dict[str, int] = {}
         self._inputs: Dict[Tuple, int] = {}
-        self._threads, self._counted = 0, None
+        self._threads = 0
+        self._counted: Optional[float] = None
         #: submissions made again because the cluster lost a task
         self.resubmitted = 0
 
@@ -132,6 +134,7 @@ class DaskExecutor(Executor):
         """One task per request (``attempt`` > 1: the cluster lost the earlier ones)."""
         future = self.client.submit(measure_on_worker, self.job, desired,
                                     key=f"tunerlib-{self.tag}-{desired.id}-{attempt}", pure=False)
+        assert desired.id is not None  # a claimed request has its id
         self._tasks[desired.id] = (future, desired, attempt)
         self._ended_tasks.add(future)  # its result is fetched in the client's thread when it ends
 
@@ -185,16 +188,16 @@ class DaskExecutor(Executor):
                 return self._lost(desired, attempt, None)
             del self._tasks[dr_id]
             return self._completion(dr_id, reply)
-        exc = None
+        error: Optional[BaseException] = None
         if future.status == "error":  # a fetched error is (type, exception, traceback)
-            exc = value[1] if fetched and isinstance(value, tuple) else future.exception()
+            error = value[1] if fetched and isinstance(value, tuple) else future.exception()
         from distributed import KilledWorker
-        if isinstance(exc, KilledWorker):
+        if isinstance(error, KilledWorker):
             del self._tasks[dr_id]
-            text = str(exc).split(". ")[0]
+            text = str(error).split(". ")[0]
             return Completion(dr_id, Result(state="ERROR", extra={
                 "error": f"the measurement killed every Dask worker that ran it (KilledWorker: {text})"}).record())
-        return self._lost(desired, attempt, exc)
+        return self._lost(desired, attempt, error)
 
     def _lost(self, desired: DesiredResult, attempt: int, exc: Optional[BaseException]) -> Optional[Completion]:
         """Submit a lost task again, or record ERROR after MAX_ATTEMPTS submissions."""
@@ -203,6 +206,7 @@ class DaskExecutor(Executor):
             self.resubmitted += 1
             self.submit(desired, attempt + 1)
             return None
+        assert desired.id is not None  # a claimed request has its id
         del self._tasks[desired.id]
         return Completion(desired.id, Result(state="ERROR", extra={
             "error": f"the Dask cluster lost this measurement {attempt} times (last: {why})"}).record())
@@ -214,6 +218,7 @@ class DaskExecutor(Executor):
         if machine is None:
             machine = self._machines[reply.host] = self.store.machine_id(reply.host, self.machine_class, reply.cpus)
         inp = reply.input
+        assert inp is not None and reply.result is not None  # a reply that was not refused
         key = (inp.input_class, inp.path, inp.size)
         input_id = self._inputs.get(key)
         if input_id is None:

@@ -73,6 +73,7 @@ def _interface_class(job: DaskJob) -> type:
                 except UsageError:
                     if i == len(specs) - 1:
                         raise
+            assert cls is not None  # a job names its module or its file
             _CLASSES[key] = cls
     return cls
 

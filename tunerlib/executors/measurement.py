@@ -91,10 +91,12 @@ class MeasurementDriver:
         """Claim, measure and record one request (a worker's step); False when there was nothing to
         claim. Raises RunInterrupted when the run stops during the measurement: the request stays
         RUNNING and the run loop cancels it."""
+        assert self.db is not None  # a driver without a database only measures
         desired = claim(self.db, self.run_id, self.worker)
         if desired is None:
             return False
         _, record = self.measure(desired)
+        assert desired.id is not None  # a claimed request has its id
         self.db.complete(desired.id, record)
         return True
 
@@ -123,7 +125,7 @@ class MeasurementDriver:
                     result = with_command_seconds(self._measure(desired, inp), walls)
             except MeasurementTimedOut as exc:
                 result = Result(state="TIMEOUT", extra={"error": str(exc)})
-        if self.interrupts.cap_hit and result.state != "TIMEOUT":  # the stop landed in C code
+        if self.interrupts.cap_hit and self.cap is not None and result.state != "TIMEOUT":  # stopped in C code
             result = Result(state="TIMEOUT", extra={"error": str(MeasurementTimedOut(self.cap))})
         return result, inp, time.perf_counter() - start
 
@@ -156,10 +158,12 @@ class MeasurementDriver:
         return result
 
     def _input_id(self, inp: Input) -> int:
+        db = self.db
+        assert db is not None  # only measure() records inputs, and it needs the database
         key = (inp.input_class, inp.path, inp.size)
         iid = self._input_ids.get(key)
         if iid is None:
-            iid = self.retrying(lambda: self.db.input_id(self.pv_id, inp.input_class, inp.path, inp.size,
+            iid = self.retrying(lambda: db.input_id(self.pv_id, inp.input_class, inp.path, inp.size,
                                                           inp.extra))
             self._input_ids[key] = iid
         return iid

@@ -23,7 +23,7 @@ import time
 from typing import Any, Callable, Optional, Protocol, Set, Tuple
 
 from ..db import ResultRecord, ResultsStore
-from ..interrupts import MeasurementTimedOut, die_with_parent, signal_name
+from ..interrupts import Interrupts, MeasurementTimedOut, die_with_parent, signal_name
 from ..result import DesiredResult, Result
 
 
@@ -32,6 +32,7 @@ class Measures(Protocol):
 
     cap: Optional[float]
     contract_error: Optional[str]
+    interrupts: Interrupts
 
     def measure(self, desired: DesiredResult) -> Tuple[Result, ResultRecord]: ...
 

@@ -141,7 +141,7 @@ class WorkerPool(Executor):
         """``store`` (the run's own connection) finds the claims of a worker that died, ``interrupts``
         (the run loop's) makes :meth:`poll`'s wait stop on a signal or the deadline."""
         methods = multiprocessing.get_all_start_methods()
-        self.ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+        self.ctx = multiprocessing.get_context("fork") if "fork" in methods else multiprocessing.get_context("spawn")
         self.stop_event = self.ctx.Event()
         self._args = (url, run_id, program_version_id, interface, machine_id)
         self._tail = (os.getpid(), self.stop_event, deadline, cap)
@@ -286,7 +286,8 @@ class WorkerPool(Executor):
                 killed.append((name, code, claims))
             else:
                 for dr_id in claims:  # the database failed, not the configuration: measured again
-                    self.store.release(dr_id, name)
+                    if self.store is not None:  # (claims come from the store)
+                        self.store.release(dr_id, name)
                 self._count_failure(i, name, code)
             self.channels[i].close()
             self.lock_waits.done(name)

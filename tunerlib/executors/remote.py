@@ -91,6 +91,8 @@ def _load_file(path: str) -> Any:
         raise OSError(f"no file {path}")
     name = "_tunerlib_script_" + os.path.splitext(os.path.basename(path))[0]
     spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise OSError(f"cannot load {path} as a Python module")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses and pickling look the module up
     spec.loader.exec_module(module)
@@ -113,7 +115,7 @@ def find_run(db: ResultsDB, interface: Any, settings: WorkerSettings) -> Optiona
     return None
 
 
-def run_options(cls: type, args: dict, machine_class: Optional[str]) -> Any:
+def run_options(cls: Any, args: dict, machine_class: Optional[str]) -> Any:
     """The interface's options as the run was started with them (fields it does not know are ignored)."""
     names = {f.name for f in dataclasses.fields(cls.Options)}
     values = {k: v for k, v in (args or {}).items() if k in names and k != "seed"}
@@ -125,7 +127,7 @@ def run_options(cls: type, args: dict, machine_class: Optional[str]) -> Any:
 class RemoteWorker:
     """One worker process serving one run: :meth:`attach` (wait, check), then :meth:`loop`."""
 
-    def __init__(self, settings: WorkerSettings, cls: type) -> None:
+    def __init__(self, settings: WorkerSettings, cls: Any) -> None:
         self.settings = settings
         self.cls = cls
         self.db = ResultsDB(settings.database)
@@ -233,13 +235,15 @@ class RemoteWorker:
                 return CONTRACT
 
     def _measure(self, desired: DesiredResult) -> None:
+        dr_id = desired.id
+        assert dr_id is not None  # a claimed request has its id
         try:
             _, record = self.driver.measure(desired)
         except RunInterrupted:
-            self._retrying(lambda: self.db.release(desired.id, self.name))
+            self._retrying(lambda: self.db.release(dr_id, self.name))
             raise
         try:
-            self._retrying(lambda: self.db.complete(desired.id, record))
+            self._retrying(lambda: self.db.complete(dr_id, record))
         except AlreadyCompleteError:  # re-queued and measured elsewhere meanwhile, or the run stopped: dropped
             pass
 
@@ -298,13 +302,17 @@ def serve(settings: WorkerSettings) -> int:
         say(f"error: {exc}")
         return REFUSED
     import multiprocessing
-    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    ctx = (multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods()
+           else multiprocessing.get_context("spawn"))
     procs = [ctx.Process(target=_child, args=(settings,), name=f"tunerlib-worker-{i}")
              for i in range(settings.parallelism)]
     previous = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)}
     for proc in procs:
         proc.start()
-    forward = lambda signum, _frame: [os.kill(p.pid, signal.SIGTERM) for p in procs if p.is_alive()]  # noqa: E731
+    def forward(signum: int, _frame: Any) -> None:
+        for p in procs:
+            if p.is_alive() and p.pid is not None:
+                os.kill(p.pid, signal.SIGTERM)
     for signum in previous:
         signal.signal(signum, forward)
     for proc in procs:

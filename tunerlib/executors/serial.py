@@ -39,6 +39,7 @@ class SerialExecutor(Executor):
         """Measure ``desired`` now (RunInterrupted when a signal or the deadline stops the measurement:
         the request stays RUNNING and the run cancels it)."""
         _, record = self.guard.measure(desired)
+        assert desired.id is not None  # a claimed request has its id
         self._done.append(Completion(desired.id, record, self.guard.contract_error))
 
     def poll(self, timeout: float) -> List[Completion]:

@@ -63,16 +63,16 @@ def format_table(title: str, rows: Iterable[RowLike], best: str = BEST, name_hea
     has the decimals the fastest row needs for ``significant`` digits (:func:`seconds_decimals`).  A
     row without a time shows ``-`` and ``not available: <why>``.
     """
-    rows = [_row(r) for r in rows]
-    ours = next((r.seconds for r in rows if r.name == best), None)
-    width = max([15] + [len(r.name) + 1 for r in rows])
-    digits = seconds_decimals((r.seconds for r in rows), significant)
-    t_width = max([12] + [len(f"{r.seconds:.{digits}f}") + 2 for r in rows if r.seconds is not None])
+    table = [_row(r) for r in rows]
+    ours = next((r.seconds for r in table if r.name == best), None)
+    width = max([15] + [len(r.name) + 1 for r in table])
+    digits = seconds_decimals((r.seconds for r in table), significant)
+    t_width = max([12] + [len(f"{r.seconds:.{digits}f}") + 2 for r in table if r.seconds is not None])
     sp_width = len(speedup_header) + 2
-    described = any(r.description for r in rows)
+    described = any(r.description for r in table)
     lines = [title, f"  {name_header:<{width}}{'time (s)':>{t_width}}{speedup_header:>{sp_width}}"
                     + (f"  {description_header}" if described else "")]
-    for r in rows:
+    for r in table:
         desc = f"  {r.description}" if r.description else ""
         if r.seconds is None:
             lines.append(f"  {r.name:<{width}}{'-':>{t_width}}{'-':>{sp_width}}{desc}  "

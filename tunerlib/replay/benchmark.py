@@ -170,7 +170,7 @@ class ReplayBenchmark:
         """Called by the table statistics: the OK records satisfying the known constraints whose value is
         at most ``factor`` x :meth:`optimum` (1 or more: the optimum itself; 0 when no row is in the space)."""
         limit = factor * self.optimum
-        return self._count_in_space(lambda rec: rec.ok and rec.value <= limit)[1]
+        return self._count_in_space(lambda rec: rec.ok and rec.value is not None and rec.value <= limit)[1]
 
     def _count_in_space(self, keep: Callable[[Record], bool]) -> Tuple[int, int]:
         """:func:`keys_in_space` of the records ``keep`` accepts, their keys put in the space's order."""

@@ -101,13 +101,13 @@ class RunData:
         """The run's best result, or None when nothing succeeded: the recorded result of the
         configuration the tuner re-timed as its best at the end (:attr:`final_best`) when it did,
         else the first result with the best recorded value."""
-        ok = [p for p in self.points if p.value is not None]
+        ok = [(p.value, p) for p in self.points if p.value is not None]
         if self.final_best is not None:
-            chosen = [p for p in ok if p.result_id == self.final_best.get("result_id")] or \
-                     [p for p in ok if p.row is not None and p.row.config_hash == self.final_best["hash"]]
+            chosen = [(v, p) for v, p in ok if p.result_id == self.final_best.get("result_id")] or \
+                     [(v, p) for v, p in ok if p.row is not None and p.row.config_hash == self.final_best["hash"]]
             if chosen:
-                return min(chosen, key=lambda p: (self.sign * p.value, p.index))
-        return min(ok, key=lambda p: (self.sign * p.value, p.index)) if ok else None
+                return min(chosen, key=lambda vp: (self.sign * vp[0], vp[1].index))[1]
+        return min(ok, key=lambda vp: (self.sign * vp[0], vp[1].index))[1] if ok else None
 
     @property
     def unit_text(self) -> str:

@@ -61,8 +61,9 @@ def space_info(parameter_info: str) -> Dict[str, Dict[str, Any]]:
     found: Dict[str, Dict[str, Any]] = {}
     for p in params:
         if isinstance(p, dict) and "name" in p:
+            kind: Any = p.get("kind")
             options = {"enum": p.get("options"), "ordinal": p.get("values"),
-                       "bool": [False, True]}.get(p.get("kind"))
+                       "bool": [False, True]}.get(kind)
             found[p["name"]] = {"options": list(options) if isinstance(options, list) else None,
                                 "log": p.get("kind") in _LOG_KINDS or (p.get("kind") == "ordinal"
                                                                        and bool(p.get("log")))}

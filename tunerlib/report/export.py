@@ -112,14 +112,16 @@ def _parquet(columns: List[str], rows: List[Dict[str, Any]], path: str) -> None:
 def write_export(runs: Sequence[RunData], fmt: str, path: Optional[str]) -> int:
     """Write every result of ``runs`` as ``fmt`` to ``path`` (``-`` or None: stdout, not for parquet);
     returns the number of rows."""
-    if fmt == "parquet" and path in (None, "-"):
+    to_file = path if path is not None and path != "-" else None
+    if fmt == "parquet" and to_file is None:
         raise ReportError("--format parquet writes a file: pass -o FILE.parquet")
     columns, rows = export_rows(runs)
     try:
         if fmt == "parquet":
-            _parquet(columns, rows, path)
+            assert to_file is not None
+            _parquet(columns, rows, to_file)
             return len(rows)
-        out = sys.stdout if path in (None, "-") else open(path, "w", encoding="utf-8", newline="")
+        out = sys.stdout if to_file is None else open(to_file, "w", encoding="utf-8", newline="")
         try:
             if fmt == "csv":
                 _csv(columns, rows, out)

@@ -47,15 +47,15 @@ def oriented(run: RunData) -> List[Optional[Tuple[float, ...]]]:
     out: List[Optional[Tuple[float, ...]]] = []
     for point in run.points:
         raw = [metric_value(name, point.row) for _, name in metrics] if point.row is not None else [None]
-        out.append(None if any(v is None for v in raw) else tuple(s * v for (s, _), v in zip(metrics, raw)))
+        values = [v for v in raw if v is not None]
+        out.append(None if len(values) < len(raw) else tuple(s * v for (s, _), v in zip(metrics, values)))
     return out
 
 
 def front_members(run: RunData) -> List[int]:
     """Indices (into ``run.points``) of the results on the run's Pareto front."""
-    vectors = oriented(run)
-    ok = [i for i, v in enumerate(vectors) if v is not None]
-    return [ok[j] for j in non_dominated([vectors[i] for i in ok])] if ok else []
+    ok = [(i, v) for i, v in enumerate(oriented(run)) if v is not None]
+    return [ok[j][0] for j in non_dominated([v for _, v in ok])] if ok else []
 
 
 def reference_point(points: np.ndarray) -> np.ndarray:
@@ -121,7 +121,8 @@ def _scatter(ax: Any, run: RunData, metrics: Sequence[Metric], log: bool) -> Non
     members = set(front_members(run))
     shown = np.asarray([[s * x for (s, _), x in zip(metrics, v)] for v in vectors if v is not None])
     ax.scatter(shown[:, 0], shown[:, 1], s=12, color="0.6", label="results", gid="results")
-    front = np.asarray(sorted([s * x for (s, _), x in zip(metrics, vectors[i])] for i in members))
+    front = np.asarray(sorted([s * x for (s, _), x in zip(metrics, v)] for i in members
+                              if (v := vectors[i]) is not None))
     ax.scatter(front[:, 0], front[:, 1], s=30, color="C3", label=f"Pareto front ({len(front)})", gid="front",
                zorder=3)
     ax.plot(front[:, 0], front[:, 1], color="C3", drawstyle="steps-post", linewidth=1)

@@ -74,16 +74,16 @@ def _facts(s: RunSummary) -> List[tuple]:
     run = s.run
     size = ("unknown" if s.log10_size is None else "infinitely many (continuous parameters)"
             if math.isinf(s.log10_size) else f"10^{s.log10_size:.2f}")
-    improvement = ("-" if s.improvement is None else
-                   f"{s.improvement:.4g}x better than the {s.baseline_kind} ({_num(s.baseline.value)})")
     if s.baseline is None:
         improvement = "no successful result"
     elif s.improvement is None:
         improvement = f"{s.baseline_kind} {_num(s.baseline.value)} -> best {_num(s.best.value if s.best else None)}"
+    else:
+        improvement = f"{s.improvement:.4g}x better than the {s.baseline_kind} ({_num(s.baseline.value)})"
     best = "none (no successful result)" if s.best is None else \
         f"{_num(s.best.value)} at evaluation {s.best.index} (proposed by {s.best.technique})"
     if s.best is not None and run.retimed_value is not None:
-        best = (f"{_num(run.retimed_value)} re-timed at the end ({run.final_best.get('how', '')}); recorded "
+        best = (f"{_num(run.retimed_value)} re-timed at the end ({(run.final_best or {}).get('how', '')}); recorded "
                 f"{_num(s.best.value)} at evaluation {s.best.index} (proposed by {s.best.technique})")
     failures = ", ".join(f"{k} {v}" for k, v in sorted(s.failures.items())) or "none"
     return [("program", f"{run.project}/{run.program} version {run.version}"),

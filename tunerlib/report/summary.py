@@ -93,9 +93,9 @@ def _allocation(run: RunData) -> Dict[str, tuple]:
 
 
 def _baseline(run: RunData) -> tuple[Optional[Point], str]:
-    seeds = [p for p in run.points if p.technique == "seed" and p.value is not None]
+    seeds = [(p.value, p) for p in run.points if p.technique == "seed" and p.value is not None]
     if seeds:
-        return min(seeds, key=lambda p: run.sign * p.value), "seed"
+        return min(seeds, key=lambda vp: run.sign * vp[0])[1], "seed"
     first = next((p for p in run.points if p.value is not None), None)
     return first, ("first result" if first is not None else "")
 
@@ -132,7 +132,7 @@ class CompareRow:
     resumed: int = 0
 
 
-def _stats(values: Sequence[float]) -> tuple:
+def _stats(values: Sequence[Optional[float]]) -> tuple:
     finite = [v for v in values if v is not None and math.isfinite(v)]
     if not finite:
         return (None, None, None)
@@ -153,7 +153,7 @@ def compare_rows(runs: Sequence[RunData]) -> tuple[List[int], List[CompareRow]]:
     for label, members in by_label(runs).items():
         curves = [m.best_so_far() for m in members]
         at = {b: _stats([c[b - 1] for c in curves]) for b in budgets}
-        finals = [c[-1] for c in curves if c[-1] is not None]
+        finals = [v for c in curves if (v := c[-1]) is not None]
         best = (min(finals, key=lambda v: members[0].sign * v) if finals else None)
         points = [p for m in members for p in m.points]
         failed = sum(p.state in FAILURE_STATES for p in points) / max(1, len(points))

@@ -88,10 +88,10 @@ def _run_interface(cls: Type, options) -> int:
                 print(f"log10 search space size: {manipulator.log10_search_space_size():.2f}")
             return 0
         run = TuningRun(interface, options)
-        if run.resumed and "version_change" in run.resumed_from:
-            print(f"{cls.__name__}: {run.resumed_from['version_change']}", file=sys.stderr)
-        if run.resumed and not options.quiet:
-            info = run.resumed_from
+        info = run.resumed_from
+        if info is not None and "version_change" in info:
+            print(f"{cls.__name__}: {info['version_change']}", file=sys.stderr)
+        if info is not None and not options.quiet:
             print(f"{cls.__name__}: resuming run {info['uuid']} ({info['tests']} tests so far, seed "
                   f"{info['seed']}, state {info['state']})", file=sys.stderr)
         summary = run.run()

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any, Dict, Optional
 
-from sqlalchemy import Connection, delete, func, select
+from sqlalchemy import Connection, CursorResult, Table, delete, func, select
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from ..db import DatabaseError
@@ -137,12 +137,24 @@ class CrossSessionStore:
         self.close()
 
 
+def _table(model: Any) -> Table:
+    """The table of a declarative store model (typed as a Table: it holds columns and takes inserts)."""
+    return model.__table__
+
+
+def _new_id(result: CursorResult) -> int:
+    """The primary key of the row an INSERT added."""
+    key = result.inserted_primary_key
+    assert key is not None  # a single-row INSERT without ON CONFLICT always has one
+    return key[0]
+
+
 def _get_or_create(conn: Connection, table: Any, key: Dict[str, Any], extra: Optional[Dict[str, Any]] = None) -> int:
     where = [getattr(table, k) == v for k, v in key.items()]
     found = conn.execute(select(table.id).where(*where)).scalar()
     if found is not None:
         return found
-    return conn.execute(table.__table__.insert().values(**key, **(extra or {}))).inserted_primary_key[0]
+    return _new_id(conn.execute(_table(table).insert().values(**key, **(extra or {}))))
 
 
 def _technique_id(conn: Connection, table: Any, name: str, root: str, full: Optional[str] = None) -> int:
@@ -160,19 +172,20 @@ def _insert_run(conn: Connection, run: StoredRun, digest: str) -> None:
     mclass = None if run.machine_class is None else _get_or_create(conn, S.MachineClass,
                                                                    {"name": run.machine_class})
     meta = None if run.meta is None else _technique_id(conn, S.MetaTechnique, run.meta[1], run.meta[0])
-    run_id = conn.execute(S.TuningRun.__table__.insert().values(
+    inserted = conn.execute(_table(S.TuningRun).insert().values(
         uuid=run.uuid, representation_id=rep, meta_technique_id=meta, machine_class_id=mclass,
         space_hash=run.space_hash, log10_space_size=run.log10_space_size, state=run.state,
         start_date=run.start_date, end_date=run.end_date, upload_date=time.time(), tests=run.tests,
-        best_value=run.best_value, digest=digest)).inserted_primary_key[0]
+        best_value=run.best_value, digest=digest))
+    run_id = _new_id(inserted)
     ids = {name: _technique_id(conn, S.Technique, name, root, full)
            for name, (root, full) in run.techniques.items()}
     if ids:
-        conn.execute(S.TuningRunTechnique.__table__.insert(),
+        conn.execute(_table(S.TuningRunTechnique).insert(),
                      [{"tuning_run_id": run_id, "technique_id": t} for t in ids.values()])
     _insert_snapshots(conn, run, run_id, meta, ids)
     if run.configurations:
-        conn.execute(S.StoredConfiguration.__table__.insert(),
+        conn.execute(_table(S.StoredConfiguration).insert(),
                      [{"tuning_run_id": run_id, "rank": i, "value": v, "data": data}
                       for i, (v, data) in enumerate(run.configurations)])
 
@@ -185,9 +198,9 @@ def _insert_snapshots(conn: Connection, run: StoredRun, run_id: int, meta: Optio
     techniques = [dict(values(s), technique_id=ids[s.technique]) for s in run.snapshots if s.technique]
     whole = [dict(values(s), meta_technique_id=meta) for s in run.snapshots if s.technique is None]
     if techniques:
-        conn.execute(S.TechniquePerformance.__table__.insert(), techniques)
+        conn.execute(_table(S.TechniquePerformance).insert(), techniques)
     if whole:
-        conn.execute(S.MetaTechniquePerformance.__table__.insert(), whole)
+        conn.execute(_table(S.MetaTechniquePerformance).insert(), whole)
 
 
 def _delete_run(conn: Connection, run_id: int) -> None:

@@ -119,7 +119,7 @@ def _space(parameter_info: str) -> Tuple[str, Optional[float]]:
 def _events(results: ResultsStore, run_id: int, objective: str, meta: bool,
             start: float) -> Tuple[List[Optional[str]], List[Event], List[Tuple[float, Any]]]:
     desired = results.desired_results(run_id)
-    index = {d.id: i for i, d in enumerate(desired)}
+    index: Dict[Optional[int], int] = {d.id: i for i, d in enumerate(desired)}  # a result may have no request
     requestors = [technique_of(d.requestor, meta) for d in desired]
     events, ok = [], []
     for row in results.run_results(run_id):

@@ -74,7 +74,8 @@ class Snapshot:
 def checkpoints(total: int) -> List[int]:
     """Result counts at which snapshots are taken: 10, 20, 50, 100, 200, 500, ... below ``total``, and
     ``total``."""
-    marks, base = [], 10
+    marks: List[int] = []
+    base = 10
     while base < total:
         marks.extend(m for m in (base, 2 * base, 5 * base) if m < total)
         base *= 10

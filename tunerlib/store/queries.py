@@ -93,8 +93,8 @@ def read_rows(store: CrossSessionStore) -> StoreRows:
     """Every representation, final snapshot and technique name of ``store``, in one read each."""
     out = StoreRows()
     with store.engine.connect() as conn:
-        runs = dict(tuple(r) for r in conn.execute(select(S.TuningRun.representation_id, func.count())
-                                                    .group_by(S.TuningRun.representation_id)))
+        runs: Dict[int, int] = {r[0]: r[1] for r in conn.execute(select(S.TuningRun.representation_id, func.count())
+                                                                    .group_by(S.TuningRun.representation_id))}
         out.representations = [(*tuple(r), runs.get(r[0], 0)) for r in conn.execute(
             select(S.Representation.id, S.Representation.name, S.Program.project, S.Program.name,
                    S.Representation.parameter_info).join(S.Program, S.Program.id == S.Representation.program_id))]

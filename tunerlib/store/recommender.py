@@ -23,6 +23,10 @@ from .queries import AffinityTable, correlated, nearest_by_parameters, ranked
 class StoreRecommender:
     """Implements :class:`tunerlib.techniques.recommendation.Recommender` over an affinity table."""
 
+    #: where the table came from, in words ("the store", "the starter history"); set by the run that
+    #: builds it (a bandit names "the recommender" when it is unset)
+    source: str
+
     def __init__(self, table: AffinityTable, counts: Mapping[str, int]) -> None:
         """``counts``: parameter type counts of the space being tuned (:func:`.representation.type_counts`)."""
         self.table = table

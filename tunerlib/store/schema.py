@@ -194,7 +194,7 @@ def read_version(conn: Connection, display: str) -> Optional[int]:
                              "use another --store")
         return None
     meta = StoreMeta.__table__
-    value = conn.execute(select(meta.c.value).where(meta.c.key == "schema_version")).scalar()
+    value: Any = conn.execute(select(meta.c.value).where(meta.c.key == "schema_version")).scalar()
     try:
         return int(value)
     except (TypeError, ValueError):

@@ -33,7 +33,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from tunerlib.parameters import (BooleanParameter, ConfigurationManipulator, EnumParameter, IntegerParameter,
                                  PermutationParameter)
-from tunerlib.techniques import Feedback, Technique, TechniqueError, create_technique
+from tunerlib.techniques import Feedback, Proposal, Technique, TechniqueError, create_technique
 
 from ..script.api import TuningRunManager, tune_function
 from ..errors import UsageError
@@ -124,7 +124,9 @@ def drive(name: str, manipulator: ConfigurationManipulator, fn: Cost, n: int, se
     tech, rng = _create(name), random.Random(seed)
     tech.bind(manipulator, random.Random(seed), tech.name)
     known: Dict[str, float] = {}
-    best, inflight, keys, idle = [math.inf], [], [], 0
+    best, idle = [math.inf], 0
+    inflight: List[Tuple[Proposal, str]] = []  # (proposal, its configuration's key)
+    keys: List[str] = []
 
     def answer(prop_cfg, key, requestor):
         value = known[key] if key in known else fn(prop_cfg)
@@ -275,6 +277,11 @@ def _drive_values(name: str, seed: int, n: int = 90, batch: int = 4) -> None:
                               False, values=values))
 
 
+def _full_budget(space: str) -> Callable[[str, float], None]:
+    """The full-budget check on ``space``, as a CHECKS entry."""
+    return lambda name, scale: check_full_budget(name, space, _scaled(200, scale))
+
+
 def _scaled(n: int, scale: float) -> int:
     return max(30, round(n * scale))
 
@@ -282,8 +289,7 @@ def _scaled(n: int, scale: float) -> int:
 #: every check of the kit, by name: name -> function(technique_name, scale); ``scale`` multiplies its
 #: budget (at least 30), for techniques whose proposals cost much CPU
 CHECKS: Dict[str, Callable[[str, float], None]] = {
-    **{f"full-budget-{space}": (lambda name, scale, s=space: check_full_budget(name, s, _scaled(200, scale)))
-       for space in SPACES},
+    **{f"full-budget-{space}": _full_budget(space) for space in SPACES},
     "deterministic": lambda name, scale: check_deterministic(name, _scaled(60, scale)),
     "asynchronous": lambda name, scale: check_asynchronous(name, _scaled(150, scale)),
     "failed-feedback": lambda name, scale: check_failed_feedback(name, _scaled(150, scale)),

@@ -63,14 +63,14 @@ def benchmark_from_file(path: Union[str, Path], like: Optional[str] = None) -> R
         return ReplayBenchmark(own, load_table(own, path))
     if ".json" in path.suffixes:
         table = load_table(_generic_spec(path, "kerneltuner"), path)
-        spec = identify(path, ("kerneltuner",), table.params)
-        if spec is not None:
-            return _joined(spec, path, table)
+        found = identify(path, ("kerneltuner",), table.params)
+        if found is not None:
+            return _joined(found, path, table)
         return ReplayBenchmark(_generic_spec(path, "kerneltuner"), table)
     names, _ = split_columns(read_header(path, "measurement CSV"), path)
-    spec = identify(path, ("rise", "taco"), names)
-    if spec is not None:
-        return _joined(spec, path)
+    found = identify(path, ("rise", "taco"), names)
+    if found is not None:
+        return _joined(found, path)
     return _generic(path, "taco" if "permutation" in names else "rise")
 
 

@@ -81,7 +81,7 @@ def _entry_record(entry: Any, where: Callable[[], str]) -> Record:
                                 if isinstance(entry.get(f), (int, float))), CACHE_UNIT)
     extra = {name: to_seconds(entry[f], CACHE_UNIT) if is_time else entry[f]
              for f, (name, is_time) in EXTRA_FIELDS.items() if isinstance(entry.get(f), (int, float))}
-    t = entry.get("time")
+    t: Any = entry.get("time")
     if isinstance(t, str):
         if t not in FAILED_MARKERS:
             raise TableError(f"{where()}: unknown time marker {t!r}; expected a number or one of "

@@ -23,7 +23,7 @@ __all__ = ["SHARED_ENV", "available_benchmarks", "check_columns", "load_benchmar
 
 #: environment variable naming the shared data folder (the only default there is)
 SHARED_ENV = "TUNERLIB_SHARED_DIR"
-_READERS = {"kerneltuner": read_kerneltuner_cache, "rise": read_rise_csv, "taco": read_taco_csv}
+_READERS = {"rise": read_rise_csv, "taco": read_taco_csv}  # Kernel Tuner caches: read_kerneltuner_cache
 Folder = Union[str, Path, None]
 
 
