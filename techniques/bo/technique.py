@@ -203,6 +203,8 @@ class BayesianOptimization(Technique):
     description = "Bayesian optimisation: Matérn GP, EI x RF feasibility, chain of trees (BaCO)"
     OPTIONS = BO_OPTIONS
     NAMED_BY_OPTIONS = True
+    #: every option's value as :func:`~..options.configure` set it (a subclass reads its own options here)
+    _options: Dict[str, Any]
 
     def __init__(self, name: Optional[str] = None, options: Optional[BOOptions] = None, **overrides: Any) -> None:
         super().__init__(name)
