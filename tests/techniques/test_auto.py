@@ -16,8 +16,9 @@ from tunerlib.parameters import (BooleanParameter, ConfigurationManipulator, Enu
                                  IntegerParameter, PermutationParameter)
 from tunerlib.result import Result
 from tunerlib.techniques import DEFAULT_TECHNIQUE, Feedback, SearchContext, create_technique
-from tunerlib.techniques.auto import (BANDIT, BO, COST_FIRST, MEASURED_AFTER, METRIC, MOBO, NSGA2, STRUCTURAL, WIDE,
-                                     AutoTechnique, SpaceFacts, multi_objective_plan)
+from tunerlib.techniques.auto import COST_FIRST, MEASURED_AFTER, AutoTechnique
+from tunerlib.techniques.auto_rule import (BANDIT, BO, METRIC, MOBO, NSGA2, STRUCTURAL, WIDE, SpaceFacts,
+                                          multi_objective_plan)
 
 from kit import LIGHT_BO
 
@@ -107,7 +108,7 @@ def test_a_table_space_counts_its_rows():
     """A space restricted to recorded rows (a TableConstraint over wide domains) is counted by its
     rows, though backtracking over the domains would exceed the node budget."""
     from tunerlib.parameters import TableConstraint
-    from tunerlib.techniques.auto import space_facts
+    from tunerlib.techniques.auto_rule import space_facts
     names = [f"p{i}" for i in range(6)]
     m = ConfigurationManipulator([IntegerParameter(n, 0, 99) for n in names])
     rng = random.Random(4)
