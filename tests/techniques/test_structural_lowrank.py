@@ -12,6 +12,8 @@ from tunerlib.techniques.structural.lowrank import (ITERATIONS, LowRankBayesLine
                                                      LowRankStructuralSurrogate)
 from tunerlib.techniques.structural.model import SparseBayesLinear
 
+from tourdrive import drive_tour
+
 
 def planted(n, seed):
     """A symmetric pairwise-cost matrix of rank 2 plus a constant, and a tour cost function."""
@@ -74,17 +76,7 @@ def test_work_per_observation_is_bounded_and_stops_at_the_hand_over():
 
 def drive(n, evals, seed):
     W, cost = planted(n, seed)
-    space = ConfigurationManipulator([PermutationParameter("t", list(range(n)))])
-    tech = LowRankStructuralSurrogate("LowRankStructuralSurrogate")
-    tech.bind(space, random.Random(seed), "LowRankStructuralSurrogate")
-    values = []
-    for _ in range(evals):
-        prop = tech.propose()
-        value = cost(np.asarray(prop.config["t"]))
-        values.append(value)
-        tech.observe(Feedback(prop.config, space.hash_config(prop.config), value, "ok", prop.requestor,
-                              value < min(values[:-1], default=np.inf)))
-    return values, tech
+    return drive_tour(LowRankStructuralSurrogate("LowRankStructuralSurrogate"), n, cost, evals, seed)
 
 
 def test_registered_deterministic_and_uses_the_low_rank_model():

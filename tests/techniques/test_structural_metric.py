@@ -14,6 +14,8 @@ from tunerlib.techniques.structural.metric import MIN_ITEMS, MetricBayesLinear
 from tunerlib.techniques.structural.model import rank_correlation
 from tunerlib.techniques.structural.tours import iterated_search
 
+from tourdrive import drive_tour
+
 
 def euclidean(n, seed):
     pts = np.random.default_rng(seed).random((n, 2)) * 100.0
@@ -73,18 +75,7 @@ def test_hands_over_on_a_non_metric_matrix(monkeypatch):
 
 
 def drive(W, evals, seed, cls=MetricStructuralSurrogate):
-    n, f = W.shape[0], cost(W)
-    space = ConfigurationManipulator([PermutationParameter("t", list(range(n)))])
-    tech = cls(cls.__name__)
-    tech.bind(space, random.Random(seed), cls.__name__)
-    values = []
-    for _ in range(evals):
-        prop = tech.propose()
-        value = f(np.asarray(prop.config["t"]))
-        values.append(value)
-        tech.observe(Feedback(prop.config, space.hash_config(prop.config), value, "ok", prop.requestor,
-                              value < min(values[:-1], default=np.inf)))
-    return values, tech
+    return drive_tour(cls(cls.__name__), W.shape[0], cost(W), evals, seed)
 
 
 def test_registered_deterministic_and_searches_the_accepted_embedding():
