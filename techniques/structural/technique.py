@@ -391,11 +391,15 @@ class StructuralSurrogate(Technique):
                 "predictions": [list(pair) for pair in self.predictions]}
 
     def load_state_dict(self, state: Dict[str, Any]) -> None:
+        """Restore :meth:`state_dict` (called on resume, after the run's stored results were fed to
+        :meth:`observe`, which already re-counted part of the record): the saved record replaces it."""
         self.radius = int(state.get("radius", self.radius))
         self.failures = int(state.get("failures", 0))
         for arm, values in (state.get("credit") or {}).items():
             if arm in self.credit:
+                self.credit[arm].clear()
                 self.credit[arm].extend(int(v) for v in values)
+        self.predictions.clear()
         self.predictions.extend((float(p), float(v)) for p, v in state.get("predictions") or [])
         if "fallback" in state:
             self.fallback.load_state_dict(state["fallback"])

@@ -204,6 +204,34 @@ def test_mixed_spaces_are_searched_and_state_round_trips():
     assert fresh.state_dict() == state
 
 
+def test_a_resumed_run_keeps_the_saved_record_without_counting_the_replayed_results_twice():
+    """A resume without replay feeds every stored result back to ``observe`` (which counts the model's
+    and the fallback's new bests again) and then loads the snapshot: the snapshot's record is the
+    record, not added to the re-counted one."""
+    m = ConfigurationManipulator([IntegerParameter("i", 0, 50), PermutationParameter("p", list(range(6)))])
+
+    def f(c):
+        return (c["i"] - 17) ** 2 + c["p"].index(0)
+
+    tech = registry().create("StructuralSurrogate")
+    tech.bind(m, random.Random(0), "S")
+    fed = []
+    for _ in range(80):
+        proposal = tech.propose()
+        cfg = proposal.config
+        fed.append(Feedback(cfg, m.hash_config(cfg), float(f(cfg)), "ok", proposal.requestor, False))
+        tech.observe(fed[-1])
+    state = json.loads(json.dumps(tech.state_dict()))
+    assert state["credit"]["model"] and state["credit"]["fallback"] and state["predictions"]
+    resumed = registry().create("StructuralSurrogate")
+    resumed.bind(m, random.Random(0), "S")
+    for feedback in fed:
+        resumed.observe(feedback)
+    resumed.load_state_dict(state)
+    assert resumed.state_dict()["credit"] == state["credit"]
+    assert resumed.state_dict()["predictions"] == state["predictions"]
+
+
 def test_through_the_real_cli_runs_are_identical_across_processes_under_a_seed(tmp_path):
     import re
     import subprocess
