@@ -70,10 +70,13 @@ def _start_dashboard(log, *urls):
 
 
 def _dashboard_end(proc, log):
-    """What the dashboard process says of itself: running or its exit status, and its stderr's end."""
+    """What the dashboard process says of itself: running or its exit status, and its stderr's end (from
+    its last fatal error on, where it has one: -X faulthandler writes every thread's stack there)."""
     code = proc.poll()
     state = "running" if code is None else f"exited with status {code}"
-    return f"dashboard {state}; its stderr ends: {Path(log).read_text(errors='replace')[-3000:]!r}"
+    text = Path(log).read_text(errors="replace")
+    fatal = text.rfind("Fatal Python error")
+    return f"dashboard {state}; its stderr ends: {text[fatal:][:4000] if fatal >= 0 else text[-3000:]!r}"
 
 
 def _stop(proc):
