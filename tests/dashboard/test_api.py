@@ -3,6 +3,7 @@ since an id, importance, the Pareto front of a run with several objectives, esca
 and that serving pages never writes to the database (SQLite and PostgreSQL)."""
 import hashlib
 import json
+import threading
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -197,6 +198,25 @@ def test_what_is_no_results_database_is_refused_with_one_line(tmp_path):
         with pytest.raises(DatabaseError, match=words):
             ReadOnlyDatabase(url)
     assert not (tmp_path / "missing.db").exists()
+
+
+def test_a_connection_one_request_holds_stays_open_while_other_requests_read(writer, tmp_path):
+    """Each request thread of the server reads through the same ReadOnlyDatabase: what other threads
+    read, however many there are, never closes the connection one thread is querying (closing a
+    sqlite3 connection that another thread is using crashed the dashboard)."""
+    _filled(writer)
+    database = ReadOnlyDatabase(str(tmp_path / "results.db"))
+    read = []
+    try:
+        with database.engine.connect() as held:
+            for _ in range(40):     # one request after another, each in a thread of its own
+                request = threading.Thread(target=lambda: read.append(len(database.runs())))
+                request.start()
+                request.join()
+            still = held.execute(text("SELECT count(*) FROM result")).scalar()
+    finally:
+        database.close()
+    assert read == [1] * 40 and still == 7
 
 
 @settings(max_examples=200, deadline=None)

@@ -51,10 +51,13 @@ def _needs_browser_and_plotly():
         pytest.skip(str(exc))
 
 
-def _start_dashboard(*urls):
-    """(process, page URL) of ``tunerlib dashboard URLS --port 0``."""
-    proc = subprocess.Popen([sys.executable, "-m", "tunerlib.cli", "dashboard", *urls, "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+def _start_dashboard(log, *urls):
+    """(process, page URL) of ``tunerlib dashboard URLS --port 0``, its stderr written to the file ``log``
+    (read by :func:`_dashboard_end` when a wait fails: a pipe nobody reads could stall it)."""
+    with open(log, "wb") as err:
+        proc = subprocess.Popen([sys.executable, "-X", "faulthandler", "-m", "tunerlib.cli", "dashboard", *urls,
+                                 "--port", "0"], stdout=subprocess.PIPE, stderr=err, text=True,
+                                start_new_session=True)
     end, line = time.monotonic() + WAIT, ""
     while "\n" not in line and time.monotonic() < end and proc.poll() is None:
         if select.select([proc.stdout], [], [], 1.0)[0]:
@@ -62,8 +65,18 @@ def _start_dashboard(*urls):
     found = re.search(r"http://\S+/", line)
     if found is None:
         _stop(proc)
-        pytest.fail(f"the dashboard did not start: {line!r} {proc.stderr.read()[-2000:]}")
+        pytest.fail(f"the dashboard did not start: {line!r} {_dashboard_end(proc, log)}")
     return proc, found.group(0)
+
+
+def _dashboard_end(proc, log):
+    """What the dashboard process says of itself: running or its exit status, and its stderr's end (from
+    its last fatal error on, where it has one: -X faulthandler writes every thread's stack there)."""
+    code = proc.poll()
+    state = "running" if code is None else f"exited with status {code}"
+    text = Path(log).read_text(errors="replace")
+    fatal = text.rfind("Fatal Python error")
+    return f"dashboard {state}; its stderr ends: {text[fatal:][:4000] if fatal >= 0 else text[-3000:]!r}"
 
 
 def _stop(proc):
@@ -118,18 +131,22 @@ def _api_text(url, seconds=WAIT):
 
 
 class _Watched:
-    """The page, whose waits say what the page and its API showed when one fails."""
+    """The page, whose waits say what the page, its API and the dashboard process showed when one fails."""
 
-    def __init__(self, page, api):
-        self.page, self.api = page, api
+    def __init__(self, page, api, dashboard, log):
+        self.page, self.api, self.dashboard, self.log = page, api, dashboard, log
 
     def wait_for(self, expression, until, seconds=WAIT):
         try:
             return self.page.wait_for(expression, until, seconds)
         except AssertionError as exc:
             status = self.page.evaluate("document.getElementById('status').textContent")
-            runs = _api_text(self.api)[:3000]
-            raise AssertionError(f"{exc}\npage status: {status}\n/api/runs: {runs}") from None
+            try:
+                runs = _api_text(self.api, WAIT if self.dashboard.poll() is None else 0)[:3000]
+            except urllib.error.URLError as error:
+                runs = f"(no answer: {error})"
+            raise AssertionError(f"{exc}\npage status: {status}\n/api/runs: {runs}\n"
+                                 f"{_dashboard_end(self.dashboard, self.log)}") from None
 
 
 def _follow(url, pause, results, tuner, shots_prefix):
@@ -138,10 +155,11 @@ def _follow(url, pause, results, tuner, shots_prefix):
     once the run can be held."""
     assert wait_until(results, WAIT), "the run stored no results"
     pause.touch()
-    dashboard, page_url = _start_dashboard(url)
+    log = pause.with_name("dashboard.err")
+    dashboard, page_url = _start_dashboard(log, url)
     try:
         with LivePage(page_url + "?interval=500") as live:
-            page = _Watched(live, page_url + "api/runs")
+            page = _Watched(live, page_url + "api/runs", dashboard, log)
             shown = page.wait_for(CHART_RESULTS, lambda v: isinstance(v, int) and v >= 3)
             assert shown < LIMIT and tuner.poll() is None
             assert live.evaluate("document.querySelector('#runs tbody td:nth-child(2)').textContent") == LABEL

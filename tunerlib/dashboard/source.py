@@ -15,6 +15,7 @@ from typing import Any, List, Optional
 
 from sqlalchemy import Engine, create_engine, event, func, select
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.pool import QueuePool
 
 from ..db import DatabaseError
 from ..db.migrations import check_version, missing_sqlite_file, read_schema_version, resolve_url
@@ -60,10 +61,19 @@ _RESULTS = (select(_RES.c.id, _RES.c.state, _RES.c.time, _RES.c.accuracy, _RES.c
 RESULT_KEYS = ("id", "state", "time", "accuracy", "energy", "size", "extra", "collection_date",
                "collection_cost", "worker", "config_hash", "config_data", "requestor")
 _SUPPORTED = ("sqlite", "postgresql")
+#: idle SQLite connections kept open between polls
+_POOLED = 5
 
 
 def _sqlite_engine(path: str) -> Engine:
-    """An engine whose connections open ``path`` read-only (``mode=ro``) with the busy timeout."""
+    """An engine whose connections open ``path`` read-only (``mode=ro``) with the busy timeout.
+
+    Its pool hands each checkout a connection no other thread holds and closes a connection only
+    once it is back in the pool (a queue without a limit: the server's request threads never wait
+    for one). The pool SQLAlchemy picks for a ``sqlite://`` URL keeps one connection per thread and
+    closes any of them once more threads have asked, even one another thread is querying at that
+    moment, and closing a ``sqlite3`` connection that another thread is using can crash the
+    interpreter."""
     uri = Path(path).absolute().as_uri() + "?mode=ro"
     timeout = busy_timeout()
 
@@ -71,7 +81,7 @@ def _sqlite_engine(path: str) -> Engine:
         connection = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=timeout)
         connection.execute("PRAGMA query_only=ON")
         return connection
-    return create_engine("sqlite://", creator=connect)
+    return create_engine("sqlite://", creator=connect, poolclass=QueuePool, pool_size=_POOLED, max_overflow=-1)
 
 
 def _read_only_session(dbapi_connection: Any, _record: Any) -> None:
