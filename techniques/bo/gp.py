@@ -7,7 +7,12 @@ variance ``n``.  The caller passes the stacked squared per-parameter distances (
 
 Hyperparameters ``theta = (log l_1 .. log l_P, log s, log n)`` are fitted by maximising the log
 marginal posterior: the log marginal likelihood plus a Gamma(shape 1.3, rate 0.1) log prior on every
-lengthscale (BaCO's prior for normalised inputs; outputscale and noise only have box bounds).  As in
+lengthscale (BaCO's prior for normalised inputs) and a log-normal prior on the noise variance of the
+standardised targets (log mean -4, log sd 1: Hvarfner et al. 2024, BoTorch's default; the outputscale
+only has box bounds).  Without the noise prior a fit on a handful of results in many distance
+channels often finds "all noise" most likely (outputscale at its floor, noise variance 1): the
+posterior is then flat, expected improvement peaks wherever the variance does (the corners and the
+ends of ordinal ranges, farthest from the data) and half the proposals ignore the data.  As in
 BaCO, many random settings are scored first (lengthscales log-uniform in [0.1, 10], outputscale in
 [0.1, 10], noise in [1e-5, 1e-2], plus the previous optimum), and the best few are refined with
 L-BFGS-B using the analytic gradient; the best result wins.  Cholesky factorisations add jitter and
@@ -35,6 +40,8 @@ OUTPUTSCALE_BOUNDS = (1e-2, 1e2)
 NOISE_BOUNDS = (1e-6, 1.0)
 #: Gamma prior on lengthscales (shape, rate)
 LENGTHSCALE_PRIOR = (1.3, 0.1)
+#: log-normal prior on the noise variance of the standardised targets (mean and sd of its log)
+NOISE_PRIOR = (-4.0, 1.0)
 JITTER = 1e-8
 
 
@@ -130,7 +137,8 @@ class GaussianProcess:
             return 1e25, np.zeros_like(theta)
         alpha = cho_solve((L, True), self.y, check_finite=False)
         a, b = LENGTHSCALE_PRIOR
-        log_prior = float(np.sum((a - 1.0) * np.log(ls) - b * ls))
+        mu, sd = NOISE_PRIOR
+        log_prior = float(np.sum((a - 1.0) * np.log(ls) - b * ls)) - 0.5 * ((theta[-1] - mu) / sd) ** 2
         lml = -0.5 * float(self.y @ alpha) - float(np.sum(np.log(np.diag(L)))) - 0.5 * self.n * LOG_2PI
         value = -(lml + log_prior)
         if not grad:
@@ -144,6 +152,7 @@ class GaussianProcess:
         g[-2] = 0.5 * float(np.sum(W * (sf2 * kf)))
         g[-1] = 0.5 * sn2 * float(np.trace(W))
         g[:-2] += (a - 1.0) - b * ls
+        g[-1] -= (theta[-1] - mu) / (sd * sd)
         return value, -g
 
     # ---- fitting ----------------------------------------------------------------------------

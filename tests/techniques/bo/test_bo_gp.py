@@ -99,3 +99,28 @@ def test_zero_dimensional_space():
     gp.fit(np.random.default_rng(0), n_samples=5, n_starts=2)
     mean, std = gp.predict(np.zeros((0, 2, 3)))
     assert mean.shape == (2,) and math.isfinite(std[0])
+
+
+def _grid_sample(seed):
+    """Seven configurations of four 11-valued ordinal parameters (unit values, as the encoder gives
+    them, with a Hamming channel each) and a standardised deterministic objective of them."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 11, size=(7, 4)) / 10.0
+    y = 3 * np.abs(X[:, 0] - 0.3) + 2 * np.abs(X[:, 1] - X[:, 2]) + np.sin(7 * X[:, 3])
+    hamming = np.stack([(X[:, i, None] != X[None, :, i]).astype(float) for i in range(4)])
+    return np.concatenate([stack(X), hamming]), (y - y.mean()) / y.std()
+
+
+def test_few_observations_are_not_explained_as_noise():
+    """With a handful of results in many distance channels the marginal likelihood alone prefers
+    "all noise" (outputscale at its floor, noise variance 1): the posterior is then flat, expected
+    improvement is largest wherever the variance is (the corners of the space) and the proposals
+    stop using the data.  The noise prior keeps the signal: the fitted noise stays below the signal
+    variance and the posterior mean follows the observations."""
+    for seed in range(8):
+        D2, y = _grid_sample(seed)
+        gp = GaussianProcess(D2, y)
+        h = gp.fit(np.random.default_rng(0))
+        assert h.noise < 0.1 * h.outputscale, (seed, h)
+        mean, _ = gp.predict(D2)
+        assert np.corrcoef(mean, y)[0, 1] > 0.9, seed
