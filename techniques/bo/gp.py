@@ -7,9 +7,11 @@ variance ``n``.  The caller passes the stacked squared per-parameter distances (
 
 Hyperparameters ``theta = (log l_1 .. log l_P, log s, log n)`` are fitted by maximising the log
 marginal posterior: the log marginal likelihood plus a Gamma(shape 1.3, rate 0.1) log prior on every
-lengthscale (BaCO's prior for normalised inputs) and a log-normal prior on the noise variance of the
-standardised targets (log mean -4, log sd 1: Hvarfner et al. 2024, BoTorch's default; the outputscale
-only has box bounds).  Without the noise prior a fit on a handful of results in many distance
+lengthscale (BaCO's prior for normalised inputs) and, on the noise variance of the standardised
+targets, a prior flat up to exp(-4) (about 2 % of their variance) with a log-normal tail of log sd 1
+above it (the centre of BoTorch's LogNormal(-4, 1) noise prior, Hvarfner et al. 2024; flat below, so
+fits of deterministic, replayed measurements keep interpolating); the outputscale only has box
+bounds.  Without the noise prior a fit on a handful of results in many distance
 channels often finds "all noise" most likely (outputscale at its floor, noise variance 1): the
 posterior is then flat, expected improvement peaks wherever the variance does (the corners and the
 ends of ordinal ranges, farthest from the data) and half the proposals ignore the data.  As in
@@ -40,7 +42,8 @@ OUTPUTSCALE_BOUNDS = (1e-2, 1e2)
 NOISE_BOUNDS = (1e-6, 1.0)
 #: Gamma prior on lengthscales (shape, rate)
 LENGTHSCALE_PRIOR = (1.3, 0.1)
-#: log-normal prior on the noise variance of the standardised targets (mean and sd of its log)
+#: prior on the noise variance of the standardised targets: flat up to exp(first), above it the
+#: log-normal tail of sd ``second`` (in the log)
 NOISE_PRIOR = (-4.0, 1.0)
 JITTER = 1e-8
 
@@ -137,8 +140,8 @@ class GaussianProcess:
             return 1e25, np.zeros_like(theta)
         alpha = cho_solve((L, True), self.y, check_finite=False)
         a, b = LENGTHSCALE_PRIOR
-        mu, sd = NOISE_PRIOR
-        log_prior = float(np.sum((a - 1.0) * np.log(ls) - b * ls)) - 0.5 * ((theta[-1] - mu) / sd) ** 2
+        excess = max(0.0, float(theta[-1]) - NOISE_PRIOR[0]) / NOISE_PRIOR[1]
+        log_prior = float(np.sum((a - 1.0) * np.log(ls) - b * ls)) - 0.5 * excess * excess
         lml = -0.5 * float(self.y @ alpha) - float(np.sum(np.log(np.diag(L)))) - 0.5 * self.n * LOG_2PI
         value = -(lml + log_prior)
         if not grad:
@@ -152,7 +155,7 @@ class GaussianProcess:
         g[-2] = 0.5 * float(np.sum(W * (sf2 * kf)))
         g[-1] = 0.5 * sn2 * float(np.trace(W))
         g[:-2] += (a - 1.0) - b * ls
-        g[-1] -= (theta[-1] - mu) / (sd * sd)
+        g[-1] -= excess / NOISE_PRIOR[1]
         return value, -g
 
     # ---- fitting ----------------------------------------------------------------------------
