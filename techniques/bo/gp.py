@@ -104,7 +104,9 @@ class GaussianProcess:
     Call :meth:`fit` (hyperparameter search) or :meth:`set_hyper`, then :meth:`predict`.
     """
 
-    def __init__(self, D2: np.ndarray, y: np.ndarray) -> None:
+    def __init__(self, D2: np.ndarray, y: np.ndarray, noise_prior: bool = True) -> None:
+        #: (threshold, log sd) of the noise prior's tail (:data:`NOISE_PRIOR`); None: box bounds only
+        self.noise_prior = NOISE_PRIOR if noise_prior else None
         self.D2 = np.asarray(D2, dtype=float)
         self.y = np.asarray(y, dtype=float).ravel()
         self.P, self.n = self.D2.shape[0], self.y.shape[0]
@@ -140,7 +142,8 @@ class GaussianProcess:
             return 1e25, np.zeros_like(theta)
         alpha = cho_solve((L, True), self.y, check_finite=False)
         a, b = LENGTHSCALE_PRIOR
-        excess = max(0.0, float(theta[-1]) - NOISE_PRIOR[0]) / NOISE_PRIOR[1]
+        start, scale = self.noise_prior or (math.inf, 1.0)
+        excess = max(0.0, float(theta[-1]) - start) / scale
         log_prior = float(np.sum((a - 1.0) * np.log(ls) - b * ls)) - 0.5 * excess * excess
         lml = -0.5 * float(self.y @ alpha) - float(np.sum(np.log(np.diag(L)))) - 0.5 * self.n * LOG_2PI
         value = -(lml + log_prior)
@@ -155,7 +158,7 @@ class GaussianProcess:
         g[-2] = 0.5 * float(np.sum(W * (sf2 * kf)))
         g[-1] = 0.5 * sn2 * float(np.trace(W))
         g[:-2] += (a - 1.0) - b * ls
-        g[-1] -= excess / NOISE_PRIOR[1]
+        g[-1] -= excess / scale
         return value, -g
 
     # ---- fitting ----------------------------------------------------------------------------

@@ -124,3 +124,14 @@ def test_few_observations_are_not_explained_as_noise():
         assert h.noise < 0.1 * h.outputscale, (seed, h)
         mean, _ = gp.predict(D2)
         assert np.corrcoef(mean, y)[0, 1] > 0.9, seed
+
+
+def test_without_the_noise_prior_few_observations_can_be_explained_as_noise():
+    """``noise_prior=False`` (the option of the same name) leaves the box bounds alone: some of the
+    samples above then fit as "all noise", which is what the prior prevents."""
+    collapsed = 0
+    for seed in range(8):
+        D2, y = _grid_sample(seed)
+        h = GaussianProcess(D2, y, noise_prior=False).fit(np.random.default_rng(0))
+        collapsed += h.noise > h.outputscale
+    assert collapsed >= 1
