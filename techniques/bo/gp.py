@@ -7,14 +7,16 @@ variance ``n``.  The caller passes the stacked squared per-parameter distances (
 
 Hyperparameters ``theta = (log l_1 .. log l_P, log s, log n)`` are fitted by maximising the log
 marginal posterior: the log marginal likelihood plus a Gamma(shape 1.3, rate 0.1) log prior on every
-lengthscale (BaCO's prior for normalised inputs) and, on the noise variance of the standardised
-targets, a prior flat up to exp(-4) (about 2 % of their variance) with a log-normal tail of log sd 1
-above it (the centre of BoTorch's LogNormal(-4, 1) noise prior, Hvarfner et al. 2024; flat below, so
-fits of deterministic, replayed measurements keep interpolating); the outputscale only has box
-bounds.  Without the noise prior a fit on a handful of results in many distance
+lengthscale (BaCO's prior for normalised inputs); outputscale and noise have box bounds, and with
+``noise_prior`` the noise variance of the standardised targets also gets a prior flat up to exp(-4)
+(about 2 % of their variance) with a log-normal tail of log sd 1 above it (the centre of BoTorch's
+LogNormal(-4, 1) noise prior, Hvarfner et al. 2024; flat below, so fits of deterministic, replayed
+measurements keep interpolating).  Without it a fit on a handful of results in many distance
 channels often finds "all noise" most likely (outputscale at its floor, noise variance 1): the
 posterior is then flat, expected improvement peaks wherever the variance does (the corners and the
-ends of ordinal ranges, farthest from the data) and half the proposals ignore the data.  As in
+ends of ordinal ranges, farthest from the data).  The prior removes those fits but did not make
+BayesianOptimization better overall at 20-60 evaluations (docs/benchmarks/default-technique.md),
+so it is off by default.  As in
 BaCO, many random settings are scored first (lengthscales log-uniform in [0.1, 10], outputscale in
 [0.1, 10], noise in [1e-5, 1e-2], plus the previous optimum), and the best few are refined with
 L-BFGS-B using the analytic gradient; the best result wins.  Cholesky factorisations add jitter and
@@ -104,7 +106,7 @@ class GaussianProcess:
     Call :meth:`fit` (hyperparameter search) or :meth:`set_hyper`, then :meth:`predict`.
     """
 
-    def __init__(self, D2: np.ndarray, y: np.ndarray, noise_prior: bool = True) -> None:
+    def __init__(self, D2: np.ndarray, y: np.ndarray, noise_prior: bool = False) -> None:
         #: (threshold, log sd) of the noise prior's tail (:data:`NOISE_PRIOR`); None: box bounds only
         self.noise_prior = NOISE_PRIOR if noise_prior else None
         self.D2 = np.asarray(D2, dtype=float)

@@ -115,7 +115,7 @@ class BOOptions:
     #: a full multi-start fit every this many model fits (the first fit is always full)
     hp_full_every: int = 10
     #: penalise GP noise variances above about 2 % of the targets' variance (:data:`.gp.NOISE_PRIOR`)
-    noise_prior: bool = True
+    noise_prior: bool = False
     #: L-BFGS-B iterations per start
     hp_maxiter: int = 60
     #: the hyperparameters are searched again (warm or full fit) only once the OK results have grown

@@ -43,11 +43,12 @@ def test_fixed_hyperparameters_interpolate_exactly():
     assert np.all(std < 1e-2)
 
 
-def test_analytic_gradient_matches_finite_differences():
+@pytest.mark.parametrize("noise_prior", [False, True])
+def test_analytic_gradient_matches_finite_differences(noise_prior):
     rng = np.random.default_rng(1)
     X = rng.random((15, 3))
     y = rng.normal(size=15)
-    gp = GaussianProcess(stack(X), y)
+    gp = GaussianProcess(stack(X), y, noise_prior)
     for theta in (np.array([-1.0, 0.2, 1.0, 0.1, -4.0]), np.array([0.5, -0.3, -2.0, -0.5, -2.0])):
         _, g = gp.neg_log_posterior(theta)
         num = approx_fprime(theta, lambda t: gp.neg_log_posterior(t, grad=False)[0], 1e-6)
@@ -119,7 +120,7 @@ def test_few_observations_are_not_explained_as_noise():
     variance and the posterior mean follows the observations."""
     for seed in range(8):
         D2, y = _grid_sample(seed)
-        gp = GaussianProcess(D2, y)
+        gp = GaussianProcess(D2, y, noise_prior=True)
         h = gp.fit(np.random.default_rng(0))
         assert h.noise < 0.1 * h.outputscale, (seed, h)
         mean, _ = gp.predict(D2)
@@ -127,11 +128,11 @@ def test_few_observations_are_not_explained_as_noise():
 
 
 def test_without_the_noise_prior_few_observations_can_be_explained_as_noise():
-    """``noise_prior=False`` (the option of the same name) leaves the box bounds alone: some of the
-    samples above then fit as "all noise", which is what the prior prevents."""
+    """Without the noise prior (BayesianOptimization's default, option ``noise_prior``) only the box
+    bounds apply: some of the samples above then fit as "all noise", which is what the prior prevents."""
     collapsed = 0
     for seed in range(8):
         D2, y = _grid_sample(seed)
-        h = GaussianProcess(D2, y, noise_prior=False).fit(np.random.default_rng(0))
+        h = GaussianProcess(D2, y).fit(np.random.default_rng(0))
         collapsed += h.noise > h.outputscale
     assert collapsed >= 1
