@@ -7,7 +7,16 @@ variance ``n``.  The caller passes the stacked squared per-parameter distances (
 
 Hyperparameters ``theta = (log l_1 .. log l_P, log s, log n)`` are fitted by maximising the log
 marginal posterior: the log marginal likelihood plus a Gamma(shape 1.3, rate 0.1) log prior on every
-lengthscale (BaCO's prior for normalised inputs; outputscale and noise only have box bounds).  As in
+lengthscale (BaCO's prior for normalised inputs); outputscale and noise have box bounds, and with
+``noise_prior`` the noise variance of the standardised targets also gets a prior flat up to exp(-4)
+(about 2 % of their variance) with a log-normal tail of log sd 1 above it (the centre of BoTorch's
+LogNormal(-4, 1) noise prior, Hvarfner et al. 2024; flat below, so fits of deterministic, replayed
+measurements keep interpolating).  Without it a fit on a handful of results in many distance
+channels often finds "all noise" most likely (outputscale at its floor, noise variance 1): the
+posterior is then flat, expected improvement peaks wherever the variance does (the corners and the
+ends of ordinal ranges, farthest from the data).  The prior removes those fits but did not make
+BayesianOptimization better overall at 20-60 evaluations (docs/benchmarks/default-technique.md),
+so it is off by default.  As in
 BaCO, many random settings are scored first (lengthscales log-uniform in [0.1, 10], outputscale in
 [0.1, 10], noise in [1e-5, 1e-2], plus the previous optimum), and the best few are refined with
 L-BFGS-B using the analytic gradient; the best result wins.  Cholesky factorisations add jitter and
@@ -35,6 +44,9 @@ OUTPUTSCALE_BOUNDS = (1e-2, 1e2)
 NOISE_BOUNDS = (1e-6, 1.0)
 #: Gamma prior on lengthscales (shape, rate)
 LENGTHSCALE_PRIOR = (1.3, 0.1)
+#: prior on the noise variance of the standardised targets: flat up to exp(first), above it the
+#: log-normal tail of sd ``second`` (in the log)
+NOISE_PRIOR = (-4.0, 1.0)
 JITTER = 1e-8
 
 
@@ -94,7 +106,9 @@ class GaussianProcess:
     Call :meth:`fit` (hyperparameter search) or :meth:`set_hyper`, then :meth:`predict`.
     """
 
-    def __init__(self, D2: np.ndarray, y: np.ndarray) -> None:
+    def __init__(self, D2: np.ndarray, y: np.ndarray, noise_prior: bool = False) -> None:
+        #: (threshold, log sd) of the noise prior's tail (:data:`NOISE_PRIOR`); None: box bounds only
+        self.noise_prior = NOISE_PRIOR if noise_prior else None
         self.D2 = np.asarray(D2, dtype=float)
         self.y = np.asarray(y, dtype=float).ravel()
         self.P, self.n = self.D2.shape[0], self.y.shape[0]
@@ -130,7 +144,9 @@ class GaussianProcess:
             return 1e25, np.zeros_like(theta)
         alpha = cho_solve((L, True), self.y, check_finite=False)
         a, b = LENGTHSCALE_PRIOR
-        log_prior = float(np.sum((a - 1.0) * np.log(ls) - b * ls))
+        start, scale = self.noise_prior or (math.inf, 1.0)
+        excess = max(0.0, float(theta[-1]) - start) / scale
+        log_prior = float(np.sum((a - 1.0) * np.log(ls) - b * ls)) - 0.5 * excess * excess
         lml = -0.5 * float(self.y @ alpha) - float(np.sum(np.log(np.diag(L)))) - 0.5 * self.n * LOG_2PI
         value = -(lml + log_prior)
         if not grad:
@@ -144,6 +160,7 @@ class GaussianProcess:
         g[-2] = 0.5 * float(np.sum(W * (sf2 * kf)))
         g[-1] = 0.5 * sn2 * float(np.trace(W))
         g[:-2] += (a - 1.0) - b * ls
+        g[-1] -= excess / scale
         return value, -g
 
     # ---- fitting ----------------------------------------------------------------------------

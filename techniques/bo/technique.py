@@ -114,6 +114,8 @@ class BOOptions:
     hp_warm_starts: int = 2
     #: a full multi-start fit every this many model fits (the first fit is always full)
     hp_full_every: int = 10
+    #: penalise GP noise variances above about 2 % of the targets' variance (:data:`.gp.NOISE_PRIOR`)
+    noise_prior: bool = False
     #: L-BFGS-B iterations per start
     hp_maxiter: int = 60
     #: the hyperparameters are searched again (warm or full fit) only once the OK results have grown
@@ -394,7 +396,7 @@ class BayesianOptimization(Technique):
             t = transform(raw, key)
             std = float(np.std(t)) or 1.0
             y = (t - float(np.mean(t))) / std
-            gp = GaussianProcess(D2, y)
+            gp = GaussianProcess(D2, y, o.noise_prior)
             hyper = gp.fit(self.np_rng, samples, starts, self._hypers.get(key), o.hp_maxiter)
             score = gp.log_posterior - len(raw) * math.log(std) + log_jacobian(raw, key)
             self._hypers[key] = hyper
@@ -421,7 +423,7 @@ class BayesianOptimization(Technique):
         """The GP on the current data under the last searched hyperparameters and transform."""
         t = transform(raw, self._fs.transform)  # type: ignore[arg-type]
         y = (t - float(np.mean(t))) / (float(np.std(t)) or 1.0)
-        gp = GaussianProcess(D2, y)
+        gp = GaussianProcess(D2, y, self.options.noise_prior)
         gp.set_hyper(self._fs.hyper)  # type: ignore[arg-type]
         return gp, y
 

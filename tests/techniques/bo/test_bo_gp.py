@@ -43,11 +43,12 @@ def test_fixed_hyperparameters_interpolate_exactly():
     assert np.all(std < 1e-2)
 
 
-def test_analytic_gradient_matches_finite_differences():
+@pytest.mark.parametrize("noise_prior", [False, True])
+def test_analytic_gradient_matches_finite_differences(noise_prior):
     rng = np.random.default_rng(1)
     X = rng.random((15, 3))
     y = rng.normal(size=15)
-    gp = GaussianProcess(stack(X), y)
+    gp = GaussianProcess(stack(X), y, noise_prior)
     for theta in (np.array([-1.0, 0.2, 1.0, 0.1, -4.0]), np.array([0.5, -0.3, -2.0, -0.5, -2.0])):
         _, g = gp.neg_log_posterior(theta)
         num = approx_fprime(theta, lambda t: gp.neg_log_posterior(t, grad=False)[0], 1e-6)
@@ -99,3 +100,39 @@ def test_zero_dimensional_space():
     gp.fit(np.random.default_rng(0), n_samples=5, n_starts=2)
     mean, std = gp.predict(np.zeros((0, 2, 3)))
     assert mean.shape == (2,) and math.isfinite(std[0])
+
+
+def _grid_sample(seed):
+    """Seven configurations of four 11-valued ordinal parameters (unit values, as the encoder gives
+    them, with a Hamming channel each) and a standardised deterministic objective of them."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 11, size=(7, 4)) / 10.0
+    y = 3 * np.abs(X[:, 0] - 0.3) + 2 * np.abs(X[:, 1] - X[:, 2]) + np.sin(7 * X[:, 3])
+    hamming = np.stack([(X[:, i, None] != X[None, :, i]).astype(float) for i in range(4)])
+    return np.concatenate([stack(X), hamming]), (y - y.mean()) / y.std()
+
+
+def test_few_observations_are_not_explained_as_noise():
+    """With a handful of results in many distance channels the marginal likelihood alone prefers
+    "all noise" (outputscale at its floor, noise variance 1): the posterior is then flat, expected
+    improvement is largest wherever the variance is (the corners of the space) and the proposals
+    stop using the data.  The noise prior keeps the signal: the fitted noise stays below the signal
+    variance and the posterior mean follows the observations."""
+    for seed in range(8):
+        D2, y = _grid_sample(seed)
+        gp = GaussianProcess(D2, y, noise_prior=True)
+        h = gp.fit(np.random.default_rng(0))
+        assert h.noise < 0.1 * h.outputscale, (seed, h)
+        mean, _ = gp.predict(D2)
+        assert np.corrcoef(mean, y)[0, 1] > 0.9, seed
+
+
+def test_without_the_noise_prior_few_observations_can_be_explained_as_noise():
+    """Without the noise prior (BayesianOptimization's default, option ``noise_prior``) only the box
+    bounds apply: some of the samples above then fit as "all noise", which is what the prior prevents."""
+    collapsed = 0
+    for seed in range(8):
+        D2, y = _grid_sample(seed)
+        h = GaussianProcess(D2, y).fit(np.random.default_rng(0))
+        collapsed += h.noise > h.outputscale
+    assert collapsed >= 1

@@ -104,3 +104,17 @@ def test_the_portfolio_finds_the_optimum_region():
     tech = drive(BayesianOptimization(copula_every=2, **FAST), m, 30, seed=3)
     best = min(v for _, v, s in tech._results.values() if s == "ok" and math.isfinite(v))
     assert best < 1.3                                          # optimum 1.0 at x=0.5, n=7, e=a
+
+
+@pytest.mark.parametrize("noise_prior", [True, False])
+def test_the_noise_prior_option_reaches_every_gp(monkeypatch, noise_prior):
+    from tunerlib.techniques.bo import technique
+    seen = []
+
+    class Spy(technique.GaussianProcess):
+        def __init__(self, D2, y, noise_prior=True):
+            seen.append(noise_prior)
+            super().__init__(D2, y, noise_prior)
+    monkeypatch.setattr(technique, "GaussianProcess", Spy)
+    drive(BayesianOptimization(noise_prior=noise_prior, **FAST), space(), 10)
+    assert seen and set(seen) == {noise_prior}
