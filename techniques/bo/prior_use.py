@@ -61,3 +61,47 @@ def mode_configuration(manipulator: Any, space: Any, rng: random.Random, np_rng:
         if manipulator.is_valid(cfg) and space.is_feasible(cfg):
             return cfg
     return None
+
+
+class PriorDesign:
+    """What each draw of the initial design is when the space has priors; one per technique run.
+
+    The design starts at the prior's mode and continues with uniform draws, so that the results
+    compare the prior's high region with the rest of the space (:func:`agreement`).  That test needs
+    a result inside the region: when none is measured or pending -- the mode was a gap in a recorded
+    table (an unmeasured result) or lay outside the feasible space -- the next draw comes from the
+    prior's concentrated part (``FeasibleSpace.sample(..., local=True)``) instead, until one is.
+    Failed results count as evidence (the worst results), unmeasured ones do not.
+    """
+
+    def __init__(self, prior: Any) -> None:
+        self.prior = prior
+        self.mode_due = bool(prior)
+        self._pending: Dict[Any, bool] = {}   # hash of a proposal in flight -> inside the high region
+        self.inside = 0                        # measured results inside the high region
+
+    def _is_inside(self, config: Dict[str, Any]) -> bool:
+        return bool(self.prior.log_weights([config])[0] > 0.0)
+
+    def proposed(self, key: Any, config: Dict[str, Any]) -> None:
+        """Called for every configuration the technique proposes (``key``: its hash)."""
+        if self.prior:
+            self._pending[key] = self._is_inside(config)
+
+    def observed(self, key: Any, config: Dict[str, Any], evidence: bool) -> None:
+        """Called for every result, whoever proposed it; ``evidence``: False for a repeated
+        configuration and for an unmeasured result (a gap in a recording)."""
+        was_inside = self._pending.pop(key, None)
+        if self.prior and evidence and (was_inside if was_inside is not None else self._is_inside(config)):
+            self.inside += 1
+
+    def next_draw(self) -> str:
+        """The kind of the next design draw: ``"mode"`` (the first), ``"local"`` (no result inside
+        the prior's high region is measured or pending), ``"uniform"`` (otherwise), or ``"prior"``
+        for a space without priors (drawn as ever)."""
+        if not self.prior:
+            return "prior"
+        if self.mode_due:
+            self.mode_due = False
+            return "mode"
+        return "local" if self.inside == 0 and not any(self._pending.values()) else "uniform"

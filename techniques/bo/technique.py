@@ -77,7 +77,7 @@ from .feasibility import FeasibilityModel
 from .fitstate import FitState, surrogate_turn
 from .gp import GaussianProcess, GPFitError, Hyper
 from .neighbours import NeighbourGenerator
-from .prior_use import agreement, mode_configuration
+from .prior_use import PriorDesign, agreement, mode_configuration
 from .transforms import TransformKey, exponents, log_jacobian, transform
 from .window import TrainingWindow
 
@@ -244,7 +244,7 @@ class BayesianOptimization(Technique):
         self._hashes_pending: Dict[str, Hashable] = {}
         self._excluded: Set[Hashable] = set()        # config keys evaluated or pending
         self._initial_made = 0
-        self._mode_due = bool(manipulator.prior)     # the prior's mode is proposed first
+        self._design = PriorDesign(manipulator.prior)  # the mode first, then uniform or local draws
         self._every = o.copula_every if o.copula_every is not None else (
             AUTO_COPULA_EVERY if manipulator.is_finite() else 0)
         self._fit_states = [FitState(copula=o.copula_transform or self._every == 1)]
@@ -262,6 +262,8 @@ class BayesianOptimization(Technique):
     def observe(self, feedback: Feedback) -> None:
         super().observe(feedback)
         self._hashes_pending.pop(feedback.key, None)
+        self._design.observed(feedback.key, feedback.config,
+                              feedback.key not in self._results and not (feedback.unmeasured and not feedback.ok))
         if feedback.key in self._results:
             return
         try:
@@ -288,6 +290,7 @@ class BayesianOptimization(Technique):
             if key in self._results or key in self._hashes_pending:
                 return None
             ckey = self.key(cfg)
+            self._design.proposed(key, cfg)
             self._hashes_pending[key] = ckey
             self._excluded.add(ckey)
             self._feasible_seen.add(ckey)
@@ -297,15 +300,17 @@ class BayesianOptimization(Technique):
         if self._exhausted():
             return None
         n_ok = self._window.ok_states
-        if self._mode_due:
-            self._mode_due = False
+        design = self._initial_made < self.n_initial and n_ok < self.n_initial
+        draw = self._design.next_draw() if design or self._design.mode_due else ""
+        if draw == "mode":
             mode = mode_configuration(self.manipulator, self.cot, self.rng, self.np_rng)
             if mode is not None and self.key(mode) not in self._excluded:
                 self._initial_made += 1
                 return mode
-        if self._initial_made < self.n_initial and n_ok < self.n_initial:
+            draw = self._design.next_draw() if design else ""
+        if draw:
             self._initial_made += 1
-            return self._random_new(uniform=bool(self.manipulator.prior))  # type: ignore[union-attr]
+            return self._random_new(uniform=draw == "uniform", local=draw == "local")
         if n_ok < 2:
             return None if self._hashes_pending else self._guided_new()
         try:
@@ -322,11 +327,12 @@ class BayesianOptimization(Technique):
             return False
         return len(self._feasible_seen) >= size
 
-    def _random_new(self, uniform: bool = False) -> Optional[Config]:
+    def _random_new(self, uniform: bool = False, local: bool = False) -> Optional[Config]:
         """A random feasible configuration not yet evaluated or pending, drawn from the priors (from
-        the uniform distribution with ``uniform``: the initial design of a space with priors)."""
+        the uniform distribution with ``uniform``, from their concentrated part with ``local``: the
+        initial design of a space with priors, :class:`.prior_use.PriorDesign`)."""
         for _ in range(20):
-            for cfg in self.cot.sample(self.rng, self.np_rng, 16, uniform):
+            for cfg in self.cot.sample(self.rng, self.np_rng, 16, uniform, local):
                 if self.key(cfg) not in self._excluded:
                     return cfg
         return None

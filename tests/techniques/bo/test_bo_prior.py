@@ -162,3 +162,70 @@ def test_a_contradicted_prior_loses_its_weight_a_confirmed_one_keeps_it():
     _drive(tech, right, fn, 16, seen)
     assert math.isclose(seen[-1][1], 8.0 / 15)
 
+
+
+def _grid():
+    """Four integer parameters 0..30: a uniform draw rarely lands in a near prior's high region."""
+    m = ConfigurationManipulator([IntegerParameter(n, 0, 30) for n in "abcd"])
+    return m, lambda c: float(sum((c[n] - 25) ** 2 for n in "abcd"))
+
+
+def _unmeasured(tech, m, cfg):
+    tech.observe(Feedback(cfg, m.hash_config(cfg), math.inf, "error", "BO", False, unmeasured=True))
+
+
+def test_a_mode_that_is_a_gap_is_replaced_by_a_draw_near_it():
+    inside = []
+    for seed in range(8):
+        m, fn = _grid()
+        m.set_prior_near({"a": 5, "b": 5, "c": 5, "d": 5}, 0.6)
+        tech = BayesianOptimization(initial_samples=5, **LIGHT)
+        tech.bind(m, random.Random(seed), "BO")
+        mode = tech.propose().config
+        assert mode == {"a": 5, "b": 5, "c": 5, "d": 5}
+        _unmeasured(tech, m, mode)                             # the recording has no row for it
+        second = tech.propose().config
+        inside.append(m.prior.log_weights([second])[0] > 0.0)  # in the prior's high region
+    assert all(inside)
+
+
+def test_a_measured_mode_is_followed_by_uniform_draws():
+    m, fn = _grid()
+    m.set_prior_near({"a": 5, "b": 5, "c": 5, "d": 5}, 0.6)
+    tech = BayesianOptimization(initial_samples=9, **LIGHT)
+    tech.bind(m, random.Random(3), "BO")
+    first = tech.propose()
+    tech.observe(Feedback(first.config, m.hash_config(first.config), fn(first.config), "ok", "BO", True))
+    rest = [tech.propose().config for _ in range(8)]
+    assert sum(m.prior.log_weights(rest) > 0.0) <= 2             # uniform: about 0.1 of 8
+
+
+def test_a_contradicted_prior_whose_mode_is_a_gap_still_loses_its_weight():
+    m, fn = _grid()
+    m.set_prior_near({"a": 5, "b": 5, "c": 5, "d": 5}, 0.6)     # wrong: the optimum is at 25
+    tech = BayesianOptimization(initial_samples=5, prior_beta=8.0, **LIGHT)
+    tech.bind(m, random.Random(4), "BO")
+    exponents = []
+    for i in range(10):
+        p = tech.propose()
+        if i == 0:
+            _unmeasured(tech, m, p.config)
+            continue
+        exponents.append(tech.prior_exponent())
+        v = fn(p.config)
+        tech.observe(Feedback(p.config, m.hash_config(p.config), v, "ok", "BO", False))
+    n = len(exponents)                                          # results the last exponent saw: n - 1
+    assert exponents[-1] < 0.5 * 8.0 / (n - 1)                  # plain πBO: 8 / (n - 1)
+
+
+def test_local_samples_come_from_the_concentrated_part_of_the_prior():
+    from tunerlib.parameters import FeasibleSpace
+    m, _ = _grid()
+    m.set_prior_near({"a": 5, "b": 5, "c": 5, "d": 5}, 0.2)
+    space = FeasibleSpace(m)
+    rng, np_rng = random.Random(1), np.random.default_rng(1)
+    local = space.sample(rng, np_rng, 400, local=True)
+    mixed = space.sample(rng, np_rng, 400)
+    near = lambda cs: np.mean([all(abs(c[n] - 5) <= 9 for n in "abcd") for c in cs])  # noqa: E731
+    assert near(local) > 0.97                                  # 3 standard deviations on each
+    assert near(mixed) < 0.5                                   # 0.2 x 1 + 0.8 x (19/31)^4
