@@ -1,5 +1,6 @@
 """How Bayesian optimization uses a user prior beyond its random draws: the initial design starts at
-the prior's mode, and πBO's weight on the prior is scaled by how far the results agree with it.
+the prior's mode and keeps one result inside the prior's high region (:class:`PriorDesign`), and
+πBO's weight on the prior is scaled by how far the results agree with it.
 
 **Agreement** (:func:`agreement`).  πBO multiplies the acquisition by ``prior(x) ** (beta / n)``;
 the decay alone lets a wrong prior pull the search into its region for dozens of evaluations.  The

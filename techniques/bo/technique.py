@@ -8,7 +8,9 @@ technique asked for it (inside a bandit BO learns from all arms); ``propose`` re
    configurations, all proposed up front (several may be in flight); it is cut short when other
    techniques have already supplied that many OK results.  With user priors the prior's mode comes
    first (also when the design is cut short), and the rest stays uniform so that the results can
-   test the prior against the rest of the space (:mod:`.prior_use`);
+   test the prior against the rest of the space; while no result inside the prior's high region is
+   measured or pending (the mode was a gap in a recording), the next draw comes from near the prior
+   instead (:class:`.prior_use.PriorDesign`);
 2. afterwards one BO proposal per call.  Whenever new results have arrived the GP is refitted on
    the OK results (ERROR, TIMEOUT and INFEASIBLE results train the feasibility classifier instead
    and never become the incumbent): a full multi-start hyperparameter fit on the first fit and
