@@ -11,6 +11,12 @@ the results inside the high region with those outside it when the inside ones ra
 otherwise (failures count as the worst results).  The technique multiplies πBO's exponent by it: a
 prior whose region holds clearly worse results stops steering the acquisition, while a confirmed
 one, or one that has not been tested yet, keeps its full weight.
+
+**Stalls** (:func:`pibo_exponent`).  A right prior brings the search near its mode quickly, and its
+weight then keeps the proposals on the mode's nearest neighbours; where the best configurations lie
+a few steps away, that crawl is slow.  While the search is stalled the prior's weight is suspended,
+so the trust-region steps around the best (``stall_after``, ``local_radius``) move freely; it comes
+back, decayed as ever, once a result improves the best.
 """
 from __future__ import annotations
 
@@ -19,6 +25,17 @@ import random
 from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
+
+
+def pibo_exponent(beta: float, log_weights: Sequence[float], values: Sequence[float], stalled: bool) -> float:
+    """The exponent of the prior in the acquisition before a BO proposal: πBO's ``beta / n`` after
+    ``n`` results (``log_weights`` and ``values`` as in :func:`agreement`), times their agreement with
+    the prior; 0 while the search is ``stalled`` (the technique's ``stall_after`` results without a
+    better one): the prior has led the search as far as it can, and the trust-region steps around
+    the best then move freely instead of being held to the prior's nearest neighbours."""
+    if stalled:
+        return 0.0
+    return beta / max(len(values), 1) * agreement(log_weights, values)
 
 
 def agreement(log_weights: Sequence[float], values: Sequence[float]) -> float:

@@ -79,7 +79,7 @@ from .feasibility import FeasibilityModel
 from .fitstate import FitState, surrogate_turn
 from .gp import GaussianProcess, GPFitError, Hyper
 from .neighbours import NeighbourGenerator
-from .prior_use import PriorDesign, agreement, mode_configuration
+from .prior_use import PriorDesign, mode_configuration, pibo_exponent
 from .transforms import TransformKey, exponents, log_jacobian, transform
 from .window import TrainingWindow
 
@@ -165,8 +165,8 @@ class BOOptions:
     max_feasibility_threshold: float = 0.1
     #: πBO: with user priors on the space, the acquisition is multiplied by prior(x) ** (prior_beta / n
     #: x agreement) after n results, so the prior steers early proposals, fades as data accumulates and
-    #: stops steering where the results contradict it (:mod:`.prior_use`; 0: ignore the priors in the
-    #: acquisition; random proposals still draw from them)
+    #: stops steering where the results contradict it or while the search is stalled (:mod:`.prior_use`;
+    #: 0: ignore the priors in the acquisition; random proposals still draw from them)
     prior_beta: float = 10.0
     #: chain of trees: leaves per group before falling back to rejection sampling
     max_leaves: int = 1_000_000
@@ -472,11 +472,12 @@ class BayesianOptimization(Technique):
         return weights, values
 
     def prior_exponent(self) -> float:
-        """πBO's exponent ``prior_beta / n`` of the prior in the acquisition after ``n`` results,
-        times the results' agreement with the prior (:func:`.prior_use.agreement`); called for each
-        BO proposal: the prior's pull decays as data accumulates and vanishes where data contradict it."""
+        """πBO's exponent of the prior in the acquisition (:func:`.prior_use.pibo_exponent`: decays
+        with the results, falls where they contradict the prior, 0 while the search is stalled);
+        called for each BO proposal."""
+        o = self.options
         weights, values = self._prior_evidence()
-        return self.options.prior_beta / max(len(values), 1) * agreement(weights, values)
+        return pibo_exponent(o.prior_beta, weights, values, 0 < o.stall_after <= self._stalled())
 
     def _stalled(self) -> int:
         """OK results since the last improvement of the best value."""

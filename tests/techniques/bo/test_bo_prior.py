@@ -62,7 +62,7 @@ def test_a_run_that_starts_elsewhere_still_tries_the_mode():
 def test_prior_weight_decays_with_results():
     m, fn = _space()
     m.set_prior("e", Probabilities({"b": 0.9}))              # right: the optimum has e = "b"
-    tech = BayesianOptimization(initial_samples=4, prior_beta=8.0, **LIGHT)
+    tech = BayesianOptimization(initial_samples=4, prior_beta=8.0, stall_after=0, **LIGHT)
     tech.bind(m, random.Random(1), "BO")
     seen = []
     _drive(tech, m, fn, 24, seen)
@@ -224,3 +224,20 @@ def test_local_samples_come_from_the_concentrated_part_of_the_prior():
     near = lambda cs: np.mean([all(abs(c[n] - 5) <= 9 for n in "abcd") for c in cs])  # noqa: E731
     assert near(local) > 0.97                                  # 3 standard deviations on each
     assert near(mixed) < 0.5                                   # 0.2 x 1 + 0.8 x (19/31)^4
+
+
+def test_a_stalled_search_suspends_the_prior_and_an_improvement_restores_it():
+    m, fn = _grid()
+    m.set_prior_near({"a": 20, "b": 20, "c": 20, "d": 20}, 0.6)
+    tech = BayesianOptimization(initial_samples=3, prior_beta=8.0, stall_after=3, **LIGHT)
+    tech.bind(m, random.Random(2), "BO")
+    values = [5.0, 9.0, 9.0, 9.0, 9.0, 9.0, 1.0]           # the best, three worse ones, a better one
+    exponents = []
+    for v in values:
+        p = tech.propose()
+        exponents.append(tech.prior_exponent())
+        tech.observe(Feedback(p.config, m.hash_config(p.config), v, "ok", "BO", v < 5.0))
+    exponents.append(tech.prior_exponent())
+    assert all(e > 0.0 for e in exponents[:4])
+    assert exponents[4:7] == [0.0, 0.0, 0.0]                  # 3, 4 and 5 results without a better one
+    assert exponents[7] > 0.0                                  # the best improved
