@@ -106,11 +106,13 @@ class PriorDesign:
         if self.prior:
             self._pending[key] = self._is_inside(config)
 
-    def observed(self, key: Any, config: Dict[str, Any], evidence: bool) -> None:
-        """Called for every result, whoever proposed it; ``evidence``: False for a repeated
-        configuration and for an unmeasured result (a gap in a recording)."""
+    def observed(self, key: Any, config: Optional[Dict[str, Any]], evidence: bool) -> None:
+        """Called for every result, whoever proposed it (``config``: the normalised configuration,
+        None for a repeated or invalid one); ``evidence``: False for those and for an unmeasured
+        result (a gap in a recording)."""
         was_inside = self._pending.pop(key, None)
-        if self.prior and evidence and (was_inside if was_inside is not None else self._is_inside(config)):
+        if self.prior and evidence and config is not None and (
+                was_inside if was_inside is not None else self._is_inside(config)):
             self.inside += 1
 
     def next_draw(self) -> str:

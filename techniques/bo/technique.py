@@ -264,13 +264,13 @@ class BayesianOptimization(Technique):
     def observe(self, feedback: Feedback) -> None:
         super().observe(feedback)
         self._hashes_pending.pop(feedback.key, None)
-        self._design.observed(feedback.key, feedback.config,
-                              feedback.key not in self._results and not (feedback.unmeasured and not feedback.ok))
-        if feedback.key in self._results:
-            return
         try:
-            cfg = self.manipulator.normalize(feedback.config)  # type: ignore[union-attr]
+            first = feedback.key not in self._results
+            cfg = self.manipulator.normalize(feedback.config) if first else None  # type: ignore[union-attr]
         except (ConfigurationError, ValueError):
+            cfg = None
+        self._design.observed(feedback.key, cfg, cfg is not None and not (feedback.unmeasured and not feedback.ok))
+        if cfg is None:
             return
         ckey = self.key(cfg)
         self._excluded.add(ckey)
