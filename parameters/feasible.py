@@ -190,12 +190,14 @@ class FeasibleSpace:
         return all(t.contains(config) for t in self.trees) and all(g.contains(config) for g in self.rejection)
 
     def sample(self, rng: random.Random, np_rng: np.random.Generator, count: int,
-               uniform: bool = False) -> List[Dict[str, Any]]:
+               uniform: bool = False, local: bool = False) -> List[Dict[str, Any]]:
         """``count`` independent random feasible configurations, drawn from the space's priors
-        (uniformly when it has none, or with ``uniform``)."""
+        (uniformly when it has none, or with ``uniform``; with ``local``, every one from the
+        concentrated part of the priors: near the configuration of a prior near one, never from its
+        uniform share)."""
         configs: List[Dict[str, Any]] = [dict() for _ in range(count)]
-        if uniform:
-            self._sample_into(configs, _NO_PRIOR, rng, np_rng)
+        if uniform or local:
+            self._sample_into(configs, self.manipulator.prior.view(True) if local else _NO_PRIOR, rng, np_rng)
             return [{n: c[n] for n in self.names} for c in configs]
         for prior, indices in self.manipulator.prior.split(rng, count):
             if indices:

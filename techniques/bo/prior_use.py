@@ -1,5 +1,6 @@
 """How Bayesian optimization uses a user prior beyond its random draws: the initial design starts at
-the prior's mode, and πBO's weight on the prior is scaled by how far the results agree with it.
+the prior's mode and keeps one result inside the prior's high region (:class:`PriorDesign`), and
+πBO's weight on the prior is scaled by how far the results agree with it.
 
 **Agreement** (:func:`agreement`).  πBO multiplies the acquisition by ``prior(x) ** (beta / n)``;
 the decay alone lets a wrong prior pull the search into its region for dozens of evaluations.  The
@@ -10,6 +11,12 @@ the results inside the high region with those outside it when the inside ones ra
 otherwise (failures count as the worst results).  The technique multiplies πBO's exponent by it: a
 prior whose region holds clearly worse results stops steering the acquisition, while a confirmed
 one, or one that has not been tested yet, keeps its full weight.
+
+**Stalls** (:func:`pibo_exponent`).  A right prior brings the search near its mode quickly, and its
+weight then keeps the proposals on the mode's nearest neighbours; where the best configurations lie
+a few steps away, that crawl is slow.  While the search is stalled the prior's weight is suspended,
+so the trust-region steps around the best (``stall_after``, ``local_radius``) move freely; it comes
+back, decayed as ever, once a result improves the best.
 """
 from __future__ import annotations
 
@@ -18,6 +25,17 @@ import random
 from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
+
+
+def pibo_exponent(beta: float, log_weights: Sequence[float], values: Sequence[float], stalled: bool) -> float:
+    """The exponent of the prior in the acquisition before a BO proposal: πBO's ``beta / n`` after
+    ``n`` results (``log_weights`` and ``values`` as in :func:`agreement`), times their agreement with
+    the prior; 0 while the search is ``stalled`` (the technique's ``stall_after`` results without a
+    better one): the prior has led the search as far as it can, and the trust-region steps around
+    the best then move freely instead of being held to the prior's nearest neighbours."""
+    if stalled:
+        return 0.0
+    return beta / max(len(values), 1) * agreement(log_weights, values)
 
 
 def agreement(log_weights: Sequence[float], values: Sequence[float]) -> float:
@@ -61,3 +79,49 @@ def mode_configuration(manipulator: Any, space: Any, rng: random.Random, np_rng:
         if manipulator.is_valid(cfg) and space.is_feasible(cfg):
             return cfg
     return None
+
+
+class PriorDesign:
+    """What each draw of the initial design is when the space has priors; one per technique run.
+
+    The design starts at the prior's mode and continues with uniform draws, so that the results
+    compare the prior's high region with the rest of the space (:func:`agreement`).  That test needs
+    a result inside the region: when none is measured or pending -- the mode was a gap in a recorded
+    table (an unmeasured result) or lay outside the feasible space -- the next draw comes from the
+    prior's concentrated part (``FeasibleSpace.sample(..., local=True)``) instead, until one is.
+    Failed results count as evidence (the worst results), unmeasured ones do not.
+    """
+
+    def __init__(self, prior: Any) -> None:
+        self.prior = prior
+        self.mode_due = bool(prior)
+        self._pending: Dict[Any, bool] = {}   # hash of a proposal in flight -> inside the high region
+        self.inside = 0                        # measured results inside the high region
+
+    def _is_inside(self, config: Dict[str, Any]) -> bool:
+        return bool(self.prior.log_weights([config])[0] > 0.0)
+
+    def proposed(self, key: Any, config: Dict[str, Any]) -> None:
+        """Called for every configuration the technique proposes (``key``: its hash)."""
+        if self.prior:
+            self._pending[key] = self._is_inside(config)
+
+    def observed(self, key: Any, config: Optional[Dict[str, Any]], evidence: bool) -> None:
+        """Called for every result, whoever proposed it (``config``: the normalised configuration,
+        None for a repeated or invalid one); ``evidence``: False for those and for an unmeasured
+        result (a gap in a recording)."""
+        was_inside = self._pending.pop(key, None)
+        if self.prior and evidence and config is not None and (
+                was_inside if was_inside is not None else self._is_inside(config)):
+            self.inside += 1
+
+    def next_draw(self) -> str:
+        """The kind of the next design draw: ``"mode"`` (the first), ``"local"`` (no result inside
+        the prior's high region is measured or pending), ``"uniform"`` (otherwise), or ``"prior"``
+        for a space without priors (drawn as ever)."""
+        if not self.prior:
+            return "prior"
+        if self.mode_due:
+            self.mode_due = False
+            return "mode"
+        return "local" if self.inside == 0 and not any(self._pending.values()) else "uniform"

@@ -8,7 +8,9 @@ technique asked for it (inside a bandit BO learns from all arms); ``propose`` re
    configurations, all proposed up front (several may be in flight); it is cut short when other
    techniques have already supplied that many OK results.  With user priors the prior's mode comes
    first (also when the design is cut short), and the rest stays uniform so that the results can
-   test the prior against the rest of the space (:mod:`.prior_use`);
+   test the prior against the rest of the space; while no result inside the prior's high region is
+   measured or pending (the mode was a gap in a recording), the next draw comes from near the prior
+   instead (:class:`.prior_use.PriorDesign`);
 2. afterwards one BO proposal per call.  Whenever new results have arrived the GP is refitted on
    the OK results (ERROR, TIMEOUT and INFEASIBLE results train the feasibility classifier instead
    and never become the incumbent): a full multi-start hyperparameter fit on the first fit and
@@ -77,7 +79,7 @@ from .feasibility import FeasibilityModel
 from .fitstate import FitState, surrogate_turn
 from .gp import GaussianProcess, GPFitError, Hyper
 from .neighbours import NeighbourGenerator
-from .prior_use import agreement, mode_configuration
+from .prior_use import PriorDesign, mode_configuration, pibo_exponent
 from .transforms import TransformKey, exponents, log_jacobian, transform
 from .window import TrainingWindow
 
@@ -165,8 +167,8 @@ class BOOptions:
     max_feasibility_threshold: float = 0.1
     #: πBO: with user priors on the space, the acquisition is multiplied by prior(x) ** (prior_beta / n
     #: x agreement) after n results, so the prior steers early proposals, fades as data accumulates and
-    #: stops steering where the results contradict it (:mod:`.prior_use`; 0: ignore the priors in the
-    #: acquisition; random proposals still draw from them)
+    #: stops steering where the results contradict it or while the search is stalled (:mod:`.prior_use`;
+    #: 0: ignore the priors in the acquisition; random proposals still draw from them)
     prior_beta: float = 10.0
     #: chain of trees: leaves per group before falling back to rejection sampling
     max_leaves: int = 1_000_000
@@ -246,7 +248,7 @@ class BayesianOptimization(Technique):
         self._hashes_pending: Dict[str, Hashable] = {}
         self._excluded: Set[Hashable] = set()        # config keys evaluated or pending
         self._initial_made = 0
-        self._mode_due = bool(manipulator.prior)     # the prior's mode is proposed first
+        self._design = PriorDesign(manipulator.prior)  # the mode first, then uniform or local draws
         self._every = o.copula_every if o.copula_every is not None else (
             AUTO_COPULA_EVERY if manipulator.is_finite() else 0)
         self._fit_states = [FitState(copula=o.copula_transform or self._every == 1)]
@@ -264,11 +266,13 @@ class BayesianOptimization(Technique):
     def observe(self, feedback: Feedback) -> None:
         super().observe(feedback)
         self._hashes_pending.pop(feedback.key, None)
-        if feedback.key in self._results:
-            return
         try:
-            cfg = self.manipulator.normalize(feedback.config)  # type: ignore[union-attr]
+            first = feedback.key not in self._results
+            cfg = self.manipulator.normalize(feedback.config) if first else None  # type: ignore[union-attr]
         except (ConfigurationError, ValueError):
+            cfg = None
+        self._design.observed(feedback.key, cfg, cfg is not None and not (feedback.unmeasured and not feedback.ok))
+        if cfg is None:
             return
         ckey = self.key(cfg)
         self._excluded.add(ckey)
@@ -290,6 +294,7 @@ class BayesianOptimization(Technique):
             if key in self._results or key in self._hashes_pending:
                 return None
             ckey = self.key(cfg)
+            self._design.proposed(key, cfg)
             self._hashes_pending[key] = ckey
             self._excluded.add(ckey)
             self._feasible_seen.add(ckey)
@@ -299,15 +304,17 @@ class BayesianOptimization(Technique):
         if self._exhausted():
             return None
         n_ok = self._window.ok_states
-        if self._mode_due:
-            self._mode_due = False
+        design = self._initial_made < self.n_initial and n_ok < self.n_initial
+        draw = self._design.next_draw() if design or self._design.mode_due else ""
+        if draw == "mode":
             mode = mode_configuration(self.manipulator, self.cot, self.rng, self.np_rng)
             if mode is not None and self.key(mode) not in self._excluded:
                 self._initial_made += 1
                 return mode
-        if self._initial_made < self.n_initial and n_ok < self.n_initial:
+            draw = self._design.next_draw() if design else ""
+        if draw:
             self._initial_made += 1
-            return self._random_new(uniform=bool(self.manipulator.prior))  # type: ignore[union-attr]
+            return self._random_new(uniform=draw == "uniform", local=draw == "local")
         if n_ok < 2:
             return None if self._hashes_pending else self._guided_new()
         try:
@@ -324,11 +331,12 @@ class BayesianOptimization(Technique):
             return False
         return len(self._feasible_seen) >= size
 
-    def _random_new(self, uniform: bool = False) -> Optional[Config]:
+    def _random_new(self, uniform: bool = False, local: bool = False) -> Optional[Config]:
         """A random feasible configuration not yet evaluated or pending, drawn from the priors (from
-        the uniform distribution with ``uniform``: the initial design of a space with priors)."""
+        the uniform distribution with ``uniform``, from their concentrated part with ``local``: the
+        initial design of a space with priors, :class:`.prior_use.PriorDesign`)."""
         for _ in range(20):
-            for cfg in self.cot.sample(self.rng, self.np_rng, 16, uniform):
+            for cfg in self.cot.sample(self.rng, self.np_rng, 16, uniform, local):
                 if self.key(cfg) not in self._excluded:
                     return cfg
         return None
@@ -466,11 +474,12 @@ class BayesianOptimization(Technique):
         return weights, values
 
     def prior_exponent(self) -> float:
-        """πBO's exponent ``prior_beta / n`` of the prior in the acquisition after ``n`` results,
-        times the results' agreement with the prior (:func:`.prior_use.agreement`); called for each
-        BO proposal: the prior's pull decays as data accumulates and vanishes where data contradict it."""
+        """πBO's exponent of the prior in the acquisition (:func:`.prior_use.pibo_exponent`: decays
+        with the results, falls where they contradict the prior, 0 while the search is stalled);
+        called for each BO proposal."""
+        o = self.options
         weights, values = self._prior_evidence()
-        return self.options.prior_beta / max(len(values), 1) * agreement(weights, values)
+        return pibo_exponent(o.prior_beta, weights, values, 0 < o.stall_after <= self._stalled())
 
     def _stalled(self) -> int:
         """OK results since the last improvement of the best value."""

@@ -62,7 +62,7 @@ def test_a_run_that_starts_elsewhere_still_tries_the_mode():
 def test_prior_weight_decays_with_results():
     m, fn = _space()
     m.set_prior("e", Probabilities({"b": 0.9}))              # right: the optimum has e = "b"
-    tech = BayesianOptimization(initial_samples=4, prior_beta=8.0, **LIGHT)
+    tech = BayesianOptimization(initial_samples=4, prior_beta=8.0, stall_after=0, **LIGHT)
     tech.bind(m, random.Random(1), "BO")
     seen = []
     _drive(tech, m, fn, 24, seen)
@@ -162,3 +162,82 @@ def test_a_contradicted_prior_loses_its_weight_a_confirmed_one_keeps_it():
     _drive(tech, right, fn, 16, seen)
     assert math.isclose(seen[-1][1], 8.0 / 15)
 
+
+
+def _grid():
+    """Four integer parameters 0..30: a uniform draw rarely lands in a near prior's high region."""
+    m = ConfigurationManipulator([IntegerParameter(n, 0, 30) for n in "abcd"])
+    return m, lambda c: float(sum((c[n] - 25) ** 2 for n in "abcd"))
+
+
+def _unmeasured(tech, m, cfg):
+    tech.observe(Feedback(cfg, m.hash_config(cfg), math.inf, "error", "BO", False, unmeasured=True))
+
+
+def test_a_mode_that_is_a_gap_is_replaced_by_a_draw_near_it():
+    inside = []
+    for seed in range(8):
+        m, fn = _grid()
+        m.set_prior_near({"a": 5, "b": 5, "c": 5, "d": 5}, 0.6)
+        tech = BayesianOptimization(initial_samples=5, **LIGHT)
+        tech.bind(m, random.Random(seed), "BO")
+        mode = tech.propose().config
+        assert mode == {"a": 5, "b": 5, "c": 5, "d": 5}
+        _unmeasured(tech, m, mode)                             # the recording has no row for it
+        second = tech.propose().config
+        inside.append(m.prior.log_weights([second])[0] > 0.0)  # in the prior's high region
+    assert all(inside)
+
+
+def test_a_measured_mode_is_followed_by_uniform_draws():
+    m, fn = _grid()
+    m.set_prior_near({"a": 5, "b": 5, "c": 5, "d": 5}, 0.6)
+    tech = BayesianOptimization(initial_samples=9, **LIGHT)
+    tech.bind(m, random.Random(3), "BO")
+    first = tech.propose()
+    tech.observe(Feedback(first.config, m.hash_config(first.config), fn(first.config), "ok", "BO", True))
+    rest = [tech.propose().config for _ in range(8)]
+    assert sum(m.prior.log_weights(rest) > 0.0) <= 2             # uniform: about 0.1 of 8
+
+
+def test_a_contradicted_prior_whose_mode_is_a_gap_still_loses_its_weight():
+    m, fn = _grid()
+    m.set_prior_near({"a": 5, "b": 5, "c": 5, "d": 5}, 0.6)     # wrong: the optimum is at 25
+    tech = BayesianOptimization(initial_samples=5, prior_beta=8.0, **LIGHT)
+    tech.bind(m, random.Random(0), "BO")
+    _unmeasured(tech, m, tech.propose().config)
+    for _ in range(4):                                          # the rest of the design
+        p = tech.propose()
+        v = fn(p.config)
+        tech.observe(Feedback(p.config, m.hash_config(p.config), v, "ok", "BO", False))
+    assert tech.prior_exponent() < 0.5 * 8.0 / 4                # plain πBO at the first BO proposal: 8 / 4
+
+
+def test_local_samples_come_from_the_concentrated_part_of_the_prior():
+    from tunerlib.parameters import FeasibleSpace
+    m, _ = _grid()
+    m.set_prior_near({"a": 5, "b": 5, "c": 5, "d": 5}, 0.2)
+    space = FeasibleSpace(m)
+    rng, np_rng = random.Random(1), np.random.default_rng(1)
+    local = space.sample(rng, np_rng, 400, local=True)
+    mixed = space.sample(rng, np_rng, 400)
+    near = lambda cs: np.mean([all(abs(c[n] - 5) <= 9 for n in "abcd") for c in cs])  # noqa: E731
+    assert near(local) > 0.97                                  # 3 standard deviations on each
+    assert near(mixed) < 0.5                                   # 0.2 x 1 + 0.8 x (19/31)^4
+
+
+def test_a_stalled_search_suspends_the_prior_and_an_improvement_restores_it():
+    m, fn = _grid()
+    m.set_prior_near({"a": 20, "b": 20, "c": 20, "d": 20}, 0.6)
+    tech = BayesianOptimization(initial_samples=3, prior_beta=8.0, stall_after=3, **LIGHT)
+    tech.bind(m, random.Random(2), "BO")
+    values = [5.0, 9.0, 9.0, 9.0, 9.0, 9.0, 1.0]           # the best, three worse ones, a better one
+    exponents = []
+    for v in values:
+        p = tech.propose()
+        exponents.append(tech.prior_exponent())
+        tech.observe(Feedback(p.config, m.hash_config(p.config), v, "ok", "BO", v < 5.0))
+    exponents.append(tech.prior_exponent())
+    assert all(e > 0.0 for e in exponents[:4])
+    assert exponents[4:7] == [0.0, 0.0, 0.0]                  # 3, 4 and 5 results without a better one
+    assert exponents[7] > 0.0                                  # the best improved
