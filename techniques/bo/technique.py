@@ -332,9 +332,8 @@ class BayesianOptimization(Technique):
         return len(self._feasible_seen) >= size
 
     def _random_new(self, uniform: bool = False, local: bool = False) -> Optional[Config]:
-        """A random feasible configuration not yet evaluated or pending, drawn from the priors (from
-        the uniform distribution with ``uniform``, from their concentrated part with ``local``: the
-        initial design of a space with priors, :class:`.prior_use.PriorDesign`)."""
+        """A random feasible configuration not yet evaluated or pending, drawn from the priors (uniform
+        with ``uniform``, from their concentrated part with ``local``: :class:`.prior_use.PriorDesign`)."""
         for _ in range(20):
             for cfg in self.cot.sample(self.rng, self.np_rng, 16, uniform, local):
                 if self.key(cfg) not in self._excluded:
@@ -477,8 +476,7 @@ class BayesianOptimization(Technique):
         """πBO's exponent of the prior in the acquisition (:func:`.prior_use.pibo_exponent`: decays
         with the results, falls where they contradict the prior, 0 while the search is stalled);
         called for each BO proposal."""
-        o = self.options
-        weights, values = self._prior_evidence()
+        weights, values, o = *self._prior_evidence(), self.options
         return pibo_exponent(o.prior_beta, weights, values, 0 < o.stall_after <= self._stalled())
 
     def _stalled(self) -> int:
