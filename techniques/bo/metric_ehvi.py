@@ -18,12 +18,12 @@ boxes; the exact form is used while the boxes number at most :data:`EXACT_BOXES`
 front of a tuning run), Monte Carlo over :data:`SAMPLES` common normal draws beyond (many objectives).
 
 **The tails.**  Above the highest training target ``g`` is constant (a candidate is never predicted
-worse than the worst result: irrelevant to an improvement).  Below the lowest one ``g`` continues
-linearly with the slope of the secant from the best value to the value at the
-:data:`TAIL_QUANTILE` of the targets, so a candidate predicted better than every result so far is
-worth an improvement beyond the front's extreme, in proportion to how far the values near the best
-are spread.  A map clamped at the best value would give the front's extremes no value at all: no
-sample could beat the best time or the best energy seen.
+worse than the worst result: irrelevant to an improvement).  Below the lowest one it is constant too
+by default (no prediction beats the best value seen: the front's extremes are extended only by the
+tie-breaking EHVI in the GPs' units), or, with ``extrapolate``, continues linearly with the slope
+of the secant from the best value to the value at the :data:`TAIL_QUANTILE` of the targets (down to
+0 for a positive metric), so a candidate predicted better than every result so far is worth the
+improvement beyond the front's extreme, in proportion to how far the values near the best are spread.
 """
 from __future__ import annotations
 
@@ -46,11 +46,11 @@ MC_BLOCK = 512
 
 class MetricMap:
     """The increasing piecewise-linear map from one objective's standardised targets ``y`` to its
-    values ``raw``: knots at the distinct targets, linear below the lowest (the tail's slope, down to
-    0 when every value is positive), constant above the highest (also below the lowest without ``extrapolate``: the values seen bound
-    every prediction).  Built once per proposal."""
+    values ``raw``: knots at the distinct targets, constant above the highest and below the lowest
+    (the values seen bound every prediction) or, with ``extrapolate``, linear below the lowest (the
+    tail's slope, down to 0 when every value is positive).  Built once per proposal."""
 
-    def __init__(self, y: np.ndarray, raw: np.ndarray, extrapolate: bool = True) -> None:
+    def __init__(self, y: np.ndarray, raw: np.ndarray, extrapolate: bool = False) -> None:
         order = np.argsort(y, kind="stable")
         ys, vs = y[order], np.maximum.accumulate(raw[order])
         keep = np.append(np.diff(ys) > 0, True)      # ties of the targets share one value (the last)
@@ -110,7 +110,7 @@ class MetricUnits:
     observed front (10 % of its size beyond it), the one a front is judged by
     (tools/bench_pareto.py).  :meth:`ehvi` is divided by the observed front's hypervolume."""
 
-    def __init__(self, y: np.ndarray, raw: np.ndarray, np_rng: np.random.Generator, extrapolate: bool = True) -> None:
+    def __init__(self, y: np.ndarray, raw: np.ndarray, np_rng: np.random.Generator, extrapolate: bool = False) -> None:
         self.maps: List[MetricMap] = [MetricMap(y[:, j], raw[:, j], extrapolate) for j in range(y.shape[1])]
         front = raw[non_dominated(raw)]
         nadir = front.max(axis=0)

@@ -67,7 +67,7 @@ def test_exact_two_objective_ehvi_matches_quadrature_on_random_fronts(case):
 def test_exact_ehvi_matches_monte_carlo_of_the_same_map(d, monkeypatch):
     rng = np.random.default_rng(d)
     raw = np.exp(rng.normal(0.0, 1.0, (15, d)))
-    units = MetricUnits(copula(raw), raw, rng)
+    units = MetricUnits(copula(raw), raw, rng, extrapolate=True)
     mean, std = rng.normal(-1.0, 0.8, (5, d)), rng.uniform(0.2, 1.0, (5, d))
     exact = units.ehvi(mean, std)
     z = mean[:, None, :] + std[:, None, :] * rng.standard_normal((5, 100_000, d))
@@ -83,11 +83,11 @@ def test_exact_ehvi_matches_monte_carlo_of_the_same_map(d, monkeypatch):
 def test_the_map_continues_linearly_below_the_best_value_down_to_zero():
     y = np.array([-1.0, 0.0, 1.0, 2.0])
     raw = np.array([2.0, 3.0, 7.0, 8.0])
-    m = MetricMap(y, raw)
+    m = MetricMap(y, raw, extrapolate=True)
     assert m.to_metric(y) == pytest.approx(raw)
     assert m.to_metric(np.array([-1.5, -10.0])) == pytest.approx([1.5, 0.0])    # slope 1 to (0, 3), floor 0
     assert m.to_metric(np.array([5.0])) == pytest.approx([8.0])                  # constant above the worst
-    clamped = MetricMap(y, raw, extrapolate=False)
+    clamped = MetricMap(y, raw)
     assert clamped.to_metric(np.array([-1.5])) == pytest.approx([2.0])
 
 
@@ -96,14 +96,14 @@ def test_beating_the_fronts_extreme_is_worth_its_hypervolume():
     the hypervolume its extrapolated value adds (a map clamped at the best value gives none)."""
     raw = np.array([[1.0, 40.0], [2.0, 20.0], [8.0, 10.0], [9.0, 50.0], [3.0, 45.0]])
     y = copula(raw)
-    units = MetricUnits(y, raw, np.random.default_rng(0))
+    units = MetricUnits(y, raw, np.random.default_rng(0), extrapolate=True)
     z = np.array([[y[:, 0].min() - 0.5, y[0, 1]]])
     point = units.to_metric(z)[0]
     assert point[0] < 1.0 and point[1] == pytest.approx(40.0)
     gain = units.ehvi(z, np.full((1, 2), 1e-6))[0]
     assert gain == pytest.approx(hypervolume_improvement(raw[:3], point, units.reference) / units.scale, rel=1e-3)
     assert gain > 0
-    clamped = MetricUnits(y, raw, np.random.default_rng(0), extrapolate=False)
+    clamped = MetricUnits(y, raw, np.random.default_rng(0))
     assert clamped.ehvi(z, np.full((1, 2), 1e-6))[0] < 1e-3 * gain
 
 
