@@ -106,11 +106,14 @@ class MetricUnits:
 
     Built once per proposal from the GPs' standardised training targets ``y`` and the values they
     came from (``raw``, both ``(rows, objectives)``); ``extrapolate``: the maps' lower tails continue
-    linearly (:class:`MetricMap`).  The reference point is 1.1 x the nadir of the
+    linearly (:class:`MetricMap`); ``monte_carlo``: estimate by sampling even where the exact form
+    applies (the cost comparison of docs/benchmarks/multi-objective.md).  The reference point is 1.1 x the nadir of the
     observed front (10 % of its size beyond it), the one a front is judged by
     (tools/bench_pareto.py).  :meth:`ehvi` is divided by the observed front's hypervolume."""
 
-    def __init__(self, y: np.ndarray, raw: np.ndarray, np_rng: np.random.Generator, extrapolate: bool = False) -> None:
+    def __init__(self, y: np.ndarray, raw: np.ndarray, np_rng: np.random.Generator, extrapolate: bool = False,
+                 monte_carlo: bool = False) -> None:
+        self.monte_carlo = monte_carlo
         self.maps: List[MetricMap] = [MetricMap(y[:, j], raw[:, j], extrapolate) for j in range(y.shape[1])]
         front = raw[non_dominated(raw)]
         nadir = front.max(axis=0)
@@ -127,7 +130,7 @@ class MetricUnits:
     @property
     def exact(self) -> bool:
         """Whether :meth:`ehvi` is computed exactly (few enough boxes) rather than by Monte Carlo."""
-        return len(self.lower) <= EXACT_BOXES
+        return not self.monte_carlo and len(self.lower) <= EXACT_BOXES
 
     def to_metric(self, z: np.ndarray) -> np.ndarray:
         """Standardised values (``(..., objectives)``) as the metrics' values."""

@@ -134,7 +134,10 @@ class MultiObjectiveBO(BayesianOptimization):
         Option("metric_tail", str, "clamped", choices=("clamped", "linear"),
                doc="with ehvi_units 'metric': below the best value seen, the map from the GP's units to the "
                    "metric stays at the best value ('clamped') or continues linearly ('linear', so a "
-                   "prediction beating the front's extreme counts as extending it)"),)
+                   "prediction beating the front's extreme counts as extending it)"),
+        Option("metric_ehvi", str, "exact", choices=("exact", "monte_carlo"),
+               doc="with ehvi_units 'metric': the expected improvement integrated exactly ('exact'; Monte "
+                   "Carlo anyway with many objectives) or estimated from 64 posterior samples per candidate"),)
 
     def bind(self, manipulator: Any, rng: Any, path: Optional[str] = None) -> None:
         super().bind(manipulator, rng, path)
@@ -219,7 +222,8 @@ class MultiObjectiveBO(BayesianOptimization):
         feas = self._feasibility_model()
         metric = None
         if self._options.get("ehvi_units", "metric") == "metric":
-            metric = MetricUnits(y, raw, self.np_rng, self._options.get("metric_tail", "clamped") == "linear")
+            metric = MetricUnits(y, raw, self.np_rng, self._options.get("metric_tail", "clamped") == "linear",
+                                 self._options.get("metric_ehvi", "exact") == "monte_carlo")
         acq = HypervolumeAcquisition(self.encoder, gps, train, front, reference, feas,
                                      o.max_feasibility_threshold * self.rng.randrange(EPS_STEPS) / (EPS_STEPS - 1),
                                      self.feasibility.features if self.feasibility is not None else None, metric)

@@ -73,6 +73,7 @@ def test_exact_ehvi_matches_monte_carlo_of_the_same_map(d, monkeypatch):
     z = mean[:, None, :] + std[:, None, :] * rng.standard_normal((5, 100_000, d))
     sampled = hypervolume_improvements(units.to_metric(z), units.lower, units.upper).mean(axis=1) / units.scale
     assert exact == pytest.approx(sampled, rel=0.03, abs=1e-4)
+    assert not MetricUnits(copula(raw), raw, rng, extrapolate=True, monte_carlo=True).exact   # asked for
     monkeypatch.setattr(metric_ehvi, "EXACT_BOXES", 0)     # beyond the limit: the Monte-Carlo estimate
     assert not units.exact
     estimate = units.ehvi(mean, std)
