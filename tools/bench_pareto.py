@@ -4,7 +4,8 @@
                                           [--techniques MultiObjectiveBO NSGA2 PureRandom] [--budgets 20,60,100]
 
 For every problem and technique, ``--seeds`` runs of ``max(budgets)`` evaluations each; prints the
-median and the worst hypervolume ratio at every budget.  The ratio is the hypervolume of the front
+median and the worst hypervolume ratio at every budget, and the median processor time the technique
+spent per evaluation (``cpu s/eval``: its proposals and observations, not the table look-ups).  The ratio is the hypervolume of the front
 found in the first ``n`` evaluations over that of the true front (every OK row of the table in the
 search space), in the metrics' own units, with the reference point 1.1 x the true front's nadir
 (:func:`hypervolume_ratio`): 1 means the true front was found.  ``--normalised`` adds a second,
@@ -28,6 +29,7 @@ import math
 import random
 import statistics
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -118,8 +120,11 @@ def normalised_hypervolume_ratio(problem: ParetoProblem, found: Sequence[Vector]
     return hypervolume(problem.normalised(found), ref) / true if len(found) else 0.0
 
 
-def run(problem: ParetoProblem, technique: str, seed: int, budget: int) -> List[Optional[Vector]]:
-    """One run: the vector (None: failed or not measured) of each of ``budget`` evaluations."""
+def run(problem: ParetoProblem, technique: str, seed: int, budget: int,
+        cpu: Optional[List[float]] = None) -> List[Optional[Vector]]:
+    """One run: the vector (None: failed or not measured) of each of ``budget`` evaluations.  With
+    ``cpu``, appends the run's processor seconds spent in the technique (``propose`` and ``observe``)
+    per evaluation."""
     m = problem.manipulator()
     tech = create_technique([technique])
     tech.bind(m, random.Random(seed), tech.name)
@@ -127,8 +132,11 @@ def run(problem: ParetoProblem, technique: str, seed: int, budget: int) -> List[
     out: List[Optional[Vector]] = []
     front: List[Vector] = []
     idle = 0
+    spent = 0.0
     while len(out) < budget and idle < 1000:
+        started = time.process_time()
         prop = tech.propose()
+        spent += time.process_time() - started
         if prop is None:
             idle += 1
             continue
@@ -147,8 +155,12 @@ def run(problem: ParetoProblem, technique: str, seed: int, budget: int) -> List[
         if new:
             front = [p for p in front if not dominates(vec, p)] + [vec]  # type: ignore[arg-type]
         values = vec if vec is not None else (math.inf, math.inf)
+        started = time.process_time()
         tech.observe(Feedback(cfg, key, values[0], state, prop.requestor, new, duplicate, unmeasured,
                               values=tuple(values)))
+        spent += time.process_time() - started
+    if cpu is not None:
+        cpu.append(spent / max(len(out), 1))
     return out
 
 
@@ -158,10 +170,12 @@ def ratios_at(problem: ParetoProblem, vectors: Sequence[Optional[Vector]], budge
     return [ratio(problem, [v for v in vectors[:n] if v is not None]) for n in budgets]
 
 
-def table_line(label: str, per_seed: Sequence[Sequence[float]]) -> str:
-    """``label  median/worst`` at every budget (columns of ``per_seed``)."""
+def table_line(label: str, per_seed: Sequence[Sequence[float]], cpu: Sequence[float] = ()) -> str:
+    """``label  median/worst`` at every budget (columns of ``per_seed``), then the median of ``cpu``
+    (processor seconds per evaluation of each seed) when given."""
     cols = list(zip(*per_seed))
-    return f"{label:<28}" + "".join(f"  {statistics.median(c):5.2f} / {min(c):4.2f}" for c in cols)
+    cells = "".join(f"  {statistics.median(c):5.2f} / {min(c):4.2f}" for c in cols)
+    return f"{label:<28}" + cells + (f"  {statistics.median(cpu):8.3f}" if cpu else "")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -192,14 +206,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for problem in problems:
         print(f"\n{problem.name}: true front {len(problem.front)} points; median / worst of {args.seeds} seeds "
               f"({args.first_seed}-{args.first_seed + args.seeds - 1})")
-        print(f"{'technique':<28}{header}")
+        print(f"{'technique':<28}{header}  {'cpu s/eval':>8}")
         for name in names:
-            runs = []
+            runs: List[List[Optional[Vector]]] = []
+            cpu: List[float] = []
             for seed in range(args.first_seed, args.first_seed + args.seeds):
-                runs.append(run(problem, name, seed, budgets[-1]))
+                runs.append(run(problem, name, seed, budgets[-1], cpu))
                 print(f"  {problem.name} {name} seed {seed}: " + " ".join(
-                    f"{r:.3f}" for r in ratios_at(problem, runs[-1], budgets)), file=sys.stderr, flush=True)
-            print(table_line(name, [ratios_at(problem, r, budgets) for r in runs]), flush=True)
+                    f"{r:.3f}" for r in ratios_at(problem, runs[-1], budgets)) + f"  cpu {cpu[-1]:.3f} s/eval",
+                    file=sys.stderr, flush=True)
+            print(table_line(name, [ratios_at(problem, r, budgets) for r in runs], cpu), flush=True)
             if args.normalised:
                 norm = [ratios_at(problem, r, budgets, normalised_hypervolume_ratio) for r in runs]
                 print(table_line(f"{name} [normalised]", norm), flush=True)

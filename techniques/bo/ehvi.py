@@ -19,23 +19,30 @@ front's best.  :func:`expected_hypervolume_improvement` is called once per acqui
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Sequence, Tuple
 
 import numpy as np
+from scipy.special import ndtr
 
 from ..pareto import Points, non_dominated
 from .acquisition import log_h
 
 #: candidates scored per block (bounds the candidates x boxes matrices held at once)
 BLOCK = 4096
+SQRT_2PI = math.sqrt(2.0 * math.pi)
 
 
 def h(t: np.ndarray) -> np.ndarray:
-    """``phi(t) + t Phi(t)`` (the integral of the standard normal CDF up to ``t``); 0 at ``-inf``."""
+    """``phi(t) + t Phi(t)`` (the integral of the standard normal CDF up to ``t``); 0 at ``-inf``.
+    Directly above ``t = -5``, through the asymptotic expansion of :func:`.acquisition.log_h` below."""
     t = np.asarray(t, dtype=float)
-    out = np.zeros_like(t)
-    finite = np.isfinite(t)
-    out[finite] = np.exp(log_h(t[finite]))
+    direct = t > -5.0
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = np.where(direct, np.exp(-0.5 * t * t) / SQRT_2PI + t * ndtr(t), 0.0)
+    deep = ~direct & np.isfinite(t)
+    if deep.any():
+        out[deep] = np.exp(log_h(t[deep]))
     out[np.isposinf(t)] = np.inf
     return out
 
@@ -85,7 +92,7 @@ def hypervolume_improvements(points: np.ndarray, lower: np.ndarray, upper: np.nd
     """The hypervolume each point of ``points`` (shape ``(..., d)``) adds to the front whose
     :func:`box_decomposition` is ``(lower, upper)``: the volume of the boxes it dominates; shape
     ``points.shape[:-1]``.  Called on posterior samples by the Monte-Carlo EHVI of
-    :class:`~.multiobjective.MetricUnits`."""
+    :class:`~.metric_ehvi.MetricUnits`."""
     pts = np.asarray(points, dtype=float)[..., None, :]          # (..., 1, d) against (boxes, d)
     sides = np.clip(upper - np.maximum(pts, lower), 0.0, None)
     return np.prod(sides, axis=-1).sum(axis=-1)

@@ -16,16 +16,19 @@ differs is the model and the acquisition of a BO proposal:
 * the acquisition is the expected hypervolume improvement of the candidate's independent
   predictions over the observed front, times P(feasible).  By default (``ehvi_units`` "metric",
   :class:`MetricUnits`) it is measured in the objectives' own units, with the reference point 1.1 x
-  the observed front's nadir -- the hypervolume a front is judged by: posterior samples in the GPs'
-  standardised units are mapped back through the (increasing) transform by interpolating the
-  training pairs, and their improvements averaged.  In those units the gaps of a front weigh what
-  they weigh in its hypervolume (with times spanning orders of magnitude, an energy saving among
-  the fast configurations outweighs small differences of time), where the copula's ranks weigh
-  every gap alike; on the RISE K-means table this found the fast and frugal knee within 20
-  evaluations far more often.  "model" uses the GPs' standardised units instead, exactly
-  (:mod:`.ehvi`, any number of objectives), with the reference point 10 % of the front's extent
-  beyond its nadir; it also breaks ties of the Monte-Carlo estimate (a small weight), which is 0
-  where no sample improves the front;
+  the observed front's nadir -- the hypervolume a front is judged by: each GP's posterior is mapped
+  back through the (increasing) transform, a piecewise-linear map through the training pairs
+  (:mod:`.metric_ehvi`), and the expected improvement is integrated exactly over the front's boxes
+  (Monte Carlo only when the boxes are too many, with many objectives).  Below the best value seen
+  the map stays at that value (``metric_tail`` "clamped"; "linear" continues it, so a candidate
+  predicted to beat the front's extreme in one metric is worth the hypervolume that would add: on
+  the four recorded tables of tools/bench_pareto.py that was not better).  In those units the gaps
+  of a front weigh what they weigh in its hypervolume (with times spanning orders of magnitude, an
+  energy saving among the fast configurations outweighs small differences of time), where the
+  copula's ranks weigh every gap alike; on the RISE K-means table this found the fast and frugal
+  knee within 20 evaluations far more often.  "model" uses the GPs' standardised units instead,
+  exactly (:mod:`.ehvi`), with the reference point 10 % of the front's extent beyond its nadir; it
+  also breaks ties (a small weight) where the metric-units EHVI underflows to 0;
 * results in flight enter the front at their posterior means ("Kriging believer"), so several
   proposals made before their results arrive (``parallelism`` > 1) spread along the front instead
   of piling onto the one region of highest EHVI;
@@ -48,64 +51,20 @@ import numpy as np
 
 from ..base import Config, Feedback
 from ..options import Option
-from ..pareto import hypervolume, non_dominated, non_dominated_sort
+from ..pareto import non_dominated, non_dominated_sort
 from .acquisition import Acquisition
-from .ehvi import BLOCK, box_decomposition, expected_hypervolume_improvement, hypervolume_improvements
+from .ehvi import box_decomposition, expected_hypervolume_improvement
 from .fitstate import FitState
 from .gp import GaussianProcess
+from .metric_ehvi import MetricUnits
 from .technique import BO_OPTIONS, EPS_STEPS, BayesianOptimization
 
 #: the reference point lies this fraction of the front's extent beyond its nadir
 REFERENCE_MARGIN = 0.1
 #: front members used as local-search starts
 MAX_FRONT_STARTS = 10
-#: posterior samples per candidate of the Monte-Carlo EHVI in the metrics' units
-METRIC_SAMPLES = 64
 #: weight of the model-units EHVI (tie-breaker where the samples show no improvement)
 MODEL_UNITS_WEIGHT = 1e-3
-
-
-class MetricUnits:
-    """Expected hypervolume improvement in the objectives' own units, by Monte Carlo.
-
-    Built once per proposal from the GPs' standardised training targets ``y`` and the values they
-    came from (``raw``, both ``(rows, objectives)``): every transform is increasing, so a standardised
-    value maps to the metric by interpolating the training pairs (clamped at the observed range).
-    The reference point is 1.1 x the nadir of the observed front (10 % of its size beyond it), the
-    one a front is judged by (tools/bench_pareto.py).  ``ehvi`` averages the improvement of
-    ``METRIC_SAMPLES`` common normal draws per candidate, divided by the observed front's
-    hypervolume."""
-
-    def __init__(self, y: np.ndarray, raw: np.ndarray, np_rng: np.random.Generator) -> None:
-        self.maps = []
-        for j in range(y.shape[1]):
-            order = np.argsort(y[:, j], kind="stable")
-            self.maps.append((y[order, j], np.maximum.accumulate(raw[order, j])))
-        front = raw[non_dominated(raw)]
-        nadir = front.max(axis=0)
-        self.reference = nadir + np.where(nadir != 0, 0.1 * np.abs(nadir), 0.1)
-        self.draws = np_rng.standard_normal((METRIC_SAMPLES, y.shape[1]))
-        self.set_front(front)
-
-    def set_front(self, front: np.ndarray) -> None:
-        """The front (metric units) improvements are measured against; called again with the
-        believed values of results in flight."""
-        self.lower, self.upper = box_decomposition(front, self.reference)
-        self.scale = max(hypervolume(front, self.reference), 1e-300)
-
-    def to_metric(self, z: np.ndarray) -> np.ndarray:
-        """Standardised values (``(..., objectives)``) as the metrics' values."""
-        return np.stack([np.interp(z[..., j], ys, vals) for j, (ys, vals) in enumerate(self.maps)], axis=-1)
-
-    def ehvi(self, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
-        """Monte-Carlo EHVI (over the observed front's hypervolume scale) of ``m`` candidates."""
-        out = np.empty(len(mean))
-        for start in range(0, len(mean), BLOCK // 8):
-            mu, sd = mean[start:start + BLOCK // 8], std[start:start + BLOCK // 8]
-            z = mu[:, None, :] + sd[:, None, :] * self.draws[None, :, :]
-            gains = hypervolume_improvements(self.to_metric(z), self.lower, self.upper)
-            out[start:start + len(mu)] = gains.mean(axis=1)
-        return out / self.scale
 
 
 class HypervolumeAcquisition(Acquisition):
@@ -170,8 +129,15 @@ class MultiObjectiveBO(BayesianOptimization):
     OPTIONS = tuple(replace(o, default=True) if o.name == "copula_transform" else o for o in BO_OPTIONS) + (
         Option("ehvi_units", str, "metric", choices=("metric", "model"),
                doc="the units the expected hypervolume improvement is computed in: 'model' (the GPs' "
-                   "standardised units, exact) or 'metric' (the objectives' own, Monte Carlo, reference "
-                   "1.1 x the observed nadir)"),)
+                   "standardised units) or 'metric' (the objectives' own, reference 1.1 x the observed "
+                   "nadir); both exact (Monte Carlo for 'metric' with many objectives)"),
+        Option("metric_tail", str, "clamped", choices=("clamped", "linear"),
+               doc="with ehvi_units 'metric': below the best value seen, the map from the GP's units to the "
+                   "metric stays at the best value ('clamped') or continues linearly ('linear', so a "
+                   "prediction beating the front's extreme counts as extending it)"),
+        Option("metric_ehvi", str, "exact", choices=("exact", "monte_carlo"),
+               doc="with ehvi_units 'metric': the expected improvement integrated exactly ('exact'; Monte "
+                   "Carlo anyway with many objectives) or estimated from 64 posterior samples per candidate"),)
 
     def bind(self, manipulator: Any, rng: Any, path: Optional[str] = None) -> None:
         super().bind(manipulator, rng, path)
@@ -182,6 +148,7 @@ class MultiObjectiveBO(BayesianOptimization):
         self._front_at = 0                              # OK results when the front last grew
         self._feasibility_at = -1
         self._feasibility_fit: Any = None
+        self._fitted: Optional[Tuple[int, Any]] = None     # (OK vectors, _fit_objectives' result)
 
     # ---- protocol -----------------------------------------------------------------------------
     def observe(self, feedback: Feedback) -> None:
@@ -215,7 +182,10 @@ class MultiObjectiveBO(BayesianOptimization):
     # ---- model --------------------------------------------------------------------------------
     def _fit_objectives(self) -> Tuple[List[GaussianProcess], List[np.ndarray], np.ndarray, List[Config], np.ndarray]:
         """Fit one GP per objective on the training rows; returns (GPs, encoded training set,
-        standardised targets of shape (rows, objectives), training configurations, their values)."""
+        standardised targets of shape (rows, objectives), training configurations, their values).
+        The last fit is reused while no OK result arrived since (proposals of a batch in flight)."""
+        if self._fitted is not None and self._fitted[0] == len(self._vectors):
+            return self._fitted[1]
         rows = training_rows(self._vectors, self.options.max_observations)
         configs = [self._vector_configs[i] for i in rows]
         raw = np.array([self._vectors[i] for i in rows], dtype=float)
@@ -230,7 +200,8 @@ class MultiObjectiveBO(BayesianOptimization):
             gp, y = self._fit_gp(D2, raw[:, j])
             gps.append(gp)
             ys.append(y)
-        return gps, train, np.column_stack(ys), configs, raw
+        self._fitted = (len(self._vectors), (gps, train, np.column_stack(ys), configs, raw))
+        return self._fitted[1]
 
     def _feasibility_model(self) -> Any:
         """The feasibility classifier, refitted only when results arrived since the last fit."""
@@ -249,7 +220,10 @@ class MultiObjectiveBO(BayesianOptimization):
         margin = np.where(extent > 0, extent, np.where(spread > 0, spread, 1.0)) * REFERENCE_MARGIN
         reference = front.max(axis=0) + margin
         feas = self._feasibility_model()
-        metric = MetricUnits(y, raw, self.np_rng) if self._options.get("ehvi_units", "metric") == "metric" else None
+        metric = None
+        if self._options.get("ehvi_units", "metric") == "metric":
+            metric = MetricUnits(y, raw, self.np_rng, self._options.get("metric_tail", "clamped") == "linear",
+                                 self._options.get("metric_ehvi", "exact") == "monte_carlo")
         acq = HypervolumeAcquisition(self.encoder, gps, train, front, reference, feas,
                                      o.max_feasibility_threshold * self.rng.randrange(EPS_STEPS) / (EPS_STEPS - 1),
                                      self.feasibility.features if self.feasibility is not None else None, metric)

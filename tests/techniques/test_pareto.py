@@ -113,3 +113,9 @@ def test_crowding_distance_by_hand():
     assert np.all(np.isinf(crowding_distance([(1.0, 1.0), (2.0, 0.0)])))
     flat = crowding_distance([(1.0, 1.0), (1.0, 1.0), (1.0, 1.0)])
     assert np.isinf(flat[0]) and np.isinf(flat[2]) and flat[1] == 0.0
+
+
+@given(st.lists(st.lists(st.sampled_from([0.0, 1.0, 2.0, 3.0, float("inf"), -float("inf")]), min_size=2,
+                         max_size=2), max_size=30))
+def test_two_objective_front_by_one_sort_matches_brute_force(points):
+    assert non_dominated(points) == brute_front(points)

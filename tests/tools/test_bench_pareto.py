@@ -51,6 +51,10 @@ def test_cli_prints_both_figures(capsys):
     out = capsys.readouterr().out
     assert "rise_kmeans: true front" in out
     assert "PureRandom [normalised]" in out
+    header = next(line for line in out.splitlines() if line.startswith("technique"))
+    assert header.split()[-2:] == ["cpu", "s/eval"]            # processor seconds per evaluation
+    row = next(line for line in out.splitlines() if line.startswith("PureRandom "))
+    assert float(row.split()[-1]) >= 0.0
 
 
 def test_cli_unknown_problem_is_a_one_line_error(capsys):

@@ -13,7 +13,8 @@ from tunerlib.parameters import ConfigurationManipulator, IntegerParameter, Powe
 from tunerlib.techniques import Feedback, create_technique
 from tunerlib.techniques.bo.acquisition import log_expected_improvement
 from tunerlib.techniques.bo.ehvi import box_decomposition, expected_hypervolume_improvement, hypervolume_improvements
-from tunerlib.techniques.bo.multiobjective import MetricUnits, training_rows
+from tunerlib.techniques.bo.metric_ehvi import MetricUnits
+from tunerlib.techniques.bo.multiobjective import training_rows
 from tunerlib.techniques.pareto import hypervolume, hypervolume_improvement
 
 from kit import light
@@ -140,7 +141,9 @@ def vector(cfg):
 
 def run(seed, n=25, batch=1, units="model"):
     m = space()
-    tech = create_technique([light("MultiObjectiveBO") + f';ehvi_units,"{units}"'])
+    options = {"metric_mc": ';metric_ehvi,"monte_carlo"', "metric_linear": ';metric_tail,"linear"'}
+    name = light("MultiObjectiveBO") + f';ehvi_units,"{units.split("_")[0]}"' + options.get(units, "")
+    tech = create_technique([name])
     tech.bind(m, random.Random(seed), tech.name)
     keys = []
     while len(keys) < n:
@@ -156,7 +159,7 @@ def run(seed, n=25, batch=1, units="model"):
     return keys
 
 
-@pytest.mark.parametrize("units", ["model", "metric"])
+@pytest.mark.parametrize("units", ["model", "metric", "metric_mc", "metric_linear"])
 def test_deterministic_given_the_seed(units):
     assert run(3, units=units) == run(3, units=units)
     assert run(3, units=units) != run(4, units=units)

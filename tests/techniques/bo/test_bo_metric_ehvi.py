@@ -1,0 +1,127 @@
+"""The expected hypervolume improvement in the metrics' units (techniques/bo/metric_ehvi.py): the exact
+form against brute-force quadrature and Monte Carlo on random fronts, the linear tail below the best
+value, and MultiObjectiveBO reusing its fit while no result arrived."""
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from scipy.stats import norm, rankdata
+
+from tunerlib.parameters import ConfigurationManipulator, IntegerParameter
+from tunerlib.techniques import Feedback, create_technique
+from tunerlib.techniques.bo import metric_ehvi
+from tunerlib.techniques.bo.ehvi import hypervolume_improvements
+from tunerlib.techniques.bo.metric_ehvi import MetricMap, MetricUnits
+from tunerlib.techniques.bo.multiobjective import MultiObjectiveBO
+from tunerlib.techniques.pareto import hypervolume_improvement
+
+from kit import light
+
+
+def space():
+    return ConfigurationManipulator([IntegerParameter("a", 0, 15), IntegerParameter("b", 0, 15)])
+
+
+def vector(cfg):
+    x, y = cfg["a"] / 15, cfg["b"] / 15
+    return (x + 0.3 * (y - 0.5) ** 2, (1 - x) ** 2 + 0.3 * y)
+
+
+def copula(raw):
+    """Each column's normal quantiles of its mid-ranks (MultiObjectiveBO's default GP targets)."""
+    return np.column_stack([norm.ppf((rankdata(raw[:, j]) - 0.5) / len(raw)) for j in range(raw.shape[1])])
+
+
+def quadrature_ehvi(units, mean, std, nodes=500):
+    """E[improvement of to_metric(Z)] for independent normal Z, by the midpoint rule over +-8 sd in
+    each of two standardised coordinates (no factorisation over boxes involved)."""
+    t = (np.arange(nodes) + 0.5) / nodes * 16 - 8
+    w = norm.pdf(t) * 16 / nodes
+    z = np.stack(np.meshgrid(mean[0] + std[0] * t, mean[1] + std[1] * t, indexing="ij"), axis=-1)
+    gains = hypervolume_improvements(units.to_metric(z), units.lower, units.upper)
+    return float(w @ gains @ w) / units.scale
+
+
+raws = st.integers(min_value=3, max_value=25).flatmap(
+    lambda n: st.tuples(st.integers(0, 2 ** 32 - 1), st.just(n), st.booleans()))
+
+
+@settings(max_examples=25, deadline=None)
+@given(raws)
+def test_exact_two_objective_ehvi_matches_quadrature_on_random_fronts(case):
+    seed, n, extrapolate = case
+    rng = np.random.default_rng(seed)
+    raw = np.exp(rng.normal(0.0, 1.0, (n, 2)))
+    raw[rng.random(n) < 0.2, 1] = raw[0, 1]                # ties in one metric
+    units = MetricUnits(copula(raw), raw, rng, extrapolate)
+    assert units.exact
+    mean = rng.normal(-1.0, 1.2, (4, 2))
+    std = rng.uniform(0.05, 1.5, (4, 2))
+    exact = units.ehvi(mean, std)
+    reference = [quadrature_ehvi(units, m, s) for m, s in zip(mean, std)]
+    assert exact == pytest.approx(reference, rel=2e-3, abs=1e-6)
+
+
+@pytest.mark.parametrize("d", [2, 3])
+def test_exact_ehvi_matches_monte_carlo_of_the_same_map(d, monkeypatch):
+    rng = np.random.default_rng(d)
+    raw = np.exp(rng.normal(0.0, 1.0, (15, d)))
+    units = MetricUnits(copula(raw), raw, rng, extrapolate=True)
+    mean, std = rng.normal(-1.0, 0.8, (5, d)), rng.uniform(0.2, 1.0, (5, d))
+    exact = units.ehvi(mean, std)
+    z = mean[:, None, :] + std[:, None, :] * rng.standard_normal((5, 100_000, d))
+    sampled = hypervolume_improvements(units.to_metric(z), units.lower, units.upper).mean(axis=1) / units.scale
+    assert exact == pytest.approx(sampled, rel=0.03, abs=1e-4)
+    assert not MetricUnits(copula(raw), raw, rng, extrapolate=True, monte_carlo=True).exact   # asked for
+    monkeypatch.setattr(metric_ehvi, "EXACT_BOXES", 0)     # beyond the limit: the Monte-Carlo estimate
+    assert not units.exact
+    estimate = units.ehvi(mean, std)
+    assert estimate == pytest.approx(np.maximum(units._monte_carlo(mean, std), 0) / units.scale)
+    assert np.corrcoef(estimate, exact)[0, 1] > 0.8
+
+
+def test_the_map_continues_linearly_below_the_best_value_down_to_zero():
+    y = np.array([-1.0, 0.0, 1.0, 2.0])
+    raw = np.array([2.0, 3.0, 7.0, 8.0])
+    m = MetricMap(y, raw, extrapolate=True)
+    assert m.to_metric(y) == pytest.approx(raw)
+    assert m.to_metric(np.array([-1.5, -10.0])) == pytest.approx([1.5, 0.0])    # slope 1 to (0, 3), floor 0
+    assert m.to_metric(np.array([5.0])) == pytest.approx([8.0])                  # constant above the worst
+    clamped = MetricMap(y, raw)
+    assert clamped.to_metric(np.array([-1.5])) == pytest.approx([2.0])
+
+
+def test_beating_the_fronts_extreme_is_worth_its_hypervolume():
+    """A candidate surely faster than the fastest result, at its energy, extends the front: the gain is
+    the hypervolume its extrapolated value adds (a map clamped at the best value gives none)."""
+    raw = np.array([[1.0, 40.0], [2.0, 20.0], [8.0, 10.0], [9.0, 50.0], [3.0, 45.0]])
+    y = copula(raw)
+    units = MetricUnits(y, raw, np.random.default_rng(0), extrapolate=True)
+    z = np.array([[y[:, 0].min() - 0.5, y[0, 1]]])
+    point = units.to_metric(z)[0]
+    assert point[0] < 1.0 and point[1] == pytest.approx(40.0)
+    gain = units.ehvi(z, np.full((1, 2), 1e-6))[0]
+    assert gain == pytest.approx(hypervolume_improvement(raw[:3], point, units.reference) / units.scale, rel=1e-3)
+    assert gain > 0
+    clamped = MetricUnits(y, raw, np.random.default_rng(0))
+    assert clamped.ehvi(z, np.full((1, 2), 1e-6))[0] < 1e-3 * gain
+
+
+def test_proposals_without_new_results_reuse_the_fit(monkeypatch):
+    """A batch proposed while results are in flight is scored with one fit per objective, not one
+    per proposal."""
+    m = space()
+    tech = create_technique([light("MultiObjectiveBO")])
+    tech.bind(m, random.Random(0), tech.name)
+    fits = []
+    original = MultiObjectiveBO._fit_gp
+    monkeypatch.setattr(MultiObjectiveBO, "_fit_gp", lambda self, D2, raw: fits.append(1) or original(self, D2, raw))
+    while tech._n_ok < 6 or not fits:
+        p = tech.propose()
+        vec = vector(p.config)
+        tech.observe(Feedback(p.config, m.hash_config(p.config), vec[0], "ok", p.requestor, False, values=vec))
+    fits.clear()
+    batch = [tech.propose() for _ in range(3)]
+    assert len({m.hash_config(p.config) for p in batch}) == 3
+    assert len(fits) == 2           # two objectives, fitted once for the three proposals
