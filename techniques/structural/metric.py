@@ -8,9 +8,10 @@ of at least :data:`MIN_ITEMS` items as
     ``w_ij = mu + |x_i - x_j|``,  ``x_i`` in ``R^d``,
 
 ``n·d + 1`` unknowns instead of ``n(n-1)/2`` (per-item terms ``b_i + b_j`` add a constant to every
-closed tour and are left out; direction and precedence weights keep a prior centred on 0).  A
-tour's value is a sum of its ``n`` pair weights, so the fit is nonlinear least squares over the
-positions (L-BFGS, vectorised gradients), ridge :data:`RIDGE` per observation.
+closed tour and are left out; precedence weights, and direction weights unless the embedding is
+directed, keep a prior centred on 0).  A tour's value is a sum of its ``n`` pair weights, so the fit
+is nonlinear least squares over the positions (L-BFGS, vectorised gradients), ridge :data:`~.embedding.RIDGE`
+per observation.
 
 The fit is not convex and needs diverse data: from tours near an incumbent (a local search's
 results) it finds embeddings that fit every result and predict nothing else, while from about five
@@ -18,13 +19,17 @@ uniformly random tours per item it recovers a Euclidean instance's distances (ra
 at 100 cities).  So the measurements are chosen: :class:`MetricStructuralSurrogate` first proposes
 uniformly random configurations and, at each checkpoint of :data:`CHECKPOINTS` items' worth of them,
 fits ``d`` in :data:`DIMS` (:data:`RESTARTS` starts each, the previous fit among them) to four
-fifths of the data and predicts the held-out fifth.  Once the best ``R²`` of those predictions
-reaches :data:`ACCEPT` the embedding is accepted (``d`` chosen by held-out error): the prior of
-:class:`~.model.SparseBayesLinear` is centred on it, it is refitted (warm) whenever the data grew by
-a quarter, and the next suggestion is an iterated local search on the model from the incumbent.
-When no checkpoint accepts it (the weights are not a low-dimensional metric: loop orders, ATSP with
-strong asymmetry) the model hands over: it is StructuralSurrogate from then on, its prior centred on
-0, and it has paid for the random tours.
+fifths of the data and predicts the held-out fifth.  When no symmetric embedding reaches
+:data:`ACCEPT` and the permutation has direction features, the *directed* embedding ``w_ij = mu +
+|a_i - b_j|`` (an out- and an in-point per item, :class:`~.embedding.Embedding`) is fitted too, from
+the symmetric fit lifted (``a = b = x``) and :data:`DIRECTED_RESTARTS` random starts: asymmetric
+instances whose costs are road distances with one-way streets have that form.  Once the best ``R²``
+of those predictions reaches :data:`ACCEPT` the embedding is accepted (``d`` chosen by held-out
+error): the prior of :class:`~.model.SparseBayesLinear` is centred on it, it is refitted (warm)
+whenever the data grew by a quarter, and the next suggestion is an iterated local search on the
+model from the incumbent. When no checkpoint accepts it (the weights are not a low-dimensional
+metric: loop orders, ATSP with asymmetry that no out/in embedding explains) the model hands over: it
+is StructuralSurrogate from then on, its prior centred on 0, and it has paid for the random tours.
 """
 from __future__ import annotations
 
@@ -52,6 +57,9 @@ CHECKPOINTS = (3, 4, 5, 6.5, 8, 10)
 
 #: held-out R² from which the embedding is accepted
 ACCEPT = 0.9
+
+#: held-out R² from which the last checkpoint accepts the embedding instead of handing over
+ACCEPT_LAST = 0.9
 
 #: random starts per dimension and checkpoint (the previous fit is one more)
 RESTARTS = 3
@@ -144,11 +152,12 @@ class MetricBayesLinear(SparseBayesLinear):
         if best[0] < ACCEPT and self.directions is not None:
             best = max(best, self._fit_dims(X, y, hold, True), key=lambda f: f[0])
         self.held_out_r2 = best[0]
-        if best[0] >= ACCEPT:
+        last = y.size >= int(CHECKPOINTS[-1] * self.items)
+        if best[0] >= (ACCEPT_LAST if last else ACCEPT):
             self.embedding, self.status = self._embedding(best[1], best[2]), "accepted"
             self.theta = {(best[1], best[2]): self.embedding.fit(X, y, best[3], REFIT_ITERATIONS)[0]}
             self._centre()
-        elif y.size >= int(CHECKPOINTS[-1] * self.items):
+        elif last:
             self.status, self.theta = "handed over", {}
         return self.status
 
