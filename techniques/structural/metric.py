@@ -59,7 +59,7 @@ CHECKPOINTS = (3, 4, 5, 6.5, 8, 10)
 ACCEPT = 0.9
 
 #: held-out R² from which the last checkpoint accepts the embedding instead of handing over
-ACCEPT_LAST = 0.9
+ACCEPT_LAST = 0.6
 
 #: random starts per dimension and checkpoint (the previous fit is one more)
 RESTARTS = 3
