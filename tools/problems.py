@@ -91,6 +91,18 @@ def random_tsp_problem(n: int, seed: int = 0, examples: Folder = None) -> Proble
     return problem
 
 
+def random_atsp_problem(n: int, seed: int = 0, examples: Folder = None) -> Problem:
+    """``randomatsp{n}``: a random road-like asymmetric instance
+    (``examples/tsp/tsplib.random_asymmetric_instance(n, seed)``); ratios are to the reference tour of
+    :func:`reference_tour_length`, as for ``random{n}``."""
+    tsplib = _load_example_module("tsp/tsplib.py", "tunerlib_bench_tsplib", examples)
+    matrix = np.asarray(tsplib.random_asymmetric_instance(n, seed).matrix, dtype=float)
+    problem = _tour_problem(f"randomatsp{n}", matrix, reference_tour_length(matrix, seed),
+                            budgets=[1000, 3000, 10000])
+    problem.data["seed"] = seed
+    return problem
+
+
 #: double-bridge kicks of the iterated local search that gives random instances their reference
 REFERENCE_KICKS = 400
 
@@ -148,6 +160,8 @@ def default_problems(names: Optional[List[str]] = None, shared: Folder = None,
     for name in names or ():
         if name not in problems and name.startswith("random") and name[6:].isdigit():
             problems[name] = random_tsp_problem(int(name[6:]), examples=examples)
+        if name not in problems and name.startswith("randomatsp") and name[10:].isdigit():
+            problems[name] = random_atsp_problem(int(name[10:]), examples=examples)
         function = re.fullmatch(r"(rosenbrock|sphere|rastrigin|ackley)([1-9][0-9]*)d", name)
         if name not in problems and function:
             problems[name] = function_problem(function[1], int(function[2]), 5.0, examples)

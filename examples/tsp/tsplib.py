@@ -468,3 +468,17 @@ def random_instance(n: int, seed: int = 0) -> Instance:
                     matrix=_coordinate_matrix(coords, "EUC_2D"), coords=coords,
                     edge_weight_type="EUC_2D", comment=f"random uniform points, seed {seed}",
                     display=coords)
+
+
+def random_asymmetric_instance(n: int, seed: int = 0, detour: float = 0.2, one_way: float = 0.2) -> Instance:
+    """A random road-like ATSP: the points of :func:`random_instance` ``(n, seed)``; each direction of
+    each pair costs its Euclidean distance times ``1 + U(0, detour)`` (drawn per direction), plus half
+    the distance on a fraction ``one_way`` of the directed pairs (one-way streets), rounded."""
+    base = random_instance(n, seed)
+    rng = np.random.default_rng([seed, n])
+    D = np.asarray(base.matrix, dtype=np.float64)
+    M = D * (1.0 + detour * rng.random((n, n))) + 0.5 * D * (rng.random((n, n)) < one_way)
+    np.fill_diagonal(M, 0.0)
+    return Instance(name=f"randomatsp{n}-seed{seed}", kind="ATSP", dimension=int(n),
+                    matrix=np.round(M).astype(np.int64), coords=base.coords, edge_weight_type="EXPLICIT",
+                    comment=f"random road-like asymmetric instance, seed {seed}", display=base.coords)

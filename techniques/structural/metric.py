@@ -8,9 +8,10 @@ of at least :data:`MIN_ITEMS` items as
     ``w_ij = mu + |x_i - x_j|``,  ``x_i`` in ``R^d``,
 
 ``n·d + 1`` unknowns instead of ``n(n-1)/2`` (per-item terms ``b_i + b_j`` add a constant to every
-closed tour and are left out; direction and precedence weights keep a prior centred on 0).  A
-tour's value is a sum of its ``n`` pair weights, so the fit is nonlinear least squares over the
-positions (L-BFGS, vectorised gradients), ridge :data:`RIDGE` per observation.
+closed tour and are left out; precedence weights, and direction weights unless the embedding is
+directed, keep a prior centred on 0).  A tour's value is a sum of its ``n`` pair weights, so the fit
+is nonlinear least squares over the positions (L-BFGS, vectorised gradients), ridge :data:`~.embedding.RIDGE`
+per observation.
 
 The fit is not convex and needs diverse data: from tours near an incumbent (a local search's
 results) it finds embeddings that fit every result and predict nothing else, while from about five
@@ -18,13 +19,17 @@ uniformly random tours per item it recovers a Euclidean instance's distances (ra
 at 100 cities).  So the measurements are chosen: :class:`MetricStructuralSurrogate` first proposes
 uniformly random configurations and, at each checkpoint of :data:`CHECKPOINTS` items' worth of them,
 fits ``d`` in :data:`DIMS` (:data:`RESTARTS` starts each, the previous fit among them) to four
-fifths of the data and predicts the held-out fifth.  Once the best ``R²`` of those predictions
-reaches :data:`ACCEPT` the embedding is accepted (``d`` chosen by held-out error): the prior of
-:class:`~.model.SparseBayesLinear` is centred on it, it is refitted (warm) whenever the data grew by
-a quarter, and the next suggestion is an iterated local search on the model from the incumbent.
-When no checkpoint accepts it (the weights are not a low-dimensional metric: loop orders, ATSP with
-strong asymmetry) the model hands over: it is StructuralSurrogate from then on, its prior centred on
-0, and it has paid for the random tours.
+fifths of the data and predicts the held-out fifth.  When no symmetric embedding reaches
+:data:`ACCEPT` and the permutation has direction features, the *directed* embedding ``w_ij = mu +
+|a_i - b_j|`` (an out- and an in-point per item, :class:`~.embedding.Embedding`) is fitted too, from
+the symmetric fit lifted (``a = b = x``) and :data:`DIRECTED_RESTARTS` random starts: asymmetric
+instances whose costs are road distances with one-way streets have that form.  Once the best ``R²``
+of those predictions reaches :data:`ACCEPT` the embedding is accepted (``d`` chosen by held-out
+error): the prior of :class:`~.model.SparseBayesLinear` is centred on it, it is refitted (warm)
+whenever the data grew by a quarter, and the next suggestion is an iterated local search on the
+model from the incumbent. When no checkpoint accepts it (the weights are not a low-dimensional
+metric: loop orders, ATSP with asymmetry that no out/in embedding explains) the model hands over: it
+is StructuralSurrogate from then on, its prior centred on 0, and it has paid for the random tours.
 """
 from __future__ import annotations
 
@@ -32,10 +37,10 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import minimize
 
 from ...parameters.features import FeatureGroup, PermutationFeatures
 from ..base import Proposal
+from .embedding import Embedding
 from .model import SparseBayesLinear
 from .technique import StructuralSurrogate
 from .tours import iterated_search
@@ -53,17 +58,17 @@ CHECKPOINTS = (3, 4, 5, 6.5, 8, 10)
 #: held-out R² from which the embedding is accepted
 ACCEPT = 0.9
 
+#: held-out R² from which the last checkpoint accepts the embedding instead of handing over
+ACCEPT_LAST = 0.6
+
 #: random starts per dimension and checkpoint (the previous fit is one more)
 RESTARTS = 3
 
+#: random starts of a directed fit besides the lifted symmetric fit and the previous directed one
+DIRECTED_RESTARTS = 1
+
 #: L-BFGS iterations of a fit from a start, and of a warm refit
 ITERATIONS, REFIT_ITERATIONS = 300, 60
-
-#: ridge on the positions, per observation (standardized values)
-RIDGE = 1e-6
-
-#: smoothing of the distance at 0 (keeps the gradient finite)
-EPS = 1e-10
 
 #: double-bridge kicks per item of the iterated local search made once the embedding is accepted
 JUMP_KICKS = 0.5
@@ -73,82 +78,31 @@ def _adjacency_blocks(groups: List[FeatureGroup]) -> List[FeatureGroup]:
     return [g for g in groups if g.kind == "adjacency" and g.active >= MIN_ITEMS]
 
 
-class Embedding:
-    """Positions of the items of the permutations in ``blocks`` (adjacency groups), one ``mu`` each,
-    packed in one vector ``theta`` of dimension ``dim``."""
+def _direction_groups(blocks: List[FeatureGroup], groups: List[FeatureGroup]) -> Optional[List[FeatureGroup]]:
+    """The direction group of each adjacency block (same parameter), or None when one has none."""
+    found = [next((d for d in groups if d.kind == "direction" and d.parameter == g.parameter), None)
+             for g in blocks]
+    return None if any(d is None for d in found) else found  # type: ignore[return-value]
 
-    def __init__(self, blocks: List[FeatureGroup], dim: int) -> None:
-        self.blocks, self.dim = blocks, dim
-        self.iu = [np.triu_indices(g.active, 1) for g in blocks]
-        self.size = sum(1 + g.active * dim for g in blocks)
 
-    def start(self, rng: np.random.Generator) -> np.ndarray:
-        """A random start: positions of spread 0.1, ``mu`` 0."""
-        parts = []
-        for g in self.blocks:
-            parts += [np.zeros(1), 0.1 * rng.standard_normal(g.active * self.dim)]
-        return np.concatenate(parts)
-
-    def _split(self, theta: np.ndarray) -> List[Tuple[float, np.ndarray, int]]:
-        out, at = [], 0
-        for g in self.blocks:
-            out.append((float(theta[at]), theta[at + 1:at + 1 + g.active * self.dim].reshape(g.active, self.dim), at))
-            at += 1 + g.active * self.dim
-        return out
-
-    def weights(self, theta: np.ndarray, size: int) -> np.ndarray:
-        """The weight vector (``size`` features) of ``theta``: ``mu + |x_i - x_j|`` on the adjacency
-        features, 0 elsewhere."""
-        w = np.zeros(size)
-        for g, iu, (mu, Z, _) in zip(self.blocks, self.iu, self._split(theta)):
-            diff = Z[:, None, :] - Z[None, :, :]
-            w[g.start:g.stop] = mu + np.sqrt((diff ** 2).sum(-1) + EPS)[iu]
-        return w
-
-    def loss(self, theta: np.ndarray, X: sp.csr_matrix, y: np.ndarray) -> Tuple[float, np.ndarray]:
-        """``½|X w(θ) - y|² + ½ λ |x|²`` and its gradient."""
-        r = X @ self.weights(theta, X.shape[1]) - y
-        g = X.T @ r
-        lam = RIDGE * max(y.size, 1)
-        grad = np.zeros_like(theta)
-        value = 0.5 * float(r @ r)
-        for blk, iu, (_, Z, at) in zip(self.blocks, self.iu, self._split(theta)):
-            n = blk.active
-            G = np.zeros((n, n))
-            G[iu] = g[blk.start:blk.stop]
-            grad[at] = G[iu].sum()
-            G = G + G.T
-            diff = Z[:, None, :] - Z[None, :, :]
-            D = np.sqrt((diff ** 2).sum(-1) + EPS)
-            grad[at + 1:at + 1 + n * self.dim] = ((G / D)[:, :, None] * diff).sum(1).ravel() + lam * Z.ravel()
-            value += 0.5 * lam * float((Z * Z).sum())
-        return value, grad
-
-    def fit(self, X: sp.csr_matrix, y: np.ndarray, theta: np.ndarray, iterations: int) -> Tuple[np.ndarray, float]:
-        """``theta`` refined by L-BFGS on ``X``, ``y``; returns it and its loss."""
-        res = minimize(self.loss, theta, args=(X, y), jac=True, method="L-BFGS-B",
-                       options={"maxiter": iterations, "maxfun": 2 * iterations})
-        return np.asarray(res.x), float(res.fun)
-
-    def r2(self, theta: np.ndarray, X: sp.csr_matrix, y: np.ndarray) -> float:
-        """``1 - SSE / SST`` of ``theta``'s predictions of ``y``."""
-        r = X @ self.weights(theta, X.shape[1]) - y
-        sst = float(((y - y.mean()) ** 2).sum())
-        return 1.0 - float(r @ r) / sst if sst > 0 else 0.0
+#: a fit: (held-out R², dimension, directed, theta)
+Fit = Tuple[float, int, bool, np.ndarray]
 
 
 class MetricBayesLinear(SparseBayesLinear):
-    """:class:`~.model.SparseBayesLinear` whose adjacency prior is centred on a metric embedding of the
-    items once :meth:`identify` accepted one (see the module docstring)."""
+    """:class:`~.model.SparseBayesLinear` whose adjacency (and direction) prior is centred on an
+    embedding of the items once :meth:`identify` accepted one (see the module docstring)."""
 
     def __init__(self, size: int, groups: List[FeatureGroup], cg_steps: int = 10,
                  fit_intercept: Optional[bool] = None, seed: int = 0) -> None:
         super().__init__(size, groups, cg_steps, fit_intercept)
         self.blocks = _adjacency_blocks(list(groups))
+        self.directions = _direction_groups(self.blocks, list(groups))
         self.rng = np.random.default_rng(seed)
+        self.directed_rng = np.random.default_rng([seed, 1])   # the directed fits' starts
         self.status = "identifying" if self.blocks else "handed over"
         self.embedding: Optional[Embedding] = None
-        self.theta: Dict[int, np.ndarray] = {}      # last fit per dimension
+        self.theta: Dict[Tuple[int, bool], np.ndarray] = {}  # last fit per (dimension, directed)
         self.held_out_r2 = 0.0                      # the best held-out R² of the last checkpoint
         self._factor_n = 0
         self._theta_scale = 1.0                     # the values' scale the fitted theta is in
@@ -161,34 +115,60 @@ class MetricBayesLinear(SparseBayesLinear):
         """Whether ``random_results`` random results make an identification checkpoint."""
         return any(random_results == int(c * self.items) for c in CHECKPOINTS)
 
+    def _embedding(self, dim: int, directed: bool) -> Embedding:
+        return Embedding(self.blocks, dim, directed, self.directions if directed else None)
+
+    def _fit_dims(self, X: sp.csr_matrix, y: np.ndarray, hold: np.ndarray, directed: bool) -> Fit:
+        """Fit every dimension of :data:`DIMS` (symmetric, or directed) to the rows outside ``hold``
+        from its starts, keep each best fit in :attr:`theta`; returns the best on the held-out rows.
+        Symmetric starts: :data:`RESTARTS` random ones; directed: the symmetric fit lifted and
+        :data:`DIRECTED_RESTARTS` random ones; each also from its own previous fit."""
+        best: Fit = (-np.inf, 0, directed, np.zeros(0))
+        for dim in DIMS:
+            emb = self._embedding(dim, directed)
+            if directed:
+                starts = [emb.lifted(self.theta[dim, False])]
+                starts += [emb.start(self.directed_rng) for _ in range(DIRECTED_RESTARTS)]
+            else:
+                starts = [emb.start(self.rng) for _ in range(RESTARTS)]
+            starts += [self.theta[dim, directed]] if (dim, directed) in self.theta else []
+            fits = [emb.fit(X[~hold], y[~hold], s, ITERATIONS) for s in starts]
+            self.theta[dim, directed] = min(fits, key=lambda f: f[1])[0]
+            score = emb.r2(self.theta[dim, directed], X[hold], y[hold])
+            if score > best[0]:
+                best = (score, dim, directed, self.theta[dim, directed])
+        return best
+
     def identify(self) -> str:
-        """Fit every dimension of :data:`DIMS` to four fifths of the data and predict the rest; accept
-        the best when its held-out R² reaches :data:`ACCEPT`, hand over after the last checkpoint.
-        Called by the technique at each checkpoint; returns the status."""
+        """Fit the symmetric embeddings of every dimension of :data:`DIMS` to four fifths of the data
+        and predict the rest; when none reaches :data:`ACCEPT` and the permutations have direction
+        features, the directed ones too.  Accept the best when its held-out R² reaches
+        :data:`ACCEPT`, hand over after the last checkpoint.  Called by the technique at each
+        checkpoint; returns the status."""
         self._restandardize()
         X, y = self.rows.matrix(self.first), self._target()
         hold = np.arange(y.size) % 5 == 0
-        best: Tuple[float, int, np.ndarray] = (-np.inf, 0, np.zeros(0))
-        for dim in DIMS:
-            emb = Embedding(self.blocks, dim)
-            starts = [emb.start(self.rng) for _ in range(RESTARTS)] + ([self.theta[dim]] if dim in self.theta else [])
-            fits = [emb.fit(X[~hold], y[~hold], s, ITERATIONS) for s in starts]
-            self.theta[dim] = min(fits, key=lambda f: f[1])[0]
-            score = emb.r2(self.theta[dim], X[hold], y[hold])
-            if score > best[0]:
-                best = (score, dim, self.theta[dim])
+        best = self._fit_dims(X, y, hold, False)
+        if best[0] < ACCEPT and self.directions is not None:
+            best = max(best, self._fit_dims(X, y, hold, True), key=lambda f: f[0])
         self.held_out_r2 = best[0]
-        if best[0] >= ACCEPT:
-            self.embedding, self.status = Embedding(self.blocks, best[1]), "accepted"
-            self.theta = {best[1]: self.embedding.fit(X, y, best[2], REFIT_ITERATIONS)[0]}
+        last = y.size >= int(CHECKPOINTS[-1] * self.items)
+        if best[0] >= (ACCEPT_LAST if last else ACCEPT):
+            self.embedding, self.status = self._embedding(best[1], best[2]), "accepted"
+            self.theta = {(best[1], best[2]): self.embedding.fit(X, y, best[3], REFIT_ITERATIONS)[0]}
             self._centre()
-        elif y.size >= int(CHECKPOINTS[-1] * self.items):
+        elif last:
             self.status, self.theta = "handed over", {}
         return self.status
 
+    @property
+    def _key(self) -> Tuple[int, bool]:
+        assert self.embedding is not None
+        return self.embedding.dim, self.embedding.directed
+
     def _centre(self) -> None:
         assert self.embedding is not None
-        self.prior_mean = self.embedding.weights(self.theta[self.embedding.dim], self.size)
+        self.prior_mean = self.embedding.weights(self.theta[self._key], self.size)
         self._theta_scale = self.scale
         self._factor_n = self.n
         self._noise_n = 0    # a whole re-solve around the new centre
@@ -203,10 +183,9 @@ class MetricBayesLinear(SparseBayesLinear):
         quarter, the embedding is refitted warm (on the renewed standardization)."""
         if self.embedding is not None and self.n >= 1.25 * self._factor_n:
             self._restandardize()
-            dim = self.embedding.dim
             X, y = self.rows.matrix(self.first), self._target()
-            scaled = self.theta[dim] * (self._theta_scale / self.scale)   # the weights follow the values' scale
-            self.theta[dim] = self.embedding.fit(X, y, scaled, REFIT_ITERATIONS)[0]
+            scaled = self.theta[self._key] * (self._theta_scale / self.scale)   # the weights follow the values' scale
+            self.theta[self._key] = self.embedding.fit(X, y, scaled, REFIT_ITERATIONS)[0]
             self._centre()
         super().refresh()
 

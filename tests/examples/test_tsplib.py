@@ -312,6 +312,18 @@ def test_random_instance_deterministic():
         tsplib.random_instance(1, 0)
 
 
+def test_random_asymmetric_instance_is_a_deterministic_road_like_atsp():
+    a, b = tsplib.random_asymmetric_instance(30, 7), tsplib.random_asymmetric_instance(30, 7)
+    assert np.array_equal(a.matrix, b.matrix) and a.kind == "ATSP" and a.name == "randomatsp30-seed7"
+    base = tsplib.random_instance(30, 7)
+    assert np.array_equal(a.coords, base.coords) and np.all(np.diag(a.matrix) == 0)
+    off = ~np.eye(30, dtype=bool)
+    ratio = a.matrix[off] / np.maximum(base.matrix[off], 1)
+    assert ratio.min() >= 0.9 and ratio.max() <= 1.75                   # detours and one-way penalties
+    assert not np.array_equal(a.matrix, a.matrix.T)
+    assert not np.array_equal(a.matrix, tsplib.random_asymmetric_instance(30, 8).matrix)
+
+
 # ----------------------------------------------------------------------------------- malformed files
 
 MALFORMED = {

@@ -54,3 +54,13 @@ def test_an_installed_copy_without_examples_says_what_to_do(monkeypatch, tmp_pat
     assert not problems.shared_root().exists()
     with pytest.raises(SystemExit, match=r"unknown problem\(s\) \['att48'\].*pass --shared DIR or set"):
         problems.default_problems(["att48"])
+
+
+def test_randomatsp_names_a_random_asymmetric_tour_problem():
+    import numpy as np
+
+    from tools import problems
+    prob = problems.default_problems(["randomatsp12"])["randomatsp12"]
+    M = np.asarray(prob.data["matrix"])
+    assert M.shape == (12, 12) and not np.array_equal(M, M.T)
+    assert prob.optimum is not None and prob.evaluate({"tour": list(range(12))}) >= prob.optimum
