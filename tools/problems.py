@@ -83,21 +83,21 @@ def random_tsp_problem(n: int, seed: int = 0, examples: Folder = None) -> Proble
 
     Its optimum is unknown; the reference is the best tour of an iterated local search (2-opt and or-opt
     on the true distances, :data:`REFERENCE_KICKS` double-bridge kicks), so ratios are to that."""
-    tsplib = _load_example_module("tsp/tsplib.py", "tunerlib_bench_tsplib", examples)
-    matrix = np.asarray(tsplib.random_instance(n, seed).matrix, dtype=float)
-    problem = _tour_problem(f"random{n}", matrix, reference_tour_length(matrix, seed),
-                            budgets=[1000, 3000, 10000])
-    problem.data["seed"] = seed
-    return problem
+    return _random_problem("random", "random_instance", n, seed, examples)
 
 
 def random_atsp_problem(n: int, seed: int = 0, examples: Folder = None) -> Problem:
     """``randomatsp{n}``: a random road-like asymmetric instance
     (``examples/tsp/tsplib.random_asymmetric_instance(n, seed)``); ratios are to the reference tour of
     :func:`reference_tour_length`, as for ``random{n}``."""
+    return _random_problem("randomatsp", "random_asymmetric_instance", n, seed, examples)
+
+
+def _random_problem(prefix: str, generator: str, n: int, seed: int, examples: Folder) -> Problem:
+    """The tour problem ``{prefix}{n}`` on ``examples/tsp/tsplib.{generator}(n, seed)``'s matrix."""
     tsplib = _load_example_module("tsp/tsplib.py", "tunerlib_bench_tsplib", examples)
-    matrix = np.asarray(tsplib.random_asymmetric_instance(n, seed).matrix, dtype=float)
-    problem = _tour_problem(f"randomatsp{n}", matrix, reference_tour_length(matrix, seed),
+    matrix = np.asarray(getattr(tsplib, generator)(n, seed).matrix, dtype=float)
+    problem = _tour_problem(f"{prefix}{n}", matrix, reference_tour_length(matrix, seed),
                             budgets=[1000, 3000, 10000])
     problem.data["seed"] = seed
     return problem
