@@ -14,8 +14,13 @@ between knots ``(y_k, v_k)`` and ``(y_{k+1}, v_{k+1})`` (slope ``s_k``), that in
 ``s_k sigma (h(t_hi) - h(t_lo))`` with ``h(t) = phi(t) + t Phi(t)`` and ``t`` the piece's ends in
 standard units, so ``G`` at every bound is a cumulative sum over the knots: one ``h`` per candidate
 and knot, vectorised over all candidates.  With two objectives a front of ``n`` points has ``n + 1``
-boxes; the exact form is used while the boxes number at most :data:`EXACT_BOXES` (every 2-objective
-front of a tuning run), Monte Carlo over :data:`SAMPLES` common normal draws beyond (many objectives).
+boxes; the exact form applies while the boxes number at most :data:`EXACT_BOXES` (every 2-objective
+front of a tuning run).
+
+**Monte Carlo.**  The mean improvement of :data:`SAMPLES` posterior draws per candidate (common normal
+draws, mapped through ``g``): MultiObjectiveBO's default (``metric_ehvi`` "monte_carlo"; its sampling
+noise spreads the proposals, which found the benchmark tables' fronts' knees in more runs), and the
+only form beyond :data:`EXACT_BOXES` boxes (many objectives).
 
 **The tails.**  Above the highest training target ``g`` is constant (a candidate is never predicted
 worse than the worst result: irrelevant to an improvement).  Below the lowest one it is constant too
@@ -107,7 +112,7 @@ class MetricUnits:
     Built once per proposal from the GPs' standardised training targets ``y`` and the values they
     came from (``raw``, both ``(rows, objectives)``); ``extrapolate``: the maps' lower tails continue
     linearly (:class:`MetricMap`); ``monte_carlo``: estimate by sampling even where the exact form
-    applies (the cost comparison of docs/benchmarks/multi-objective.md).  The reference point is 1.1 x the nadir of the
+    applies (MultiObjectiveBO's default; docs/benchmarks/multi-objective.md compares the two).  The reference point is 1.1 x the nadir of the
     observed front (10 % of its size beyond it), the one a front is judged by
     (tools/bench_pareto.py).  :meth:`ehvi` is divided by the observed front's hypervolume."""
 
