@@ -31,6 +31,10 @@ differs is the model and the acquisition of a BO proposal:
   knee within 20 evaluations far more often.  "model" uses the GPs' standardised units instead,
   exactly (:mod:`.ehvi`), with the reference point 10 % of the front's extent beyond its nadir; it
   also breaks ties (a small weight) where the metric-units EHVI underflows to 0;
+* every ``extreme_every``-th proposal (4) aims at one objective's own extreme instead, the
+  objectives in turn, until an objective's last ``extreme_patience`` (2) such proposals in a row
+  did not improve it (:mod:`.extremes`): the EHVI gives nothing to a design beyond the front's
+  nadir in another objective, however far it extends the front's end;
 * results in flight enter the front at their posterior means ("Kriging believer"), so several
   proposals made before their results arrive (``parallelism`` > 1) spread along the front instead
   of piling onto the one region of highest EHVI;
