@@ -14,9 +14,12 @@ one, or one that has not been tested yet, keeps its full weight.
 
 **Stalls** (:func:`pibo_exponent`).  A right prior brings the search near its mode quickly, and its
 weight then keeps the proposals on the mode's nearest neighbours; where the best configurations lie
-a few steps away, that crawl is slow.  While the search is stalled the prior's weight is suspended,
-so the trust-region steps around the best (``stall_after``, ``local_radius``) move freely; it comes
-back, decayed as ever, once a result improves the best.
+a few steps away, that crawl is slow.  Once the search is stalled (``stall_after`` results without a
+better one) the technique alternates trust-region steps around the best (``local_radius``) with
+global ones (``global_every``).  The prior's weight is suspended on the trust-region steps only:
+there the region is already set by the best result, and the prior would hold the steps to its
+mode's nearest neighbours.  The global steps keep it, so that they explore the prior's region
+rather than leave a region that was right for wherever the model is merely uncertain.
 """
 from __future__ import annotations
 
@@ -27,13 +30,14 @@ from typing import Any, Dict, Optional, Sequence
 import numpy as np
 
 
-def pibo_exponent(beta: float, log_weights: Sequence[float], values: Sequence[float], stalled: bool) -> float:
+def pibo_exponent(beta: float, log_weights: Sequence[float], values: Sequence[float],
+                  trust_region: bool = False) -> float:
     """The exponent of the prior in the acquisition before a BO proposal: πBO's ``beta / n`` after
     ``n`` results (``log_weights`` and ``values`` as in :func:`agreement`), times their agreement with
-    the prior; 0 while the search is ``stalled`` (the technique's ``stall_after`` results without a
-    better one): the prior has led the search as far as it can, and the trust-region steps around
-    the best then move freely instead of being held to the prior's nearest neighbours."""
-    if stalled:
+    the prior; 0 for a ``trust_region`` step (a stalled search's step within ``local_radius`` of the
+    best), which then moves freely instead of being held to the prior's nearest neighbours; a
+    stalled search's global steps keep the weight."""
+    if trust_region:
         return 0.0
     return beta / max(len(values), 1) * agreement(log_weights, values)
 

@@ -167,8 +167,8 @@ class BOOptions:
     max_feasibility_threshold: float = 0.1
     #: πBO: with user priors on the space, the acquisition is multiplied by prior(x) ** (prior_beta / n
     #: x agreement) after n results, so the prior steers early proposals, fades as data accumulates and
-    #: stops steering where the results contradict it or while the search is stalled (:mod:`.prior_use`;
-    #: 0: ignore the priors in the acquisition; random proposals still draw from them)
+    #: stops steering where the results contradict it and on a stalled search's trust-region steps
+    #: (:mod:`.prior_use`; 0: ignore the priors in the acquisition; random proposals still draw from them)
     prior_beta: float = 10.0
     #: chain of trees: leaves per group before falling back to rejection sampling
     max_leaves: int = 1_000_000
@@ -456,12 +456,12 @@ class BayesianOptimization(Technique):
         eps = o.max_feasibility_threshold * self.rng.randrange(EPS_STEPS) / (EPS_STEPS - 1)
         acq = Acquisition(self.encoder, gp, train, y_best, feas, eps,
                           self.feasibility.features if self.feasibility is not None else None)
-        if self.manipulator.prior and o.prior_beta > 0:  # type: ignore[union-attr]
-            acq.weigh_by_prior(self.manipulator.prior, self.prior_exponent())  # type: ignore[union-attr]
         radius = 0
         if o.stall_after > 0 and self._stalled() >= o.stall_after:
             self._local_turn = (self._local_turn + 1) % max(o.global_every, 1)
             radius = o.local_radius if self._local_turn else 0
+        if self.manipulator.prior and o.prior_beta > 0:  # type: ignore[union-attr]
+            acq.weigh_by_prior(self.manipulator.prior, self.prior_exponent(radius > 0))  # type: ignore[union-attr]
         cfg = self.search.run(acq, self.rng, self.np_rng, self._excluded, [incumbent], radius)
         return cfg if cfg is not None else self._random_new()
 
@@ -472,12 +472,12 @@ class BayesianOptimization(Technique):
         values = [v if state == "ok" and math.isfinite(v) else math.inf for _, v, state in results]
         return weights, values
 
-    def prior_exponent(self) -> float:
+    def prior_exponent(self, trust_region: bool = False) -> float:
         """πBO's exponent of the prior in the acquisition (:func:`.prior_use.pibo_exponent`: decays
-        with the results, falls where they contradict the prior, 0 while the search is stalled);
-        called for each BO proposal."""
-        weights, values, o = *self._prior_evidence(), self.options
-        return pibo_exponent(o.prior_beta, weights, values, 0 < o.stall_after <= self._stalled())
+        with the results, falls where they contradict the prior, 0 for a ``trust_region`` step of a
+        stalled search); called for each BO proposal."""
+        weights, values = self._prior_evidence()
+        return pibo_exponent(self.options.prior_beta, weights, values, trust_region)
 
     def _stalled(self) -> int:
         """OK results since the last improvement of the best value."""

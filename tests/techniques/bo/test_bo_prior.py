@@ -226,18 +226,27 @@ def test_local_samples_come_from_the_concentrated_part_of_the_prior():
     assert near(mixed) < 0.5                                   # 0.2 x 1 + 0.8 x (19/31)^4
 
 
-def test_a_stalled_search_suspends_the_prior_and_an_improvement_restores_it():
+def test_a_stalled_search_suspends_the_prior_on_trust_region_steps_only(monkeypatch):
     m, fn = _grid()
     m.set_prior_near({"a": 20, "b": 20, "c": 20, "d": 20}, 0.6)
-    tech = BayesianOptimization(initial_samples=3, prior_beta=8.0, stall_after=3, **LIGHT)
+    captured = []
+    original = acq_module.Acquisition.weigh_by_prior
+
+    def spy(self, prior, exponent):
+        captured.append(exponent)
+        original(self, prior, exponent)
+    monkeypatch.setattr(acq_module.Acquisition, "weigh_by_prior", spy)
+    tech = BayesianOptimization(initial_samples=3, prior_beta=8.0, stall_after=3, global_every=3, **LIGHT)
     tech.bind(m, random.Random(2), "BO")
-    values = [5.0, 9.0, 9.0, 9.0, 9.0, 9.0, 1.0]           # the best, three worse ones, a better one
-    exponents = []
+    values = [5.0, 9.0, 9.0, 9.0, 9.0, 9.0, 9.0, 1.0, 9.0]  # the best, six worse ones, a better one
     for v in values:
         p = tech.propose()
-        exponents.append(tech.prior_exponent())
         tech.observe(Feedback(p.config, m.hash_config(p.config), v, "ok", "BO", v < 5.0))
-    exponents.append(tech.prior_exponent())
-    assert all(e > 0.0 for e in exponents[:4])
-    assert exponents[4:7] == [0.0, 0.0, 0.0]                  # 3, 4 and 5 results without a better one
-    assert exponents[7] > 0.0                                  # the best improved
+    # BO proposals 4-9: not yet stalled; stalled: trust-region, trust-region, global, trust-region;
+    # after the improvement the prior is back
+    assert len(captured) == 6
+    assert captured[0] > 0.0
+    assert captured[1:3] == [0.0, 0.0] and captured[4] == 0.0
+    assert captured[3] > 0.0                                  # the stalled search's global step
+    assert captured[5] > 0.0
+    assert tech.prior_exponent(trust_region=True) == 0.0 and tech.prior_exponent() > 0.0
