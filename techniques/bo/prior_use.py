@@ -1,8 +1,17 @@
 """How Bayesian optimization uses a user prior beyond its random draws: the initial design starts at
-the prior's mode and keeps one result inside the prior's high region (:class:`PriorDesign`), and
-πBO's weight on the prior is scaled by how far the results agree with it.
+the prior's mode and keeps one result inside the prior's high region (:class:`PriorDesign`), πBO
+weighs the acquisition by the prior's region (:class:`PriorRegion`), and that weight is scaled by
+how far the results agree with the prior.
 
-**Agreement** (:func:`agreement`).  πBO multiplies the acquisition by ``prior(x) ** (beta / n)``;
+**Region** (:class:`PriorRegion`).  πBO multiplies the acquisition by the prior's density, which
+peaks at its mode; a prior near a configuration, for instance, weighs the mode's nearest neighbours
+above those two or three steps away by a factor of tens.  The design has measured the mode, so that
+peak tells the model nothing its result does not, and it holds the search to the mode's nearest
+neighbours where the best configurations lie a few steps away.  The weight used is the prior's
+capped at the uniform one: flat over the prior's high region (where the prior's weight is above the
+uniform one), falling outside it, so the prior says where to search and the model where inside.
+
+**Agreement** (:func:`agreement`).  πBO multiplies the acquisition by ``weight(x) ** (beta / n)``;
 the decay alone lets a wrong prior pull the search into its region for dozens of evaluations.  The
 results say early whether the prior is right: a right prior's high region (where its weight is above
 the uniform one) holds better results than the rest of the space, a wrong prior's holds worse ones.
@@ -65,6 +74,19 @@ def rank_score(log_weights: Sequence[float], values: Sequence[float]) -> Optiona
     u = float(np.sum(a < b)) + 0.5 * float(np.sum(a == b))
     n1, n2 = inside.size, outside.size
     return (u - 0.5 * n1 * n2) / math.sqrt(n1 * n2 * (n1 + n2 + 1) / 12.0)
+
+
+class PriorRegion:
+    """The weight πBO multiplies the acquisition by (``Acquisition.weigh_by_prior``): the space's
+    prior (a ``SpacePrior``) capped at the uniform weight; one is made for each BO proposal."""
+
+    def __init__(self, prior: Any) -> None:
+        self.prior = prior
+
+    def log_weights(self, configs: Sequence[Dict[str, Any]]) -> np.ndarray:
+        """The log weight over uniform of each configuration: the prior's where it is below the
+        uniform one, 0 inside the prior's high region."""
+        return np.minimum(np.asarray(self.prior.log_weights(configs), dtype=float), 0.0)
 
 
 def mode_configuration(manipulator: Any, space: Any, rng: random.Random, np_rng: np.random.Generator,

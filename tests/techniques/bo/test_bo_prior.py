@@ -11,7 +11,7 @@ from tunerlib.parameters import (Beta, ConfigurationManipulator, EnumParameter, 
 from tunerlib.techniques import Feedback
 from tunerlib.techniques.bo import BayesianOptimization
 from tunerlib.techniques.bo import acquisition as acq_module
-from tunerlib.techniques.bo.prior_use import agreement
+from tunerlib.techniques.bo.prior_use import PriorRegion, agreement
 
 LIGHT = dict(n_random_samples=300, n_starts=4, hp_samples=15, hp_starts=3, max_local_steps=5)
 
@@ -91,7 +91,18 @@ def test_acquisition_adds_the_weighted_log_prior(monkeypatch):
     acq.prior = None
     plain = acq.score(pair, strict=False)
     gap = (with_prior - plain)[0] - (with_prior - plain)[1]
-    assert math.isclose(gap, exponent * (math.log(0.97 * 4) - math.log(0.01 * 4)), rel_tol=1e-9)
+    # the prior's weight capped at the uniform one: e = "b" (0.97 x 4 values) counts as 1
+    assert math.isclose(gap, exponent * (0.0 - math.log(0.01 * 4)), rel_tol=1e-9)
+
+
+def test_the_region_weight_is_flat_inside_the_prior_high_region_and_the_prior_outside():
+    m, _ = _space()
+    m.set_prior("e", Probabilities({"b": 0.6, "a": 0.3}))     # weights over uniform: 2.4, 1.2, 0.2, 0.2
+    configs = [{"x": 0.5, "n": 10, "e": e} for e in "abcd"]
+    region = PriorRegion(m.prior).log_weights(configs)
+    assert list(region[:2]) == [0.0, 0.0]
+    assert np.allclose(region[2:], math.log(0.05 * 4))
+    assert np.allclose(region[2:], m.prior.log_weights(configs)[2:])
 
 
 def test_a_wrong_prior_still_finds_the_optimum_and_prior_beta_zero_ignores_it():
