@@ -1,15 +1,19 @@
 """How Bayesian optimization uses a user prior beyond its random draws: the initial design starts at
 the prior's mode and keeps one result inside the prior's high region (:class:`PriorDesign`), πBO
-weighs the acquisition by the prior's region (:class:`PriorRegion`), and that weight is scaled by
-how far the results agree with the prior.
+weighs the acquisition by the prior's region once the results confirm it (:func:`pibo_weight`), and
+that weight is scaled by how far the results agree with the prior.
 
-**Region** (:class:`PriorRegion`).  πBO multiplies the acquisition by the prior's density, which
+**Region** (:func:`pibo_weight`).  πBO multiplies the acquisition by the prior's density, which
 peaks at its mode; a prior near a configuration, for instance, weighs the mode's nearest neighbours
-above those two or three steps away by a factor of tens.  The design has measured the mode, so that
-peak tells the model nothing its result does not, and it holds the search to the mode's nearest
-neighbours where the best configurations lie a few steps away.  The weight used is the prior's
-capped at the uniform one: flat over the prior's high region (where the prior's weight is above the
-uniform one), falling outside it, so the prior says where to search and the model where inside.
+above those two or three steps away by a factor of tens.  Once the results confirm the prior (those
+inside its high region rank better than those outside, :func:`rank_score`), the design has measured
+the mode and its region, so that peak tells the model nothing the results do not, and it holds the
+search to the mode's nearest neighbours where the best configurations lie a few steps away.  A
+confirmed prior's weight is therefore capped at the uniform one (:class:`PriorRegion`): flat over
+its high region, falling outside it, so the prior says where to search and the model where inside.
+An untested or contradicted prior keeps its own density, whose peak concentrates the first
+proposals at the mode, where a wrong prior is measured and discounted soonest; a flat weight over a
+wrong prior's broad region would spend more evaluations inside it.
 
 **Agreement** (:func:`agreement`).  πBO multiplies the acquisition by ``weight(x) ** (beta / n)``;
 the decay alone lets a wrong prior pull the search into its region for dozens of evaluations.  The
@@ -51,6 +55,15 @@ def pibo_exponent(beta: float, log_weights: Sequence[float], values: Sequence[fl
     return beta / max(len(values), 1) * agreement(log_weights, values)
 
 
+def pibo_weight(prior: Any, log_weights: Sequence[float], values: Sequence[float]) -> Any:
+    """What πBO weighs the acquisition by before a BO proposal (``Acquisition.weigh_by_prior``):
+    :class:`PriorRegion` of ``prior`` once the results (``log_weights`` and ``values`` as in
+    :func:`agreement`) confirm it -- those inside its high region rank better than those outside --
+    and ``prior`` itself otherwise (no result on one side yet, or the inside ones rank worse)."""
+    z = rank_score(log_weights, values)
+    return PriorRegion(prior) if z is not None and z > 0.0 else prior
+
+
 def agreement(log_weights: Sequence[float], values: Sequence[float]) -> float:
     """How far results agree with the prior, in [0, 1]; called before each BO proposal.
 
@@ -77,8 +90,8 @@ def rank_score(log_weights: Sequence[float], values: Sequence[float]) -> Optiona
 
 
 class PriorRegion:
-    """The weight πBO multiplies the acquisition by (``Acquisition.weigh_by_prior``): the space's
-    prior (a ``SpacePrior``) capped at the uniform weight; one is made for each BO proposal."""
+    """The weight of a confirmed prior in πBO (:func:`pibo_weight`): the space's prior (a
+    ``SpacePrior``) capped at the uniform weight; one is made for each BO proposal that uses it."""
 
     def __init__(self, prior: Any) -> None:
         self.prior = prior

@@ -79,7 +79,7 @@ from .feasibility import FeasibilityModel
 from .fitstate import FitState, surrogate_turn
 from .gp import GaussianProcess, GPFitError, Hyper
 from .neighbours import NeighbourGenerator
-from .prior_use import PriorDesign, PriorRegion, mode_configuration, pibo_exponent
+from .prior_use import PriorDesign, mode_configuration, pibo_exponent, pibo_weight
 from .transforms import TransformKey, exponents, log_jacobian, transform
 from .window import TrainingWindow
 
@@ -165,10 +165,10 @@ class BOOptions:
     failure_imputation: bool = False
     #: eps_f is drawn from {0, max/10, ..., max} each iteration
     max_feasibility_threshold: float = 0.1
-    #: πBO: with user priors on the space, the acquisition is multiplied by the prior's weight (capped at
-    #: the uniform one) ** (prior_beta / n x agreement) after n results, so the prior steers early proposals, fades as data accumulates and
-    #: stops steering where the results contradict it and on a stalled search's trust-region steps
-    #: (:mod:`.prior_use`; 0: ignore the priors in the acquisition; random proposals still draw from them)
+    #: πBO: with user priors on the space, the acquisition is multiplied by the prior's weight (capped
+    #: at the uniform one once results confirm it) ** (prior_beta / n x agreement) after n results: it
+    #: steers early proposals, fades with data, stops where results contradict it and on trust-region
+    #: steps (:mod:`.prior_use`; 0: ignore the priors in the acquisition; random proposals still draw from them)
     prior_beta: float = 10.0
     #: chain of trees: leaves per group before falling back to rejection sampling
     max_leaves: int = 1_000_000
@@ -461,7 +461,8 @@ class BayesianOptimization(Technique):
             self._local_turn = (self._local_turn + 1) % max(o.global_every, 1)
             radius = o.local_radius if self._local_turn else 0
         if self.manipulator.prior and o.prior_beta > 0:  # type: ignore[union-attr]
-            acq.weigh_by_prior(PriorRegion(self.manipulator.prior), self.prior_exponent(radius > 0))  # type: ignore
+            weight = pibo_weight(self.manipulator.prior, *self._prior_evidence())  # type: ignore[union-attr]
+            acq.weigh_by_prior(weight, self.prior_exponent(radius > 0))
         cfg = self.search.run(acq, self.rng, self.np_rng, self._excluded, [incumbent], radius)
         return cfg if cfg is not None else self._random_new()
 
@@ -476,8 +477,7 @@ class BayesianOptimization(Technique):
         """πBO's exponent of the prior in the acquisition (:func:`.prior_use.pibo_exponent`: decays
         with the results, falls where they contradict the prior, 0 for a ``trust_region`` step of a
         stalled search); called for each BO proposal."""
-        weights, values = self._prior_evidence()
-        return pibo_exponent(self.options.prior_beta, weights, values, trust_region)
+        return pibo_exponent(self.options.prior_beta, *self._prior_evidence(), trust_region)
 
     def _stalled(self) -> int:
         """OK results since the last improvement of the best value."""

@@ -11,7 +11,7 @@ from tunerlib.parameters import (Beta, ConfigurationManipulator, EnumParameter, 
 from tunerlib.techniques import Feedback
 from tunerlib.techniques.bo import BayesianOptimization
 from tunerlib.techniques.bo import acquisition as acq_module
-from tunerlib.techniques.bo.prior_use import PriorRegion, agreement
+from tunerlib.techniques.bo.prior_use import PriorRegion, agreement, pibo_weight
 
 LIGHT = dict(n_random_samples=300, n_starts=4, hp_samples=15, hp_starts=3, max_local_steps=5)
 
@@ -103,6 +103,17 @@ def test_the_region_weight_is_flat_inside_the_prior_high_region_and_the_prior_ou
     assert list(region[:2]) == [0.0, 0.0]
     assert np.allclose(region[2:], math.log(0.05 * 4))
     assert np.allclose(region[2:], m.prior.log_weights(configs)[2:])
+
+
+def test_only_a_confirmed_prior_is_weighed_by_its_region():
+    m, _ = _space()
+    m.set_prior("e", Probabilities({"b": 0.6, "a": 0.3}))
+    inside, outside = [1.0, 1.0], [-1.0, -1.0]                  # log weights of two results each
+    confirmed = pibo_weight(m.prior, inside + outside, [1.0, 2.0, 3.0, 4.0])
+    assert isinstance(confirmed, PriorRegion) and confirmed.prior is m.prior
+    assert pibo_weight(m.prior, inside + outside, [3.0, 4.0, 1.0, 2.0]) is m.prior   # contradicted
+    assert pibo_weight(m.prior, outside, [1.0, 2.0]) is m.prior                       # untested
+    assert pibo_weight(m.prior, inside + outside, [1.0, 1.0, 1.0, 1.0]) is m.prior    # no evidence either way
 
 
 def test_a_wrong_prior_still_finds_the_optimum_and_prior_beta_zero_ignores_it():
