@@ -65,7 +65,7 @@ import logging
 import math
 import random
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Dict, Hashable, List, Optional, Set
+from typing import Any, Dict, Hashable, List, Optional, Set, Tuple
 
 import numpy as np
 
@@ -466,7 +466,7 @@ class BayesianOptimization(Technique):
         cfg = self.search.run(acq, self.rng, self.np_rng, self._excluded, [incumbent], radius)
         return cfg if cfg is not None else self._random_new()
 
-    def _prior_evidence(self) -> tuple:
+    def _prior_evidence(self) -> Tuple[Any, List[float]]:
         """(the prior's log weights, the values: ``inf`` for failures) of every result so far."""
         results = list(self._results.values())
         weights = self.manipulator.prior.log_weights([c for c, _, _ in results])  # type: ignore[union-attr]
