@@ -34,9 +34,9 @@ coordinates at a time, slow to start in many dimensions; G's crossover and per-p
 progress from its first results, while A's arms refine a good region better once G has stalled.)
 
 (Tours: StructuralSurrogate learns one weight per pair of items, so it needs about two
-evaluations per pair (:data:`~.auto_rule.RESULTS_PER_PAIR`); with fewer, a metric embedding of the items has ``n d + 1`` unknowns and
-:class:`~.structural.metric.MetricStructuralSurrogate` identifies it from its first ``10 n`` random
-tours, so it needs a test limit of at least that.  Its plan is exempt from the cost policy, like a
+evaluations per pair (:data:`~.auto_rule.RESULTS_PER_PAIR`); with fewer, a metric embedding of the
+items has ``n d + 1`` unknowns and :class:`~.structural.metric.MetricStructuralSurrogate` identifies
+it from its first ``10 n`` random tours, so it needs a test limit of at least that.  Its plan is exempt from the cost policy, like a
 short budget's: the whole run's search CPU is bounded by the test limit.)
 
 (A long run's BO waits for the first measurements because on a cheap objective it would never be
