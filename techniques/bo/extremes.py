@@ -54,6 +54,16 @@ class ExtremeTurns:
         """An extreme proposal for ``objective`` was made (its result is awaited)."""
         self.aimed[key] = objective
 
+    def to_state(self) -> Dict[str, Any]:
+        """The schedule's position and each objective's misses in a row, for the technique's saved
+        state (an extreme proposal still in flight is not kept: its result is replayed as any other)."""
+        return {"turn": self.turn, "misses": {str(j): m for j, m in self.misses.items()}}
+
+    def load_state(self, state: Dict[str, Any]) -> None:
+        """Continue from :meth:`to_state`'s position (called when a run resumes)."""
+        self.turn = int(state.get("turn", 0))
+        self.misses = {int(j): int(m) for j, m in (state.get("misses") or {}).items()}
+
     def observed(self, key: str, vector: Optional[Sequence[float]], best: Optional[Sequence[float]]) -> None:
         """A result arrived: ``vector`` (None: failed) and the best value of every objective before it
         (None: none yet).  Counts a gain or a miss for the objective an extreme proposal aimed at."""

@@ -267,8 +267,9 @@ class MultiObjectiveBO(BayesianOptimization):
 
     # ---- persistence --------------------------------------------------------------------------
     def state_dict(self) -> Dict[str, Any]:
-        """The last fitted GP hyperparameters of every objective (results are replayed on resume)."""
-        return {"objectives": [fs.to_state() for fs, _ in self._objectives]}
+        """The last fitted GP hyperparameters of every objective and the extreme turns' position
+        (results are replayed on resume)."""
+        return {"objectives": [fs.to_state() for fs, _ in self._objectives], "extremes": self._extremes.to_state()}
 
     def load_state_dict(self, state: Dict[str, Any]) -> None:
         """Restore :meth:`state_dict`'s hyperparameters as warm starts (called after ``bind``)."""
@@ -276,3 +277,4 @@ class MultiObjectiveBO(BayesianOptimization):
             fs = FitState(copula=self.options.copula_transform)
             key = fs.load_state(part)
             self._objectives.append((fs, {} if key is None else {key: fs.hyper}))
+        self._extremes.load_state(state.get("extremes") or {})

@@ -2,6 +2,7 @@
 that they extend a front whose fast extreme takes every parameter changed together and lies far beyond
 the resources of the rest of the front, which the expected hypervolume improvement alone does not
 reach within the same budget."""
+import json
 import random
 import statistics
 
@@ -83,3 +84,27 @@ def test_extreme_turns_reach_the_fast_end_of_the_front():
     # the fastest design (every stage at TOP) has latency 6; over seeds 0-3 the EHVI alone
     # (extreme_every 0) ends at 13.6, 8.3, 8.2 and 8.9 (median 8.6)
     assert statistics.median(fastest_found(light("MultiObjectiveBO"), seed) for seed in range(4)) <= 7.5
+
+
+def test_a_resumed_technique_continues_the_extreme_turns_where_it_stopped():
+    """The schedule's position and the misses in a row are part of the saved state, so a resumed run
+    aims its next proposal as the uninterrupted one would."""
+    m = ConfigurationManipulator([IntegerParameter(f"x{i}", 0, TOP) for i in range(WIDTH)])
+    name = light("MultiObjectiveBO;extreme_every,2;extreme_patience,1")
+    tech = create_technique([name])
+    tech.bind(m, random.Random(0), tech.name)
+    seen = set()
+    for _ in range(14):
+        prop = tech.propose()
+        key = m.hash_config(prop.config)
+        values = pipeline(prop.config)
+        tech.observe(Feedback(prop.config, key, values[0], "ok", prop.requestor, key not in seen, key in seen,
+                              values=values))
+        seen.add(key)
+    saved = tech._extremes
+    assert saved.turn > 0
+    resumed = create_technique([name])
+    resumed.bind(m, random.Random(1), resumed.name)
+    resumed.load_state_dict(json.loads(json.dumps(tech.state_dict())))
+    assert (resumed._extremes.turn, resumed._extremes.misses) == (saved.turn, saved.misses)
+    assert [resumed._extremes.aim(2) for _ in range(6)] == [saved.aim(2) for _ in range(6)]
