@@ -41,6 +41,7 @@ import random
 from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
+from scipy.stats import t as student_t
 
 
 def pibo_exponent(beta: float, log_weights: Sequence[float], values: Sequence[float],
@@ -69,10 +70,44 @@ def agreement(log_weights: Sequence[float], values: Sequence[float]) -> float:
 
     ``log_weights``: the prior's log weight over uniform of each evaluated configuration;
     ``values``: their results, lower is better, ``inf`` for a failure.  Returns 1 when no result
-    lies inside (log weight > 0) or none outside the prior's high region.
+    lies inside (log weight > 0) or none outside the prior's high region, or when the inside ones
+    rank better; otherwise the smaller of the rank test's p-value and :func:`magnitude_p`'s.
     """
     z = rank_score(log_weights, values)
-    return 1.0 if z is None or z >= 0.0 else math.erfc(-z / math.sqrt(2.0))
+    if z is None or z >= 0.0:
+        return 1.0
+    return min(math.erfc(-z / math.sqrt(2.0)), magnitude_p(log_weights, values))
+
+
+def magnitude_p(log_weights: Sequence[float], values: Sequence[float]) -> float:
+    """The two-sided p-value of Student's t test (pooled variance) of the results inside the prior's
+    high region against those outside it, when the inside ones measure worse on average; 1 when
+    they do not, or when there are too few results for a variance (fewer than three, or no spread).
+
+    The rank test sees only the order of the results: one result inside against one outside is
+    never significant, whether the inside one is 10 % or a thousand times worse.  This test weighs
+    how much worse: on the log scale when every finite value is positive (run times, where "k times
+    slower" is the natural measure), on the values' own scale otherwise.  Failures count as the
+    worst finite result (no failure is better evidence of a bad region than the worst measured one).
+    """
+    w = np.asarray(log_weights, dtype=float)
+    v = np.asarray(values, dtype=float)
+    finite = v[np.isfinite(v)]
+    if finite.size == 0:
+        return 1.0
+    v = np.where(np.isfinite(v), v, finite.max())
+    if finite.min() > 0.0:
+        v = np.log(v)
+    inside, outside = v[w > 0.0], v[w <= 0.0]
+    n1, n2 = inside.size, outside.size
+    if n1 == 0 or n2 == 0 or n1 + n2 < 3:
+        return 1.0
+    gap = float(inside.mean() - outside.mean())
+    ss = float(np.sum((inside - inside.mean()) ** 2) + np.sum((outside - outside.mean()) ** 2))
+    if gap <= 0.0 or ss <= 0.0:
+        return 1.0
+    t = gap / math.sqrt(ss / (n1 + n2 - 2) * (1.0 / n1 + 1.0 / n2))
+    return float(2.0 * student_t.sf(t, n1 + n2 - 2))
 
 
 def rank_score(log_weights: Sequence[float], values: Sequence[float]) -> Optional[float]:
