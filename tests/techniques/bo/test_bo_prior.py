@@ -11,7 +11,7 @@ from tunerlib.parameters import (Beta, ConfigurationManipulator, EnumParameter, 
 from tunerlib.techniques import Feedback
 from tunerlib.techniques.bo import BayesianOptimization
 from tunerlib.techniques.bo import acquisition as acq_module
-from tunerlib.techniques.bo.prior_use import PriorRegion, agreement, pibo_weight
+from tunerlib.techniques.bo.prior_use import PriorRegion, agreement, magnitude_p, pibo_weight
 
 LIGHT = dict(n_random_samples=300, n_starts=4, hp_samples=15, hp_starts=3, max_local_steps=5)
 
@@ -272,3 +272,43 @@ def test_a_stalled_search_suspends_the_prior_on_trust_region_steps_only(monkeypa
     assert captured[3] > 0.0                                  # the stalled search's global step
     assert captured[5] > 0.0
     assert tech.prior_exponent(trust_region=True) == 0.0 and tech.prior_exponent() > 0.0
+
+
+def test_agreement_weighs_how_much_worse_the_prior_region_measured():
+    """The same order of results, one inside the prior's high region and two outside: the rank test
+    alone cannot tell a region 1.5 times slower from one a thousand times slower; the magnitude
+    test can (on the log scale of positive values)."""
+    slightly = agreement([2.0, -1.0, -1.0], [3.0, 1.0, 2.0])
+    far = agreement([2.0, -1.0, -1.0], [1000.0, 1.0, 2.0])
+    assert slightly > 0.2                                      # the rank test's p-value, 0.22
+    assert far < 0.1 and far < 0.5 * slightly
+    two_each = agreement([2.0, 2.0, -1.0, -1.0], [1000.0, 900.0, 1.0, 2.0])
+    assert two_each < 0.01
+
+
+def test_the_magnitude_test_needs_a_spread_and_a_worse_region():
+    assert magnitude_p([2.0, -1.0], [1000.0, 1.0]) == 1.0      # two results: no variance to test with
+    assert magnitude_p([2.0, -1.0, -1.0], [1.0, 1000.0, 2.0]) == 1.0  # the region measured better
+    assert magnitude_p([2.0, 2.0, -1.0], [5.0, 5.0, 1.0]) == 1.0     # no spread inside or outside
+    assert magnitude_p([2.0, -1.0, -1.0], [1000.0, -1.0, 2.0]) < 0.01  # values <= 0: their own scale
+    # a failure inside counts as the worst finite result, not as infinitely worse
+    assert magnitude_p([2.0, -1.0, -1.0], [math.inf, 1.0, 2.0]) == magnitude_p([2.0, -1.0, -1.0], [2.0, 1.0, 2.0])
+
+
+def test_a_prior_on_a_far_worse_region_loses_its_weight_after_the_design():
+    """A wrong prior whose mode measures a thousand times worse than the design's uniform points:
+    the first BO proposal already gives it a small fraction of plain πBO's exponent (the rank test
+    alone, one result inside against three outside, leaves it 0.18 of it)."""
+    m = ConfigurationManipulator([IntegerParameter(n, 0, 30) for n in "abcd"])
+    fn = lambda c: 1.0 + sum(abs(c[n] - 25) for n in "abcd") + (1e4 if max(c.values()) < 10 else 0.0)  # noqa: E731
+    m.set_prior_near({"a": 5, "b": 5, "c": 5, "d": 5}, 0.6)
+    exponents = []
+    for seed in range(5):
+        tech = BayesianOptimization(initial_samples=4, prior_beta=8.0, **LIGHT)
+        tech.bind(m, random.Random(seed), "BO")
+        for _ in range(4):
+            p = tech.propose()
+            v = fn(p.config)
+            tech.observe(Feedback(p.config, m.hash_config(p.config), v, "ok", "BO", False))
+        exponents.append(tech.prior_exponent())
+    assert np.median(exponents) < 0.05 * 8.0 / 4                 # plain πBO: 8 / 4
