@@ -19,11 +19,14 @@ wrong prior's broad region would spend more evaluations inside it.
 the decay alone lets a wrong prior pull the search into its region for dozens of evaluations.  The
 results say early whether the prior is right: a right prior's high region (where its weight is above
 the uniform one) holds better results than the rest of the space, a wrong prior's holds worse ones.
-The agreement is the two-sided p-value of the Mann-Whitney U test (normal approximation) comparing
-the results inside the high region with those outside it when the inside ones rank worse, and 1
-otherwise (failures count as the worst results).  The technique multiplies πBO's exponent by it: a
-prior whose region holds clearly worse results stops steering the acquisition, while a confirmed
-one, or one that has not been tested yet, keeps its full weight.
+When the inside ones rank worse, the agreement is the smaller of two two-sided p-values comparing
+the results inside the high region with those outside it: the Mann-Whitney U test's (normal
+approximation; failures count as the worst results) and Student's t test's on the log of the
+values (:func:`magnitude_p`), and 1 otherwise.  The rank test sees only the order, so one result
+inside against a few outside never makes it sure, however much worse the region measured; the t
+test weighs by how much.  The technique multiplies πBO's exponent by the agreement: a prior whose
+region holds clearly worse results stops steering the acquisition, while a confirmed one, or one
+that has not been tested yet, keeps its full weight.
 
 **Stalls** (:func:`pibo_exponent`).  A right prior brings the search near its mode quickly, and its
 weight then keeps the proposals on the mode's nearest neighbours; where the best configurations lie
