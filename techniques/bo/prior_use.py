@@ -91,7 +91,7 @@ def magnitude_p(log_weights: Sequence[float], values: Sequence[float]) -> float:
     never significant, whether the inside one is 10 % or a thousand times worse.  This test weighs
     how much worse: on the log scale when every finite value is positive (run times, where "k times
     slower" is the natural measure), on the values' own scale otherwise.  Failures count as the
-    worst finite result (no failure is better evidence of a bad region than the worst measured one).
+    worst finite result: a failure says that a configuration is bad, not by how much.
     """
     w = np.asarray(log_weights, dtype=float)
     v = np.asarray(values, dtype=float)
