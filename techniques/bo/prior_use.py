@@ -44,7 +44,7 @@ import random
 from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
-from scipy.stats import t as student_t
+from scipy.stats import ttest_ind
 
 
 def pibo_exponent(beta: float, log_weights: Sequence[float], values: Sequence[float],
@@ -109,8 +109,7 @@ def magnitude_p(log_weights: Sequence[float], values: Sequence[float]) -> float:
     ss = float(np.sum((inside - inside.mean()) ** 2) + np.sum((outside - outside.mean()) ** 2))
     if gap <= 0.0 or ss <= 0.0:
         return 1.0
-    t = gap / math.sqrt(ss / (n1 + n2 - 2) * (1.0 / n1 + 1.0 / n2))
-    return float(2.0 * student_t.sf(t, n1 + n2 - 2))
+    return float(ttest_ind(inside, outside).pvalue)
 
 
 def rank_score(log_weights: Sequence[float], values: Sequence[float]) -> Optional[float]:
