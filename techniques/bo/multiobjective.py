@@ -64,6 +64,7 @@ from .extremes import ExtremeTurns, extreme_acquisition
 from .fitstate import FitState
 from .gp import GaussianProcess
 from .metric_ehvi import MetricUnits
+from .recombine import parents_by_layers, recombinants
 from .technique import BO_OPTIONS, EPS_STEPS, BayesianOptimization
 
 #: the reference point lies this fraction of the front's extent beyond its nadir
@@ -151,7 +152,14 @@ class MultiObjectiveBO(BayesianOptimization):
                    "alone, the objectives in turn, to extend the front's extremes (0: never)"),
         Option("extreme_patience", int, 2, lo=0, random_hi=5,
                doc="an objective whose last this-many extreme proposals in a row did not improve its best "
-                   "value gets no more of them (0: no limit)"),)
+                   "value gets no more of them (0: no limit)"),
+        Option("metric_reference", str, "front", choices=("front", "data"),
+               doc="with ehvi_units 'metric': the reference point is 1.1 x the nadir of the observed front "
+                   "('front') or of every OK result ('data'; matters with metric_tail 'linear')"),
+        Option("recombine", bool, True,
+               doc="on spaces too large to be scored whole, crossovers of good configurations (the best "
+                   "non-dominated layers; on an extreme turn, the best in that objective) join the "
+                   "acquisition's candidates"),)
 
     def bind(self, manipulator: Any, rng: Any, path: Optional[str] = None) -> None:
         super().bind(manipulator, rng, path)
@@ -242,14 +250,16 @@ class MultiObjectiveBO(BayesianOptimization):
         if aim is not None:
             single, ends = extreme_acquisition(aim, gps, train, y, configs, MAX_FRONT_STARTS, self.encoder, feas,
                                                eps_f, features)
-            cfg = self.search.run(single, self.rng, self.np_rng, self._excluded, ends) or self._random_new()
+            cfg = self.search.run(single, self.rng, self.np_rng, self._excluded, ends,
+                                  extra=self._recombinants(ends)) or self._random_new()
             if cfg is not None:
                 self._extremes.proposed(self.manipulator.hash_valid(cfg), aim)  # type: ignore[union-attr]
             return cfg
         metric = None
         if self._options.get("ehvi_units", "metric") == "metric":
             metric = MetricUnits(y, raw, self.np_rng, self._options.get("metric_tail", "clamped") == "linear",
-                                 self._options.get("metric_ehvi", "monte_carlo") == "monte_carlo")
+                                 self._options.get("metric_ehvi", "monte_carlo") == "monte_carlo",
+                                 self._options.get("metric_reference", "front") == "data")
         acq = HypervolumeAcquisition(self.encoder, gps, train, front, reference, feas, eps_f, features, metric)
         if self._pending_configs:   # Kriging believer: what is in flight counts at its predicted values
             believed, _ = acq.predict(self.encoder.encode(list(self._pending_configs.values())))
@@ -262,8 +272,16 @@ class MultiObjectiveBO(BayesianOptimization):
         if o.stall_after > 0 and self._stalled() >= o.stall_after:
             self._local_turn = (self._local_turn + 1) % max(o.global_every, 1)
             radius = o.local_radius if self._local_turn else 0
-        cfg = self.search.run(acq, self.rng, self.np_rng, self._excluded, starts[:MAX_FRONT_STARTS], radius)
+        cfg = self.search.run(acq, self.rng, self.np_rng, self._excluded, starts[:MAX_FRONT_STARTS], radius,
+                              extra=self._recombinants(parents_by_layers(raw, configs)))
         return cfg if cfg is not None else self._random_new()
+
+    def _recombinants(self, parents: Sequence[Config]) -> Optional[Any]:
+        """The local search's extra candidates (:mod:`.recombine`): crossovers of ``parents``, drawn
+        only when called (never on a space scored whole); None with ``recombine`` off."""
+        if not self._options.get("recombine", True):
+            return None
+        return lambda: recombinants(parents, self.names, self.rng, self.cot.is_feasible)
 
     # ---- persistence --------------------------------------------------------------------------
     def state_dict(self) -> Dict[str, Any]:
