@@ -34,7 +34,14 @@ differs is the model and the acquisition of a BO proposal:
 * every ``extreme_every``-th proposal (4) aims at one objective's own extreme instead, the
   objectives in turn, until an objective's last ``extreme_patience`` (2) such proposals in a row
   did not improve it (:mod:`.extremes`): the EHVI gives nothing to a design beyond the front's
-  nadir in another objective, however far it extends the front's end;
+  nadir in another objective, however far it extends the front's end.  Such a turn models its
+  objective with single-objective BO's power transforms (``extreme_copula`` false): the copula's
+  ranks reward a rank gained, not how far a design beats the best (on HPVM2FPGA its turns gained a
+  few per cent of latency each; with the power transforms they reached designs several times faster);
+* on spaces too large to be scored whole, crossovers of the best non-dominated layers (on an
+  extreme turn, of the configurations best in that objective) join the acquisition's random
+  candidates (``recombine``, :mod:`.recombine`): a good design may take many parameters set
+  together that different front members each have part of;
 * results in flight enter the front at their posterior means ("Kriging believer"), so several
   proposals made before their results arrive (``parallelism`` > 1) spread along the front instead
   of piling onto the one region of highest EHVI;
