@@ -112,9 +112,9 @@ def test_a_resumed_technique_continues_the_extreme_turns_where_it_stopped():
 
 @pytest.mark.parametrize("copula", [False, True])
 def test_extreme_turns_model_their_objective_with_single_objective_transforms(monkeypatch, copula):
-    """An extreme turn's expected improvement is taken under a GP of that objective fitted with BO's
-    power transforms (the copula's ranks say nothing of how far a design would beat the best), unless
-    ``extreme_copula``; the EHVI's GPs keep the copula."""
+    """With ``extreme_copula`` false an extreme turn's expected improvement is taken under a GP of that
+    objective fitted with BO's power transforms (the copula's ranks say nothing of how far a design
+    would beat the best); with it (the default) under the EHVI's copula GP."""
     import numpy as np
     from tunerlib.techniques.bo import multiobjective
 

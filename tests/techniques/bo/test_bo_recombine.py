@@ -71,3 +71,21 @@ def test_a_model_proposal_can_be_a_crossover_of_evaluated_configurations():
     assert is_crossover(cfg, seen)
     cfg, seen = first_model_proposal(False)
     assert not is_crossover(cfg, seen)
+
+
+def test_no_recombinants_are_drawn_on_a_space_scored_whole():
+    """On a space small enough to be scored whole the acquisition is maximised exactly and the
+    recombinants (which would consume the technique's random stream) are never drawn."""
+    m = ConfigurationManipulator([IntegerParameter(name, 0, 3) for name in NAMES[:4]])
+    tech = create_technique(["MultiObjectiveBO;hp_samples,4;hp_starts,1;initial_samples,6;extreme_every,2"])
+    tech.bind(m, random.Random(0), tech.name)
+
+    def refuse(parents):
+        raise AssertionError("recombinants drawn on a space scored whole")
+
+    tech._recombinants = lambda parents: refuse   # the local search would call it
+    for _ in range(10):
+        prop = tech.propose()
+        cfg = prop.config
+        values = (float(sum(cfg.values())), float(12 - sum(cfg.values())) + cfg["x0"] % 2)
+        tech.observe(Feedback(cfg, m.hash_config(cfg), values[0], "ok", prop.requestor, True, False, values=values))
