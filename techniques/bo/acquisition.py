@@ -17,9 +17,10 @@ acquisition's maximiser is exact.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import random
-from typing import Any, Dict, Hashable, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, Hashable, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 from scipy.special import log_ndtr
@@ -181,8 +182,12 @@ class LocalSearch:
         return dict(cand[int(np.argmax(scores))])
 
     def run(self, acq: Acquisition, rng: random.Random, np_rng: np.random.Generator,
-            excluded: Set[Hashable], incumbents: Sequence[Config], radius: int = 0) -> Optional[Config]:
+            excluded: Set[Hashable], incumbents: Sequence[Config], radius: int = 0,
+            extra: Optional[Callable[[], Sequence[Config]]] = None) -> Optional[Config]:
         """Best-scoring feasible configuration whose key is not in ``excluded`` (None if none found).
+
+        ``extra``, called only on a space too large to be scored whole, gives candidates that join
+        the random pool (MultiObjectiveBO's recombinants).
 
         ``radius > 0`` asks for a trust-region step: on a small finite space (scored whole) only
         configurations differing from the first incumbent in at most ``radius`` parameters are
@@ -193,7 +198,7 @@ class LocalSearch:
             return self._run_exhaustive(acq, space, excluded, incumbents[0] if incumbents else None, radius)
         pool, keys = [], []
         fresh: Set[Hashable] = set()
-        for c in self.cot.sample(rng, np_rng, self.n_random):
+        for c in itertools.chain(self.cot.sample(rng, np_rng, self.n_random), extra() if extra else ()):
             k = self.key(c)
             if k not in excluded and k not in fresh:
                 fresh.add(k)

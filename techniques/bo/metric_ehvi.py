@@ -114,14 +114,15 @@ class MetricUnits:
     linearly (:class:`MetricMap`); ``monte_carlo``: estimate by sampling even where the exact form
     applies (MultiObjectiveBO's default; docs/benchmarks/multi-objective.md compares the two).  The reference point is 1.1 x the nadir of the
     observed front (10 % of its size beyond it), the one a front is judged by
-    (tools/bench_pareto.py).  :meth:`ehvi` is divided by the observed front's hypervolume."""
+    (tools/bench_pareto.py), or with ``data_nadir`` of every row of ``raw`` (a design beyond the
+    front's nadir in one metric is then worth what it adds beyond the front's extreme in another).  :meth:`ehvi` is divided by the observed front's hypervolume."""
 
     def __init__(self, y: np.ndarray, raw: np.ndarray, np_rng: np.random.Generator, extrapolate: bool = False,
-                 monte_carlo: bool = False) -> None:
+                 monte_carlo: bool = False, data_nadir: bool = False) -> None:
         self.monte_carlo = monte_carlo
         self.maps: List[MetricMap] = [MetricMap(y[:, j], raw[:, j], extrapolate) for j in range(y.shape[1])]
         front = raw[non_dominated(raw)]
-        nadir = front.max(axis=0)
+        nadir = (raw if data_nadir else front).max(axis=0)
         self.reference = nadir + np.where(nadir != 0, 0.1 * np.abs(nadir), 0.1)
         self.draws = np_rng.standard_normal((SAMPLES, y.shape[1]))
         self.set_front(front)

@@ -34,7 +34,15 @@ differs is the model and the acquisition of a BO proposal:
 * every ``extreme_every``-th proposal (4) aims at one objective's own extreme instead, the
   objectives in turn, until an objective's last ``extreme_patience`` (2) such proposals in a row
   did not improve it (:mod:`.extremes`): the EHVI gives nothing to a design beyond the front's
-  nadir in another objective, however far it extends the front's end;
+  nadir in another objective, however far it extends the front's end.  Such a turn uses the
+  objective's copula GP; ``extreme_copula`` false fits it with single-objective BO's power
+  transforms instead (the copula's ranks reward a rank gained, not how far a design beats the best:
+  on HPVM2FPGA the front of 100 evaluations then dominated random search's of 1,000 in 6 of 16
+  pairs rather than 3, but on the recorded tables it was not better; docs/benchmarks/multi-objective.md);
+* on spaces too large to be scored whole, crossovers of the best non-dominated layers (on an
+  extreme turn, of the configurations best in that objective) join the acquisition's random
+  candidates (``recombine``, :mod:`.recombine`): a good design may take many parameters set
+  together that different front members each have part of;
 * results in flight enter the front at their posterior means ("Kriging believer"), so several
   proposals made before their results arrive (``parallelism`` > 1) spread along the front instead
   of piling onto the one region of highest EHVI;
@@ -64,6 +72,7 @@ from .extremes import ExtremeTurns, extreme_acquisition
 from .fitstate import FitState
 from .gp import GaussianProcess
 from .metric_ehvi import MetricUnits
+from .recombine import parents_by_layers, recombinants
 from .technique import BO_OPTIONS, EPS_STEPS, BayesianOptimization
 
 #: the reference point lies this fraction of the front's extent beyond its nadir
@@ -151,13 +160,24 @@ class MultiObjectiveBO(BayesianOptimization):
                    "alone, the objectives in turn, to extend the front's extremes (0: never)"),
         Option("extreme_patience", int, 2, lo=0, random_hi=5,
                doc="an objective whose last this-many extreme proposals in a row did not improve its best "
-                   "value gets no more of them (0: no limit)"),)
+                   "value gets no more of them (0: no limit)"),
+        Option("metric_reference", str, "front", choices=("front", "data"),
+               doc="with ehvi_units 'metric': the reference point is 1.1 x the nadir of the observed front "
+                   "('front') or of every OK result ('data'; matters with metric_tail 'linear')"),
+        Option("extreme_copula", bool, True,
+               doc="extreme turns use the objective's copula GP (true) or a GP with single-objective BO's "
+                   "transforms (false)"),
+        Option("recombine", bool, True,
+               doc="on spaces too large to be scored whole, crossovers of good configurations (the best "
+                   "non-dominated layers; on an extreme turn, the best in that objective) join the "
+                   "acquisition's candidates"),)
 
     def bind(self, manipulator: Any, rng: Any, path: Optional[str] = None) -> None:
         super().bind(manipulator, rng, path)
         self._vectors: List[Tuple[float, ...]] = []     # oriented objective vectors of finite OK results
         self._vector_configs: List[Config] = []
         self._objectives: List[Tuple[FitState, Dict[Any, Any]]] = []   # per objective: fit state, hypers
+        self._extreme_fits: List[Tuple[FitState, Dict[Any, Any]]] = []  # the same, for its extreme turns
         self._pending_configs: Dict[str, Config] = {}
         self._front_at = 0                              # OK results when the front last grew
         self._feasibility_at = -1
@@ -240,16 +260,18 @@ class MultiObjectiveBO(BayesianOptimization):
         features = self.feasibility.features if self.feasibility is not None else None
         aim = self._extremes.aim(y.shape[1])
         if aim is not None:
-            single, ends = extreme_acquisition(aim, gps, train, y, configs, MAX_FRONT_STARTS, self.encoder, feas,
-                                               eps_f, features)
-            cfg = self.search.run(single, self.rng, self.np_rng, self._excluded, ends) or self._random_new()
+            single, ends = extreme_acquisition(aim, *self._extreme_model(aim, gps, train, y, raw), configs,
+                                               MAX_FRONT_STARTS, self.encoder, feas, eps_f, features)
+            cfg = self.search.run(single, self.rng, self.np_rng, self._excluded, ends,
+                                  extra=self._recombinants(ends)) or self._random_new()
             if cfg is not None:
                 self._extremes.proposed(self.manipulator.hash_valid(cfg), aim)  # type: ignore[union-attr]
             return cfg
         metric = None
         if self._options.get("ehvi_units", "metric") == "metric":
             metric = MetricUnits(y, raw, self.np_rng, self._options.get("metric_tail", "clamped") == "linear",
-                                 self._options.get("metric_ehvi", "monte_carlo") == "monte_carlo")
+                                 self._options.get("metric_ehvi", "monte_carlo") == "monte_carlo",
+                                 self._options.get("metric_reference", "front") == "data")
         acq = HypervolumeAcquisition(self.encoder, gps, train, front, reference, feas, eps_f, features, metric)
         if self._pending_configs:   # Kriging believer: what is in flight counts at its predicted values
             believed, _ = acq.predict(self.encoder.encode(list(self._pending_configs.values())))
@@ -262,8 +284,34 @@ class MultiObjectiveBO(BayesianOptimization):
         if o.stall_after > 0 and self._stalled() >= o.stall_after:
             self._local_turn = (self._local_turn + 1) % max(o.global_every, 1)
             radius = o.local_radius if self._local_turn else 0
-        cfg = self.search.run(acq, self.rng, self.np_rng, self._excluded, starts[:MAX_FRONT_STARTS], radius)
+        cfg = self.search.run(acq, self.rng, self.np_rng, self._excluded, starts[:MAX_FRONT_STARTS], radius,
+                              extra=self._recombinants(parents_by_layers(raw, configs)))
         return cfg if cfg is not None else self._random_new()
+
+    def _extreme_model(self, aim: int, gps: List[GaussianProcess], train: List[np.ndarray], y: np.ndarray,
+                       raw: np.ndarray) -> Tuple[List[GaussianProcess], List[np.ndarray], np.ndarray]:
+        """The GPs, training set and targets of an extreme turn for objective ``aim``: the EHVI's
+        (copula) GPs with ``extreme_copula``, else that objective's GP refitted with single-objective
+        BO's transforms (the power transforms, chosen by marginal likelihood; its own hyperparameters
+        and fit schedule).  The copula's ranks give the best value's neighbourhood no more room than
+        any other, so its expected improvement over the best asks for a rank gained, not for how far
+        a design would beat it: on HPVM2FPGA the copula's turns gained a few per cent of latency each."""
+        if self._options.get("extreme_copula", True):
+            return gps, train, y
+        while len(self._extreme_fits) <= aim:
+            self._extreme_fits.append((FitState(copula=False), {}))
+        self._fs, self._hypers = self._extreme_fits[aim]
+        gp, column = self._fit_gp(self.encoder.sqdists(train, train), raw[:, aim])
+        gps, y = list(gps), y.copy()
+        gps[aim], y[:, aim] = gp, column
+        return gps, train, y
+
+    def _recombinants(self, parents: Sequence[Config]) -> Optional[Any]:
+        """The local search's extra candidates (:mod:`.recombine`): crossovers of ``parents``, drawn
+        only when called (never on a space scored whole); None with ``recombine`` off."""
+        if not self._options.get("recombine", True):
+            return None
+        return lambda: recombinants(parents, self.names, self.rng, self.cot.is_feasible)
 
     # ---- persistence --------------------------------------------------------------------------
     def state_dict(self) -> Dict[str, Any]:

@@ -108,3 +108,37 @@ def test_a_resumed_technique_continues_the_extreme_turns_where_it_stopped():
     resumed.load_state_dict(json.loads(json.dumps(tech.state_dict())))
     assert (resumed._extremes.turn, resumed._extremes.misses) == (saved.turn, saved.misses)
     assert [resumed._extremes.aim(2) for _ in range(6)] == [saved.aim(2) for _ in range(6)]
+
+
+@pytest.mark.parametrize("copula", [False, True])
+def test_extreme_turns_model_their_objective_with_single_objective_transforms(monkeypatch, copula):
+    """With ``extreme_copula`` false an extreme turn's expected improvement is taken under a GP of that
+    objective fitted with BO's power transforms (the copula's ranks say nothing of how far a design
+    would beat the best); with it (the default) under the EHVI's copula GP."""
+    import numpy as np
+    from tunerlib.techniques.bo import multiobjective
+
+    captured = []
+    original = multiobjective.extreme_acquisition
+
+    def spy(objective, gps, train, y, *rest):
+        captured.append((objective, y[:, objective].copy()))
+        return original(objective, gps, train, y, *rest)
+
+    monkeypatch.setattr(multiobjective, "extreme_acquisition", spy)
+    m = ConfigurationManipulator([IntegerParameter(f"x{i}", 0, TOP) for i in range(WIDTH)])
+    tech = create_technique([light(f"MultiObjectiveBO;extreme_every,1;initial_samples,8;"
+                                   f"extreme_copula,{str(copula).lower()}")])
+    tech.bind(m, random.Random(0), tech.name)
+    seen = set()
+    while not captured:
+        prop = tech.propose()
+        key = m.hash_config(prop.config)
+        values = pipeline(prop.config)
+        tech.observe(Feedback(prop.config, key, values[0], "ok", prop.requestor, key not in seen, key in seen,
+                              values=values))
+        seen.add(key)
+    objective, column = captured[0]
+    copula_column = tech._fitted[1][2][:, objective]
+    assert np.array_equal(np.argsort(column, kind="stable"), np.argsort(copula_column, kind="stable"))
+    assert np.allclose(column, copula_column) == copula

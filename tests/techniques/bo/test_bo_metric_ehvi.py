@@ -127,3 +127,18 @@ def test_proposals_without_new_results_reuse_the_fit(monkeypatch):
     batch = [tech.propose() for _ in range(3)]
     assert len({m.hash_config(p.config) for p in batch}) == 3
     assert len(fits) == 2           # two objectives, fitted once for the three proposals
+
+
+def test_the_data_reference_lies_beyond_every_result_and_values_a_design_past_the_front_nadir():
+    """``data_nadir`` (``metric_reference`` "data"): the reference point is 1.1 x the nadir of every
+    row rather than of the front, so with the linear tail a design faster than the front's fastest
+    but using more than the front's largest share is worth something."""
+    raw = np.array([[1.0, 4.0], [2.0, 2.0], [4.0, 1.0], [8.0, 9.0], [9.0, 8.0]])
+    y = copula(raw)
+    front_ref = MetricUnits(y, raw, np.random.default_rng(0), extrapolate=True)
+    data_ref = MetricUnits(y, raw, np.random.default_rng(0), extrapolate=True, data_nadir=True)
+    assert np.allclose(front_ref.reference, [4.4, 4.4]) and np.allclose(data_ref.reference, [9.9, 9.9])
+    fast_and_big = np.array([[y[:, 0].min() - 1.0, y[:, 1].max()]])   # beats the fastest, the largest share
+    tight = np.full((1, 2), 1e-3)
+    assert front_ref.ehvi(fast_and_big, tight)[0] == 0.0
+    assert data_ref.ehvi(fast_and_big, tight)[0] > 0.0
