@@ -115,15 +115,23 @@ class ResultsLog:
 
 
 class TechniqueSnapshots:
-    """Saves the technique's state in the results database every ``every`` results with ``save`` (the
-    run's own saver; the run saves it once more when it ends), so that ``--resume`` can restore it where
-    the history cannot be replayed."""
+    """Saves the technique's state in the results database every ``every`` results, at most one per
+    ``seconds`` (on ``clock``), with ``save`` (the run's own saver; the run saves it once more when it
+    ends), so that ``tunerlib report`` shows a running run's technique and ``--resume`` can restore it
+    where the history cannot be replayed.  The time bound keeps a state of many kilobytes from being
+    encoded and written every few milliseconds when measurements take microseconds."""
 
-    def __init__(self, save: Callable[[], None], every: int = 25) -> None:
-        self.save, self.every = save, every
+    def __init__(self, save: Callable[[], None], every: int = 25, seconds: float = 1.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.save, self.every, self.seconds, self.clock = save, every, seconds, clock
+        self.last: Optional[float] = None
 
     def __call__(self, run: Any, event: ResultEvent) -> None:
-        if event.tests % self.every == 0:
+        if event.tests % self.every:
+            return
+        now = self.clock()
+        if self.last is None or now - self.last >= self.seconds:
+            self.last = now
             self.save()
 
 

@@ -33,8 +33,8 @@ from ..resumes import record_resume
 from .setup import set_up
 from .summary import summary
 
-#: results between two snapshots of the technique's state in the database
-SNAPSHOT_EVERY = 25
+#: results between two snapshots of the technique's state in the database, and the fewest seconds between two
+SNAPSHOT_EVERY, SNAPSHOT_SECONDS = 25, 1.0
 
 #: consecutive empty fills with nothing in flight before the technique counts as finished
 _IDLE_LIMIT = 200
@@ -103,7 +103,7 @@ class TuningRun:
             warm = warm_start(self.options, self.manipulator, self.manipulator.parameter_info(), self.say)
             for cfg in self.seeds + warm:
                 self.search.submit(Proposal(cfg, "seed"))
-        builtin: List[Callback] = [TechniqueSnapshots(self.snapshot, SNAPSHOT_EVERY)]
+        builtin: List[Callback] = [TechniqueSnapshots(self.snapshot, SNAPSHOT_EVERY, SNAPSHOT_SECONDS)]
         if self.options.results_log:
             builtin.append(ResultsLog(self.options.results_log))
         self.callbacks[:0] = builtin
