@@ -226,10 +226,14 @@ class AutoTechnique(Technique):
     # ---- proposing ---------------------------------------------------------------------------------
     def propose(self) -> Optional[Proposal]:
         for name in dict.fromkeys([self.active, self.fallback]):
-            start = self.cpu_clock()
-            proposal = self.members[name].propose()
+            if name == self.fallback:  # the cheap bandit: no decision reads its CPU, so it is not clocked
+                proposal = self.members[name].propose()
+            else:
+                start = self.cpu_clock()
+                proposal = self.members[name].propose()
+                if proposal is not None:
+                    self.cpu[name].append(self.cpu_clock() - start)
             if proposal is not None:
-                self.cpu[name].append(self.cpu_clock() - start)
                 self.made[name] += 1
                 return proposal
         return None

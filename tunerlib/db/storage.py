@@ -54,6 +54,8 @@ __all__ = ["ResultsDB"]
 
 _OPERATIONAL_ERRORS = (OperationalError, sqlite3.OperationalError)
 _ABANDONED: list = []  # connections inherited through fork: kept referenced so that they are never closed
+_PROCESS = [os.getpid()]  # this process's id, kept current by a fork hook (os.getpid is a system call)
+os.register_at_fork(after_in_child=lambda: _PROCESS.__setitem__(0, os.getpid()))
 
 
 # ------------------------------------------------------------------------------------------ statements
@@ -111,10 +113,10 @@ class ResultsDB(IdentityRows, RequestWrites, RunLifecycle, LeaseQueries, NamedRe
     # ----------------------------------------------------------------------------------- plumbing
     def _runner(self) -> _Runner:
         runner = self._run
-        if runner is None or self._pid != os.getpid():
+        if runner is None or self._pid != _PROCESS[0]:
             if self._closed:
                 raise DatabaseError(f"ResultsDB({self.display_url}) is closed: create a new ResultsDB")
-            if self._pid != os.getpid():  # inherited through fork: never touch the parent's connection
+            if self._pid != _PROCESS[0]:  # inherited through fork: never touch the parent's connection
                 _ABANDONED.append(self._run)
                 self.engine.dispose(close=False)
                 self._pid = os.getpid()
