@@ -1,0 +1,62 @@
+"""Restarts of BayesianOptimization's search: fresh random draws once the best has stopped improving
+by a meaningful amount.
+
+Expected improvement fitted on a run's first results can hold the search in the basin of an early
+good configuration: its proposals are the neighbours of that incumbent, and each improves it by a
+fraction of a percent (a recording's measurement noise), so the run never looks stalled, while the
+configurations a few percent better lie in another region that no result has come near.
+:class:`StallRestart` counts the OK results since the best last improved by a *meaningful* gain: a
+relative one of at least ``min_gain`` (values of one sign; an absolute ``min_gain`` times the spread
+of the values otherwise).  Once ``after`` results in a row bring none, the next ``size`` proposals
+are uniformly random feasible configurations, as in the initial design: with the incumbent's basin
+fitted, new points elsewhere give the GP the evidence to leave it.  Both counts come from the space:
+``after`` and ``size`` default to twice and once the initial design (``d + 1``), so a wider space,
+whose GP needs more results to compare regions, waits and restarts with more points.
+"""
+from __future__ import annotations
+
+import math
+
+
+class StallRestart:
+    """Counts the results since the last meaningful gain and the restart draws due."""
+
+    def __init__(self, after: int, size: int, min_gain: float) -> None:
+        self.after, self.size, self.min_gain = after, size, min_gain
+        self.best = math.inf          # the best OK value so far
+        self.anchor = math.inf        # the best value when it last improved meaningfully
+        self.low, self.high = math.inf, -math.inf
+        self.since = 0                # OK results since the last meaningful gain
+        self.due = 0                  # restart draws still to make
+
+    def add(self, value: float, state: str) -> None:
+        """Record one result (called once per distinct configuration, in arrival order); a finite OK
+        ``value`` arms the restart when it ends ``after`` OK results in a row without a meaningful gain."""
+        if state != "ok" or not math.isfinite(value):
+            return
+        self.low, self.high = min(self.low, value), max(self.high, value)
+        self.best = min(self.best, value)
+        if self.meaningful(self.anchor, self.best):
+            self.anchor, self.since = self.best, 0
+            return
+        self.since += 1
+        if self.after > 0 and self.since >= self.after and self.size > 0:
+            self.due, self.since = self.size, 0
+            self.anchor = self.best
+
+    def meaningful(self, old: float, new: float) -> bool:
+        """Whether ``new`` improves on ``old`` by ``min_gain``: relatively where the values keep one
+        sign, else as a share of their spread; any improvement on ``inf`` counts."""
+        if not math.isfinite(old):
+            return new < old
+        if self.low > 0 or self.high < 0:
+            return new < old - self.min_gain * abs(old)
+        return new < old - self.min_gain * (self.high - self.low)
+
+    def take(self) -> bool:
+        """Called before each proposal after the initial design: True (and one draw fewer due) when
+        the proposal is to be a restart's random draw."""
+        if self.due <= 0:
+            return False
+        self.due -= 1
+        return True
