@@ -8,10 +8,12 @@ configurations a few percent better lie in another region that no result has com
 :class:`StallRestart` counts the OK results since the best last improved by a *meaningful* gain: a
 relative one of at least ``min_gain`` (values of one sign; an absolute ``min_gain`` times the spread
 of the values otherwise).  Once ``after`` results in a row bring none, the next ``size`` proposals
-are uniformly random feasible configurations, as in the initial design: with the incumbent's basin
+are random feasible configurations, as in the initial design: with the incumbent's basin
 fitted, new points elsewhere give the GP the evidence to leave it.  Both counts come from the space:
 ``after`` and ``size`` default to twice and once the initial design (``d + 1``), so a wider space,
-whose GP needs more results to compare regions, waits and restarts with more points.
+whose GP needs more results to compare regions, waits and restarts with more points.  The count
+starts with the technique's own first proposal (its design's, in a run of its own): results that
+other techniques measured before it joined (inside a bandit, or after a hand-over) only set the best.
 """
 from __future__ import annotations
 
@@ -28,6 +30,11 @@ class StallRestart:
         self.low, self.high = math.inf, -math.inf
         self.since = 0                # OK results since the last meaningful gain
         self.due = 0                  # restart draws still to make
+        self.counting = False         # set by the technique's first proposal (:meth:`begin`)
+
+    def begin(self) -> None:
+        """Called before each proposal of the technique: from the first on, results count towards a stall."""
+        self.counting = True
 
     def add(self, value: float, state: str) -> None:
         """Record one result (called once per distinct configuration, in arrival order); a finite OK
@@ -36,7 +43,7 @@ class StallRestart:
             return
         self.low, self.high = min(self.low, value), max(self.high, value)
         self.best = min(self.best, value)
-        if self.meaningful(self.anchor, self.best):
+        if self.meaningful(self.anchor, self.best) or not self.counting:
             self.anchor, self.since = self.best, 0
             return
         self.since += 1

@@ -312,6 +312,7 @@ class BayesianOptimization(Technique):
         return cfg
 
     def _next(self) -> Optional[Config]:
+        self._restart.begin()
         if self._exhausted():
             return None
         n_ok = self._window.ok_states
