@@ -145,3 +145,11 @@ def test_results_before_the_first_proposal_only_set_the_best():
     assert tech._restart.since == 0 and tech._restart.due == 0
     tech.propose()
     assert tech._fs.fits == 1                  # a model proposal, not a restart's draw
+
+
+def test_multi_objective_bo_does_not_restart():
+    from tunerlib.techniques.bo.multiobjective import MultiObjectiveBO
+    tech = MultiObjectiveBO(**LIGHT)
+    assert tech.option_values()["restart_after"] == 0
+    tech.bind(power_space(), random.Random(0), "MO")
+    assert tech._restart.after == 0
