@@ -7,11 +7,15 @@ fraction of a percent (a recording's measurement noise), so the run never looks 
 configurations a few percent better lie in another region that no result has come near.
 :class:`StallRestart` counts the OK results since the best last improved by a *meaningful* gain: a
 relative one of at least ``min_gain`` (values of one sign; an absolute ``min_gain`` times the spread
-of the values otherwise).  Once ``after`` results in a row bring none, the next ``size`` proposals
-are random feasible configurations, as in the initial design: with the incumbent's basin
-fitted, new points elsewhere give the GP the evidence to leave it.  Both counts come from the space:
-``after`` and ``size`` default to twice and once the initial design (``d + 1``), so a wider space,
-whose GP needs more results to compare regions, waits and restarts with more points.  The count
+of the values otherwise).  Once the results without one are at least ``after`` and at least as many
+as the run had counted when the last meaningful gain came, the next ``size`` proposals are random
+feasible configurations, as in the initial design: with the incumbent's basin fitted, new points
+elsewhere give the GP the evidence to leave it.  The second condition makes the wait scale with
+the run: a search that is still finding gains every few results (as on a small space in its first
+tens of evaluations) is never interrupted, and after a restart the next one waits twice as long.
+The counts come from the space: ``after`` and ``size`` default to twice and once the initial design
+(``d + 1``), so a wider space, whose GP needs more results to compare regions, waits and restarts
+with more points.  The count
 starts with the technique's own first proposal (its design's, in a run of its own): results that
 other techniques measured before it joined (inside a bandit, or after a hand-over) only set the best.
 """
@@ -29,6 +33,8 @@ class StallRestart:
         self.anchor = math.inf        # the best value when it last improved meaningfully
         self.low, self.high = math.inf, -math.inf
         self.since = 0                # OK results since the last meaningful gain
+        self.counted = 0              # OK results counted so far
+        self.anchor_at = 0            # ``counted`` at the last meaningful gain (or restart)
         self.due = 0                  # restart draws still to make
         self.counting = False         # set by the technique's first proposal (:meth:`begin`)
 
@@ -38,18 +44,20 @@ class StallRestart:
 
     def add(self, value: float, state: str) -> None:
         """Record one result (called once per distinct configuration, in arrival order); a finite OK
-        ``value`` arms the restart when it ends ``after`` OK results in a row without a meaningful gain."""
+        ``value`` arms the restart when the results without a meaningful gain reach ``after`` and the
+        count at the last gain."""
         if state != "ok" or not math.isfinite(value):
             return
         self.low, self.high = min(self.low, value), max(self.high, value)
         self.best = min(self.best, value)
+        self.counted += self.counting
         if self.meaningful(self.anchor, self.best) or not self.counting:
-            self.anchor, self.since = self.best, 0
+            self.anchor, self.since, self.anchor_at = self.best, 0, self.counted
             return
         self.since += 1
-        if self.after > 0 and self.since >= self.after and self.size > 0:
+        if self.after > 0 and self.size > 0 and self.since >= max(self.after, self.anchor_at):
             self.due, self.since = self.size, 0
-            self.anchor = self.best
+            self.anchor, self.anchor_at = self.best, self.counted
 
     def meaningful(self, old: float, new: float) -> bool:
         """Whether ``new`` improves on ``old`` by ``min_gain``: relatively where the values keep one

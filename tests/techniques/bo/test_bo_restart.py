@@ -43,6 +43,24 @@ def test_a_meaningful_gain_resets_the_count_and_failures_do_not_count():
     assert r.take() and r.take() and not r.take()
 
 
+def test_the_wait_grows_with_the_results_counted_at_the_last_gain():
+    r = StallRestart(after=3, size=1, min_gain=0.01)
+    r.begin()
+    for k in range(10):                    # ten results, each 5 % better: the last gain at the 10th
+        r.add(100.0 * 0.95 ** k, "ok")
+    best = 100.0 * 0.95 ** 9
+    for _ in range(9):                     # 9 < 10 results without a gain: no restart yet
+        r.add(best, "ok")
+        assert not r.take()
+    r.add(best, "ok")
+    assert r.take()
+    for _ in range(19):                    # the next restart waits for as many as counted at this one (20)
+        r.add(best, "ok")
+        assert not r.take()
+    r.add(best, "ok")
+    assert r.take()
+
+
 def test_values_of_both_signs_use_the_spread():
     r = StallRestart(after=2, size=1, min_gain=0.1)
     for v in (-1.0, 1.0):
@@ -52,20 +70,20 @@ def test_values_of_both_signs_use_the_spread():
 
 @settings(max_examples=50, deadline=None)
 @given(st.lists(st.floats(0.5, 2.0), min_size=1, max_size=40), st.integers(1, 6), st.integers(1, 4))
-def test_a_restart_is_armed_exactly_when_after_results_bring_no_one_percent_gain(values, after, size):
+def test_a_restart_is_armed_exactly_when_enough_results_bring_no_one_percent_gain(values, after, size):
     r = StallRestart(after=after, size=size, min_gain=0.01)
     r.begin()
-    anchor, best, since = math.inf, math.inf, 0
+    anchor, best, since, n, anchor_at = math.inf, math.inf, 0, 0, 0
     for v in values:
         r.add(v, "ok")
-        best = min(best, v)
+        best, n = min(best, v), n + 1
         if best < anchor * 0.99 or not math.isfinite(anchor):
-            anchor, since = best, 0
+            anchor, since, anchor_at = best, 0, n
         else:
             since += 1
-        armed = since == after
+        armed = since == max(after, anchor_at)
         if armed:
-            anchor, since = best, 0
+            anchor, since, anchor_at = best, 0, n
         assert (r.due == size) == armed
         while r.take():
             pass
