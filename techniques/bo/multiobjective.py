@@ -132,10 +132,8 @@ class MultiObjectiveBO(BayesianOptimization):
                    "improvement x RF feasibility")
     multi_objective = True
     #: BayesianOptimization's options; each GP models the Gaussian copula of its metric by default (metrics
-    #: such as energy and compile time span orders of magnitude with heavy tails), and restarts are off (a
-    #: stall of the first objective says nothing about the front)
-    OPTIONS = tuple(replace(o, default=True) if o.name == "copula_transform" else
-                    replace(o, default=0) if o.name == "restart_after" else o for o in BO_OPTIONS) + (
+    #: such as energy and compile time span orders of magnitude with heavy tails)
+    OPTIONS = tuple(replace(o, default=True) if o.name == "copula_transform" else o for o in BO_OPTIONS) + (
         Option("ehvi_units", str, "metric", choices=("metric", "model"),
                doc="the units the expected hypervolume improvement is computed in: 'model' (the GPs' "
                    "standardised units) or 'metric' (the objectives' own, reference 1.1 x the observed "

@@ -13,9 +13,12 @@ feasible configurations, as in the initial design: with the incumbent's basin fi
 elsewhere give the GP the evidence to leave it.  The second condition makes the wait scale with
 the run: a search that is still finding gains every few results (as on a small space in its first
 tens of evaluations) is never interrupted, and after a restart the next one waits twice as long.
-The counts come from the space: ``after`` and ``size`` default to twice and once the initial design
-(``d + 1``), so a wider space, whose GP needs more results to compare regions, waits and restarts
-with more points.  The count
+The counts come from the space: the technique's option ``restart_after`` gives ``after`` in initial
+designs (``d + 1`` results), and ``size`` is one design, so a wider space, whose GP needs more
+results to compare regions, waits and restarts with more points.  The option is off by default: on
+the recordings it was measured on, restarts help where a run sticks in an early basin and cost
+where the model would have found the optimum with the evaluations they take (the benchmarks page
+of the default technique gives the figures).  The count
 starts with the technique's own first proposal (its design's, in a run of its own): results that
 other techniques measured before it joined (inside a bandit, or after a hand-over) only set the best.
 """

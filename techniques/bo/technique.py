@@ -145,9 +145,9 @@ class BOOptions:
     #: add a Hamming (equal / not equal) distance channel for every numeric parameter with 3-64
     #: values beside its smooth distance, so the GP can model irregular per-value effects
     ordinal_hamming: bool = True
-    #: restart with ``d + 1`` random draws once this many OK results in a row improved the best by less
-    #: than ``restart_gain`` (relative; None: twice the initial design; 0 disables; :mod:`.restart`)
-    restart_after: Optional[int] = None
+    #: restart with an initial design's worth of random draws once this many designs' worth of OK results
+    #: (and as many as at the last gain) improved the best by less than ``restart_gain`` (0: never; :mod:`.restart`)
+    restart_after: int = 0
     #: the relative gain of the best that counts as meaningful for ``restart_after``
     restart_gain: float = 0.01
     #: trust-region steps: once this many OK results in a row have not improved the best, all but
@@ -195,7 +195,7 @@ BO_OPTIONS = schema_from_dataclass(BOOptions, {
     "hp_starts": dict(lo=1), "hp_warm_starts": dict(lo=0), "hp_full_every": dict(lo=1), "hp_maxiter": dict(lo=1),
     "hp_refit_growth": dict(lo=0.0, hi=10.0, random_lo=0.0, random_hi=0.2), "max_observations": dict(lo=1),
     "stall_after": dict(lo=0, random_lo=0, random_hi=10), "local_radius": dict(lo=1, random_lo=1, random_hi=4),
-    "global_every": dict(lo=1), "restart_after": dict(lo=0), "restart_gain": dict(lo=0.0, hi=1.0), "permutation_distance": dict(choices=PERMUTATION_DISTANCES),
+    "global_every": dict(lo=1), "restart_after": dict(lo=0, random_hi=4), "restart_gain": dict(lo=0.0, hi=1.0), "permutation_distance": dict(choices=PERMUTATION_DISTANCES),
     "permutation_distances": dict(choices=PERMUTATION_DISTANCES),
     "max_feasibility_threshold": dict(lo=0.0, hi=1.0, random_lo=0.0, random_hi=0.3), "max_leaves": dict(lo=1),
     "max_enumeration_seconds": dict(lo=0.0), "prior_beta": dict(lo=0.0),
@@ -255,8 +255,7 @@ class BayesianOptimization(Technique):
         self._initial_made = 0
         self._design = PriorDesign(manipulator.prior)  # the mode first, then uniform or local draws
         self._spread = SpreadDesign(self.encoder, o.design_candidates)  # where the uniform draws go
-        after = o.restart_after if o.restart_after is not None else 2 * self.n_initial
-        self._restart = StallRestart(after, self.n_initial, o.restart_gain)
+        self._restart = StallRestart(o.restart_after * self.n_initial, self.n_initial, o.restart_gain)
         self._every = o.copula_every if o.copula_every is not None else (
             AUTO_COPULA_EVERY if manipulator.is_finite() else 0)
         self._fit_states = [FitState(copula=o.copula_transform or self._every == 1)]

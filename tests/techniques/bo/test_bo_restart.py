@@ -95,20 +95,20 @@ def power_space():
 
 def test_the_restart_size_and_wait_come_from_the_space():
     m = power_space()
-    tech = BayesianOptimization(**LIGHT)
+    tech = BayesianOptimization(restart_after=2, **LIGHT)
     tech.bind(m, random.Random(0), "BO")
     assert (tech._restart.after, tech._restart.size) == (8, 4)          # d + 1 = 4
-    tech = BayesianOptimization(initial_samples=6, **LIGHT)
+    tech = BayesianOptimization(initial_samples=6, restart_after=2, **LIGHT)
     tech.bind(m, random.Random(0), "BO")
     assert (tech._restart.after, tech._restart.size) == (12, 6)
-    tech = BayesianOptimization(restart_after=0, **LIGHT)
+    tech = BayesianOptimization(**LIGHT)
     tech.bind(m, random.Random(0), "BO")
-    assert tech._restart.after == 0
+    assert tech._restart.after == 0 and tech.option_values()["restart_after"] == 0
 
 
 def test_a_stalled_run_proposes_random_draws_instead_of_model_proposals(monkeypatch):
     m = power_space()
-    tech = BayesianOptimization(initial_samples=3, restart_after=6, **LIGHT)
+    tech = BayesianOptimization(initial_samples=3, restart_after=2, **LIGHT)
     tech.bind(m, random.Random(1), "BO")
     value = 100.0
     for _ in range(3):                      # the initial design
@@ -155,7 +155,7 @@ def test_design_candidates_spread_the_design_over_the_range():
 
 def test_results_before_the_first_proposal_only_set_the_best():
     m = power_space()
-    tech = BayesianOptimization(initial_samples=2, restart_after=3, **LIGHT)
+    tech = BayesianOptimization(initial_samples=2, restart_after=1, **LIGHT)
     tech.bind(m, random.Random(2), "Bandit/BO")
     rng = random.Random(3)
     for cfg in {m.hash_config(c): c for c in (m.random(rng) for _ in range(8))}.values():
@@ -164,10 +164,3 @@ def test_results_before_the_first_proposal_only_set_the_best():
     tech.propose()
     assert tech._fs.fits == 1                  # a model proposal, not a restart's draw
 
-
-def test_multi_objective_bo_does_not_restart():
-    from tunerlib.techniques.bo.multiobjective import MultiObjectiveBO
-    tech = MultiObjectiveBO(**LIGHT)
-    assert tech.option_values()["restart_after"] == 0
-    tech.bind(power_space(), random.Random(0), "MO")
-    assert tech._restart.after == 0
