@@ -154,6 +154,8 @@ class BOOptions:
     #: every ``global_every``-th proposal maximise the acquisition only over configurations that
     #: differ from the best in at most ``local_radius`` parameters (small finite spaces; 0 disables)
     stall_after: int = 5
+    #: an improvement of the best by less than this share of it (values of one sign) leaves the stall count running
+    stall_gain: float = 0.0
     #: radius (number of differing parameters) of the trust-region steps
     local_radius: int = 2
     #: while stalled, every this-many-th proposal is a global one, the others trust-region steps
@@ -195,7 +197,7 @@ BO_OPTIONS = schema_from_dataclass(BOOptions, {
     "hp_starts": dict(lo=1), "hp_warm_starts": dict(lo=0), "hp_full_every": dict(lo=1), "hp_maxiter": dict(lo=1),
     "hp_refit_growth": dict(lo=0.0, hi=10.0, random_lo=0.0, random_hi=0.2), "max_observations": dict(lo=1),
     "stall_after": dict(lo=0, random_lo=0, random_hi=10), "local_radius": dict(lo=1, random_lo=1, random_hi=4),
-    "global_every": dict(lo=1), "restart_after": dict(lo=0, random_hi=4), "restart_gain": dict(lo=0.0, hi=1.0), "permutation_distance": dict(choices=PERMUTATION_DISTANCES),
+    "global_every": dict(lo=1), "restart_after": dict(lo=0, random_hi=4), "stall_gain": dict(lo=0.0, hi=1.0, random_hi=0.02), "restart_gain": dict(lo=0.0, hi=1.0), "permutation_distance": dict(choices=PERMUTATION_DISTANCES),
     "permutation_distances": dict(choices=PERMUTATION_DISTANCES),
     "max_feasibility_threshold": dict(lo=0.0, hi=1.0, random_lo=0.0, random_hi=0.3), "max_leaves": dict(lo=1),
     "max_enumeration_seconds": dict(lo=0.0), "prior_beta": dict(lo=0.0),
@@ -266,7 +268,7 @@ class BayesianOptimization(Technique):
         self._feasible_seen: Set[Hashable] = set()   # keys of evaluated/pending feasible configs
         self.fallbacks = 0                           # proposals made at random after a model failure
         self._n_ok = 0                               # OK results (before the training-set cap)
-        self._window = TrainingWindow(o.max_observations, o.failure_imputation)
+        self._window = TrainingWindow(o.max_observations, o.failure_imputation, o.stall_gain)
         self._local_turn = 0                         # cycles trust-region / global steps when stalled
 
     # ---- protocol -----------------------------------------------------------------------------
