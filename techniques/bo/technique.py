@@ -145,17 +145,15 @@ class BOOptions:
     #: add a Hamming (equal / not equal) distance channel for every numeric parameter with 3-64
     #: values beside its smooth distance, so the GP can model irregular per-value effects
     ordinal_hamming: bool = True
-    #: restart with an initial design's worth of random draws once this many designs' worth of OK results
-    #: (and as many as at the last gain) improved the best by less than ``restart_gain`` (0: never; :mod:`.restart`)
+    #: d + 1 random draws after this many designs' worth of results without a gain (0: never; :mod:`.restart`)
     restart_after: int = 0
-    #: the relative gain of the best that counts as meaningful for ``restart_after``
-    restart_gain: float = 0.01
+    restart_gain: float = 0.01  #: the relative gain of the best that ends a stall for ``restart_after``
     #: trust-region steps: once this many OK results in a row have not improved the best, all but
     #: every ``global_every``-th proposal maximise the acquisition only over configurations that
     #: differ from the best in at most ``local_radius`` parameters (small finite spaces; 0 disables)
     stall_after: int = 5
-    #: an improvement of the best by less than this share of it (values of one sign) leaves the stall count running
-    stall_gain: float = 0.0
+    #: an improvement of the best by less than this share of it leaves the stall count running (0: any counts)
+    stall_gain: float = 0.01
     #: radius (number of differing parameters) of the trust-region steps
     local_radius: int = 2
     #: while stalled, every this-many-th proposal is a global one, the others trust-region steps
@@ -191,13 +189,15 @@ class BOOptions:
 #: the options as the one technique option schema (:mod:`..options`): types and defaults from the
 #: fields of :class:`BOOptions`, legal and random ranges here
 BO_OPTIONS = schema_from_dataclass(BOOptions, {
-    "initial_samples": dict(lo=1), "design_candidates": dict(lo=1, random_lo=1, random_hi=50), "n_random_samples": dict(lo=1, random_lo=200, random_hi=5000),
+    "initial_samples": dict(lo=1), "design_candidates": dict(lo=1, random_hi=50),
+    "n_random_samples": dict(lo=1, random_lo=200, random_hi=5000),
     "n_starts": dict(lo=1, random_lo=1, random_hi=20), "max_local_steps": dict(lo=0),
     "exhaustive_acquisition": dict(lo=0), "neighbours_per_parameter": dict(lo=1), "hp_samples": dict(lo=1),
     "hp_starts": dict(lo=1), "hp_warm_starts": dict(lo=0), "hp_full_every": dict(lo=1), "hp_maxiter": dict(lo=1),
     "hp_refit_growth": dict(lo=0.0, hi=10.0, random_lo=0.0, random_hi=0.2), "max_observations": dict(lo=1),
     "stall_after": dict(lo=0, random_lo=0, random_hi=10), "local_radius": dict(lo=1, random_lo=1, random_hi=4),
-    "global_every": dict(lo=1), "restart_after": dict(lo=0, random_hi=4), "stall_gain": dict(lo=0.0, hi=1.0, random_hi=0.02), "restart_gain": dict(lo=0.0, hi=1.0), "permutation_distance": dict(choices=PERMUTATION_DISTANCES),
+    "global_every": dict(lo=1), "restart_after": dict(lo=0, random_hi=4), "restart_gain": dict(lo=0.0, hi=1.0),
+    "stall_gain": dict(lo=0.0, hi=1.0, random_hi=0.02), "permutation_distance": dict(choices=PERMUTATION_DISTANCES),
     "permutation_distances": dict(choices=PERMUTATION_DISTANCES),
     "max_feasibility_threshold": dict(lo=0.0, hi=1.0, random_lo=0.0, random_hi=0.3), "max_leaves": dict(lo=1),
     "max_enumeration_seconds": dict(lo=0.0), "prior_beta": dict(lo=0.0),
