@@ -134,3 +134,14 @@ def test_stall_gain_keeps_the_stall_count_through_small_improvements():
     for k, value in enumerate((0.5, -0.1, -0.11)):   # across zero any gain counts; then 10 % < 50 %
         mixed.add({"x": k}, value, "ok")
     assert mixed.stalled == 1
+
+
+def test_a_run_crawling_by_tenths_of_a_percent_counts_as_stalled_by_default():
+    m = ConfigurationManipulator([FloatParameter("x", 0.0, 1.0)])
+    tech = BayesianOptimization()
+    assert tech.option_values()["stall_gain"] == 0.01
+    tech.bind(m, random.Random(0), "BO")
+    for k in range(8):
+        cfg = {"x": k / 10}
+        tech.observe(Feedback(cfg, m.hash_config(cfg), 100.0 * 0.999 ** k, "ok", "Other", True))
+    assert tech._stalled() == 7 >= tech.options.stall_after    # the trust-region steps are due
