@@ -41,8 +41,8 @@ Additions to BaCO's recipe, each an option (measured on the recorded Kernel Tune
   counted as failures and cost where the optimum lies on a real feasibility boundary (HPVM2FPGA); the
   docs/benchmarks/bo.md gives both sets of figures.  Results marked unmeasured (``Feedback.unmeasured``: a replayed
   table has no row) never train the classifier; they only exclude their configuration;
-* trust-region steps (``stall_after``, ``local_radius``): once ``stall_after`` OK results in a row
-  have not improved the best, every other proposal maximises the acquisition only over
+* trust-region steps (``stall_after``, ``local_radius``): once ``stall_after`` OK results have not
+  improved the best by ``stall_gain`` of it, all but every ``global_every``-th proposal maximise it only over
   configurations within ``local_radius`` changed parameters of the best (on spaces scored whole;
   on larger spaces the local search from the incumbent plays this part).
 
@@ -148,7 +148,7 @@ class BOOptions:
     #: d + 1 random draws after this many designs' worth of results without a gain (0: never; :mod:`.restart`)
     restart_after: int = 0
     restart_gain: float = 0.01  #: the relative gain of the best that ends a stall for ``restart_after``
-    #: trust-region steps: once this many OK results in a row have not improved the best, all but
+    #: trust-region steps: once this many OK results have not improved the best by ``stall_gain``, all but
     #: every ``global_every``-th proposal maximise the acquisition only over configurations that
     #: differ from the best in at most ``local_radius`` parameters (small finite spaces; 0 disables)
     stall_after: int = 5
