@@ -8,12 +8,12 @@ searches and its own fitted model; :func:`surrogate_turn` says which one a BO pr
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 import numpy as np
 
 from .gp import Hyper
-from .transforms import TransformKey
+from .transforms import TransformKey, exponents
 
 
 @dataclass
@@ -60,3 +60,19 @@ def surrogate_turn(turn: int, copula_every: int) -> int:
     """Which surrogate BO proposal number ``turn`` (1, 2, ...) uses: 1 (the copula) on every
     ``copula_every``-th turn, 0 (the power transforms) otherwise and when ``copula_every`` is 0."""
     return 1 if copula_every > 0 and turn % copula_every == 0 else 0
+
+
+def transform_choices(fs: FitState, log_transform: Optional[bool], power_transforms: str, positive: bool,
+                      full: bool) -> List[TransformKey]:
+    """The transforms a hyperparameter search of surrogate ``fs`` compares: the copula for a copula
+    surrogate, the identity unless every value is ``positive``, the one ``log_transform`` names, all of
+    ``power_transforms`` in a ``full`` search (or before any choice), else the last choice alone."""
+    if fs.copula:
+        return ["copula"]
+    if not positive:
+        return [1.0]
+    if log_transform is not None:
+        return [0.0 if log_transform else 1.0]
+    if full or fs.transform is None:
+        return list(exponents(power_transforms))
+    return [fs.transform]

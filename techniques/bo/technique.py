@@ -4,13 +4,11 @@ Call pattern (see :mod:`tunerlib.techniques.base`): ``bind`` builds the distance
 of trees and the neighbour generator; ``observe`` records every result of the run, whichever
 technique asked for it (inside a bandit BO learns from all arms); ``propose`` returns
 
-1. the initial design: ``initial_samples`` (default ``d + 1``) uniformly random feasible
-   configurations, all proposed up front (several may be in flight); it is cut short when other
-   techniques have already supplied that many OK results.  With user priors the prior's mode comes
-   first (also when the design is cut short), and the rest stays uniform so that the results can
-   test the prior against the rest of the space; while no result inside the prior's high region is
-   measured or pending (the mode was a gap in a recording), the next draw comes from near the prior
-   instead (:class:`.prior_use.PriorDesign`);
+1. the initial design: ``initial_samples`` (default ``d + 1``) random feasible configurations, each
+   the farthest of ``design_candidates`` uniform draws from those so far (:mod:`.design`), all
+   proposed up front; it is cut short when other techniques have already supplied that many OK
+   results.  With user priors the prior's mode comes first and the rest stays uniform, or near the
+   prior while no result inside its high region is measured or pending (:class:`.prior_use.PriorDesign`);
 2. afterwards one BO proposal per call.  Whenever new results have arrived the GP is refitted on
    the OK results (ERROR, TIMEOUT and INFEASIBLE results train the feasibility classifier instead
    and never become the incumbent): a full multi-start hyperparameter fit on the first fit and
@@ -43,19 +41,17 @@ Additions to BaCO's recipe, each an option (measured on the recorded Kernel Tune
   counted as failures and cost where the optimum lies on a real feasibility boundary (HPVM2FPGA); the
   docs/benchmarks/bo.md gives both sets of figures.  Results marked unmeasured (``Feedback.unmeasured``: a replayed
   table has no row) never train the classifier; they only exclude their configuration;
-* trust-region steps (``stall_after``, ``local_radius``): once ``stall_after`` OK results in a row
-  have not improved the best, every other proposal maximises the acquisition only over
+* trust-region steps (``stall_after``, ``local_radius``): once ``stall_after`` OK results have not
+  improved the best by ``stall_gain`` of it, all but every ``global_every``-th proposal maximise it only over
   configurations within ``local_radius`` changed parameters of the best (on spaces scored whole;
   on larger spaces the local search from the incumbent plays this part).
 
 While fewer than two OK results exist and results are pending, ``propose`` returns None; with
-nothing pending it keeps sampling: at random until the feasibility classifier can be trained (one
-OK and one failed result), then the most probably feasible of random samples and neighbours of the
-OK results (where most of a space fails, random sampling alone could take dozens of evaluations
-to find the second OK configuration the GP needs).  It returns None as well when every feasible
-configuration of a finite space has been evaluated or is in flight.  Model failures (no
-positive-definite covariance, unexpected numerical errors) fall back to a random feasible
-configuration, so a run never ends with an exception from this technique.
+nothing pending it keeps sampling: at random until the feasibility classifier can be trained, then
+the most probably feasible of random samples and neighbours of the OK results (:func:`.design.guided_pick`).
+It returns None as well when every feasible configuration of a finite space has been evaluated or is
+in flight.  Model failures (no positive-definite covariance, unexpected numerical errors) fall back
+to a random feasible configuration, so a run never ends with an exception from this technique.
 
 Options (:class:`BOOptions`, dataclass fields with defaults) are reported by :meth:`option_values`.
 """
@@ -74,9 +70,11 @@ from ..base import Config, Feedback, Technique, TechniqueError
 from ..blas import single_thread_blas
 from ..options import configure, schema_from_dataclass, validate
 from .acquisition import Acquisition, LocalSearch
+from .design import SpreadDesign, guided_pick
+from .restart import StallRestart
 from .distances import PERMUTATION_DISTANCES, ConfigKey, SpaceEncoder
 from .feasibility import FeasibilityModel
-from .fitstate import FitState, surrogate_turn
+from .fitstate import FitState, surrogate_turn, transform_choices
 from .gp import GaussianProcess, GPFitError, Hyper
 from .neighbours import NeighbourGenerator
 from .prior_use import PriorDesign, mode_configuration, pibo_exponent, pibo_weight
@@ -97,6 +95,8 @@ class BOOptions:
 
     #: random feasible configurations before the first model (None: number of parameters + 1)
     initial_samples: Optional[int] = None
+    #: each design point is the farthest of this many random candidates from the configurations so far (:mod:`.design`)
+    design_candidates: int = 1
     #: random feasible configurations scored per acquisition optimisation
     n_random_samples: int = 2000
     #: best random samples used as local-search starts (the incumbent is added)
@@ -145,10 +145,15 @@ class BOOptions:
     #: add a Hamming (equal / not equal) distance channel for every numeric parameter with 3-64
     #: values beside its smooth distance, so the GP can model irregular per-value effects
     ordinal_hamming: bool = True
-    #: trust-region steps: once this many OK results in a row have not improved the best, all but
+    #: d + 1 random draws after this many designs' worth of results without a gain (0: never; :mod:`.restart`)
+    restart_after: int = 0
+    restart_gain: float = 0.01  #: the relative gain of the best that ends a stall for ``restart_after``
+    #: trust-region steps: once this many OK results have not improved the best by ``stall_gain``, all but
     #: every ``global_every``-th proposal maximise the acquisition only over configurations that
     #: differ from the best in at most ``local_radius`` parameters (small finite spaces; 0 disables)
     stall_after: int = 5
+    #: an improvement of the best by less than this share of it leaves the stall count running (0: any counts)
+    stall_gain: float = 0.01
     #: radius (number of differing parameters) of the trust-region steps
     local_radius: int = 2
     #: while stalled, every this-many-th proposal is a global one, the others trust-region steps
@@ -184,13 +189,15 @@ class BOOptions:
 #: the options as the one technique option schema (:mod:`..options`): types and defaults from the
 #: fields of :class:`BOOptions`, legal and random ranges here
 BO_OPTIONS = schema_from_dataclass(BOOptions, {
-    "initial_samples": dict(lo=1), "n_random_samples": dict(lo=1, random_lo=200, random_hi=5000),
+    "initial_samples": dict(lo=1), "design_candidates": dict(lo=1, random_hi=50),
+    "n_random_samples": dict(lo=1, random_lo=200, random_hi=5000),
     "n_starts": dict(lo=1, random_lo=1, random_hi=20), "max_local_steps": dict(lo=0),
     "exhaustive_acquisition": dict(lo=0), "neighbours_per_parameter": dict(lo=1), "hp_samples": dict(lo=1),
     "hp_starts": dict(lo=1), "hp_warm_starts": dict(lo=0), "hp_full_every": dict(lo=1), "hp_maxiter": dict(lo=1),
     "hp_refit_growth": dict(lo=0.0, hi=10.0, random_lo=0.0, random_hi=0.2), "max_observations": dict(lo=1),
     "stall_after": dict(lo=0, random_lo=0, random_hi=10), "local_radius": dict(lo=1, random_lo=1, random_hi=4),
-    "global_every": dict(lo=1), "permutation_distance": dict(choices=PERMUTATION_DISTANCES),
+    "global_every": dict(lo=1), "restart_after": dict(lo=0, random_hi=4), "restart_gain": dict(lo=0.0, hi=1.0),
+    "stall_gain": dict(lo=0.0, hi=1.0, random_hi=0.02), "permutation_distance": dict(choices=PERMUTATION_DISTANCES),
     "permutation_distances": dict(choices=PERMUTATION_DISTANCES),
     "max_feasibility_threshold": dict(lo=0.0, hi=1.0, random_lo=0.0, random_hi=0.3), "max_leaves": dict(lo=1),
     "max_enumeration_seconds": dict(lo=0.0), "prior_beta": dict(lo=0.0),
@@ -249,6 +256,8 @@ class BayesianOptimization(Technique):
         self._excluded: Set[Hashable] = set()        # config keys evaluated or pending
         self._initial_made = 0
         self._design = PriorDesign(manipulator.prior)  # the mode first, then uniform or local draws
+        self._spread = SpreadDesign(self.encoder, o.design_candidates)  # where the uniform draws go
+        self._restart = StallRestart(o.restart_after * self.n_initial, self.n_initial, o.restart_gain)
         self._every = o.copula_every if o.copula_every is not None else (
             AUTO_COPULA_EVERY if manipulator.is_finite() else 0)
         self._fit_states = [FitState(copula=o.copula_transform or self._every == 1)]
@@ -259,7 +268,7 @@ class BayesianOptimization(Technique):
         self._feasible_seen: Set[Hashable] = set()   # keys of evaluated/pending feasible configs
         self.fallbacks = 0                           # proposals made at random after a model failure
         self._n_ok = 0                               # OK results (before the training-set cap)
-        self._window = TrainingWindow(o.max_observations, o.failure_imputation)
+        self._window = TrainingWindow(o.max_observations, o.failure_imputation, o.stall_gain)
         self._local_turn = 0                         # cycles trust-region / global steps when stalled
 
     # ---- protocol -----------------------------------------------------------------------------
@@ -276,12 +285,14 @@ class BayesianOptimization(Technique):
             return
         ckey = self.key(cfg)
         self._excluded.add(ckey)
+        self._spread.note(ckey, cfg)
         if self.cot.is_feasible(cfg):
             self._feasible_seen.add(ckey)
         if feedback.unmeasured and not feedback.ok:   # a gap in a recording: never proposed again, but
             return                                    # no evidence for the feasibility model either
         self._results[feedback.key] = (cfg, feedback.value, feedback.state)
         self._window.add(cfg, feedback.value, feedback.state)
+        self._restart.add(feedback.value, feedback.state)
 
     def desired_configuration(self) -> Optional[Config]:
         try:
@@ -297,10 +308,12 @@ class BayesianOptimization(Technique):
             self._design.proposed(key, cfg)
             self._hashes_pending[key] = ckey
             self._excluded.add(ckey)
+            self._spread.note(ckey, cfg)
             self._feasible_seen.add(ckey)
         return cfg
 
     def _next(self) -> Optional[Config]:
+        self._restart.begin()
         if self._exhausted():
             return None
         n_ok = self._window.ok_states
@@ -314,7 +327,9 @@ class BayesianOptimization(Technique):
             draw = self._design.next_draw() if design else ""
         if draw:
             self._initial_made += 1
-            return self._random_new(uniform=draw == "uniform", local=draw == "local")
+            return self._design_new(draw)
+        if self._restart.take():
+            return self._random_new()
         if n_ok < 2:
             return None if self._hashes_pending else self._guided_new()
         try:
@@ -340,15 +355,17 @@ class BayesianOptimization(Technique):
                     return cfg
         return None
 
-    def _guided_new(self) -> Optional[Config]:
-        """A proposal made after the initial design while fewer than two results are OK (no GP yet).
+    def _design_new(self, draw: str) -> Optional[Config]:
+        """A design point: the best of ``design_candidates`` new random draws (:class:`.design.SpreadDesign`)."""
+        if self._spread.candidates == 1 or draw == "local":
+            return self._random_new(uniform=draw == "uniform", local=draw == "local")
+        pool = [c for c in self.cot.sample(self.rng, self.np_rng, self._spread.candidates, draw == "uniform")
+                if self.key(c) not in self._excluded]
+        return self._spread.pick(pool) or self._random_new(uniform=draw == "uniform")
 
-        Where most of the space fails (e.g. 110 of 120 loop orders of a kernel cannot be generated)
-        random sampling would go on wasting evaluations, so once the classifier can be trained (one
-        OK and one failed result) the proposal is the most probably feasible among random feasible
-        samples and the single-parameter neighbours of the OK configurations (ties in random order);
-        without a classifier it is random.
-        """
+    def _guided_new(self) -> Optional[Config]:
+        """A proposal after the initial design while fewer than two results are OK (no GP yet): the most
+        probably feasible random sample or neighbour of an OK result (:func:`.design.guided_pick`), or random."""
         feas = self._fit_feasibility()
         if feas is None:
             return self._random_new()
@@ -356,12 +373,8 @@ class BayesianOptimization(Technique):
         for cfg, _, state in self._results.values():
             if state == "ok":
                 pool.extend(c for _, _, c in self.search.neighbours.neighbours(cfg, self.rng))
-        pool = [c for c in pool if self.key(c) not in self._excluded]
-        if not pool:
-            return self._random_new()
-        self.rng.shuffle(pool)
-        prob = feas.probability(pool)
-        return pool[int(np.argmax(prob))]
+        picked = guided_pick(pool, lambda c: self.key(c) in self._excluded, feas.probability, self.rng)
+        return picked if picked is not None else self._random_new()
 
     # ---- model ----------------------------------------------------------------------------------
     def _fit(self) -> tuple:
@@ -393,7 +406,7 @@ class BayesianOptimization(Technique):
             return self._refactorise(D2, raw)     # (a power transform of a value <= 0: search again)
         fs.searched_at = self._n_ok
         full = fs.hyper is None or fs.fits % max(o.hp_full_every, 1) == 0
-        choices = self._transform_choices(positive, full)
+        choices = transform_choices(fs, o.log_transform, o.power_transforms, positive, full)
         starts = o.hp_starts if full else min(o.hp_warm_starts, o.hp_starts)
         samples = o.hp_samples if full else max(1, o.hp_samples // 6)
         if len(choices) > 1:          # comparing transforms: split the full fit's starts between them
@@ -412,19 +425,6 @@ class BayesianOptimization(Technique):
         _, gp, y, fs.transform, fs.hyper = best  # type: ignore[misc]
         fs.fits += 1
         return gp, y
-
-    def _transform_choices(self, positive: bool, full: bool) -> List[TransformKey]:
-        """The transforms a hyperparameter search compares (the last choice alone in warm fits)."""
-        o = self.options
-        if self._fs.copula:
-            return ["copula"]
-        if not positive:
-            return [1.0]
-        if o.log_transform is not None:
-            return [0.0 if o.log_transform else 1.0]
-        if full or self._fs.transform is None:
-            return list(exponents(o.power_transforms))
-        return [self._fs.transform]
 
     def _refactorise(self, D2: np.ndarray, raw: np.ndarray) -> tuple:
         """The GP on the current data under the last searched hyperparameters and transform."""

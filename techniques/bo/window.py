@@ -24,15 +24,16 @@ Config = Any
 class TrainingWindow:
     """The OK results, failures and running counts of one BayesianOptimization run."""
 
-    def __init__(self, cap: int, impute_failures: bool) -> None:
-        self.cap, self.impute = cap, impute_failures
+    def __init__(self, cap: int, impute_failures: bool, stall_gain: float = 0.0) -> None:
+        self.cap, self.impute, self.stall_gain = cap, impute_failures, stall_gain
         self.ok: List[Tuple[Config, float]] = []      # finite OK results, in arrival order
         self.failed: List[Config] = []                # results whose state is not "ok", in arrival order
         self.top: List[Tuple[float, int]] = []        # (value, index in ok) of the best cap // 2, sorted
         self.ok_states = 0                            # results whose state is "ok" (finite or not)
         self.worst = -math.inf
         self.best = math.inf
-        self.stalled = 0                              # finite OK results since the best improved
+        self.stalled = 0                              # finite OK results since the best improved (by stall_gain)
+        self.stall_best = math.inf                    # the best when the stall count last restarted
         self.labelled: List[Tuple[Config, bool]] = []  # every result as (config, OK?), in arrival order
         self.failed_at: List[int] = []                # indices in labelled of the failures
         self.ok_at: List[int] = []                    # index in labelled of each entry of ok
@@ -55,7 +56,19 @@ class TrainingWindow:
             del self.top[keep:]
         self.ok.append((config, value))
         self.worst = max(self.worst, value)
-        self.best, self.stalled = (value, 0) if value < self.best else (self.best, self.stalled + 1)
+        self.best = min(self.best, value)
+        if self._gain(value):
+            self.stall_best, self.stalled = value, 0
+        else:
+            self.stalled += 1
+
+    def _gain(self, value: float) -> bool:
+        """Whether ``value`` improves the best at the last restart of the stall count by ``stall_gain``
+        of it (any improvement where the values change sign or ``stall_gain`` is 0)."""
+        old = self.stall_best
+        if not math.isfinite(old) or self.stall_gain <= 0 or old * value <= 0:
+            return value < old
+        return value < old - self.stall_gain * abs(old)
 
     def size(self) -> int:
         """Results the training set is chosen from (OK, plus imputed failures when imputing)."""

@@ -119,3 +119,29 @@ def test_the_feasibility_forest_trains_on_a_bounded_window():
     assert sizes and sizes[0] <= 200
     assert bo.feasibility.probability([{"x": 0.9, "y": 0.5}])[0] < 0.5 < bo.feasibility.probability(
         [{"x": 0.1, "y": 0.5}])[0]
+
+
+def test_stall_gain_keeps_the_stall_count_through_small_improvements():
+    gained, any_gain = TrainingWindow(300, False, stall_gain=0.01), TrainingWindow(300, False)
+    for k, value in enumerate((100.0, 99.9, 99.8, 99.5)):
+        gained.add({"x": k}, value, "ok")
+        any_gain.add({"x": k}, value, "ok")
+    assert (gained.stalled, any_gain.stalled) == (3, 0)
+    assert gained.best == any_gain.best == 99.5
+    gained.add({"x": 9}, 98.9, "ok")           # 1.1 % below 100: a meaningful gain
+    assert gained.stalled == 0
+    mixed = TrainingWindow(300, False, stall_gain=0.5)
+    for k, value in enumerate((0.5, -0.1, -0.11)):   # across zero any gain counts; then 10 % < 50 %
+        mixed.add({"x": k}, value, "ok")
+    assert mixed.stalled == 1
+
+
+def test_a_run_crawling_by_tenths_of_a_percent_counts_as_stalled_by_default():
+    m = ConfigurationManipulator([FloatParameter("x", 0.0, 1.0)])
+    tech = BayesianOptimization()
+    assert tech.option_values()["stall_gain"] == 0.01
+    tech.bind(m, random.Random(0), "BO")
+    for k in range(8):
+        cfg = {"x": k / 10}
+        tech.observe(Feedback(cfg, m.hash_config(cfg), 100.0 * 0.999 ** k, "ok", "Other", True))
+    assert tech._stalled() == 7 >= tech.options.stall_after    # the trust-region steps are due
