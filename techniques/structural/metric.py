@@ -61,8 +61,13 @@ ACCEPT = 0.9
 #: held-out R² from which the last checkpoint accepts the embedding instead of handing over
 ACCEPT_LAST = 0.6
 
-#: random starts per dimension and checkpoint (the previous fit is one more)
-RESTARTS = 3
+#: random starts per dimension at its first fit, and at later checkpoints (the previous fit is one more)
+RESTARTS, WARM_RESTARTS = 3, 1
+
+#: a dimension is fitted only from this many training results per unknown (fewer leave the fit
+#: under-determined: at 3 random tours per item of ftv170, d = 3, every fit predicted held-out tours
+#: worse than their mean)
+MIN_ROWS_PER_UNKNOWN = 1.5
 
 #: random starts of a directed fit besides the lifted symmetric fit and the previous directed one
 DIRECTED_RESTARTS = 1
@@ -104,6 +109,8 @@ class MetricBayesLinear(SparseBayesLinear):
         self.embedding: Optional[Embedding] = None
         self.theta: Dict[Tuple[int, bool], np.ndarray] = {}  # last fit per (dimension, directed)
         self.held_out_r2 = 0.0                      # the best held-out R² of the last checkpoint
+        self.random_rows: List[int] = []            # the rows of uniformly random configurations
+        self.fit_starts = 0                         # L-BFGS fits from a start, over the checkpoints
         self._factor_n = 0
         self._theta_scale = 1.0                     # the values' scale the fitted theta is in
 
@@ -111,27 +118,54 @@ class MetricBayesLinear(SparseBayesLinear):
     def items(self) -> int:
         return max((g.active for g in self.blocks), default=0)
 
-    def checkpoint(self, random_results: int) -> bool:
-        """Whether ``random_results`` random results make an identification checkpoint."""
-        return any(random_results == int(c * self.items) for c in CHECKPOINTS)
+    @property
+    def first_checkpoint(self) -> int:
+        """The results of the first identification checkpoint (all of them random ones)."""
+        return int(CHECKPOINTS[0] * self.items)
+
+    def checkpoint(self, results: int) -> bool:
+        """Whether ``results`` results make an identification checkpoint."""
+        return any(results == int(c * self.items) for c in CHECKPOINTS)
+
+    def mark_random(self) -> None:
+        """Note that the last result added is of a uniformly random configuration (called by the
+        technique after :meth:`add`): the held-out fifth of each checkpoint is drawn from these."""
+        self.random_rows.append(self.n - 1)
+
+    def _held_out(self, rows: int) -> np.ndarray:
+        """Every fifth random result of the window (every fifth result when none was marked)."""
+        marked = np.asarray(self.random_rows, dtype=np.intp) - self.first
+        marked = marked[marked >= 0]
+        hold = np.zeros(rows, dtype=bool)
+        if marked.size >= 5:
+            hold[marked[::5]] = True
+        else:
+            hold[::5] = True
+        return hold
 
     def _embedding(self, dim: int, directed: bool) -> Embedding:
         return Embedding(self.blocks, dim, directed, self.directions if directed else None)
 
     def _fit_dims(self, X: sp.csr_matrix, y: np.ndarray, hold: np.ndarray, directed: bool) -> Fit:
-        """Fit every dimension of :data:`DIMS` (symmetric, or directed) to the rows outside ``hold``
-        from its starts, keep each best fit in :attr:`theta`; returns the best on the held-out rows.
-        Symmetric starts: :data:`RESTARTS` random ones; directed: the symmetric fit lifted and
-        :data:`DIRECTED_RESTARTS` random ones; each also from its own previous fit."""
+        """Fit every dimension of :data:`DIMS` (symmetric, or directed) that the training rows
+        determine (:data:`MIN_ROWS_PER_UNKNOWN`) to the rows outside ``hold`` from its starts, keep
+        each best fit in :attr:`theta`; returns the best on the held-out rows.  Symmetric starts: the
+        previous fit and :data:`WARM_RESTARTS` random ones, or :data:`RESTARTS` random ones at a first
+        fit; directed: the symmetric fit lifted, :data:`DIRECTED_RESTARTS` random ones and the
+        previous directed fit."""
         best: Fit = (-np.inf, 0, directed, np.zeros(0))
         for dim in DIMS:
             emb = self._embedding(dim, directed)
+            previous = [self.theta[dim, directed]] if (dim, directed) in self.theta else []
+            if emb.size * MIN_ROWS_PER_UNKNOWN > (~hold).sum() or (directed and (dim, False) not in self.theta):
+                continue
             if directed:
                 starts = [emb.lifted(self.theta[dim, False])]
                 starts += [emb.start(self.directed_rng) for _ in range(DIRECTED_RESTARTS)]
             else:
-                starts = [emb.start(self.rng) for _ in range(RESTARTS)]
-            starts += [self.theta[dim, directed]] if (dim, directed) in self.theta else []
+                starts = [emb.start(self.rng) for _ in range(WARM_RESTARTS if previous else RESTARTS)]
+            starts += previous
+            self.fit_starts += len(starts)
             fits = [emb.fit(X[~hold], y[~hold], s, ITERATIONS) for s in starts]
             self.theta[dim, directed] = min(fits, key=lambda f: f[1])[0]
             score = emb.r2(self.theta[dim, directed], X[hold], y[hold])
@@ -147,7 +181,7 @@ class MetricBayesLinear(SparseBayesLinear):
         checkpoint; returns the status."""
         self._restandardize()
         X, y = self.rows.matrix(self.first), self._target()
-        hold = np.arange(y.size) % 5 == 0
+        hold = self._held_out(y.size)
         best = self._fit_dims(X, y, hold, False)
         if best[0] < ACCEPT and self.directions is not None:
             best = max(best, self._fit_dims(X, y, hold, True), key=lambda f: f[0])
@@ -212,11 +246,12 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         self.jump = False
 
     def propose(self) -> Optional[Proposal]:
-        """Uniformly random configurations while the embedding is being identified (under
-        ``<path>/identify``), an iterated search of the model right after it was accepted, then
-        StructuralSurrogate's proposals."""
+        """Uniformly random configurations (under ``<path>/identify``) until the first checkpoint; an
+        iterated search of the model right after an embedding was accepted; otherwise, also while
+        later checkpoints identify the embedding from every result, StructuralSurrogate's proposals."""
         model = self.model
-        if isinstance(model, MetricBayesLinear) and model.status == "identifying":
+        if isinstance(model, MetricBayesLinear) and model.status == "identifying" \
+                and model.n < model.first_checkpoint:
             assert self.manipulator is not None
             return Proposal(self.manipulator.random(self.rng), f"{self.path}/identify")
         if self.jump and self.best_config is not None:
@@ -227,13 +262,18 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         return super().propose()
 
     def observe(self, feedback: Any) -> None:
-        super().observe(feedback)
+        """As StructuralSurrogate; a random result is marked as such in the model, and when the
+        model's results reach a checkpoint it identifies the embedding from all of them."""
         model = self.model
-        if feedback.requestor == f"{self.path}/identify" and isinstance(model, MetricBayesLinear) \
-                and model.status == "identifying" and feedback.ok:
+        before = model.n
+        super().observe(feedback)
+        if not isinstance(model, MetricBayesLinear) or model is not self.model or model.n == before:
+            return
+        if feedback.requestor == f"{self.path}/identify":
             self.random_results += 1
-            if model.checkpoint(self.random_results):
-                self.jump = model.identify() == "accepted"
+            model.mark_random()
+        if model.status == "identifying" and model.checkpoint(model.n):
+            self.jump = model.identify() == "accepted"
 
     def _jump(self) -> Optional[Proposal]:
         """An iterated local search on the embedding's weights (the prior's centre: the full-rank
