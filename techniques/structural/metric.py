@@ -18,8 +18,11 @@ results) it finds embeddings that fit every result and predict nothing else, whi
 uniformly random tours per item it recovers a Euclidean instance's distances (rank correlation 0.999
 at 100 cities).  So the measurements are chosen: :class:`MetricStructuralSurrogate` first proposes
 uniformly random configurations and, at each checkpoint of :data:`CHECKPOINTS` items' worth of them,
-fits ``d`` in :data:`DIMS` (:data:`RESTARTS` starts each, the previous fit among them) to four
-fifths of the data and predicts the held-out fifth.  When no symmetric embedding reaches
+fits ``d`` in :data:`DIMS` to four fifths of the data and predicts the held-out fifth (drawn from
+the random results).  A dimension is fitted only once the training results number
+:data:`MIN_ROWS_PER_UNKNOWN` per unknown (an under-determined fit finds embeddings that fit the
+training tours and predict held-out ones worse than their mean); its first fit has :data:`RESTARTS`
+random starts, a later checkpoint's the previous fit and :data:`WARM_RESTARTS` random ones.  When no symmetric embedding reaches
 :data:`ACCEPT` and the permutation has direction features, the *directed* embedding ``w_ij = mu +
 |a_i - b_j|`` (an out- and an in-point per item, :class:`~.embedding.Embedding`) is fitted too, from
 the symmetric fit lifted (``a = b = x``) and :data:`DIRECTED_RESTARTS` random starts: asymmetric
@@ -118,14 +121,9 @@ class MetricBayesLinear(SparseBayesLinear):
     def items(self) -> int:
         return max((g.active for g in self.blocks), default=0)
 
-    @property
-    def first_checkpoint(self) -> int:
-        """The results of the first identification checkpoint (all of them random ones)."""
-        return int(CHECKPOINTS[0] * self.items)
-
-    def checkpoint(self, results: int) -> bool:
-        """Whether ``results`` results make an identification checkpoint."""
-        return any(results == int(c * self.items) for c in CHECKPOINTS)
+    def checkpoint(self, random_results: int) -> bool:
+        """Whether ``random_results`` random results make an identification checkpoint."""
+        return any(random_results == int(c * self.items) for c in CHECKPOINTS)
 
     def mark_random(self) -> None:
         """Note that the last result added is of a uniformly random configuration (called by the
@@ -246,12 +244,11 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         self.jump = False
 
     def propose(self) -> Optional[Proposal]:
-        """Uniformly random configurations (under ``<path>/identify``) until the first checkpoint; an
-        iterated search of the model right after an embedding was accepted; otherwise, also while
-        later checkpoints identify the embedding from every result, StructuralSurrogate's proposals."""
+        """Uniformly random configurations while the embedding is being identified (under
+        ``<path>/identify``), an iterated search of the model right after it was accepted, then
+        StructuralSurrogate's proposals."""
         model = self.model
-        if isinstance(model, MetricBayesLinear) and model.status == "identifying" \
-                and model.n < model.first_checkpoint:
+        if isinstance(model, MetricBayesLinear) and model.status == "identifying":
             assert self.manipulator is not None
             return Proposal(self.manipulator.random(self.rng), f"{self.path}/identify")
         if self.jump and self.best_config is not None:
@@ -262,18 +259,17 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         return super().propose()
 
     def observe(self, feedback: Any) -> None:
-        """As StructuralSurrogate; a random result is marked as such in the model, and when the
-        model's results reach a checkpoint it identifies the embedding from all of them."""
+        """As StructuralSurrogate; a random result is marked as such in the model (the checkpoints'
+        held-out results are drawn from these), and at a checkpoint the model identifies the embedding."""
         model = self.model
         before = model.n
         super().observe(feedback)
-        if not isinstance(model, MetricBayesLinear) or model is not self.model or model.n == before:
-            return
-        if feedback.requestor == f"{self.path}/identify":
+        if feedback.requestor == f"{self.path}/identify" and isinstance(model, MetricBayesLinear) \
+                and model is self.model and model.status == "identifying" and model.n > before:
             self.random_results += 1
             model.mark_random()
-        if model.status == "identifying" and model.checkpoint(model.n):
-            self.jump = model.identify() == "accepted"
+            if model.checkpoint(self.random_results):
+                self.jump = model.identify() == "accepted"
 
     def _jump(self) -> Optional[Proposal]:
         """An iterated local search on the embedding's weights (the prior's centre: the full-rank

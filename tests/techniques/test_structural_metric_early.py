@@ -1,0 +1,92 @@
+"""MetricBayesLinear's identification checkpoints: under-determined dimensions are not fitted, a
+checkpoint after a dimension's first fit starts from the previous fit and fewer random starts, and
+the held-out results are random ones."""
+import numpy as np
+import pytest
+
+from tunerlib.parameters import PermutationParameter
+from tunerlib.parameters.features import FeatureLayout
+from tunerlib.techniques.structural import metric
+from tunerlib.techniques.structural.metric import MetricBayesLinear
+
+
+
+def euclidean(n, seed):
+    pts = np.random.default_rng(seed).random((n, 2)) * 100.0
+    return np.sqrt(((pts[:, None] - pts[None]) ** 2).sum(-1))
+
+
+def cost(W):
+    return lambda t: float(W[t, np.roll(t, -1)].sum())
+
+
+def random_tours_model(W, tours, seed=0, mark=True):
+    n = W.shape[0]
+    layout = FeatureLayout([PermutationParameter("t", list(range(n)))], False)
+    model = MetricBayesLinear(layout.size, layout.groups, seed=seed)
+    rng, f = np.random.default_rng(seed + 1), cost(W)
+    for _ in range(tours):
+        t = rng.permutation(n)
+        model.add(layout.encode({"t": list(t)}), f(t))
+        if mark:
+            model.mark_random()
+    return model
+
+
+def test_an_under_determined_dimension_is_not_fitted():
+    n = 30
+    model = random_tours_model(euclidean(n, 1), int(metric.CHECKPOINTS[0] * n))  # 72 training rows, 61 unknowns
+    assert model.identify() == "identifying"
+    assert model.fit_starts == 0
+
+
+def test_a_later_checkpoint_fits_from_the_previous_fit_and_fewer_random_starts(monkeypatch):
+    monkeypatch.setattr(metric, "ACCEPT", 2.0)          # never accepted: every checkpoint fits
+    monkeypatch.setattr(metric, "DIMS", (2,))
+    n = 30
+    W = euclidean(n, 2)
+    model = random_tours_model(W, 8 * n)
+    model.directions = None                             # symmetric fits only
+    first = model.identify()
+    assert first == "identifying" and model.fit_starts == metric.RESTARTS
+    previous = model.theta[2, False].copy()
+    layout = FeatureLayout([PermutationParameter("t", list(range(n)))], False)
+    rng = np.random.default_rng(9)
+    for _ in range(n):
+        t = rng.permutation(n)
+        model.add(layout.encode({"t": list(t)}), cost(W)(t))
+        model.mark_random()
+    model.identify()
+    assert model.fit_starts == metric.RESTARTS + metric.WARM_RESTARTS + 1
+
+
+@pytest.mark.parametrize("mark", [True, False])
+def test_the_held_out_rows_are_random_results(mark):
+    n = 25
+    W = euclidean(n, 3)
+    model = random_tours_model(W, 40, mark=mark)
+    layout = FeatureLayout([PermutationParameter("t", list(range(n)))], False)
+    t = np.arange(n)
+    for _ in range(20):                                # tours of a search, not marked
+        model.add(layout.encode({"t": list(t)}), cost(W)(t))
+    hold = model._held_out(model.n)
+    if mark:
+        assert hold.sum() == 8 and not hold[40:].any()
+    else:
+        assert np.array_equal(np.flatnonzero(hold), np.arange(0, 60, 5))
+
+
+def test_a_planted_instance_is_still_identified_from_fewer_random_tours_than_ten_per_item():
+    n = 40
+    W = euclidean(n, 4)
+    model = random_tours_model(W, 0)
+    layout = FeatureLayout([PermutationParameter("t", list(range(n)))], False)
+    rng = np.random.default_rng(1)
+    for k in range(1, int(metric.CHECKPOINTS[-1] * n) + 1):
+        t = rng.permutation(n)
+        model.add(layout.encode({"t": list(t)}), cost(W)(t))
+        model.mark_random()
+        if model.checkpoint(k) and model.identify() != "identifying":
+            break
+    assert model.status == "accepted" and k < int(metric.CHECKPOINTS[-1] * n)
+    assert model.held_out_r2 >= metric.ACCEPT
