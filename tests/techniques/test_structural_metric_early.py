@@ -49,7 +49,6 @@ def test_a_later_checkpoint_fits_from_the_previous_fit_and_fewer_random_starts(m
     model.directions = None                             # symmetric fits only
     first = model.identify()
     assert first == "identifying" and model.fit_starts == metric.RESTARTS
-    previous = model.theta[2, False].copy()
     layout = FeatureLayout([PermutationParameter("t", list(range(n)))], False)
     rng = np.random.default_rng(9)
     for _ in range(n):
