@@ -185,7 +185,8 @@ class MetricBayesLinear(SparseBayesLinear):
             best = max(best, self._fit_dims(X, y, hold, True), key=lambda f: f[0])
         self.held_out_r2 = best[0]
         last = y.size >= int(CHECKPOINTS[-1] * self.items)
-        if best[0] >= (ACCEPT_LAST if last else ACCEPT):
+        determined = all((dim, False) in self.theta for dim in DIMS)
+        if best[0] >= (ACCEPT_LAST if last else ACCEPT) and (determined or last):
             self.embedding, self.status = self._embedding(best[1], best[2]), "accepted"
             self.theta = {(best[1], best[2]): self.embedding.fit(X, y, best[3], REFIT_ITERATIONS)[0]}
             self._centre()
