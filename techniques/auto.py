@@ -7,9 +7,9 @@ The rule (:func:`plan`), first match wins:
 the space and the budget                              the member
 ====================================================  =========================================
 a permutation of n items and a test limit of at      MetricStructuralSurrogate, the whole run
-least ``10 n`` and fewer than its ``n(n-1)/2``
-pairs (tours too long for the budget to measure
-every pair)
+least ``10 n`` and fewer than twice its
+``n(n-1)/2`` pairs (tours too long for the budget
+to determine every pair)
 a permutation of more than 5 items (tours, orders)    StructuralSurrogate (its fallback: A)
 more than 30 parameters                               AUCBanditMetaTechniqueG (a steady-state
                                                       GA and a TPE model); for a budget of more
@@ -33,10 +33,10 @@ AUCBanditMetaTechniqueA's local arms -- DE, greedy mutation, Nelder-Mead -- move
 coordinates at a time, slow to start in many dimensions; G's crossover and per-parameter densities make
 progress from its first results, while A's arms refine a good region better once G has stalled.)
 
-(Tours: StructuralSurrogate learns one weight per pair of items, so it needs about as many
-evaluations as pairs; with fewer, a metric embedding of the items has ``n d + 1`` unknowns and
-:class:`~.structural.metric.MetricStructuralSurrogate` identifies it from its first ``10 n`` random
-tours, so it needs a test limit of at least that.  Its plan is exempt from the cost policy, like a
+(Tours: StructuralSurrogate learns one weight per pair of items, so it needs about two
+evaluations per pair (:data:`~.auto_rule.RESULTS_PER_PAIR`); with fewer, a metric embedding of the
+items has ``n d + 1`` unknowns and :class:`~.structural.metric.MetricStructuralSurrogate` identifies
+it from its first ``10 n`` random tours, so it needs a test limit of at least that.  Its plan is exempt from the cost policy, like a
 short budget's: the whole run's search CPU is bounded by the test limit.)
 
 (A long run's BO waits for the first measurements because on a cheap objective it would never be

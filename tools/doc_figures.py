@@ -220,11 +220,13 @@ def shared_dir() -> Path:
 
 
 def _sandbox(root: Path) -> Path:
-    """A temporary repository root: symlinks to the repository's entries; ``../shared`` the shared folder."""
+    """A temporary repository root: symlinks to the repository's entries (not .git, nor a results
+    database in the checkout with its -wal, -shm and -journal files, which a run there may be writing
+    and deleting: a command's own default database is made fresh); ``../shared`` the shared folder."""
     work = root / "repo"
     work.mkdir()
     for entry in REPO.iterdir():
-        if entry.name not in (".git", "tunerlib.db"):
+        if entry.name != ".git" and not entry.name.startswith("tunerlib.db"):
             (work / entry.name).symlink_to(entry)
     if shared_dir().exists():
         (root / "shared").symlink_to(shared_dir())

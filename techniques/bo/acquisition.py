@@ -5,7 +5,7 @@ underflows far from the incumbent: ``log EI = log sigma + log h(z)``, ``h(z) = p
 ``z = (y_best - mu) / sigma`` (minimisation), with the asymptotic expansion of ``h`` for
 ``z < -5``.  With a feasibility model the score is ``log EI + log P(feasible)``; candidates whose
 P(feasible) is below the iteration's threshold ``eps_f`` score ``-inf`` (dropped).  With user priors
-(πBO) ``exponent * log prior(x)`` is added (:meth:`Acquisition.weigh_by_prior`).
+(πBO) ``exponent * log weight(x)`` is added (:meth:`Acquisition.weigh_by_prior`).
 
 Optimisation (BaCO §3.3): ``n_random`` uniformly random feasible configurations from the chain of
 trees are scored; the best ``n_starts`` of them plus the best evaluated configuration start a
@@ -76,7 +76,8 @@ class Acquisition:
 
     def weigh_by_prior(self, prior: Any, exponent: float) -> None:
         """πBO (Hvarfner et al. 2022): multiply the acquisition by ``prior(x) ** exponent``, where
-        ``prior`` is the space's :class:`~tunerlib.parameters.SpacePrior` (its ``log_weights``)."""
+        ``prior`` has the ``log_weights`` of a :class:`~tunerlib.parameters.SpacePrior` (BO passes
+        its region weight, :class:`.prior_use.PriorRegion`)."""
         self.prior, self.prior_exponent = prior, exponent
 
     def score(self, configs: Sequence[Config], strict: bool = True) -> np.ndarray:

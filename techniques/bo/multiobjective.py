@@ -31,6 +31,10 @@ differs is the model and the acquisition of a BO proposal:
   knee within 20 evaluations far more often.  "model" uses the GPs' standardised units instead,
   exactly (:mod:`.ehvi`), with the reference point 10 % of the front's extent beyond its nadir; it
   also breaks ties (a small weight) where the metric-units EHVI underflows to 0;
+* every ``extreme_every``-th proposal (4) aims at one objective's own extreme instead, the
+  objectives in turn, until an objective's last ``extreme_patience`` (2) such proposals in a row
+  did not improve it (:mod:`.extremes`): the EHVI gives nothing to a design beyond the front's
+  nadir in another objective, however far it extends the front's end;
 * results in flight enter the front at their posterior means ("Kriging believer"), so several
   proposals made before their results arrive (``parallelism`` > 1) spread along the front instead
   of piling onto the one region of highest EHVI;
@@ -56,6 +60,7 @@ from ..options import Option
 from ..pareto import non_dominated, non_dominated_sort
 from .acquisition import Acquisition
 from .ehvi import box_decomposition, expected_hypervolume_improvement
+from .extremes import ExtremeTurns, extreme_acquisition
 from .fitstate import FitState
 from .gp import GaussianProcess
 from .metric_ehvi import MetricUnits
@@ -140,7 +145,13 @@ class MultiObjectiveBO(BayesianOptimization):
         Option("metric_ehvi", str, "monte_carlo", choices=("exact", "monte_carlo"),
                doc="with ehvi_units 'metric': the expected improvement estimated from 64 posterior samples "
                    "per candidate ('monte_carlo') or integrated exactly ('exact'; Monte Carlo anyway with "
-                   "many objectives)"),)
+                   "many objectives)"),
+        Option("extreme_every", int, 4, lo=0, random_hi=6,
+               doc="every this-many-th BO proposal maximises the expected improvement of one objective "
+                   "alone, the objectives in turn, to extend the front's extremes (0: never)"),
+        Option("extreme_patience", int, 2, lo=0, random_hi=5,
+               doc="an objective whose last this-many extreme proposals in a row did not improve its best "
+                   "value gets no more of them (0: no limit)"),)
 
     def bind(self, manipulator: Any, rng: Any, path: Optional[str] = None) -> None:
         super().bind(manipulator, rng, path)
@@ -152,6 +163,7 @@ class MultiObjectiveBO(BayesianOptimization):
         self._feasibility_at = -1
         self._feasibility_fit: Any = None
         self._fitted: Optional[Tuple[int, Any]] = None     # (OK vectors, _fit_objectives' result)
+        self._extremes = ExtremeTurns(self._options.get("extreme_every", 0), self._options.get("extreme_patience", 0))
 
     # ---- protocol -----------------------------------------------------------------------------
     def observe(self, feedback: Feedback) -> None:
@@ -159,12 +171,13 @@ class MultiObjectiveBO(BayesianOptimization):
         fresh = feedback.key not in self._results
         super().observe(feedback)
         self._pending_configs.pop(feedback.key, None)
-        if not (fresh and feedback.ok and feedback.key in self._results):
-            return
         vec = tuple(float(v) for v in (feedback.values or (feedback.value,)))
-        if self._vectors and len(vec) != len(self._vectors[0]):
-            return   # a vector of another length cannot be modelled with these objectives
-        if not all(math.isfinite(v) for v in vec):
+        usable = fresh and feedback.ok and feedback.key in self._results and all(math.isfinite(v) for v in vec) \
+            and not (self._vectors and len(vec) != len(self._vectors[0]))   # another length: not modelled
+        if fresh:
+            best = np.min(self._vectors, axis=0) if self._vectors else None
+            self._extremes.observed(feedback.key, vec if usable else None, best)
+        if not usable:
             return
         if not any(all(a <= b for a, b in zip(p, vec)) for p in self._vectors):
             self._front_at = len(self._vectors) + 1
@@ -223,13 +236,21 @@ class MultiObjectiveBO(BayesianOptimization):
         margin = np.where(extent > 0, extent, np.where(spread > 0, spread, 1.0)) * REFERENCE_MARGIN
         reference = front.max(axis=0) + margin
         feas = self._feasibility_model()
+        eps_f = o.max_feasibility_threshold * self.rng.randrange(EPS_STEPS) / (EPS_STEPS - 1)
+        features = self.feasibility.features if self.feasibility is not None else None
+        aim = self._extremes.aim(y.shape[1])
+        if aim is not None:
+            single, ends = extreme_acquisition(aim, gps, train, y, configs, MAX_FRONT_STARTS, self.encoder, feas,
+                                               eps_f, features)
+            cfg = self.search.run(single, self.rng, self.np_rng, self._excluded, ends) or self._random_new()
+            if cfg is not None:
+                self._extremes.proposed(self.manipulator.hash_valid(cfg), aim)  # type: ignore[union-attr]
+            return cfg
         metric = None
         if self._options.get("ehvi_units", "metric") == "metric":
             metric = MetricUnits(y, raw, self.np_rng, self._options.get("metric_tail", "clamped") == "linear",
                                  self._options.get("metric_ehvi", "monte_carlo") == "monte_carlo")
-        acq = HypervolumeAcquisition(self.encoder, gps, train, front, reference, feas,
-                                     o.max_feasibility_threshold * self.rng.randrange(EPS_STEPS) / (EPS_STEPS - 1),
-                                     self.feasibility.features if self.feasibility is not None else None, metric)
+        acq = HypervolumeAcquisition(self.encoder, gps, train, front, reference, feas, eps_f, features, metric)
         if self._pending_configs:   # Kriging believer: what is in flight counts at its predicted values
             believed, _ = acq.predict(self.encoder.encode(list(self._pending_configs.values())))
             acq.lower, acq.upper = box_decomposition(np.vstack([front, believed]), reference)
@@ -246,8 +267,9 @@ class MultiObjectiveBO(BayesianOptimization):
 
     # ---- persistence --------------------------------------------------------------------------
     def state_dict(self) -> Dict[str, Any]:
-        """The last fitted GP hyperparameters of every objective (results are replayed on resume)."""
-        return {"objectives": [fs.to_state() for fs, _ in self._objectives]}
+        """The last fitted GP hyperparameters of every objective and the extreme turns' position
+        (results are replayed on resume)."""
+        return {"objectives": [fs.to_state() for fs, _ in self._objectives], "extremes": self._extremes.to_state()}
 
     def load_state_dict(self, state: Dict[str, Any]) -> None:
         """Restore :meth:`state_dict`'s hyperparameters as warm starts (called after ``bind``)."""
@@ -255,3 +277,4 @@ class MultiObjectiveBO(BayesianOptimization):
             fs = FitState(copula=self.options.copula_transform)
             key = fs.load_state(part)
             self._objectives.append((fs, {} if key is None else {key: fs.hyper}))
+        self._extremes.load_state(state.get("extremes") or {})

@@ -1,8 +1,21 @@
 """How Bayesian optimization uses a user prior beyond its random draws: the initial design starts at
-the prior's mode and keeps one result inside the prior's high region (:class:`PriorDesign`), and
-πBO's weight on the prior is scaled by how far the results agree with it.
+the prior's mode and keeps one result inside the prior's high region (:class:`PriorDesign`), πBO
+weighs the acquisition by the prior's region once the results confirm it (:func:`pibo_weight`), and
+that weight is scaled by how far the results agree with the prior.
 
-**Agreement** (:func:`agreement`).  πBO multiplies the acquisition by ``prior(x) ** (beta / n)``;
+**Region** (:func:`pibo_weight`).  πBO multiplies the acquisition by the prior's density, which
+peaks at its mode; a prior near a configuration, for instance, weighs the mode's nearest neighbours
+above those two or three steps away by a factor of tens.  Once the results confirm the prior (those
+inside its high region rank better than those outside, :func:`rank_score`), the design has measured
+the mode and its region, so that peak tells the model nothing the results do not, and it holds the
+search to the mode's nearest neighbours where the best configurations lie a few steps away.  A
+confirmed prior's weight is therefore capped at the uniform one (:class:`PriorRegion`): flat over
+its high region, falling outside it, so the prior says where to search and the model where inside.
+An untested or contradicted prior keeps its own density, whose peak concentrates the first
+proposals at the mode, where a wrong prior is measured and discounted soonest; a flat weight over a
+wrong prior's broad region would spend more evaluations inside it.
+
+**Agreement** (:func:`agreement`).  πBO multiplies the acquisition by ``weight(x) ** (beta / n)``;
 the decay alone lets a wrong prior pull the search into its region for dozens of evaluations.  The
 results say early whether the prior is right: a right prior's high region (where its weight is above
 the uniform one) holds better results than the rest of the space, a wrong prior's holds worse ones.
@@ -14,9 +27,12 @@ one, or one that has not been tested yet, keeps its full weight.
 
 **Stalls** (:func:`pibo_exponent`).  A right prior brings the search near its mode quickly, and its
 weight then keeps the proposals on the mode's nearest neighbours; where the best configurations lie
-a few steps away, that crawl is slow.  While the search is stalled the prior's weight is suspended,
-so the trust-region steps around the best (``stall_after``, ``local_radius``) move freely; it comes
-back, decayed as ever, once a result improves the best.
+a few steps away, that crawl is slow.  Once the search is stalled (``stall_after`` results without a
+better one) the technique alternates trust-region steps around the best (``local_radius``) with
+global ones (``global_every``).  The prior's weight is suspended on the trust-region steps only:
+there the region is already set by the best result, and the prior would hold the steps to its
+mode's nearest neighbours.  The global steps keep it, so that they explore the prior's region
+rather than leave a region that was right for wherever the model is merely uncertain.
 """
 from __future__ import annotations
 
@@ -27,15 +43,25 @@ from typing import Any, Dict, Optional, Sequence
 import numpy as np
 
 
-def pibo_exponent(beta: float, log_weights: Sequence[float], values: Sequence[float], stalled: bool) -> float:
+def pibo_exponent(beta: float, log_weights: Sequence[float], values: Sequence[float],
+                  trust_region: bool = False) -> float:
     """The exponent of the prior in the acquisition before a BO proposal: πBO's ``beta / n`` after
     ``n`` results (``log_weights`` and ``values`` as in :func:`agreement`), times their agreement with
-    the prior; 0 while the search is ``stalled`` (the technique's ``stall_after`` results without a
-    better one): the prior has led the search as far as it can, and the trust-region steps around
-    the best then move freely instead of being held to the prior's nearest neighbours."""
-    if stalled:
+    the prior; 0 for a ``trust_region`` step (a stalled search's step within ``local_radius`` of the
+    best), which then moves freely instead of being held to the prior's nearest neighbours; a
+    stalled search's global steps keep the weight."""
+    if trust_region:
         return 0.0
     return beta / max(len(values), 1) * agreement(log_weights, values)
+
+
+def pibo_weight(prior: Any, log_weights: Sequence[float], values: Sequence[float]) -> Any:
+    """What πBO weighs the acquisition by before a BO proposal (``Acquisition.weigh_by_prior``):
+    :class:`PriorRegion` of ``prior`` once the results (``log_weights`` and ``values`` as in
+    :func:`agreement`) confirm it -- those inside its high region rank better than those outside --
+    and ``prior`` itself otherwise (no result on one side yet, or the inside ones rank worse)."""
+    z = rank_score(log_weights, values)
+    return PriorRegion(prior) if z is not None and z > 0.0 else prior
 
 
 def agreement(log_weights: Sequence[float], values: Sequence[float]) -> float:
@@ -61,6 +87,19 @@ def rank_score(log_weights: Sequence[float], values: Sequence[float]) -> Optiona
     u = float(np.sum(a < b)) + 0.5 * float(np.sum(a == b))
     n1, n2 = inside.size, outside.size
     return (u - 0.5 * n1 * n2) / math.sqrt(n1 * n2 * (n1 + n2 + 1) / 12.0)
+
+
+class PriorRegion:
+    """The weight of a confirmed prior in πBO (:func:`pibo_weight`): the space's prior (a
+    ``SpacePrior``) capped at the uniform weight; one is made for each BO proposal that uses it."""
+
+    def __init__(self, prior: Any) -> None:
+        self.prior = prior
+
+    def log_weights(self, configs: Sequence[Dict[str, Any]]) -> np.ndarray:
+        """The log weight over uniform of each configuration: the prior's where it is below the
+        uniform one, 0 inside the prior's high region."""
+        return np.minimum(np.asarray(self.prior.log_weights(configs), dtype=float), 0.0)
 
 
 def mode_configuration(manipulator: Any, space: Any, rng: random.Random, np_rng: np.random.Generator,

@@ -65,7 +65,7 @@ import logging
 import math
 import random
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Dict, Hashable, List, Optional, Set
+from typing import Any, Dict, Hashable, List, Optional, Set, Tuple
 
 import numpy as np
 
@@ -79,7 +79,7 @@ from .feasibility import FeasibilityModel
 from .fitstate import FitState, surrogate_turn
 from .gp import GaussianProcess, GPFitError, Hyper
 from .neighbours import NeighbourGenerator
-from .prior_use import PriorDesign, mode_configuration, pibo_exponent
+from .prior_use import PriorDesign, mode_configuration, pibo_exponent, pibo_weight
 from .transforms import TransformKey, exponents, log_jacobian, transform
 from .window import TrainingWindow
 
@@ -165,10 +165,10 @@ class BOOptions:
     failure_imputation: bool = False
     #: eps_f is drawn from {0, max/10, ..., max} each iteration
     max_feasibility_threshold: float = 0.1
-    #: πBO: with user priors on the space, the acquisition is multiplied by prior(x) ** (prior_beta / n
-    #: x agreement) after n results, so the prior steers early proposals, fades as data accumulates and
-    #: stops steering where the results contradict it or while the search is stalled (:mod:`.prior_use`;
-    #: 0: ignore the priors in the acquisition; random proposals still draw from them)
+    #: πBO: with user priors on the space, the acquisition is multiplied by the prior's weight (capped
+    #: at the uniform one once results confirm it) ** (prior_beta / n x agreement) after n results: it
+    #: steers early proposals, fades with data, stops where results contradict it and on trust-region
+    #: steps (:mod:`.prior_use`; 0: ignore the priors in the acquisition; random proposals still draw from them)
     prior_beta: float = 10.0
     #: chain of trees: leaves per group before falling back to rejection sampling
     max_leaves: int = 1_000_000
@@ -456,28 +456,28 @@ class BayesianOptimization(Technique):
         eps = o.max_feasibility_threshold * self.rng.randrange(EPS_STEPS) / (EPS_STEPS - 1)
         acq = Acquisition(self.encoder, gp, train, y_best, feas, eps,
                           self.feasibility.features if self.feasibility is not None else None)
-        if self.manipulator.prior and o.prior_beta > 0:  # type: ignore[union-attr]
-            acq.weigh_by_prior(self.manipulator.prior, self.prior_exponent())  # type: ignore[union-attr]
         radius = 0
         if o.stall_after > 0 and self._stalled() >= o.stall_after:
             self._local_turn = (self._local_turn + 1) % max(o.global_every, 1)
             radius = o.local_radius if self._local_turn else 0
+        if self.manipulator.prior and o.prior_beta > 0:  # type: ignore[union-attr]
+            weight = pibo_weight(self.manipulator.prior, *self._prior_evidence())  # type: ignore[union-attr]
+            acq.weigh_by_prior(weight, self.prior_exponent(radius > 0))
         cfg = self.search.run(acq, self.rng, self.np_rng, self._excluded, [incumbent], radius)
         return cfg if cfg is not None else self._random_new()
 
-    def _prior_evidence(self) -> tuple:
+    def _prior_evidence(self) -> Tuple[Any, List[float]]:
         """(the prior's log weights, the values: ``inf`` for failures) of every result so far."""
         results = list(self._results.values())
         weights = self.manipulator.prior.log_weights([c for c, _, _ in results])  # type: ignore[union-attr]
         values = [v if state == "ok" and math.isfinite(v) else math.inf for _, v, state in results]
         return weights, values
 
-    def prior_exponent(self) -> float:
+    def prior_exponent(self, trust_region: bool = False) -> float:
         """πBO's exponent of the prior in the acquisition (:func:`.prior_use.pibo_exponent`: decays
-        with the results, falls where they contradict the prior, 0 while the search is stalled);
-        called for each BO proposal."""
-        weights, values, o = *self._prior_evidence(), self.options
-        return pibo_exponent(o.prior_beta, weights, values, 0 < o.stall_after <= self._stalled())
+        with the results, falls where they contradict the prior, 0 for a ``trust_region`` step of a
+        stalled search); called for each BO proposal."""
+        return pibo_exponent(self.options.prior_beta, *self._prior_evidence(), trust_region)
 
     def _stalled(self) -> int:
         """OK results since the last improvement of the best value."""

@@ -16,6 +16,12 @@ from tunerlib.parameters import ConfigurationManipulator, IntegerParameter
 from tunerlib.techniques.pareto import dominates, non_dominated
 
 
+@pytest.fixture(autouse=True)
+def _in_a_temporary_folder(tmp_path, monkeypatch):
+    """Runs made without a database argument write ./tunerlib.db: here, not in the checkout."""
+    monkeypatch.chdir(tmp_path)
+
+
 def test_parse_objectives_syntax_units_and_directions():
     obj = parse_objectives("time, energy,max:accuracy", {"accuracy": "%"})
     assert isinstance(obj, MultiObjective)

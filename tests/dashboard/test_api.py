@@ -7,7 +7,8 @@ import threading
 
 import pytest
 from hypothesis import given, settings, strategies as st
-from sqlalchemy import text
+from sqlalchemy import create_engine, text
+from sqlalchemy.pool import QueuePool
 
 from tunerlib.dashboard.follow import extend_front
 from tunerlib.dashboard.server import json_bytes
@@ -217,6 +218,24 @@ def test_a_connection_one_request_holds_stays_open_while_other_requests_read(wri
     finally:
         database.close()
     assert read == [1] * 40 and still == 7
+
+
+def test_a_request_that_finds_every_pooled_connection_busy_gets_a_one_line_error(writer, tmp_path):
+    """A PostgreSQL engine's pool has a limit: a request that cannot get a connection in time is
+    answered with the dashboard's one-line DatabaseError (503), not an uncaught pool exception."""
+    _filled(writer)
+    database = ReadOnlyDatabase(str(tmp_path / "results.db"))
+    limited = create_engine("sqlite://", creator=database.engine.pool._creator, poolclass=QueuePool, pool_size=1,
+                            max_overflow=0, pool_timeout=0.05)
+    database.engine.dispose()
+    database.engine = limited
+    try:
+        with limited.connect():
+            with pytest.raises(DatabaseError, match="busy"):
+                database.runs()
+        assert len(database.runs()) == 1
+    finally:
+        database.close()
 
 
 @settings(max_examples=200, deadline=None)

@@ -75,9 +75,12 @@ def test_default_technique_is_auto():
 
 @pytest.mark.parametrize("space, context, member, then, words", [
     (tour, TESTS(3000), STRUCTURAL, None, ["a permutation of 10 items", "3000 evaluations"]),
-    (lambda: tour(100), TESTS(3000), METRIC, None, ["a permutation of 100 items", "fewer evaluations than its 4,950"]),
+    (lambda: tour(100), TESTS(3000), METRIC, None, ["a permutation of 100 items", "2 per pair of items, 4,950 pairs"]),
     (lambda: tour(100), TESTS(999), STRUCTURAL, None, ["a permutation of 100 items", "999 evaluations"]),
-    (lambda: tour(100), TESTS(4950), STRUCTURAL, None, ["a permutation of 100 items", "4950 evaluations"]),
+    (lambda: tour(100), TESTS(4950), METRIC, None, ["a permutation of 100 items", "4950 evaluations"]),
+    (lambda: tour(100), TESTS(9900), STRUCTURAL, None, ["a permutation of 100 items", "9900 evaluations"]),
+    (lambda: tour(70), TESTS(3000), METRIC, None, ["a permutation of 70 items", "2,415 pairs"]),
+    (lambda: tour(52), TESTS(3000), STRUCTURAL, None, ["a permutation of 52 items", "3000 evaluations"]),
     (lambda: tour(100), SearchContext(stop_after=60.0, budget_kind="time"), STRUCTURAL, None, ["no test limit"]),
     (ordinals_with_constraints, TESTS(60), BO, None, ["7 ordinal parameters", "2 known constraints", "60 evaluations"]),
     (floats, TESTS(1000), BO, BANDIT, ["4 float parameters", "1000 evaluations", "cost of a measurement"]),

@@ -47,3 +47,12 @@ def test_the_kit_catches_an_illegal_proposal(monkeypatch):
 def test_unknown_checks_are_named():
     with pytest.raises(ValueError, match="unknown conformance check 'nope'"):
         check_technique("PureRandom", ["nope"])
+
+
+@pytest.mark.parametrize("name", ["NSGA2", "PureRandom"])
+def test_the_multi_objective_check_leaves_nothing_in_the_working_folder(name, tmp_path, monkeypatch):
+    """The kit is run from a user's project folder: its runs keep their results in memory (a technique
+    that is not multi-objective is refused on the way, NSGA2's run goes through the real driver)."""
+    monkeypatch.chdir(tmp_path)
+    check_technique(name, ["multi-objective"], scale=0.2)
+    assert list(tmp_path.iterdir()) == []

@@ -90,6 +90,20 @@ def test_malformed_or_unmarked_figures_are_problems(tmp_path, capsys, body, mess
     assert message in capsys.readouterr().err
 
 
+def test_the_sandbox_leaves_out_a_results_database_the_checkout_is_writing(tmp_path, monkeypatch):
+    """A run in the checkout's root leaves tunerlib.db with its -wal/-shm files there while it runs; a
+    README command's own default database must not be linked to them (it could not be created once
+    the run deleted them)."""
+    repo = tmp_path / "checkout"
+    repo.mkdir()
+    for name in ("README.md", "tunerlib.db", "tunerlib.db-wal", "tunerlib.db-shm", "tunerlib.db-journal", ".git"):
+        (repo / name).write_text("")
+    monkeypatch.setattr(figures, "REPO", repo)
+    (tmp_path / "sandbox").mkdir()
+    work = figures._sandbox(tmp_path / "sandbox")
+    assert sorted(p.name for p in work.iterdir()) == ["README.md"]
+
+
 def test_wildcards():
     assert figures.matches(["a", "...", "d"], ["a", "b", "c", "d"])
     assert figures.matches(["a", "...", "d"], ["a", "d"])

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, List, Optional
 
 from sqlalchemy import Engine, create_engine, event, func, select
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, TimeoutError as PoolTimeout
 from sqlalchemy.pool import QueuePool
 
 from ..db import DatabaseError
@@ -145,6 +145,9 @@ class ReadOnlyDatabase:
                 return list(conn.execute(stmt).all())
         except DBAPIError as exc:
             raise DatabaseError(f"cannot read {self.display_url}: {_first_line(exc)}") from None
+        except PoolTimeout:
+            raise DatabaseError(f"{self.display_url}: every pooled connection is busy with other requests; "
+                                "the page asks again at its next poll") from None
 
     def runs(self) -> List[dict]:
         """Every run in id order (:data:`RUN_KEYS`: its row, program, result and request counts, the id

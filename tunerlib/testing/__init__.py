@@ -227,13 +227,14 @@ def check_multi_objective(name: str, budget: int = 120, seed: int = 4) -> None:
     ``Feedback.values``, out of order, with failures."""
     if not getattr(_create(name), "multi_objective", False):
         try:
-            TuningRunManager.for_space(mixed_space()[0], _two(), quiet=True, technique=[name], test_limit=5)
+            TuningRunManager.for_space(mixed_space()[0], _two(), quiet=True, technique=[name], test_limit=5,
+                                       database="memory://")
         except UsageError:
             return
         raise _fail(name, "multi-objective", "a two-objective run accepted a technique without multi_objective")
     manipulator, fn = mixed_space()
     manager = TuningRunManager.for_space(manipulator, _two(), quiet=True, technique=[name], test_limit=budget,
-                                         seed=seed)
+                                         seed=seed, database="memory://")   # nothing left in the caller's folder
     measured: List[Tuple[float, float]] = []
     while (desired := manager.get_next_desired_result()) is not None:
         cfg = desired.configuration.data

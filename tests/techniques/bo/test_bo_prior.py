@@ -11,7 +11,7 @@ from tunerlib.parameters import (Beta, ConfigurationManipulator, EnumParameter, 
 from tunerlib.techniques import Feedback
 from tunerlib.techniques.bo import BayesianOptimization
 from tunerlib.techniques.bo import acquisition as acq_module
-from tunerlib.techniques.bo.prior_use import agreement
+from tunerlib.techniques.bo.prior_use import PriorRegion, agreement, pibo_weight
 
 LIGHT = dict(n_random_samples=300, n_starts=4, hp_samples=15, hp_starts=3, max_local_steps=5)
 
@@ -91,7 +91,29 @@ def test_acquisition_adds_the_weighted_log_prior(monkeypatch):
     acq.prior = None
     plain = acq.score(pair, strict=False)
     gap = (with_prior - plain)[0] - (with_prior - plain)[1]
-    assert math.isclose(gap, exponent * (math.log(0.97 * 4) - math.log(0.01 * 4)), rel_tol=1e-9)
+    # the prior's weight capped at the uniform one: e = "b" (0.97 x 4 values) counts as 1
+    assert math.isclose(gap, exponent * (0.0 - math.log(0.01 * 4)), rel_tol=1e-9)
+
+
+def test_the_region_weight_is_flat_inside_the_prior_high_region_and_the_prior_outside():
+    m, _ = _space()
+    m.set_prior("e", Probabilities({"b": 0.6, "a": 0.3}))     # weights over uniform: 2.4, 1.2, 0.2, 0.2
+    configs = [{"x": 0.5, "n": 10, "e": e} for e in "abcd"]
+    region = PriorRegion(m.prior).log_weights(configs)
+    assert list(region[:2]) == [0.0, 0.0]
+    assert np.allclose(region[2:], math.log(0.05 * 4))
+    assert np.allclose(region[2:], m.prior.log_weights(configs)[2:])
+
+
+def test_only_a_confirmed_prior_is_weighed_by_its_region():
+    m, _ = _space()
+    m.set_prior("e", Probabilities({"b": 0.6, "a": 0.3}))
+    inside, outside = [1.0, 1.0], [-1.0, -1.0]                  # log weights of two results each
+    confirmed = pibo_weight(m.prior, inside + outside, [1.0, 2.0, 3.0, 4.0])
+    assert isinstance(confirmed, PriorRegion) and confirmed.prior is m.prior
+    assert pibo_weight(m.prior, inside + outside, [3.0, 4.0, 1.0, 2.0]) is m.prior   # contradicted
+    assert pibo_weight(m.prior, outside, [1.0, 2.0]) is m.prior                       # untested
+    assert pibo_weight(m.prior, inside + outside, [1.0, 1.0, 1.0, 1.0]) is m.prior    # no evidence either way
 
 
 def test_a_wrong_prior_still_finds_the_optimum_and_prior_beta_zero_ignores_it():
@@ -226,18 +248,27 @@ def test_local_samples_come_from_the_concentrated_part_of_the_prior():
     assert near(mixed) < 0.5                                   # 0.2 x 1 + 0.8 x (19/31)^4
 
 
-def test_a_stalled_search_suspends_the_prior_and_an_improvement_restores_it():
+def test_a_stalled_search_suspends_the_prior_on_trust_region_steps_only(monkeypatch):
     m, fn = _grid()
     m.set_prior_near({"a": 20, "b": 20, "c": 20, "d": 20}, 0.6)
-    tech = BayesianOptimization(initial_samples=3, prior_beta=8.0, stall_after=3, **LIGHT)
+    captured = []
+    original = acq_module.Acquisition.weigh_by_prior
+
+    def spy(self, prior, exponent):
+        captured.append(exponent)
+        original(self, prior, exponent)
+    monkeypatch.setattr(acq_module.Acquisition, "weigh_by_prior", spy)
+    tech = BayesianOptimization(initial_samples=3, prior_beta=8.0, stall_after=3, global_every=3, **LIGHT)
     tech.bind(m, random.Random(2), "BO")
-    values = [5.0, 9.0, 9.0, 9.0, 9.0, 9.0, 1.0]           # the best, three worse ones, a better one
-    exponents = []
+    values = [5.0, 9.0, 9.0, 9.0, 9.0, 9.0, 9.0, 1.0, 9.0]  # the best, six worse ones, a better one
     for v in values:
         p = tech.propose()
-        exponents.append(tech.prior_exponent())
         tech.observe(Feedback(p.config, m.hash_config(p.config), v, "ok", "BO", v < 5.0))
-    exponents.append(tech.prior_exponent())
-    assert all(e > 0.0 for e in exponents[:4])
-    assert exponents[4:7] == [0.0, 0.0, 0.0]                  # 3, 4 and 5 results without a better one
-    assert exponents[7] > 0.0                                  # the best improved
+    # BO proposals 4-9: not yet stalled; stalled: trust-region, trust-region, global, trust-region;
+    # after the improvement the prior is back
+    assert len(captured) == 6
+    assert captured[0] > 0.0
+    assert captured[1:3] == [0.0, 0.0] and captured[4] == 0.0
+    assert captured[3] > 0.0                                  # the stalled search's global step
+    assert captured[5] > 0.0
+    assert tech.prior_exponent(trust_region=True) == 0.0 and tech.prior_exponent() > 0.0
