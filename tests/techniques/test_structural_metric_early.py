@@ -89,3 +89,34 @@ def test_a_planted_instance_is_still_identified_from_fewer_random_tours_than_ten
             break
     assert model.status == "accepted" and k < int(metric.CHECKPOINTS[-1] * n)
     assert model.held_out_r2 >= metric.ACCEPT
+
+
+def identified_by_checkpoints(n, seed):
+    """A model of a planted instance given random tours up to the checkpoint that accepts it."""
+    W = euclidean(n, seed)
+    model = random_tours_model(W, 0)
+    layout = FeatureLayout([PermutationParameter("t", list(range(n)))], False)
+    rng = np.random.default_rng(seed + 1)
+    for k in range(1, int(metric.CHECKPOINTS[-1] * n) + 1):
+        t = rng.permutation(n)
+        model.add(layout.encode({"t": list(t)}), cost(W)(t))
+        model.mark_random()
+        if model.checkpoint(k) and model.identify() != "identifying":
+            break
+    return model
+
+
+def test_the_accepted_embedding_is_fitted_to_convergence(monkeypatch):
+    # checkpoint fits cut short (as on instances whose fits need more than ITERATIONS) and accepted
+    # anyway: the fit at acceptance goes on to convergence, so that a further fit from the accepted
+    # positions hardly lowers the loss (the short distances, which decide the embedding's best
+    # tour, settle last)
+    monkeypatch.setattr(metric, "ITERATIONS", 15)
+    monkeypatch.setattr(metric, "ACCEPT", 0.3)
+    monkeypatch.setattr(metric, "ACCEPT_LAST", 0.3)
+    model = identified_by_checkpoints(24, 3)
+    assert model.status == "accepted" and model.fits == 1
+    X, y = model.rows.matrix(model.first), model._target()
+    theta = model.theta[model._key]
+    loss = model.embedding.loss(theta, X, y)[0]
+    assert model.embedding.fit(X, y, theta, 5000)[1] >= 0.99 * loss
