@@ -28,9 +28,10 @@ random starts, a later checkpoint's the previous fit and :data:`WARM_RESTARTS` r
 the symmetric fit lifted (``a = b = x``) and :data:`DIRECTED_RESTARTS` random starts: asymmetric
 instances whose costs are road distances with one-way streets have that form.  Once the best ``R²``
 of those predictions reaches :data:`ACCEPT` the embedding is accepted (``d`` chosen by held-out
-error): the prior of :class:`~.model.SparseBayesLinear` is centred on it, it is refitted (warm)
-whenever the data grew by a quarter, and the next suggestion is an iterated local search on the
-model from the incumbent. When no checkpoint accepts it (the weights are not a low-dimensional
+error): it is refitted to every result until L-BFGS converges, the prior of
+:class:`~.model.SparseBayesLinear` is centred on it, it is refitted so (warm) whenever the data grew
+by a quarter, and after the acceptance and each refit the next suggestion is an iterated local search
+on the embedding from the incumbent. When no checkpoint accepts it (the weights are not a low-dimensional
 metric: loop orders, ATSP with asymmetry that no out/in embedding explains) the model hands over: it
 is StructuralSurrogate from then on, its prior centred on 0, and it has paid for the random tours.
 """
