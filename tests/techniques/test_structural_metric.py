@@ -123,7 +123,7 @@ def test_a_resumed_run_re_derives_the_embedding_from_the_fed_back_results():
     tech = MetricStructuralSurrogate("M")
     tech.bind(space, random.Random(2), "M")
     feedbacks, best = [], np.inf
-    for _ in range(130):
+    for _ in range(180):
         prop = tech.propose()
         value = f(np.asarray(prop.config["t"]))
         fb = Feedback(prop.config, space.hash_config(prop.config), value, "ok", prop.requestor, value < best)
