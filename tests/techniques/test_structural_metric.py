@@ -123,7 +123,7 @@ def test_a_resumed_run_re_derives_the_embedding_from_the_fed_back_results():
     tech = MetricStructuralSurrogate("M")
     tech.bind(space, random.Random(2), "M")
     feedbacks, best = [], np.inf
-    for _ in range(130):
+    for _ in range(180):
         prop = tech.propose()
         value = f(np.asarray(prop.config["t"]))
         fb = Feedback(prop.config, space.hash_config(prop.config), value, "ok", prop.requestor, value < best)
@@ -140,3 +140,19 @@ def test_a_resumed_run_re_derives_the_embedding_from_the_fed_back_results():
     assert fresh.model.status == "accepted" and fresh.random_results == tech.random_results
     assert np.array_equal(fresh.model.prior_mean, tech.model.prior_mean)
     assert fresh.state_dict()["random_results"] == state["random_results"]
+
+
+def test_every_fit_of_the_accepted_embedding_is_searched(monkeypatch):
+    # at acceptance and after each refit (the data grew by a quarter) the next suggestion is an
+    # iterated search on the embedding from the incumbent
+    searched = []
+    jump = MetricStructuralSurrogate._jump
+
+    def recording(self):
+        searched.append(self.model.fits)
+        return jump(self)
+    monkeypatch.setattr(MetricStructuralSurrogate, "_jump", recording)
+    W = euclidean(MIN_ITEMS + 4, 5)
+    _, tech = drive(W, 320, 5)
+    assert tech.model.status == "accepted" and tech.model.fits >= 3
+    assert searched == list(range(1, tech.model.fits + 1))
