@@ -77,33 +77,25 @@ def test_the_held_out_rows_are_random_results(mark):
 
 def test_a_planted_instance_is_still_identified_from_fewer_random_tours_than_ten_per_item():
     n = 40
-    W = euclidean(n, 4)
-    model = random_tours_model(W, 0)
-    layout = FeatureLayout([PermutationParameter("t", list(range(n)))], False)
-    rng = np.random.default_rng(1)
-    for k in range(1, int(metric.CHECKPOINTS[-1] * n) + 1):
-        t = rng.permutation(n)
-        model.add(layout.encode({"t": list(t)}), cost(W)(t))
-        model.mark_random()
-        if model.checkpoint(k) and model.identify() != "identifying":
-            break
-    assert model.status == "accepted" and k < int(metric.CHECKPOINTS[-1] * n)
+    model, tours = identified_by_checkpoints(n, 4, tour_seed=1)
+    assert model.status == "accepted" and tours < int(metric.CHECKPOINTS[-1] * n)
     assert model.held_out_r2 >= metric.ACCEPT
 
 
-def identified_by_checkpoints(n, seed):
-    """A model of a planted instance given random tours up to the checkpoint that accepts it."""
+def identified_by_checkpoints(n, seed, tour_seed=None):
+    """A model of a planted instance given random tours up to the checkpoint that decides (accepts or
+    hands over), and the number of tours it was given."""
     W = euclidean(n, seed)
     model = random_tours_model(W, 0)
     layout = FeatureLayout([PermutationParameter("t", list(range(n)))], False)
-    rng = np.random.default_rng(seed + 1)
+    rng = np.random.default_rng(seed + 1 if tour_seed is None else tour_seed)
     for k in range(1, int(metric.CHECKPOINTS[-1] * n) + 1):
         t = rng.permutation(n)
         model.add(layout.encode({"t": list(t)}), cost(W)(t))
         model.mark_random()
         if model.checkpoint(k) and model.identify() != "identifying":
             break
-    return model
+    return model, k
 
 
 def test_the_accepted_embedding_is_fitted_to_convergence(monkeypatch):
@@ -114,7 +106,7 @@ def test_the_accepted_embedding_is_fitted_to_convergence(monkeypatch):
     monkeypatch.setattr(metric, "ITERATIONS", 15)
     monkeypatch.setattr(metric, "ACCEPT", 0.3)
     monkeypatch.setattr(metric, "ACCEPT_LAST", 0.3)
-    model = identified_by_checkpoints(24, 3)
+    model, _ = identified_by_checkpoints(24, 3)
     assert model.status == "accepted" and model.fits == 1
     X, y = model.rows.matrix(model.first), model._target()
     theta = model.theta[model._key]

@@ -63,20 +63,25 @@ def pipeline(cfg):
     return sum(8.0 / (1 + x) for x in xs), float(sum(x * x for x in xs))
 
 
+def measure_one(tech, m, seen):
+    """One proposal of ``tech`` measured on :func:`pipeline` and observed; returns its (latency, resources)."""
+    prop = tech.propose()
+    assert prop is not None
+    key = m.hash_config(prop.config)
+    values = pipeline(prop.config)
+    tech.observe(Feedback(prop.config, key, values[0], "ok", prop.requestor, key not in seen, key in seen,
+                          values=values))
+    seen.add(key)
+    return values
+
+
 def fastest_found(name, seed, budget=36):
     m = ConfigurationManipulator([IntegerParameter(f"x{i}", 0, TOP) for i in range(WIDTH)])
     tech = create_technique([name])
     tech.bind(m, random.Random(seed), tech.name)
     seen, best = set(), float("inf")
     while len(seen) < budget:
-        prop = tech.propose()
-        assert prop is not None
-        key = m.hash_config(prop.config)
-        values = pipeline(prop.config)
-        best = min(best, values[0])
-        tech.observe(Feedback(prop.config, key, values[0], "ok", prop.requestor, key not in seen, key in seen,
-                              values=values))
-        seen.add(key)
+        best = min(best, measure_one(tech, m, seen)[0])
     return best
 
 
@@ -95,12 +100,7 @@ def test_a_resumed_technique_continues_the_extreme_turns_where_it_stopped():
     tech.bind(m, random.Random(0), tech.name)
     seen = set()
     for _ in range(14):
-        prop = tech.propose()
-        key = m.hash_config(prop.config)
-        values = pipeline(prop.config)
-        tech.observe(Feedback(prop.config, key, values[0], "ok", prop.requestor, key not in seen, key in seen,
-                              values=values))
-        seen.add(key)
+        measure_one(tech, m, seen)
     saved = tech._extremes
     assert saved.turn > 0
     resumed = create_technique([name])
@@ -132,12 +132,7 @@ def test_extreme_turns_model_their_objective_with_single_objective_transforms(mo
     tech.bind(m, random.Random(0), tech.name)
     seen = set()
     while not captured:
-        prop = tech.propose()
-        key = m.hash_config(prop.config)
-        values = pipeline(prop.config)
-        tech.observe(Feedback(prop.config, key, values[0], "ok", prop.requestor, key not in seen, key in seen,
-                              values=values))
-        seen.add(key)
+        measure_one(tech, m, seen)
     objective, column = captured[0]
     copula_column = tech._fitted[1][2][:, objective]
     assert np.array_equal(np.argsort(column, kind="stable"), np.argsort(copula_column, kind="stable"))
