@@ -29,13 +29,18 @@ region holds clearly worse results stops steering the acquisition, while a confi
 that has not been tested yet, keeps its full weight.
 
 **Stalls** (:func:`pibo_exponent`).  A right prior brings the search near its mode quickly, and its
-weight then keeps the proposals on the mode's nearest neighbours; where the best configurations lie
+density then keeps the proposals on the mode's nearest neighbours; where the best configurations lie
 a few steps away, that crawl is slow.  Once the search is stalled (``stall_after`` results without a
 better one) the technique alternates trust-region steps around the best (``local_radius``) with
-global ones (``global_every``).  The prior's weight is suspended on the trust-region steps only:
-there the region is already set by the best result, and the prior would hold the steps to its
-mode's nearest neighbours.  The global steps keep it, so that they explore the prior's region
-rather than leave a region that was right for wherever the model is merely uncertain.
+global ones (``global_every``).  An untested or contradicted prior's weight is suspended on the
+trust-region steps: there the region is already set by the best result, and the density's peak would
+hold the steps to the mode's nearest neighbours.  A confirmed prior's flat region weight has no peak,
+so the trust-region steps keep it: it does not hold them near the mode, and it keeps them inside the
+region the results confirmed instead of letting the model's uncertainty take them to configurations
+two parameters away that leave it (with a prior, the design measures the mode first, so the search
+counts as stalled as soon as the design's uniform points have not beaten it).  The global steps
+keep the weight in every case, so that they explore the prior's region rather than leave a region
+that was right for wherever the model is merely uncertain.
 """
 from __future__ import annotations
 
@@ -51,10 +56,12 @@ def pibo_exponent(beta: float, log_weights: Sequence[float], values: Sequence[fl
                   trust_region: bool = False) -> float:
     """The exponent of the prior in the acquisition before a BO proposal: πBO's ``beta / n`` after
     ``n`` results (``log_weights`` and ``values`` as in :func:`agreement`), times their agreement with
-    the prior; 0 for a ``trust_region`` step (a stalled search's step within ``local_radius`` of the
-    best), which then moves freely instead of being held to the prior's nearest neighbours; a
-    stalled search's global steps keep the weight."""
-    if trust_region:
+    the prior.  On a ``trust_region`` step (a stalled search's step within ``local_radius`` of the
+    best) it is 0 unless the results confirm the prior: an untested or contradicted prior weighs by
+    its density, whose peak would hold the step to the mode's nearest neighbours, while a confirmed
+    one weighs by its flat region (:func:`pibo_weight`), which only keeps the step inside the region
+    the results confirmed.  A stalled search's global steps keep the weight."""
+    if trust_region and not confirmed(log_weights, values):
         return 0.0
     return beta / max(len(values), 1) * agreement(log_weights, values)
 
@@ -64,8 +71,14 @@ def pibo_weight(prior: Any, log_weights: Sequence[float], values: Sequence[float
     :class:`PriorRegion` of ``prior`` once the results (``log_weights`` and ``values`` as in
     :func:`agreement`) confirm it -- those inside its high region rank better than those outside --
     and ``prior`` itself otherwise (no result on one side yet, or the inside ones rank worse)."""
+    return PriorRegion(prior) if confirmed(log_weights, values) else prior
+
+
+def confirmed(log_weights: Sequence[float], values: Sequence[float]) -> bool:
+    """Whether the results (as in :func:`agreement`) confirm the prior: there are results inside
+    and outside its high region, and those inside rank better (:func:`rank_score` above 0)."""
     z = rank_score(log_weights, values)
-    return PriorRegion(prior) if z is not None and z > 0.0 else prior
+    return z is not None and z > 0.0
 
 
 def agreement(log_weights: Sequence[float], values: Sequence[float]) -> float:

@@ -172,8 +172,8 @@ class BOOptions:
     max_feasibility_threshold: float = 0.1
     #: πBO: with user priors on the space, the acquisition is multiplied by the prior's weight (capped
     #: at the uniform one once results confirm it) ** (prior_beta / n x agreement) after n results: it
-    #: steers early proposals, fades with data, stops where results contradict it and on trust-region
-    #: steps (:mod:`.prior_use`; 0: ignore the priors in the acquisition; random proposals still draw from them)
+    #: steers early proposals, fades with data, stops where results contradict it and, unless they confirm it, on
+    #: trust-region steps (:mod:`.prior_use`; 0: ignore the priors in the acquisition; random draws still use them)
     prior_beta: float = 10.0
     #: chain of trees: leaves per group before falling back to rejection sampling
     max_leaves: int = 1_000_000
@@ -476,7 +476,7 @@ class BayesianOptimization(Technique):
     def prior_exponent(self, trust_region: bool = False) -> float:
         """πBO's exponent of the prior in the acquisition (:func:`.prior_use.pibo_exponent`: decays
         with the results, falls where they contradict the prior, 0 for a ``trust_region`` step of a
-        stalled search); called for each BO proposal."""
+        stalled search unless they confirm it); called for each BO proposal."""
         return pibo_exponent(self.options.prior_beta, *self._prior_evidence(), trust_region)
 
     def _stalled(self) -> int:

@@ -5,13 +5,14 @@ import math
 import random
 
 import numpy as np
+import pytest
 
 from tunerlib.parameters import (Beta, ConfigurationManipulator, EnumParameter, FloatParameter,
                                  IntegerParameter, Probabilities)
 from tunerlib.techniques import Feedback
 from tunerlib.techniques.bo import BayesianOptimization
 from tunerlib.techniques.bo import acquisition as acq_module
-from tunerlib.techniques.bo.prior_use import PriorRegion, agreement, magnitude_p, pibo_weight
+from tunerlib.techniques.bo.prior_use import PriorRegion, agreement, magnitude_p, pibo_exponent, pibo_weight
 
 LIGHT = dict(n_random_samples=300, n_starts=4, hp_samples=15, hp_starts=3, max_local_steps=5)
 
@@ -248,30 +249,60 @@ def test_local_samples_come_from_the_concentrated_part_of_the_prior():
     assert near(mixed) < 0.5                                   # 0.2 x 1 + 0.8 x (19/31)^4
 
 
-def test_a_stalled_search_suspends_the_prior_on_trust_region_steps_only(monkeypatch):
-    m, fn = _grid()
+def _stalled_run(monkeypatch, values):
+    """A stalled search (``stall_after`` 3, ``global_every`` 3) fed ``values`` in turn, the first
+    one the prior's mode's: the (weight, exponent) πBO was given for each BO proposal."""
+    m, _ = _grid()
     m.set_prior_near({"a": 20, "b": 20, "c": 20, "d": 20}, 0.6)
     captured = []
     original = acq_module.Acquisition.weigh_by_prior
 
     def spy(self, prior, exponent):
-        captured.append(exponent)
+        captured.append((prior, exponent))
         original(self, prior, exponent)
     monkeypatch.setattr(acq_module.Acquisition, "weigh_by_prior", spy)
     tech = BayesianOptimization(initial_samples=3, prior_beta=8.0, stall_after=3, global_every=3, **LIGHT)
     tech.bind(m, random.Random(2), "BO")
-    values = [5.0, 9.0, 9.0, 9.0, 9.0, 9.0, 9.0, 1.0, 9.0]  # the best, six worse ones, a better one
     for v in values:
         p = tech.propose()
-        tech.observe(Feedback(p.config, m.hash_config(p.config), v, "ok", "BO", v < 5.0))
-    # BO proposals 4-9: not yet stalled; stalled: trust-region, trust-region, global, trust-region;
-    # after the improvement the prior is back
-    assert len(captured) == 6
-    assert captured[0] > 0.0
-    assert captured[1:3] == [0.0, 0.0] and captured[4] == 0.0
-    assert captured[3] > 0.0                                  # the stalled search's global step
-    assert captured[5] > 0.0
+        tech.observe(Feedback(p.config, m.hash_config(p.config), v, "ok", "BO", False))
+    return tech, captured
+
+
+def test_a_stalled_search_suspends_an_untested_or_contradicted_prior_on_trust_region_steps_only(monkeypatch):
+    # the mode measures worse than the uniform draws: the prior is contradicted, weighs by its density
+    values = [20.0, 5.0, 9.0, 9.0, 9.0, 9.0, 9.0, 9.0, 1.0, 9.0]  # the best, six worse ones, a better one
+    tech, captured = _stalled_run(monkeypatch, values)
+    assert all(not isinstance(w, PriorRegion) for w, _ in captured)
+    exponents = [e for _, e in captured]
+    # BO proposals 4-10: 4 and 5 not yet stalled; stalled: trust-region, trust-region, global,
+    # trust-region; after the improvement the prior is back
+    assert len(exponents) == 7
+    assert exponents[0] > 0.0 and exponents[1] > 0.0
+    assert exponents[2:4] == [0.0, 0.0] and exponents[5] == 0.0
+    assert exponents[4] > 0.0                                 # the stalled search's global step
+    assert exponents[6] > 0.0
     assert tech.prior_exponent(trust_region=True) == 0.0 and tech.prior_exponent() > 0.0
+
+
+def test_a_confirmed_prior_keeps_its_region_weight_on_trust_region_steps(monkeypatch):
+    """The mode measures better than every uniform draw: the prior is confirmed and weighs by its flat
+    region, which does not hold a trust-region step to the mode's neighbours, so the trust-region
+    steps keep it (and stay inside the region the results confirmed)."""
+    values = [5.0, 9.0, 9.0, 9.0, 9.0, 9.0, 9.0, 9.0]
+    tech, captured = _stalled_run(monkeypatch, values)
+    assert len(captured) == 5
+    assert all(isinstance(w, PriorRegion) for w, _ in captured)
+    for n, (_, e) in enumerate(captured, start=3):           # every step: beta / n, n results so far
+        assert e == pytest.approx(8.0 / n)
+    assert tech.prior_exponent(trust_region=True) == tech.prior_exponent() > 0.0
+
+
+def test_only_a_confirmed_prior_is_kept_on_a_trust_region_step():
+    assert pibo_exponent(8.0, [2.0, -1.0, -1.0], [1.0, 5.0, 6.0], trust_region=True) == pytest.approx(8.0 / 3)
+    assert pibo_exponent(8.0, [2.0, -1.0, -1.0], [6.0, 1.0, 5.0], trust_region=True) == 0.0
+    assert pibo_exponent(8.0, [-1.0, -1.0, -1.0], [6.0, 1.0, 5.0], trust_region=True) == 0.0
+    assert pibo_exponent(8.0, [-1.0, -1.0, -1.0], [6.0, 1.0, 5.0]) == pytest.approx(8.0 / 3)
 
 
 def test_agreement_weighs_how_much_worse_the_prior_region_measured():
