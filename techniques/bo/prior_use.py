@@ -38,7 +38,7 @@ hold the steps to the mode's nearest neighbours.  A confirmed prior's flat regio
 so the trust-region steps keep it: it does not hold them near the mode, and it keeps them inside the
 region the results confirmed instead of letting the model's uncertainty take them to configurations
 two parameters away that leave it (with a prior, the design measures the mode first, so the search
-counts as stalled as soon as the design's uniform points have not beaten it).  The global steps
+counts as stalled from the second model proposal on when nothing has beaten it).  The global steps
 keep the weight in every case, so that they explore the prior's region rather than leave a region
 that was right for wherever the model is merely uncertain.
 """
