@@ -106,6 +106,8 @@ class RequestWrites:
                 "generation": generation, "limit": limit, "state": "RUNNING", "request_date": now,
                 "worker": worker, "start_date": now, "heartbeat": now, "lease": None})
             stored = json.loads(text) if created else runner.rows(_CONFIG_DATA, {"cfg": cfg_id})[0][0]
+        if created and self._fast:  # its result can reach the run's poll without a read (see .tail)
+            runner.tail.requested(dr_id, run_id, cfg_id, hash, text, requestor)
         return Claim(dr_id, run_id, cfg_id, hash, stored, limit, requestor, generation)
 
     def claim_next(self, run_id: int, worker: str, lease: Optional[float] = None) -> Optional[Claim]:
