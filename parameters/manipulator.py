@@ -248,6 +248,8 @@ class ConfigurationManipulator:
                                          f"legal: {p.describe()}")
 
     def _check_keys(self, config: Any) -> None:
+        if config.__class__ is dict and config.keys() == self._by_name.keys():
+            return  # the common case, one comparison of key sets
         if not isinstance(config, Mapping):
             raise ConfigurationError(f"a configuration must be a dict of parameter values, "
                                      f"got {type(config).__name__}")

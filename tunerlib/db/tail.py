@@ -6,19 +6,20 @@ request, two JSON columns decoded) costs more CPU than writing it.  ``PRAGMA dat
 any *other* connection committed since a given moment (a commit on the same connection leaves it
 unchanged).  So after a full read of a run's results, for as long as the version stays the same, the
 run's results after that read are exactly those this connection completed since, and :class:`ResultTail`
-returns them as the rows a read would give: the configuration and ``extra`` decoded from the JSON text
-stored, numbers as the FLOAT columns give them back, the requestor and ids as written.
+returns them as the rows a read would give: the configuration and ``extra`` as their JSON text decodes
+(:func:`~tunerlib.db.runners.json_copy`), numbers as the FLOAT columns give them back, the requestor and
+ids as written.
 
 Any doubt means a full read: another connection committed, a result completed here whose request was not
 written here (its configuration is not at hand), a poll from another position, too many rows held.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .models import ResultRow
+from .jsoncopy import json_copy
 
 __all__ = ["ResultTail"]
 
@@ -40,22 +41,23 @@ class ResultTail:
     :meth:`take` answers a poll, or None when the poll must read."""
 
     def __init__(self) -> None:
-        #: request id -> (run id, configuration id, hash, configuration JSON text, requestor)
-        self._open: Dict[int, Tuple[int, int, str, str, Optional[str]]] = {}
+        #: request id -> (run id, configuration id, hash, configuration as stored, requestor)
+        self._open: Dict[int, Tuple[int, int, str, Any, Optional[str]]] = {}
         #: (run id, last result id read, data_version before that read), or None
         self._watch: Optional[Tuple[int, int, int]] = None
         self._held: List[ResultRow] = []
 
-    def requested(self, dr_id: int, run_id: int, cfg_id: int, hash: str, data_text: str,
+    def requested(self, dr_id: int, run_id: int, cfg_id: int, hash: str, data: Any,
                   requestor: Optional[str]) -> None:
-        """A request this connection wrote claimed, with its configuration as stored (JSON text)."""
+        """A request this connection wrote claimed, with its configuration as a read gives it (a copy
+        of its own, kept here)."""
         if len(self._open) >= MAX_OPEN:
             self._open.pop(next(iter(self._open)))
-        self._open[dr_id] = (run_id, cfg_id, hash, data_text, requestor)
+        self._open[dr_id] = (run_id, cfg_id, hash, data, requestor)
 
-    def completed(self, dr_id: int, result_id: int, values: Dict[str, Any], extra_text: str) -> None:
-        """A result this connection committed for request ``dr_id`` (``values``: the columns written,
-        ``extra_text``: the ``extra`` column's JSON text)."""
+    def completed(self, dr_id: int, result_id: int, values: Dict[str, Any], extra: Any, extra_text: str) -> None:
+        """A result this connection committed for request ``dr_id`` (``values``: the columns written;
+        ``extra`` and ``extra_text``: the ``extra`` column's value and its JSON text)."""
         known = self._open.pop(dr_id, None)
         watch = self._watch
         if watch is None:
@@ -63,12 +65,12 @@ class ResultTail:
         if known is None or len(self._held) >= MAX_HELD:
             self.forget()  # a result of the watched run may be among them: the next poll reads
             return
-        run_id, cfg_id, hash, data_text, requestor = known
+        run_id, cfg_id, hash, data, requestor = known
         if run_id != watch[0]:
             return
         self._held.append(ResultRow(
-            result_id, dr_id, cfg_id, hash, json.loads(data_text), values["state"], _real(values["time"]),
-            _real(values["accuracy"]), _real(values["energy"]), _real(values["size"]), json.loads(extra_text),
+            result_id, dr_id, cfg_id, hash, data, values["state"], _real(values["time"]),
+            _real(values["accuracy"]), _real(values["energy"]), _real(values["size"]), json_copy(extra, extra_text),
             False, requestor, _real(values["collection_cost"]), _real(values["collection_date"])))
 
     def watch(self, run_id: int, last_id: int, version: Optional[int]) -> None:
