@@ -273,7 +273,7 @@ class ResultsDB(IdentityRows, RequestWrites, RunLifecycle, LeaseQueries, NamedRe
             if self._notify:  # wakes the run's ResultListener when this commits
                 runner.rows(_NOTIFY, {"run_text": str(run_id)})
         assert result_id is not None  # a plain INSERT gives the new row's id
-        if self._fast:  # committed: the run's poll may take it from here (see .tail)
+        if isinstance(runner, _SQLiteRunner):  # committed: the run's poll may take it from here (see .tail)
             runner.tail.completed(desired_result_id, result_id, values, extra, text)
         return result_id
 
