@@ -113,6 +113,9 @@ class Parameter:
     #: booleans of a kind that never mixes them with numbers), ``"tuple"`` (a flat list) or ``"key"``
     #: (:func:`value_key`)
     key_style: ClassVar[str] = "key"
+    #: a legal value of exactly this type is its own normal form (:meth:`normalize_value` returns it
+    #: unchanged), so hashing a valid configuration may skip the call; None: always normalize
+    normal_type: ClassVar[Optional[type]] = None
     #: the operators of a class by name, set on each class by its first :meth:`operators` call
     _tl_operator_cache: ClassVar[Optional[Mapping[str, OperatorSpec]]]
 

@@ -248,6 +248,8 @@ class ConfigurationManipulator:
                                          f"legal: {p.describe()}")
 
     def _check_keys(self, config: Any) -> None:
+        if config.__class__ is dict and config.keys() == self._by_name.keys():
+            return  # the common case, one comparison of key sets
         if not isinstance(config, Mapping):
             raise ConfigurationError(f"a configuration must be a dict of parameter values, "
                                      f"got {type(config).__name__}")
@@ -313,11 +315,15 @@ class ConfigurationManipulator:
     def hash_valid(self, config: Mapping[str, Any]) -> str:
         """:meth:`hash_config` for a configuration that already passed :meth:`validate` (the hot path
         of the search driver).  A legal list value is already canonical (exact element types), so only
-        scalar and mapping values go through ``normalize_value``; the digest equals ``hash_config``'s."""
+        scalar and mapping values go through ``normalize_value``, and not those of the parameter's
+        ``normal_type`` (a valid float of a float parameter is its own normal form); the digest equals
+        ``hash_config``'s."""
         canon = {}
         for p in self._params:
             value = config[p.name]
-            canon[p.name] = _canon(value if isinstance(value, list) else p.normalize_value(value))
+            if value.__class__ is not p.normal_type and not isinstance(value, list):
+                value = p.normalize_value(value)
+            canon[p.name] = _canon(value)
         return hashlib.sha256(_dumps(canon).encode("utf-8")).hexdigest()
 
     # ------------------------------------------------------------------ size of the space

@@ -284,6 +284,7 @@ class IntegerParameter(NumericParameter):
 
     kind = "int"
     _integral = True
+    normal_type = int
 
     def seed_value(self) -> int:
         """The midpoint ``min + (max - min) // 2`` (exact)."""
@@ -311,6 +312,7 @@ class FloatParameter(NumericParameter):
 
     kind = "float"
     _integral = False
+    normal_type = float
 
     def sample_values(self, rng: random.Random, np_rng: Any, count: int) -> List[Any]:
         lo, hi = self.min, self.max

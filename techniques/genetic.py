@@ -243,9 +243,11 @@ class EvolutionaryTechnique(Technique):
 
     def _update_elite(self, feedback: Feedback) -> None:
         """Keep the ``elite_size`` best distinct OK configurations seen, best first."""
-        if not feedback.ok or any(mem.key == feedback.key for mem in self.elite):
+        if not feedback.ok:
             return
         if len(self.elite) >= self.elite_size and feedback.value >= _val(self.elite[-1]):
+            return  # checked before the scan for its key: most results are not better than the worst
+        if any(mem.key == feedback.key for mem in self.elite):
             return
         assert self.manipulator is not None
         self.elite.append(Member(self.manipulator.copy(feedback.config), feedback.key, feedback.value))

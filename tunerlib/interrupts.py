@@ -104,6 +104,8 @@ class Interrupts:
         #: the first signal received (None: none yet)
         self.pending: Optional[int] = None
         self._measuring = False
+        #: an alarm is set for the measurement's cap or the deadline (cleared when the measurement ends)
+        self._armed = False
         self._cap: Optional[float] = None
         self._cap_at: Optional[float] = None
         self._saved: Dict[int, Any] = {}
@@ -159,7 +161,8 @@ class Interrupts:
         finally:
             self._measuring = False
             self._cap = self._cap_at = None
-            if self.active:
+            if self._armed:  # no system call when no alarm was set (no cap, no deadline)
+                self._armed = False
                 signal.setitimer(signal.ITIMER_REAL, 0)
         # a stop that arrived while C code ran (its exception was swallowed) still stops the run
         self.check()
@@ -174,6 +177,7 @@ class Interrupts:
             return
         ends = [t for t in (self.deadline, self._cap_at) if t is not None]
         if ends:
+            self._armed = True
             signal.setitimer(signal.ITIMER_REAL, max(1e-4, min(ends) - time.monotonic()))
 
     def _on_signal(self, signum: int, _frame: Any) -> None:

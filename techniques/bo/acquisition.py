@@ -158,15 +158,15 @@ class LocalSearch:
         return self._space
 
     def _run_exhaustive(self, acq: Acquisition, space: tuple, excluded: Set[Hashable],
-                        centre: Optional[Config] = None, radius: int = 0) -> Optional[Config]:
+                        centres: Sequence[Config] = (), radius: int = 0) -> Optional[Config]:
         """Exact maximisation of the acquisition over every feasible, not excluded configuration
-        (only those differing from ``centre`` in at most ``radius`` parameters, when given)."""
+        (only those differing from one of ``centres`` in at most ``radius`` parameters, when given)."""
         configs, keys, enc, feats, codes = space
         allowed = None
-        if centre is not None and radius > 0:
-            ck = self.key(centre)
-            row = np.array([codes[1][j].get(v, -1) for j, v in enumerate(ck)], dtype=np.int64)
-            allowed = np.count_nonzero(codes[0] != row[None, :], axis=1) <= radius
+        for centre in (centres if radius > 0 else ()):
+            row = np.array([codes[1][j].get(v, -1) for j, v in enumerate(self.key(centre))], dtype=np.int64)
+            near = np.count_nonzero(codes[0] != row[None, :], axis=1) <= radius
+            allowed = near if allowed is None else allowed | near
         rows = np.fromiter((i for i, k in enumerate(keys) if k not in excluded
                             and (allowed is None or allowed[i])), dtype=np.intp)
         if rows.size == 0 and allowed is not None:
@@ -183,19 +183,20 @@ class LocalSearch:
 
     def run(self, acq: Acquisition, rng: random.Random, np_rng: np.random.Generator,
             excluded: Set[Hashable], incumbents: Sequence[Config], radius: int = 0,
-            extra: Optional[Callable[[], Sequence[Config]]] = None) -> Optional[Config]:
+            extra: Optional[Callable[[], Sequence[Config]]] = None,
+            centres: Sequence[Config] = ()) -> Optional[Config]:
         """Best-scoring feasible configuration whose key is not in ``excluded`` (None if none found).
 
         ``extra``, called only on a space too large to be scored whole, gives candidates that join
         the random pool (MultiObjectiveBO's recombinants).
 
         ``radius > 0`` asks for a trust-region step: on a small finite space (scored whole) only
-        configurations differing from the first incumbent in at most ``radius`` parameters are
-        candidates (all of them when none is left); elsewhere the local search from the
-        incumbents already works locally and ``radius`` is ignored."""
+        configurations differing in at most ``radius`` parameters from one of ``centres`` (default:
+        the first incumbent) are candidates (all of them when none is left); elsewhere the local
+        search from the incumbents already works locally and ``radius`` and ``centres`` are ignored."""
         space = self._whole_space(acq)
         if space is not None:
-            return self._run_exhaustive(acq, space, excluded, incumbents[0] if incumbents else None, radius)
+            return self._run_exhaustive(acq, space, excluded, list(centres) or list(incumbents[:1]), radius)
         pool, keys = [], []
         fresh: Set[Hashable] = set()
         for c in itertools.chain(self.cot.sample(rng, np_rng, self.n_random), extra() if extra else ()):

@@ -33,8 +33,9 @@ class SpreadDesign:
         self._keys: Set[Hashable] = set()
 
     def note(self, key: Hashable, config: Config) -> None:
-        """Called for each configuration proposed or observed (by any technique): later picks keep away from it."""
-        if key not in self._keys:
+        """Called for each configuration proposed or observed (by any technique): later picks keep away from it.
+        With ``candidates`` 1 no pick reads the points, and none are kept."""
+        if self.candidates > 1 and key not in self._keys:
             self._keys.add(key)
             self.points.append(config)
 

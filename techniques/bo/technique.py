@@ -101,8 +101,7 @@ class BOOptions:
     n_random_samples: int = 2000
     #: best random samples used as local-search starts (the incumbent is added)
     n_starts: int = 10
-    #: local-search steps per start
-    max_local_steps: int = 10
+    max_local_steps: int = 10  #: local-search steps per start
     #: finite spaces with at most this many feasible configurations have the acquisition scored on
     #: every one of them instead of sampled and locally searched (0 disables)
     exhaustive_acquisition: int = 50_000
@@ -118,8 +117,7 @@ class BOOptions:
     hp_full_every: int = 10
     #: penalise GP noise variances above about 2 % of the targets' variance (:data:`.gp.NOISE_PRIOR`)
     noise_prior: bool = False
-    #: L-BFGS-B iterations per start
-    hp_maxiter: int = 60
+    hp_maxiter: int = 60  #: L-BFGS-B iterations per start
     #: the hyperparameters are searched again (warm or full fit) only once the OK results have grown
     #: by this fraction since the last search (at least one new result); in between, the GP keeps
     #: its hyperparameters and only refactorises on the new data (0: search after every result)
@@ -154,10 +152,10 @@ class BOOptions:
     stall_after: int = 5
     #: an improvement of the best by less than this share of it leaves the stall count running (0: any counts)
     stall_gain: float = 0.01
-    #: radius (number of differing parameters) of the trust-region steps
-    local_radius: int = 2
-    #: while stalled, every this-many-th proposal is a global one, the others trust-region steps
-    global_every: int = 3
+    local_radius: int = 2  #: radius (number of differing parameters) of the trust-region steps
+    #: trust-region steps search near each of the best this many results (1: the best alone; :mod:`.window`)
+    local_centres: int = 1
+    global_every: int = 3  #: while stalled, every this-many-th proposal is global, the others trust-region steps
     #: default permutation distance: "spearman", "kendall" or "hamming"
     permutation_distance: str = "spearman"
     #: per-parameter override of the permutation distance {name: kind}
@@ -196,6 +194,7 @@ BO_OPTIONS = schema_from_dataclass(BOOptions, {
     "hp_starts": dict(lo=1), "hp_warm_starts": dict(lo=0), "hp_full_every": dict(lo=1), "hp_maxiter": dict(lo=1),
     "hp_refit_growth": dict(lo=0.0, hi=10.0, random_lo=0.0, random_hi=0.2), "max_observations": dict(lo=1),
     "stall_after": dict(lo=0, random_lo=0, random_hi=10), "local_radius": dict(lo=1, random_lo=1, random_hi=4),
+    "local_centres": dict(lo=1, random_lo=1, random_hi=5),
     "global_every": dict(lo=1), "restart_after": dict(lo=0, random_hi=4), "restart_gain": dict(lo=0.0, hi=1.0),
     "stall_gain": dict(lo=0.0, hi=1.0, random_hi=0.02), "permutation_distance": dict(choices=PERMUTATION_DISTANCES),
     "permutation_distances": dict(choices=PERMUTATION_DISTANCES),
@@ -463,7 +462,8 @@ class BayesianOptimization(Technique):
         if self.manipulator.prior and o.prior_beta > 0:  # type: ignore[union-attr]
             weight = pibo_weight(self.manipulator.prior, *self._prior_evidence())  # type: ignore[union-attr]
             acq.weigh_by_prior(weight, self.prior_exponent(radius > 0))
-        cfg = self.search.run(acq, self.rng, self.np_rng, self._excluded, [incumbent], radius)
+        centres = self._window.best_configs(o.local_centres) if radius and o.local_centres > 1 else ()
+        cfg = self.search.run(acq, self.rng, self.np_rng, self._excluded, [incumbent], radius, centres=centres)
         return cfg if cfg is not None else self._random_new()
 
     def _prior_evidence(self) -> Tuple[Any, List[float]]:

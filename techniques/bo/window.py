@@ -70,6 +70,11 @@ class TrainingWindow:
             return value < old
         return value < old - self.stall_gain * abs(old)
 
+    def best_configs(self, k: int) -> List[Config]:
+        """The configurations of the ``k`` best finite OK results, best first (ties: the earlier);
+        called for each trust-region step of a stalled search (its centres)."""
+        return [self.ok[i][0] for _, i in self.top[:k]]
+
     def size(self) -> int:
         """Results the training set is chosen from (OK, plus imputed failures when imputing)."""
         return len(self.ok) + (len(self.failed) if self.impute and self.ok else 0)

@@ -36,3 +36,17 @@ def test_int_value_for_float_parameter_hashes_like_the_float():
     m.validate(cfg)
     other = dict(cfg, f=1.0)
     assert m.hash_valid(cfg) == m.hash_valid(other) == m.hash_config(other)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(["min", "max", "zero", "negative zero"]), st.sampled_from(["i", "f", "lf", "p2"]))
+def test_bounds_and_signed_zero_hash_like_the_canonical_form(where, name):
+    """Values a parameter's normal type passes through unchanged (its bounds, 0.0 and -0.0) hash as
+    ``hash_config`` does."""
+    m = space()
+    param = m.parameters_by_name()[name] if hasattr(m, "parameters_by_name") else m._by_name[name]
+    value = {"min": param.min, "max": param.max, "zero": 0.0, "negative zero": -0.0}[where]
+    cfg = dict(m.seed_config(), **{name: type(param.min)(value) if where.endswith("zero") else value})
+    if not m.is_valid(cfg):
+        return
+    assert m.hash_valid(cfg) == m.hash_config(cfg)

@@ -49,6 +49,8 @@ class RunReads:
 
     _tx: Any
     _read: Any
+    _runner: Any
+    _fast: bool
 
     def run_info(self, run_id: int) -> dict:
         """Dict with id, uuid, program_version_id, label, args, seed, state, start_date, end_date,
@@ -72,11 +74,23 @@ class RunReads:
         if result_ids:
             with self._tx() as runner:
                 runner.many(_NEW_BEST, [{"rid": rid} for rid in result_ids])
+            if self._fast:
+                runner.tail.marked(result_ids)
 
     def results_after(self, run_id: int, after_result_id: int) -> list[ResultRow]:
-        """Results of the run with id > ``after_result_id`` in id order (the search driver's poll)."""
-        return [ResultRow(*row) for row in self._read(_RESULTS_AFTER, {"run": run_id,
-                                                                       "after": after_result_id})]
+        """Results of the run with id > ``after_result_id`` in id order (the search driver's poll). On
+        SQLite, the results this connection wrote since its last read come without a read while no other
+        connection committed (:mod:`.tail`)."""
+        params = {"run": run_id, "after": after_result_id}
+        if not self._fast:
+            return [ResultRow(*row) for row in self._read(_RESULTS_AFTER, params)]
+        runner = self._runner()
+        version = runner.data_version()
+        rows = runner.tail.take(run_id, after_result_id, version)
+        if rows is None:
+            rows = [ResultRow(*row) for row in self._read(_RESULTS_AFTER, params)]
+            runner.tail.watch(run_id, rows[-1].id if rows else after_result_id, version)
+        return rows
 
     def run_results(self, run_id: int) -> list[ResultRow]:
         """Every result of the run in id order (resume, summaries)."""

@@ -8,7 +8,6 @@ the same rows, one transaction instead of two.
 """
 from __future__ import annotations
 
-import json
 import time
 from importlib import import_module
 from typing import Any, Optional
@@ -18,6 +17,7 @@ from sqlalchemy.exc import IntegrityError
 
 from .migrations import json_dumps
 from .models import Claim, Configuration, DesiredResult
+from .jsoncopy import json_copy
 from .runners import JSONText
 
 __all__ = ["RequestWrites"]
@@ -105,7 +105,9 @@ class RequestWrites:
                 "tuning_run_id": run_id, "configuration_id": cfg_id, "requestor": requestor,
                 "generation": generation, "limit": limit, "state": "RUNNING", "request_date": now,
                 "worker": worker, "start_date": now, "heartbeat": now, "lease": None})
-            stored = json.loads(text) if created else runner.rows(_CONFIG_DATA, {"cfg": cfg_id})[0][0]
+            stored = json_copy(data, text) if created else runner.rows(_CONFIG_DATA, {"cfg": cfg_id})[0][0]
+        if created and self._fast:  # its result can reach the run's poll without a read (see .tail)
+            runner.tail.requested(dr_id, run_id, cfg_id, hash, json_copy(data, text), requestor)
         return Claim(dr_id, run_id, cfg_id, hash, stored, limit, requestor, generation)
 
     def claim_next(self, run_id: int, worker: str, lease: Optional[float] = None) -> Optional[Claim]:

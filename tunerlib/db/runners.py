@@ -18,6 +18,7 @@ from typing import Any, Optional, Sequence, Union, cast
 from sqlalchemy import JSON, Boolean, Engine
 
 from .migrations import json_dumps
+from .tail import ResultTail
 
 
 def _json_loads(value: Any) -> Any:
@@ -79,6 +80,8 @@ class _SQLiteRunner:
         self.db = cast(sqlite3.Connection, self._fairy.driver_connection)  # a pysqlite engine
         self._dialect = engine.dialect
         self._cache: dict = {}
+        #: the results this connection wrote, for the run's poll (:mod:`.tail`)
+        self.tail = ResultTail()
 
     def _prep(self, stmt: Any, keys: Optional[tuple] = None, cache: bool = True) -> _Prepared:
         if not cache:
@@ -109,6 +112,14 @@ class _SQLiteRunner:
     def begin_write(self) -> None:
         """Take the write lock now, before the transaction reads or writes anything."""
         self.db.execute("BEGIN IMMEDIATE")
+
+    def data_version(self) -> Optional[int]:
+        """SQLite's ``PRAGMA data_version``: it changes when another connection commits; None when it
+        cannot be read now (a lock)."""
+        try:
+            return self.db.execute("PRAGMA data_version").fetchone()[0]
+        except sqlite3.OperationalError:
+            return None
 
     def end_read(self) -> None:
         if self.db.in_transaction:

@@ -37,7 +37,7 @@ from typing import Any, Iterator, Optional
 from sqlalchemy import BigInteger, bindparam, cast, false, func, or_, select, update
 from sqlalchemy.exc import OperationalError
 
-from .migrations import ensure_schema, open_engine
+from .migrations import ensure_schema, json_dumps, open_engine
 from .models import (RESULT_STATES, RUN_STATES, AlreadyCompleteError, DatabaseError, DesiredResult,
                      NotFoundError, Result, ResultRecord, TuningRun)
 from .leases import LeaseQueries
@@ -47,7 +47,7 @@ from .reads import RunReads
 from .requests import RequestWrites, insert_config_ignoring_duplicates
 from .notify import CHANNEL, ResultListener
 from .lifecycle import RunLifecycle
-from .runners import _CoreRunner, _Runner, _SQLiteRunner
+from .runners import JSONText, _CoreRunner, _Runner, _SQLiteRunner
 from .waits import LockNotices, LockWaits, is_lock_error, wait_for_lock
 
 __all__ = ["ResultsDB"]
@@ -249,9 +249,11 @@ class ResultsDB(IdentityRows, RequestWrites, RunLifecycle, LeaseQueries, NamedRe
         AlreadyCompleteError if it has a result already or its run cancelled it (nothing is written)."""
         if record.state not in RESULT_STATES:
             raise ValueError(f"result state {record.state!r} is not one of {', '.join(RESULT_STATES)}")
+        extra = record.extra if record.extra is not None else {}
+        text = json_dumps(extra) if self._fast else ""  # encoded once: stored, and held for the poll
         values = {"machine_id": record.machine_id, "input_id": record.input_id, "state": record.state,
                   "time": record.time, "accuracy": record.accuracy, "energy": record.energy, "size": record.size,
-                  "extra": record.extra if record.extra is not None else {},
+                  "extra": JSONText(text) if self._fast else extra,
                   "collection_date": time_module.time(), "collection_cost": record.collection_cost,
                   "worker": record.worker}
         with self._tx() as runner:
@@ -271,6 +273,8 @@ class ResultsDB(IdentityRows, RequestWrites, RunLifecycle, LeaseQueries, NamedRe
             if self._notify:  # wakes the run's ResultListener when this commits
                 runner.rows(_NOTIFY, {"run_text": str(run_id)})
         assert result_id is not None  # a plain INSERT gives the new row's id
+        if isinstance(runner, _SQLiteRunner):  # committed: the run's poll may take it from here (see .tail)
+            runner.tail.completed(desired_result_id, result_id, values, extra, text)
         return result_id
 
     @staticmethod

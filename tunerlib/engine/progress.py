@@ -207,7 +207,9 @@ class StatusLine:
         self.bar.update(tests - self.bar.n)
 
     def __call__(self, run: Any, event: Any) -> None:
-        """As a run callback: refresh after each result."""
+        """As a run callback: refresh after each result (nothing to count when nothing is shown)."""
+        if not self.enabled:
+            return
         self.failures = sum(n for state, n in run.states.items() if state != "OK")
         self.update(event.tests, event.best, run.outstanding)
 

@@ -115,8 +115,9 @@ class MeasurementDriver:
         """Measure one request without touching the database: (Result, the input it ran on, seconds
         it took). :meth:`measure` records them; a Dask worker (no database) returns them to the run.
         The wall time of the commands run under the limit is recorded in the Result (:mod:`.limits`)."""
-        desired = DesiredResult(desired.configuration, desired.id, self._limit(desired.limit),
-                                desired.requestor)
+        limit = self._limit(desired.limit)
+        if limit != desired.limit:
+            desired = DesiredResult(desired.configuration, desired.id, limit, desired.requestor)
         inp = self.input_manager.select_input(desired)
         start = time.perf_counter()
         with command_clock() as walls:

@@ -107,3 +107,47 @@ def test_trust_region_step_maximises_only_near_the_centre(radius):
     assert chosen in near
     assert acq.score([chosen])[0] >= acq.score(near).max() - 1e-9
     assert search.run(acq, rng, np_rng, excluded, [centre], radius=0) is not None
+
+
+def _three_parameter_search():
+    """A scored-whole space of 48 configurations, a GP fitted on every fifth (best at a=1, b=8, mode y/z)."""
+    m = ConfigurationManipulator([OrdinalParameter("a", [1, 2, 4, 8]), OrdinalParameter("b", [1, 2, 4, 8]),
+                                  EnumParameter("mode", ["x", "y", "z"])])
+    cot, key, encoder = FeasibleSpace(m), ConfigKey(m), SpaceEncoder(m, ordinal_hamming=True)
+    every = cot.enumerate_all(10_000)
+    train_cfgs = every[::5]
+    y = np.array([np.log2(c["a"]) - np.log2(c["b"]) + (c["mode"] == "x") for c in train_cfgs])
+    y = (y - y.mean()) / y.std()
+    train = encoder.encode(train_cfgs)
+    gp = GaussianProcess(encoder.sqdists(train, train), y)
+    gp.fit(np.random.default_rng(1), 10, 2)
+    acq = Acquisition(encoder, gp, train, float(y.min()))
+    search = LocalSearch(key, cot, NeighbourGenerator(m, cot), exhaustive_limit=10_000)
+    return m, every, train_cfgs, y, acq, search, {key(c) for c in train_cfgs}
+
+
+def test_trust_region_step_searches_near_every_centre():
+    m, every, train_cfgs, y, acq, search, excluded = _three_parameter_search()
+    order = np.argsort(y)
+    good, bad = train_cfgs[int(order[0])], train_cfgs[int(order[-1])]
+    near = lambda c, centre: sum(c[n] != centre[n] for n in m.names) <= 1  # noqa: E731
+    # the centres are the trust region: near the good result as well, though the incumbent given is the bad one
+    chosen = search.run(acq, random.Random(1), np.random.default_rng(1), excluded, [bad], radius=1,
+                        centres=[bad, good])
+    union = [c for c in every if search.key(c) not in excluded and (near(c, bad) or near(c, good))]
+    assert chosen in union and not near(chosen, bad)
+    assert acq.score([chosen])[0] >= acq.score(union).max() - 1e-9
+    # without centres, the first incumbent alone is the centre
+    alone = search.run(acq, random.Random(1), np.random.default_rng(1), excluded, [bad], radius=1)
+    assert near(alone, bad)
+
+
+def test_a_stalled_search_centres_its_trust_region_steps_on_the_best_results(monkeypatch):
+    m, bo = _bo(stall_after=1, global_every=10, local_centres=2)
+    for cfg, v in [({"a": 1, "b": 1}, 3.0), ({"a": 8, "b": 8}, 1.0), ({"a": 2, "b": 4}, 2.0), ({"a": 4, "b": 1}, 5.0)]:
+        _feed(m, bo, cfg, v)
+    assert bo._window.best_configs(2) == [{"a": 8, "b": 8}, {"a": 2, "b": 4}]
+    seen = {}
+    monkeypatch.setattr(bo.search, "run", lambda *a, **kw: seen.update(radius=a[5], **kw))
+    bo._bo_proposal()
+    assert seen["radius"] == 2 and seen["centres"] == [{"a": 8, "b": 8}, {"a": 2, "b": 4}]

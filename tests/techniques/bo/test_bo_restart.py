@@ -136,7 +136,9 @@ def test_spread_design_picks_the_candidate_farthest_from_the_points_so_far():
     design.note((100, 100), {"x": 100, "y": 100})
     pool = [{"x": 10, "y": 5}, {"x": 50, "y": 45}, {"x": 95, "y": 100}, {"x": 100, "y": 0}]
     assert design.pick(pool) == {"x": 50, "y": 45}        # the fourth is not among the 3 candidates
-    assert SpreadDesign(SpaceEncoder(m), candidates=1).pick(pool) == pool[0]
+    uniform = SpreadDesign(SpaceEncoder(m), candidates=1)
+    uniform.note((0, 0), {"x": 0, "y": 0})
+    assert uniform.points == [] and uniform.pick(pool) == pool[0]   # no pick reads the points: none kept
 
 
 def test_design_candidates_spread_the_design_over_the_range():
