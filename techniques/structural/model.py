@@ -162,7 +162,8 @@ class SparseBayesLinear:
         y = (np.asarray(self.y[self._anchor_n:]) - self.offset) / self.scale
         v = self.variance()
         resid = y - (X @ self.anchor + self.intercept)
-        XV = X.multiply(v[None, :]).tocsr()
+        Xs = X.sorted_indices()                 # a copy: X's rows are views of the stored results
+        XV = sp.csr_matrix((Xs.data * v[Xs.indices], Xs.indices, Xs.indptr), shape=X.shape)  # X.multiply(v)
         S = (XV @ X.T).toarray() + self.noise * np.eye(X.shape[0])
         self.mean = self.anchor + XV.T @ np.linalg.solve(S, resid)
 

@@ -36,53 +36,69 @@ def apply_or_opt(t: np.ndarray, i: int, s: int, k: int, reverse: bool) -> np.nda
     n = t.size
     pos = (i + np.arange(s)) % n
     section = t[pos][::-1] if reverse else t[pos]
-    after = t[k]
-    rest = np.delete(t, pos)
-    at = int(np.flatnonzero(rest == after)[0]) + 1
+    keep = np.ones(n, dtype=bool)
+    keep[pos] = False
+    rest = t[keep]
+    at = k - int(np.count_nonzero(pos < k)) + 1     # the gap's item keeps its place among the others
     return np.concatenate((rest[:at], section, rest[at:]))
 
 
 @lru_cache(maxsize=64)
-def _masks(n: int) -> Tuple[np.ndarray, ...]:
-    """Illegal entries of the move tables for ``n`` items: 2-opt ``j <= i + 1``, then per section length
-    ``s`` = 1, 2, 3 the gaps touching the section (and, for reversal, sections that wrap)."""
+def _masks(n: int) -> np.ndarray:
+    """Illegal entries of the ``(7, n, n)`` move table for ``n`` items: 2-opt ``j <= i + 1``, then per
+    section length ``s`` = 1, 2, 3 the gaps touching the section (and, for reversal, sections that wrap)."""
     i, k = np.arange(n)[:, None], np.arange(n)[None, :]
     masks = [k <= i + 1]
     for s in (1, 2, 3):
         touching = ((k - (i - 1)) % n) <= s
         masks.append(touching)
         masks.append(touching | (i + s > n) | (s == 1))
-    return tuple(masks)
+    return np.stack(masks)
+
+
+def _tour_order(t: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """``C`` in tour order, tiled twice each way: ``AA[p:p+n, q:q+n]`` is ``A = C[t][:, t]`` rolled by
+    ``(-p, -q)`` (one gather of ``n²`` costs, then copies)."""
+    n = t.size
+    AA = np.empty((2 * n, 2 * n))
+    A = AA[:n, :n]
+    np.take(C, t, axis=0).take(t, axis=1, out=A)
+    AA[:n, n:] = A
+    AA[n:] = AA[:n]
+    return AA
 
 
 def move_table(t: np.ndarray, C: np.ndarray) -> np.ndarray:
     """Every 2-opt and or-opt move of ``t`` scored at once: ``(7, n, n)`` value changes (``inf`` where
     illegal): ``[0]`` reverses ``t[i+1..j]``; ``[2s-1]`` / ``[2s]`` move the ``s`` items from ``i``
     into the gap after ``k`` kept / reversed (``s`` = 1, 2, 3; sections reversed only when they do not
-    wrap), computed from one gather of ``C`` in tour order."""
+    wrap), computed from one gather of ``C`` in tour order, each table in place (no temporaries)."""
     n = t.size
-    A = C[np.ix_(t, t)]
-    AA = np.tile(A, (2, 2))  # AA[p:p+n, q:q+n] is A rolled by (-p, -q)
-
-    def rolled(p: int, q: int, M: np.ndarray = AA) -> np.ndarray:
-        return M[p % n:p % n + n, q % n:q % n + n]
-
-    e = np.diagonal(rolled(0, 1)).copy()         # e_i = A[i, i+1]
-    S = np.concatenate(([0.0], np.cumsum(np.diagonal(rolled(1, 0)) - e)))  # reversed minus forward
-    masks = _masks(n)
-    out = np.empty((7, n, n))
-    out[0] = A + rolled(1, 1) - e[:, None] - e[None, :] + S[None, :n] - S[1:n + 1][:, None]
-    AAT = np.tile(A.T, (2, 2))
+    AA = _tour_order(t, C)
+    A, AAT = AA[:n, :n], AA.T.copy()  # AAT[p:p+n, q:q+n] is A.T rolled by (-p, -q)
     idx = np.arange(n)
+    e = AA[idx, idx + 1]                          # e_i = A[i, i+1]
+    S = np.zeros(n + 1)                           # reversed minus forward, prefix sums
+    np.cumsum(AA[idx + 1, idx] - e, out=S[1:])
+    out = np.empty((7, n, n))
+    table = out[0]
+    np.add(A, AA[1:n + 1, 1:n + 1], out=table)
+    table -= e[:, None]
+    table -= e[None, :]
+    table += S[None, :n]
+    table -= S[1:n + 1][:, None]
+    base = np.empty((n, n))
     for s in (1, 2, 3):
-        last = (idx + s - 1) % n
-        gain = A[(idx - 1) % n, idx] + A[last, (idx + s) % n] - A[(idx - 1) % n, (idx + s) % n]
-        base = -e[None, :] - gain[:, None]
-        out[2 * s - 1] = rolled(0, 0, AAT) + rolled(s - 1, 1) + base
-        inner = S[np.minimum(idx + s - 1, n)] - S[idx]
-        out[2 * s] = rolled(s - 1, 0, AAT) + rolled(0, 1) + base + inner[:, None]
-    for m, mask in enumerate(masks):
-        out[m][mask] = np.inf
+        gain = AA[idx + n - 1, idx] + AA[idx + s - 1, idx + s] - AA[idx + n - 1, idx + s]
+        np.subtract(-e[None, :], gain[:, None], out=base)
+        table = out[2 * s - 1]
+        np.add(AAT[:n, :n], AA[s - 1:s - 1 + n, 1:n + 1], out=table)
+        table += base
+        table = out[2 * s]
+        np.add(AAT[s - 1:s - 1 + n, :n], AA[:n, 1:n + 1], out=table)
+        table += base
+        table += (S[np.minimum(idx + s - 1, n)] - S[idx])[:, None]
+    np.copyto(out, np.inf, where=_masks(n))
     return out
 
 
