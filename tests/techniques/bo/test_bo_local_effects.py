@@ -87,21 +87,9 @@ def test_stall_counter_counts_ok_results_since_the_last_improvement():
 
 @pytest.mark.parametrize("radius", [1, 2])
 def test_trust_region_step_maximises_only_near_the_centre(radius):
-    m = ConfigurationManipulator([OrdinalParameter("a", [1, 2, 4, 8]), OrdinalParameter("b", [1, 2, 4, 8]),
-                                  EnumParameter("mode", ["x", "y", "z"])])
-    rng, np_rng = random.Random(1), np.random.default_rng(1)
-    cot, key, encoder = FeasibleSpace(m), ConfigKey(m), SpaceEncoder(m, ordinal_hamming=True)
-    every = cot.enumerate_all(10_000)
-    train_cfgs = every[::5]
-    y = np.array([np.log2(c["a"]) - np.log2(c["b"]) + (c["mode"] == "x") for c in train_cfgs])
-    y = (y - y.mean()) / y.std()
-    train = encoder.encode(train_cfgs)
-    gp = GaussianProcess(encoder.sqdists(train, train), y)
-    gp.fit(np_rng, 10, 2)
-    acq = Acquisition(encoder, gp, train, float(y.min()))
-    excluded = {key(c) for c in train_cfgs}
+    m, every, train_cfgs, y, acq, search, excluded = _three_parameter_search()
+    rng, np_rng, key = random.Random(1), np.random.default_rng(1), ConfigKey(m)
     centre = train_cfgs[int(np.argmin(y))]
-    search = LocalSearch(key, cot, NeighbourGenerator(m, cot), exhaustive_limit=10_000)
     chosen = search.run(acq, rng, np_rng, excluded, [centre], radius=radius)
     near = [c for c in every if key(c) not in excluded and sum(c[n] != centre[n] for n in m.names) <= radius]
     assert chosen in near
