@@ -102,7 +102,7 @@ class _WriteTransaction:
             db._begin_write(runner)
         return runner
 
-    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
         runner = self.runner
         assert runner is not None
         if kind is None:
@@ -114,11 +114,10 @@ class _WriteTransaction:
             except BaseException:
                 runner.rollback()
                 raise
-            return False
+            return
         runner.rollback()
         if issubclass(kind, _OPERATIONAL_ERRORS):
             raise self.db._failure(exc) from exc
-        return False
 
 
 class ResultsDB(IdentityRows, RequestWrites, RunLifecycle, LeaseQueries, NamedRecords, RunReads):
