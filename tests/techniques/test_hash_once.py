@@ -68,3 +68,20 @@ def test_tour_proposals_carry_their_hash(monkeypatch):
                         test_limit=200, technique=["ga-base"], seed=2)
     assert len(run.values) == 200
     assert calls[0] <= 1.25 * 200
+
+
+def test_the_conformance_kit_catches_a_wrong_key(monkeypatch):
+    """A proposal whose key is not its configuration's hash would store the configuration under another
+    configuration's identity: the kit's legality check refuses it."""
+    from tunerlib import testing
+    from tunerlib.techniques import PureRandom
+    from tunerlib.techniques.base import Proposal
+    from tunerlib.testing import ConformanceError, drive, permutation_space
+
+    class WrongKey(PureRandom):
+        def propose(self):
+            prop = super().propose()
+            return Proposal(prop.config, prop.requestor, "0" * 64) if prop else None
+    monkeypatch.setattr(testing, "_create", lambda name: WrongKey())
+    with pytest.raises(ConformanceError, match="WrongKey: legality: proposal carries key 000000000000"):
+        drive("WrongKey", *permutation_space(), 10, seed=0)
