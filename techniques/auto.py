@@ -225,7 +225,7 @@ class AutoTechnique(Technique):
 
     # ---- proposing ---------------------------------------------------------------------------------
     def propose(self) -> Optional[Proposal]:
-        for name in dict.fromkeys([self.active, self.fallback]):
+        for name in (self.active,) if self.active == self.fallback else (self.active, self.fallback):
             if name == self.fallback:  # the cheap bandit: no decision reads its CPU, so it is not clocked
                 proposal = self.members[name].propose()
             else:

@@ -57,9 +57,17 @@ class AUCBandit:
         return self.auc(arm) + self.C * math.sqrt(2.0 * math.log(len(self.history)) / n)
 
     def ranked(self) -> List[str]:
-        """Arms by decreasing score; ties keep arm order (deterministic)."""
-        order = {a: i for i, a in enumerate(self.arms)}
-        return sorted(self.arms, key=lambda a: (-self.score(a), order[a]))
+        """Arms by decreasing :meth:`score`; ties keep arm order (deterministic).  Called before every
+        proposal: the scores are computed here in one pass, the logarithm once."""
+        uses, weighted, C = self.uses, self.weighted, self.C
+        explore = 2.0 * math.log(len(self.history)) if self.history else 0.0
+        scored = []
+        for i, arm in enumerate(self.arms):
+            n = uses[arm]
+            score = math.inf if n == 0 else 2.0 * weighted[arm] / (n * (n + 1)) + C * math.sqrt(explore / n)
+            scored.append((-score, i, arm))
+        scored.sort()
+        return [arm for _, _, arm in scored]
 
     def state_dict(self) -> Dict[str, Any]:
         return {"arms": self.arms, "C": self.C, "window": self.window,

@@ -59,6 +59,9 @@ class Proposal:
 
     config: Config
     requestor: str
+    #: the configuration's hash (``manipulator.hash_valid(config)``) when the technique computed it
+    #: already (the search driver uses it instead of hashing again), else None
+    key: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -105,6 +108,8 @@ class Technique(ABC):
     OPTIONS: ClassVar[Tuple[Any, ...]] = ()
     #: whether :func:`~.naming.technique_name` writes ``Class;option,value;...`` for an instance
     NAMED_BY_OPTIONS: ClassVar[bool] = False
+    #: (configuration, its hash) recorded by :meth:`remember_key` for the next proposal
+    _made: Optional[Tuple[Config, str]] = None
 
     def __init__(self, name: Optional[str] = None) -> None:
         self.name = name or type(self).__name__
@@ -135,7 +140,19 @@ class Technique(ABC):
     def propose(self) -> Optional[Proposal]:
         """Next configuration to measure, or None for "nothing right now"."""
         cfg = self.desired_configuration()
-        return None if cfg is None else Proposal(cfg, self.path)
+        return None if cfg is None else Proposal(cfg, self.path, self.take_key(cfg))
+
+    def remember_key(self, cfg: Config, key: str) -> None:
+        """Called by :meth:`desired_configuration` for the configuration it is about to return, whose
+        hash (``hash_valid``) it computed: the proposal carries it, so that nobody hashes it again.
+        ``cfg`` must not change before it is proposed."""
+        self._made = (cfg, key)
+
+    def take_key(self, cfg: Config) -> Optional[str]:
+        """The hash :meth:`remember_key` recorded for this very object ``cfg``, or None; called once per
+        proposal (it forgets the hash, so a later change of ``cfg`` cannot reuse it)."""
+        made, self._made = self._made, None
+        return made[1] if made is not None and made[0] is cfg else None
 
     @abstractmethod
     def desired_configuration(self) -> Optional[Config]:

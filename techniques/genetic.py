@@ -177,7 +177,11 @@ class EvolutionaryTechnique(Technique):
 
     # ---- keys -----------------------------------------------------------------------------
     def key(self, cfg: Config) -> str:
-        """Stable hash of a legal configuration (equal to the driver's Feedback.key)."""
+        """Stable hash of a legal configuration (equal to the driver's Feedback.key); the configuration
+        :meth:`finish` has just returned is not hashed again."""
+        made = self._made
+        if made is not None and made[0] is cfg:
+            return made[1]
         assert self.manipulator is not None
         return self.manipulator.hash_valid(cfg)
 
@@ -200,6 +204,7 @@ class EvolutionaryTechnique(Technique):
         """
         m = self.manipulator
         assert m is not None
+        self._made = None  # a hash remembered earlier is of another proposal
         fallback: Optional[Config] = None
         for attempt in range(tries or self.max_tries):
             cfg = make()
@@ -210,7 +215,9 @@ class EvolutionaryTechnique(Technique):
                     mutate_param(self.rng.choice(params), cfg, self.rng)
             if not m.is_feasible(cfg):
                 continue
-            if self.is_new(self.key(cfg)):
+            key = self.key(cfg)
+            if self.is_new(key):
+                self.remember_key(cfg, key)  # hashed once: the proposal carries it
                 return cfg
             if fallback is None:
                 fallback = cfg
@@ -223,8 +230,9 @@ class EvolutionaryTechnique(Technique):
         if cfg is None:
             return None
         key = self.key(cfg)
+        self.take_key(cfg)
         self.pending[key] = self.pending.get(key, 0) + 1
-        return Proposal(cfg, self.path)
+        return Proposal(cfg, self.path, key)
 
     def observe(self, feedback: Feedback) -> None:
         """Receive every completed result; own ones go to :meth:`on_own_result` too."""

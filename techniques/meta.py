@@ -67,7 +67,10 @@ class MetaTechnique(Technique):
         if not feedback.requestor.startswith(prefix):
             return None
         name = feedback.requestor[len(prefix):].split("/", 1)[0]
-        return next((t for t in self.techniques if t.name == name), None)
+        for tech in self.techniques:
+            if tech.name == name:
+                return tech
+        return None
 
     def observe(self, feedback: Feedback) -> None:
         super().observe(feedback)

@@ -158,6 +158,7 @@ class BatchSequentialTechnique(Technique):
                 key, cfg = self._queue.popleft()
                 if key in self._waiting:
                     self._fell_back = False
+                    self.remember_key(cfg, key)  # hashed when queued: the proposal carries it
                     return cfg
             if self._waiting:
                 return None
@@ -207,8 +208,11 @@ class BatchSequentialTechnique(Technique):
             child = m.copy(self.best_config)
             for _ in range(1 + attempt // 5):  # one move; more only while retries hit known configs
                 mutate_param(self.rng.choice(params), child, self.rng)
-            if m.is_feasible(child) and m.hash_valid(child) not in self.known:
-                return child
+            if m.is_feasible(child):
+                key = m.hash_valid(child)
+                if key not in self.known:
+                    self.remember_key(child, key)
+                    return child
         return m.random(self.rng)
 
     def mutation_loop(self) -> BatchGen:

@@ -23,8 +23,14 @@ def _plain_copy(value: Any) -> Any:
     if cls is dict:
         out = {}
         for key, item in value.items():
+            if key.__class__ is not str:
+                return _NOT_PLAIN
+            kind = item.__class__
+            if kind is float or kind is int or kind is str or kind is bool or item is None:
+                out[key] = item  # a scalar: no call (most values of a configuration or an extra)
+                continue
             copied = _plain_copy(item)
-            if key.__class__ is not str or copied is _NOT_PLAIN:
+            if copied is _NOT_PLAIN:
                 return _NOT_PLAIN
             out[key] = copied
         return out

@@ -31,8 +31,7 @@ import os
 import sqlite3
 import time as time_module
 import uuid as uuid_module
-from contextlib import contextmanager
-from typing import Any, Iterator, Optional
+from typing import Any, Optional
 
 from sqlalchemy import BigInteger, bindparam, cast, false, func, or_, select, update
 from sqlalchemy.exc import OperationalError
@@ -84,6 +83,43 @@ _RESULT_ORDER_LOCK = select(func.pg_advisory_xact_lock(-cast(bindparam("run"), B
 
 
 
+class _WriteTransaction:
+    """The context manager :meth:`ResultsDB._tx` returns: on SQLite the write lock is taken on entry;
+    the transaction is committed when the block ends normally, rolled back when it raises (a driver
+    failure becomes a one-line DatabaseError).  A class rather than a generator: two of these run per
+    evaluation."""
+
+    __slots__ = ("db", "runner")
+
+    def __init__(self, db: "ResultsDB") -> None:
+        self.db = db
+        self.runner: Optional[_Runner] = None
+
+    def __enter__(self) -> _Runner:
+        db = self.db
+        runner = self.runner = db._runner()
+        if db._sqlite:
+            db._begin_write(runner)
+        return runner
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
+        runner = self.runner
+        assert runner is not None
+        if kind is None:
+            try:
+                runner.commit()
+            except _OPERATIONAL_ERRORS as failed:
+                runner.rollback()
+                raise self.db._failure(failed) from failed
+            except BaseException:
+                runner.rollback()
+                raise
+            return
+        runner.rollback()
+        if issubclass(kind, _OPERATIONAL_ERRORS):
+            raise self.db._failure(exc) from exc
+
+
 class ResultsDB(IdentityRows, RequestWrites, RunLifecycle, LeaseQueries, NamedRecords, RunReads):
     """Results database of tunerlib (see the module docstring for transactions, processes, row types)."""
 
@@ -123,21 +159,10 @@ class ResultsDB(IdentityRows, RequestWrites, RunLifecycle, LeaseQueries, NamedRe
             runner = self._run = _SQLiteRunner(self.engine) if self._fast else _CoreRunner(self.engine)
         return runner
 
-    @contextmanager
-    def _tx(self) -> Iterator[_Runner]:
-        """One write transaction: committed on success, rolled back on error."""
-        runner = self._runner()
-        if self._sqlite:
-            self._begin_write(runner)
-        try:
-            yield runner
-            runner.commit()
-        except _OPERATIONAL_ERRORS as exc:
-            runner.rollback()
-            raise self._failure(exc) from exc
-        except BaseException:
-            runner.rollback()
-            raise
+    def _tx(self) -> "_WriteTransaction":
+        """One write transaction (``with self._tx() as runner``): committed on success, rolled back on
+        error."""
+        return _WriteTransaction(self)
 
     def _read(self, stmt: Any, params: dict, cache: bool = True) -> list:
         """Run a SELECT and end its read transaction at once (no snapshot stays open); tried again

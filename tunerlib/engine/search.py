@@ -176,7 +176,8 @@ class SearchDriver:
         except (ConfigurationError, ValueError) as exc:
             raise TechniqueError(f"technique {proposal.requestor!r} proposed an illegal "
                                  f"configuration: {exc}") from None
-        return cfg, self.manipulator.hash_valid(cfg)
+        key = proposal.key  # the technique's own hash_valid of cfg, when it computed one
+        return cfg, key if key is not None else self.manipulator.hash_valid(cfg)
 
     def _adopt_pending(self) -> None:
         """After a resume: requests already in the database count as in flight."""

@@ -60,6 +60,28 @@ class RequestWriter:
 _MAX_TRACEBACK = 20000
 
 
+def _plain_json(value: Any, depth: int = 0) -> bool:
+    """True when ``value`` is made only of JSON's own types (str, int, float, bool, None, lists, dicts
+    with str keys), at most 32 levels deep: such a value encodes without a check."""
+    cls = value.__class__
+    if cls is str or cls is float or cls is int or cls is bool or value is None:
+        return True
+    if depth >= 32:
+        return False
+    if cls is list:
+        return all(_plain_json(v, depth + 1) for v in value)
+    if cls is dict:
+        return all(k.__class__ is str and _plain_json(v, depth + 1) for k, v in value.items())
+    return False
+
+
+def _check_json(extra: Any) -> None:
+    """Raise TypeError or ValueError when ``extra`` cannot be written as JSON (called once per result
+    on what ``run()`` returned); a value of JSON's own types is accepted without encoding it."""
+    if not _plain_json(extra):
+        json.dumps(extra)
+
+
 class MeasurementDriver:
     """Called by the in-process executor (:meth:`measure`, for each request it is handed) or by a worker
     process (:meth:`run_one`: claim, measure, record)."""
@@ -149,7 +171,7 @@ class MeasurementDriver:
                                    f"return Result(time=...) or Result(extra={{...}})")
         else:
             try:
-                json.dumps(result.extra)
+                _check_json(result.extra)
             except (TypeError, ValueError) as exc:
                 self.contract_error = (f"{type(self.interface).__name__}.run() returned a Result whose "
                                        f"extra is not JSON-compatible ({exc}): store numbers, strings, "

@@ -54,13 +54,16 @@ def _fail(name: str, check: str, message: str) -> ConformanceError:
     return ConformanceError(f"{name}: {check}: {message}")
 
 
-def _check_legal(name: str, manipulator: ConfigurationManipulator, config: Dict[str, Any]) -> None:
+def _check_legal(name: str, manipulator: ConfigurationManipulator, config: Dict[str, Any],
+                 key: Optional[str] = None) -> None:
     try:
         manipulator.validate(config)
     except Exception as exc:
         raise _fail(name, "legality", f"illegal proposal {config}: {exc}") from None
     if not manipulator.is_feasible(config):
         raise _fail(name, "legality", f"proposal violates a known constraint: {config}")
+    if key is not None and key != manipulator.hash_config(config):  # the search driver stores this key
+        raise _fail(name, "legality", f"proposal carries key {key[:12]}..., not its configuration's hash: {config}")
 
 
 def _create(name: str) -> Technique:
@@ -159,7 +162,7 @@ def _top_up(name, tech, manipulator, inflight, batch, known, answer) -> None:
         prop = tech.propose()
         if prop is None:
             return
-        _check_legal(name, manipulator, prop.config)
+        _check_legal(name, manipulator, prop.config, prop.key)
         key = manipulator.hash_config(prop.config)
         if key in known:
             answer(prop.config, key, prop.requestor)
@@ -194,7 +197,7 @@ def sequential(name: str, manipulator: ConfigurationManipulator,
             continue
         if prop is None:
             raise _fail(name, "sequential", "proposed nothing with no request in flight")
-        _check_legal(name, manipulator, prop.config)
+        _check_legal(name, manipulator, prop.config, prop.key)
         state, value = answer(i, prop.config)
         tech.observe(Feedback(prop.config, manipulator.hash_config(prop.config), value, state,
                               prop.requestor, False))
@@ -267,7 +270,7 @@ def _drive_values(name: str, seed: int, n: int = 90, batch: int = 4) -> None:
             prop = tech.propose()
             if prop is None:
                 break
-            _check_legal(name, manipulator, prop.config)
+            _check_legal(name, manipulator, prop.config, prop.key)
             inflight.append((prop, manipulator.hash_config(prop.config)))
         if not inflight:
             raise _fail(name, "multi-objective", f"proposed nothing with no request in flight after {i} results")
