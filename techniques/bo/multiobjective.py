@@ -68,7 +68,7 @@ from ..options import Option
 from ..pareto import non_dominated, non_dominated_sort
 from .acquisition import Acquisition
 from .ehvi import box_decomposition, expected_hypervolume_improvement
-from .extremes import ExtremeTurns, extreme_acquisition
+from .extremes import START_RADIUS, ExtremeTurns, extreme_acquisition, perturbations
 from .fitstate import FitState
 from .gp import GaussianProcess
 from .metric_ehvi import MetricUnits
@@ -79,6 +79,8 @@ from .technique import BO_OPTIONS, EPS_STEPS, BayesianOptimization
 REFERENCE_MARGIN = 0.1
 #: front members used as local-search starts
 MAX_FRONT_STARTS = 10
+#: random draws of the space whose values an extreme turn's trust-region moves take
+DONORS = 64
 #: weight of the model-units EHVI (tie-breaker where the samples show no improvement)
 MODEL_UNITS_WEIGHT = 1e-3
 
@@ -170,7 +172,14 @@ class MultiObjectiveBO(BayesianOptimization):
         Option("recombine", bool, True,
                doc="on spaces too large to be scored whole, crossovers of good configurations (the best "
                    "non-dominated layers; on an extreme turn, the best in that objective) join the "
-                   "acquisition's candidates"),)
+                   "acquisition's candidates"),
+        Option("extreme_moves", bool, True,
+               doc="on spaces too large to be scored whole, an extreme turn's candidates include moves that "
+                   "change several parameters at once around the configurations best in its objective, up to "
+                   "a radius that doubles after a gain and halves after a miss"),
+        Option("front_moves", bool, True,
+               doc="on spaces too large to be scored whole, the hypervolume proposals' candidates include "
+                   "moves that change up to a quarter of the parameters at once around the front's members"),)
 
     def bind(self, manipulator: Any, rng: Any, path: Optional[str] = None) -> None:
         super().bind(manipulator, rng, path)
@@ -258,12 +267,14 @@ class MultiObjectiveBO(BayesianOptimization):
         feas = self._feasibility_model()
         eps_f = o.max_feasibility_threshold * self.rng.randrange(EPS_STEPS) / (EPS_STEPS - 1)
         features = self.feasibility.features if self.feasibility is not None else None
-        aim = self._extremes.aim(y.shape[1])
+        moves = self._options.get("extreme_moves", True) and not self.search.scored_whole
+        aim = self._extremes.aim(y.shape[1], len(self.names) if moves else None)
         if aim is not None:
             single, ends = extreme_acquisition(aim, *self._extreme_model(aim, gps, train, y, raw), configs,
                                                MAX_FRONT_STARTS, self.encoder, feas, eps_f, features)
             cfg = self.search.run(single, self.rng, self.np_rng, self._excluded, ends,
-                                  extra=self._recombinants(ends)) or self._random_new()
+                                  extra=self._candidates(ends, ends, self._extremes.radius_of(aim) if moves else None),
+                                  random_pool=not moves) or self._random_new()
             if cfg is not None:
                 self._extremes.proposed(self.manipulator.hash_valid(cfg), aim)  # type: ignore[union-attr]
             return cfg
@@ -285,7 +296,8 @@ class MultiObjectiveBO(BayesianOptimization):
             self._local_turn = (self._local_turn + 1) % max(o.global_every, 1)
             radius = o.local_radius if self._local_turn else 0
         cfg = self.search.run(acq, self.rng, self.np_rng, self._excluded, starts[:MAX_FRONT_STARTS], radius,
-                              extra=self._recombinants(parents_by_layers(raw, configs)))
+                              extra=self._candidates(parents_by_layers(raw, configs), starts,
+                                                     START_RADIUS if self._options.get("front_moves", True) else None))
         return cfg if cfg is not None else self._random_new()
 
     def _extreme_model(self, aim: int, gps: List[GaussianProcess], train: List[np.ndarray], y: np.ndarray,
@@ -312,6 +324,21 @@ class MultiObjectiveBO(BayesianOptimization):
         if not self._options.get("recombine", True):
             return None
         return lambda: recombinants(parents, self.names, self.rng, self.cot.is_feasible)
+
+    def _candidates(self, parents: Sequence[Config], centres: Sequence[Config],
+                    radius: Optional[float]) -> Optional[Any]:
+        """The local search's extra candidates: the recombinants of ``parents`` and, with a ``radius``,
+        trust-region moves around ``centres`` (the first most often; :func:`.extremes.perturbations`,
+        values from random draws of the space); drawn only when called; None when neither is on."""
+        crossed = self._recombinants(parents)
+        if radius is None:
+            return crossed
+
+        def extra() -> List[Config]:
+            donors = self.cot.sample(self.rng, self.np_rng, DONORS)
+            moves = perturbations(centres, donors, self.names, radius, self.rng, self.cot.is_feasible)
+            return (list(crossed()) if crossed is not None else []) + moves
+        return extra
 
     # ---- persistence --------------------------------------------------------------------------
     def state_dict(self) -> Dict[str, Any]:
