@@ -42,7 +42,12 @@ differs is the model and the acquisition of a BO proposal:
 * on spaces too large to be scored whole, crossovers of the best non-dominated layers (on an
   extreme turn, of the configurations best in that objective) join the acquisition's random
   candidates (``recombine``, :mod:`.recombine`): a good design may take many parameters set
-  together that different front members each have part of;
+  together that different front members each have part of.  There an extreme turn is also a
+  trust-region step (``extreme_moves``, :mod:`.extremes`): its candidates are moves changing up to
+  a radius of parameters at once around the configurations best in its objective (the radius
+  doubles after a gain, halves after a miss) instead of random draws of the whole space, and its
+  misses end the turns only once the radius is down to one parameter; the hypervolume proposals'
+  random candidates are joined by such moves around the front's members (``front_moves``);
 * results in flight enter the front at their posterior means ("Kriging believer"), so several
   proposals made before their results arrive (``parallelism`` > 1) spread along the front instead
   of piling onto the one region of highest EHVI;
