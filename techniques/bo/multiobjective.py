@@ -167,7 +167,8 @@ class MultiObjectiveBO(BayesianOptimization):
                    "alone, the objectives in turn, to extend the front's extremes (0: never)"),
         Option("extreme_patience", int, 2, lo=0, random_hi=5,
                doc="an objective whose last this-many extreme proposals in a row did not improve its best "
-                   "value gets no more of them (0: no limit)"),
+                   "value gets no more of them (with extreme_moves, once its radius is down to one "
+                   "parameter; 0: no limit)"),
         Option("metric_reference", str, "front", choices=("front", "data"),
                doc="with ehvi_units 'metric': the reference point is 1.1 x the nadir of the observed front "
                    "('front') or of every OK result ('data'; matters with metric_tail 'linear')"),
