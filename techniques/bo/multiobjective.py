@@ -37,8 +37,9 @@ differs is the model and the acquisition of a BO proposal:
   nadir in another objective, however far it extends the front's end.  Such a turn uses the
   objective's copula GP; ``extreme_copula`` false fits it with single-objective BO's power
   transforms instead (the copula's ranks reward a rank gained, not how far a design beats the best:
-  on HPVM2FPGA the front of 100 evaluations then dominated random search's of 1,000 in 6 of 16
-  pairs rather than 3, but on the recorded tables it was not better; docs/benchmarks/multi-objective.md);
+  without trust-region moves, on HPVM2FPGA the front of 100 evaluations then dominated random
+  search's of 1,000 in 6 of 16 pairs rather than 3; with them in 4 rather than 6; on the recorded
+  tables it was not better; docs/benchmarks/multi-objective.md);
 * on spaces too large to be scored whole, crossovers of the best non-dominated layers (on an
   extreme turn, of the configurations best in that objective) join the acquisition's random
   candidates (``recombine``, :mod:`.recombine`): a good design may take many parameters set
