@@ -16,8 +16,9 @@ vectors at the corners, as a fixed share of the proposals.  Called once per BO p
 (:func:`extreme_objective`) and, on an extreme turn, to build the acquisition and its starts
 (:func:`extreme_acquisition`).
 
-On a space too large to be scored whole, an extreme turn's candidates also include trust-region
-moves around the configurations best in that objective (:func:`perturbations`): each changes a
+On a space too large to be scored whole, an extreme turn's candidates are trust-region moves
+around the configurations best in that objective (:func:`perturbations`) and their recombinants,
+instead of random draws of the whole space (``extreme_moves``): each move changes a
 random set of up to ``radius`` parameters at once, so the model can rate a design that takes many
 parameters changed together (one-parameter steps of the local search value each change alone).
 The radius of each objective starts at :data:`START_RADIUS` of the parameters, doubles after an
