@@ -26,7 +26,8 @@ a longer budget, a deadline only, or no limit         AUCBanditMetaTechniqueA fo
 ====================================================  =========================================
 
 A run with several objectives (``SearchContext.objectives > 1``) follows :func:`multi_objective_plan`
-instead: NSGA-II for the whole run, itself the fallback (the single-objective members are not used).
+instead: MultiObjectiveBO (at most 60 parameters and 200 tests) or NSGA-II for the whole run, itself the
+fallback (the single-objective members are not used).
 
 (Wide spaces: with more parameters than :data:`BO_MAX_DIMENSION` the GP is ruled out, and
 AUCBanditMetaTechniqueA's local arms -- DE, greedy mutation, Nelder-Mead -- move one point a few

@@ -181,14 +181,21 @@ class LocalSearch:
             scores = acq.score_encoded(sub, cand, strict=False, features=fsub)
         return dict(cand[int(np.argmax(scores))])
 
+    @property
+    def scored_whole(self) -> bool:
+        """Whether the acquisition is maximised by scoring every configuration (known after the
+        first :meth:`run`)."""
+        return self._space_tried and self._space is not None
+
     def run(self, acq: Acquisition, rng: random.Random, np_rng: np.random.Generator,
             excluded: Set[Hashable], incumbents: Sequence[Config], radius: int = 0,
             extra: Optional[Callable[[], Sequence[Config]]] = None,
-            centres: Sequence[Config] = ()) -> Optional[Config]:
+            centres: Sequence[Config] = (), random_pool: bool = True) -> Optional[Config]:
         """Best-scoring feasible configuration whose key is not in ``excluded`` (None if none found).
 
         ``extra``, called only on a space too large to be scored whole, gives candidates that join
-        the random pool (MultiObjectiveBO's recombinants).
+        the random pool (MultiObjectiveBO's recombinants); with ``random_pool`` false they replace it
+        (a trust region: the candidates and the local search from them and from the incumbents).
 
         ``radius > 0`` asks for a trust-region step: on a small finite space (scored whole) only
         configurations differing in at most ``radius`` parameters from one of ``centres`` (default:
@@ -199,7 +206,8 @@ class LocalSearch:
             return self._run_exhaustive(acq, space, excluded, list(centres) or list(incumbents[:1]), radius)
         pool, keys = [], []
         fresh: Set[Hashable] = set()
-        for c in itertools.chain(self.cot.sample(rng, np_rng, self.n_random), extra() if extra else ()):
+        drawn = self.cot.sample(rng, np_rng, self.n_random) if random_pool or extra is None else ()
+        for c in itertools.chain(drawn, extra() if extra else ()):
             k = self.key(c)
             if k not in excluded and k not in fresh:
                 fresh.add(k)

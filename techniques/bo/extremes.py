@@ -15,16 +15,31 @@ with the local search started from the configurations best in that objective: Pa
 vectors at the corners, as a fixed share of the proposals.  Called once per BO proposal
 (:func:`extreme_objective`) and, on an extreme turn, to build the acquisition and its starts
 (:func:`extreme_acquisition`).
+
+On a space too large to be scored whole, an extreme turn's candidates are trust-region moves
+around the configurations best in that objective (:func:`perturbations`) and their recombinants,
+instead of random draws of the whole space (``extreme_moves``): each move changes a
+random set of up to ``radius`` parameters at once, so the model can rate a design that takes many
+parameters changed together (one-parameter steps of the local search value each change alone).
+The radius of each objective starts at :data:`START_RADIUS` of the parameters, doubles after an
+extreme proposal that improved the objective and halves after a miss (TuRBO's rule, on the number
+of parameters changed).
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+import random
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ..base import Config
 from .acquisition import Acquisition
 from .gp import GaussianProcess
+
+#: the trust region's first radius, as a share of the parameters
+START_RADIUS = 0.25
+#: trust-region moves drawn per extreme proposal
+MOVES = 256
 
 
 class ExtremeTurns:
@@ -39,14 +54,19 @@ class ExtremeTurns:
     def __init__(self, every: int, patience: int) -> None:
         self.every, self.patience = every, patience
         self.turn = 0
+        self.radius: Dict[int, float] = {}       # objective -> trust-region radius, a share of the parameters
         self.misses: Dict[int, int] = {}          # objective -> extreme proposals in a row without a gain
         self.aimed: Dict[str, int] = {}           # hash of an extreme proposal in flight -> its objective
 
-    def aim(self, objectives: int) -> Optional[int]:
-        """The objective this BO proposal aims at alone, or None (an EHVI proposal)."""
+    def aim(self, objectives: int, dimension: Optional[int] = None) -> Optional[int]:
+        """The objective this BO proposal aims at alone, or None (an EHVI proposal).  With
+        ``dimension`` (the parameters, given where the turns draw trust-region moves) an objective
+        keeps its turns after ``patience`` misses while its radius still spans more than one
+        parameter: each miss halves it, so the turns end once moves of one parameter missed too."""
         self.turn += 1
         j = extreme_objective(self.turn - 1, self.every, objectives)
-        if j is None or (self.patience > 0 and self.misses.get(j, 0) >= self.patience):
+        if j is None or (self.patience > 0 and self.misses.get(j, 0) >= self.patience
+                         and (dimension is None or self.radius_of(j) * dimension <= 1)):
             return None
         return j
 
@@ -57,12 +77,14 @@ class ExtremeTurns:
     def to_state(self) -> Dict[str, Any]:
         """The schedule's position and each objective's misses in a row, for the technique's saved
         state (an extreme proposal still in flight is not kept: its result is replayed as any other)."""
-        return {"turn": self.turn, "misses": {str(j): m for j, m in self.misses.items()}}
+        return {"turn": self.turn, "misses": {str(j): m for j, m in self.misses.items()},
+                "radius": {str(j): r for j, r in self.radius.items()}}
 
     def load_state(self, state: Dict[str, Any]) -> None:
         """Continue from :meth:`to_state`'s position (called when a run resumes)."""
         self.turn = int(state.get("turn", 0))
         self.misses = {int(j): int(m) for j, m in (state.get("misses") or {}).items()}
+        self.radius = {int(j): float(r) for j, r in (state.get("radius") or {}).items()}
 
     def observed(self, key: str, vector: Optional[Sequence[float]], best: Optional[Sequence[float]]) -> None:
         """A result arrived: ``vector`` (None: failed) and the best value of every objective before it
@@ -72,6 +94,12 @@ class ExtremeTurns:
             return
         gained = vector is not None and (best is None or vector[j] < best[j])
         self.misses[j] = 0 if gained else self.misses.get(j, 0) + 1
+        self.radius[j] = min(1.0, self.radius_of(j) * 2) if gained else self.radius_of(j) / 2
+
+    def radius_of(self, objective: int) -> float:
+        """The trust-region radius of ``objective``'s extreme turns, a share of the parameters (the
+        number changed at most is this share of them, at least one)."""
+        return self.radius.get(objective, START_RADIUS)
 
 
 def extreme_objective(turn: int, every: int, objectives: int) -> Optional[int]:
@@ -93,3 +121,25 @@ def extreme_acquisition(objective: int, gps: Sequence[GaussianProcess], train: L
     acq = Acquisition(encoder, gps[objective], train, float(column.min()), feasibility, eps_f, feature_encoder)
     order = np.argsort(column, kind="stable")[:starts]
     return acq, [configs[i] for i in order]
+
+
+def perturbations(centres: Sequence[Config], donors: Sequence[Config], names: Sequence[str], radius: float,
+                  rng: random.Random, feasible: Callable[[Config], bool], count: int = MOVES) -> List[Config]:
+    """Up to ``count`` feasible trust-region moves: a centre (the first, the best, for half of them;
+    any of ``centres`` for the others) with ``k`` random parameters, ``k`` drawn from 1 to
+    ``max(1, round(radius x len(names)))``, set to the values of a random donor (a random draw of
+    the space, so each value follows the space's own distribution).  Moves equal to their centre
+    are dropped; none without centres or donors."""
+    if not centres or not donors or not names:
+        return []
+    most = max(1, int(round(radius * len(names))))
+    out: List[Config] = []
+    for _ in range(count):
+        centre = centres[0] if rng.random() < 0.5 else centres[rng.randrange(len(centres))]
+        donor = donors[rng.randrange(len(donors))]
+        child = dict(centre)
+        for n in rng.sample(list(names), rng.randint(1, min(most, len(names)))):
+            child[n] = donor[n]
+        if child != centre and feasible(child):
+            out.append(child)
+    return out

@@ -37,12 +37,18 @@ differs is the model and the acquisition of a BO proposal:
   nadir in another objective, however far it extends the front's end.  Such a turn uses the
   objective's copula GP; ``extreme_copula`` false fits it with single-objective BO's power
   transforms instead (the copula's ranks reward a rank gained, not how far a design beats the best:
-  on HPVM2FPGA the front of 100 evaluations then dominated random search's of 1,000 in 6 of 16
-  pairs rather than 3, but on the recorded tables it was not better; docs/benchmarks/multi-objective.md);
+  without trust-region moves, on HPVM2FPGA the front of 100 evaluations then dominated random
+  search's of 1,000 in 6 of 16 pairs rather than 3; with them in 4 rather than 6; on the recorded
+  tables it was not better; docs/benchmarks/multi-objective.md);
 * on spaces too large to be scored whole, crossovers of the best non-dominated layers (on an
   extreme turn, of the configurations best in that objective) join the acquisition's random
   candidates (``recombine``, :mod:`.recombine`): a good design may take many parameters set
-  together that different front members each have part of;
+  together that different front members each have part of.  There an extreme turn is also a
+  trust-region step (``extreme_moves``, :mod:`.extremes`): its candidates are moves changing up to
+  a radius of parameters at once around the configurations best in its objective (the radius
+  doubles after a gain, halves after a miss) instead of random draws of the whole space, and its
+  misses end the turns only once the radius is down to one parameter; the hypervolume proposals'
+  random candidates are joined by such moves around the front's members (``front_moves``);
 * results in flight enter the front at their posterior means ("Kriging believer"), so several
   proposals made before their results arrive (``parallelism`` > 1) spread along the front instead
   of piling onto the one region of highest EHVI;
@@ -68,7 +74,7 @@ from ..options import Option
 from ..pareto import non_dominated, non_dominated_sort
 from .acquisition import Acquisition
 from .ehvi import box_decomposition, expected_hypervolume_improvement
-from .extremes import ExtremeTurns, extreme_acquisition
+from .extremes import START_RADIUS, ExtremeTurns, extreme_acquisition, perturbations
 from .fitstate import FitState
 from .gp import GaussianProcess
 from .metric_ehvi import MetricUnits
@@ -79,6 +85,8 @@ from .technique import BO_OPTIONS, EPS_STEPS, BayesianOptimization
 REFERENCE_MARGIN = 0.1
 #: front members used as local-search starts
 MAX_FRONT_STARTS = 10
+#: random draws of the space whose values an extreme turn's trust-region moves take
+DONORS = 64
 #: weight of the model-units EHVI (tie-breaker where the samples show no improvement)
 MODEL_UNITS_WEIGHT = 1e-3
 
@@ -160,7 +168,8 @@ class MultiObjectiveBO(BayesianOptimization):
                    "alone, the objectives in turn, to extend the front's extremes (0: never)"),
         Option("extreme_patience", int, 2, lo=0, random_hi=5,
                doc="an objective whose last this-many extreme proposals in a row did not improve its best "
-                   "value gets no more of them (0: no limit)"),
+                   "value gets no more of them (with extreme_moves, once its radius is down to one "
+                   "parameter; 0: no limit)"),
         Option("metric_reference", str, "front", choices=("front", "data"),
                doc="with ehvi_units 'metric': the reference point is 1.1 x the nadir of the observed front "
                    "('front') or of every OK result ('data'; matters with metric_tail 'linear')"),
@@ -170,7 +179,14 @@ class MultiObjectiveBO(BayesianOptimization):
         Option("recombine", bool, True,
                doc="on spaces too large to be scored whole, crossovers of good configurations (the best "
                    "non-dominated layers; on an extreme turn, the best in that objective) join the "
-                   "acquisition's candidates"),)
+                   "acquisition's candidates"),
+        Option("extreme_moves", bool, True,
+               doc="on spaces too large to be scored whole, an extreme turn's candidates include moves that "
+                   "change several parameters at once around the configurations best in its objective, up to "
+                   "a radius that doubles after a gain and halves after a miss"),
+        Option("front_moves", bool, True,
+               doc="on spaces too large to be scored whole, the hypervolume proposals' candidates include "
+                   "moves that change up to a quarter of the parameters at once around the front's members"),)
 
     def bind(self, manipulator: Any, rng: Any, path: Optional[str] = None) -> None:
         super().bind(manipulator, rng, path)
@@ -258,12 +274,14 @@ class MultiObjectiveBO(BayesianOptimization):
         feas = self._feasibility_model()
         eps_f = o.max_feasibility_threshold * self.rng.randrange(EPS_STEPS) / (EPS_STEPS - 1)
         features = self.feasibility.features if self.feasibility is not None else None
-        aim = self._extremes.aim(y.shape[1])
+        moves = self._options.get("extreme_moves", True) and not self.search.scored_whole
+        aim = self._extremes.aim(y.shape[1], len(self.names) if moves else None)
         if aim is not None:
             single, ends = extreme_acquisition(aim, *self._extreme_model(aim, gps, train, y, raw), configs,
                                                MAX_FRONT_STARTS, self.encoder, feas, eps_f, features)
             cfg = self.search.run(single, self.rng, self.np_rng, self._excluded, ends,
-                                  extra=self._recombinants(ends)) or self._random_new()
+                                  extra=self._candidates(ends, ends, self._extremes.radius_of(aim) if moves else None),
+                                  random_pool=not moves) or self._random_new()
             if cfg is not None:
                 self._extremes.proposed(self.manipulator.hash_valid(cfg), aim)  # type: ignore[union-attr]
             return cfg
@@ -285,7 +303,8 @@ class MultiObjectiveBO(BayesianOptimization):
             self._local_turn = (self._local_turn + 1) % max(o.global_every, 1)
             radius = o.local_radius if self._local_turn else 0
         cfg = self.search.run(acq, self.rng, self.np_rng, self._excluded, starts[:MAX_FRONT_STARTS], radius,
-                              extra=self._recombinants(parents_by_layers(raw, configs)))
+                              extra=self._candidates(parents_by_layers(raw, configs), starts,
+                                                     START_RADIUS if self._options.get("front_moves", True) else None))
         return cfg if cfg is not None else self._random_new()
 
     def _extreme_model(self, aim: int, gps: List[GaussianProcess], train: List[np.ndarray], y: np.ndarray,
@@ -312,6 +331,21 @@ class MultiObjectiveBO(BayesianOptimization):
         if not self._options.get("recombine", True):
             return None
         return lambda: recombinants(parents, self.names, self.rng, self.cot.is_feasible)
+
+    def _candidates(self, parents: Sequence[Config], centres: Sequence[Config],
+                    radius: Optional[float]) -> Optional[Any]:
+        """The local search's extra candidates: the recombinants of ``parents`` and, with a ``radius``,
+        trust-region moves around ``centres`` (the first most often; :func:`.extremes.perturbations`,
+        values from random draws of the space); drawn only when called; None when neither is on."""
+        crossed = self._recombinants(parents)
+        if radius is None:
+            return crossed
+
+        def extra() -> List[Config]:
+            donors = self.cot.sample(self.rng, self.np_rng, DONORS)
+            moves = perturbations(centres, donors, self.names, radius, self.rng, self.cot.is_feasible)
+            return (list(crossed()) if crossed is not None else []) + moves
+        return extra
 
     # ---- persistence --------------------------------------------------------------------------
     def state_dict(self) -> Dict[str, Any]:

@@ -348,7 +348,9 @@ def test_a_model_that_wins_per_evaluation_keeps_its_turn_despite_its_cost():
     (SpaceFacts({"ordinal": 4}, 0, 4, 0, 3000.0), 60, "tests", MOBO),
     (SpaceFacts({"ordinal": 4}, 0, 4, 0, 3000.0), 1000, "tests", NSGA2),
     (SpaceFacts({"ordinal": 4}, 0, 4, 0, 3000.0), None, "time", NSGA2),
-    (SpaceFacts({"float": 40}, 0, 40, 0, None), 60, "tests", NSGA2),
+    (SpaceFacts({"ordinal": 40}, 0, 40, 0, None), 100, "tests", MOBO),
+    (SpaceFacts({"ordinal": 40}, 0, 40, 0, None), 1000, "tests", NSGA2),
+    (SpaceFacts({"float": 61}, 0, 61, 0, None), 60, "tests", NSGA2),
     (SpaceFacts({}, 30, 1, 0, None), 60, "tests", NSGA2),
 ])
 def test_several_objectives_pick_model_based_search_for_short_budgets(facts, limit, kind, member):

@@ -10,7 +10,7 @@ import pytest
 
 from tunerlib.parameters import ConfigurationManipulator, IntegerParameter
 from tunerlib.techniques import Feedback, create_technique
-from tunerlib.techniques.bo.extremes import ExtremeTurns, extreme_objective
+from tunerlib.techniques.bo.extremes import START_RADIUS, ExtremeTurns, extreme_objective, perturbations
 
 from kit import light
 
@@ -137,3 +137,97 @@ def test_extreme_turns_model_their_objective_with_single_objective_transforms(mo
     copula_column = tech._fitted[1][2][:, objective]
     assert np.array_equal(np.argsort(column, kind="stable"), np.argsort(copula_column, kind="stable"))
     assert np.allclose(column, copula_column) == copula
+
+
+NAMES = [f"x{i}" for i in range(WIDTH)]
+
+
+def test_trust_region_moves_change_up_to_the_radius_of_parameters_to_a_donors_values():
+    rng = random.Random(0)
+    centres = [{n: rng.randrange(100) for n in NAMES} for _ in range(3)]
+    donors = [{n: 1000 + rng.randrange(100) for n in NAMES} for _ in range(5)]
+    moves = perturbations(centres, donors, NAMES, 0.5, random.Random(1), lambda c: True, count=200)
+    assert moves
+    changed = []
+    for move in moves:
+        centre = next(c for c in centres if all(move[n] == c[n] or move[n] >= 1000 for n in NAMES))
+        differ = [n for n in NAMES if move[n] != centre[n]]
+        assert 1 <= len(differ) <= 3                      # 0.5 x 6 parameters
+        assert any(all(move[n] == d[n] for n in differ) for d in donors)
+        changed.append(len(differ))
+    assert set(changed) == {1, 2, 3}
+    assert sum(all(m[n] == centres[0][n] or m[n] >= 1000 for n in NAMES) for m in moves) > len(moves) / 2
+
+
+def test_trust_region_moves_are_feasible_and_need_centres_and_donors():
+    rng = random.Random(0)
+    centres = [{n: rng.randrange(100) for n in NAMES}]
+    donors = [{n: rng.randrange(100) for n in NAMES}]
+    keep = lambda c: c["x0"] == centres[0]["x0"]   # noqa: E731
+    moves = perturbations(centres, donors, NAMES, 1.0, random.Random(2), keep)
+    assert moves and all(keep(m) for m in moves)
+    assert perturbations([], donors, NAMES, 1.0, random.Random(2), keep) == []
+    assert perturbations(centres, [], NAMES, 1.0, random.Random(2), keep) == []
+
+
+def test_the_trust_region_doubles_after_a_gain_and_halves_after_a_miss_and_is_saved():
+    turns = ExtremeTurns(every=1, patience=0)
+    assert turns.radius_of(0) == START_RADIUS
+    for key, vec, radius in (("a", (3.0, 1.0), 2 * START_RADIUS), ("b", (5.0, 1.0), START_RADIUS),
+                             ("c", None, START_RADIUS / 2)):
+        turns.proposed(key, 0)
+        turns.observed(key, vec, (4.0, 1.0))
+        assert turns.radius_of(0) == radius
+    for key in "defg":
+        turns.proposed(key, 1)
+        turns.observed(key, (1.0, 0.5), (4.0, 0.1 if key == "g" else 1.0))
+    assert turns.radius_of(1) == 0.5                     # three gains (capped at every parameter), a miss
+    restored = ExtremeTurns(every=1, patience=0)
+    restored.load_state(json.loads(json.dumps(turns.to_state())))
+    assert (restored.radius_of(0), restored.radius_of(1)) == (START_RADIUS / 2, 0.5)
+
+
+def test_with_trust_region_moves_misses_end_the_turns_only_once_the_radius_is_one_parameter():
+    turns = ExtremeTurns(every=1, patience=2)
+    plain = ExtremeTurns(every=1, patience=2)
+    for n, key in enumerate("abcd"):
+        for t in (turns, plain):
+            t.proposed(key, 0)
+            t.observed(key, (5.0, 1.0), (4.0, 1.0))   # misses: 0.25 -> 0.125 -> ... of the parameters
+            t.turn = 0                                # the next proposal is objective 0's turn again
+        # 40 parameters: the radius spans 5, 2.5, 1.25, 0.6 of them after 1, 2, 3, 4 misses
+        assert turns.aim(2, dimension=40) == (0 if n < 3 else None)
+        plain.turn = 0
+        assert plain.aim(2) == (0 if n < 1 else None)     # without moves: patience alone
+
+
+def test_an_extreme_turn_on_a_large_space_searches_only_around_the_objectives_best(monkeypatch):
+    """On a space too large to be scored whole, an extreme turn's local search starts from its
+    trust-region moves and recombinants (and the configurations best in the objective), not from
+    random draws of the whole space; with ``extreme_moves`` false, from random draws as a
+    hypervolume proposal does."""
+    from tunerlib.techniques.bo.acquisition import LocalSearch
+
+    calls = []
+    original = LocalSearch.run
+
+    def spy(self, acq, *args, **kwargs):
+        calls.append((type(acq).__name__, kwargs.get("random_pool", True), kwargs.get("extra")))
+        return original(self, acq, *args, **kwargs)
+
+    monkeypatch.setattr(LocalSearch, "run", spy)
+    m = ConfigurationManipulator([IntegerParameter(f"x{i}", 0, TOP) for i in range(WIDTH)])
+    for moves in (True, False):
+        calls.clear()
+        tech = create_technique([light(f"MultiObjectiveBO;extreme_every,2;initial_samples,8;"
+                                       f"extreme_moves,{str(moves).lower()}")])
+        tech.bind(m, random.Random(0), tech.name)
+        seen = set()
+        while not any(kind == "Acquisition" for kind, _, _ in calls):
+            known = list(tech._vector_configs)       # the designs measured when the proposal is made
+            measure_one(tech, m, seen)
+        kind, pool, extra = next(c for c in calls if c[0] == "Acquisition")
+        assert pool is not moves
+        if moves:   # half of the 256 moves are around the fastest design, at most round(1.5) parameters away
+            best = min(known, key=lambda c: pipeline(c)[0])
+            assert sum(sum(c[n] != best[n] for n in c) <= 2 for c in extra()) >= 100
