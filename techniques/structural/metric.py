@@ -65,6 +65,11 @@ ACCEPT = 0.9
 #: held-out R² from which the last checkpoint accepts the embedding instead of handing over
 ACCEPT_LAST = 0.6
 
+#: the most of a known test limit the random phase spends before its last checkpoint: the first
+#: checkpoint at or past this share of the limit is the last (a 100-node run at 3,000 evaluations
+#: reaches its last checkpoint, 10 per item, at a third of the limit)
+RANDOM_SHARE = 1 / 3
+
 #: random starts per dimension at its first fit, and at later checkpoints (the previous fit is one more)
 RESTARTS, WARM_RESTARTS = 3, 1
 
@@ -124,14 +129,24 @@ class MetricBayesLinear(SparseBayesLinear):
         self.fits = 0                               # fits of the accepted embedding (acceptance, refits)
         self._factor_n = 0
         self._theta_scale = 1.0                     # the values' scale the fitted theta is in
+        self.test_limit: Optional[int] = None       # the run's test limit, when known
 
     @property
     def items(self) -> int:
         return max((g.active for g in self.blocks), default=0)
 
+    def checkpoints(self) -> List[int]:
+        """The random results at which the embedding is identified: :data:`CHECKPOINTS` items' worth,
+        up to the first at or past :data:`RANDOM_SHARE` of :attr:`test_limit` when that is known."""
+        rows = [int(c * self.items) for c in CHECKPOINTS]
+        if self.test_limit:
+            last = next((r for r in rows if r >= RANDOM_SHARE * self.test_limit), rows[-1])
+            rows = [r for r in rows if r <= last]
+        return rows
+
     def checkpoint(self, random_results: int) -> bool:
         """Whether ``random_results`` random results make an identification checkpoint."""
-        return any(random_results == int(c * self.items) for c in CHECKPOINTS)
+        return random_results in self.checkpoints()
 
     def mark_random(self) -> None:
         """Note that the last result added is of a uniformly random configuration (called by the
@@ -192,7 +207,7 @@ class MetricBayesLinear(SparseBayesLinear):
         if best[0] < ACCEPT and self.directions is not None:
             best = max(best, self._fit_dims(X, y, hold, True), key=lambda f: f[0])
         self.held_out_r2 = best[0]
-        last = y.size >= int(CHECKPOINTS[-1] * self.items)
+        last = y.size >= self.checkpoints()[-1]
         determined = all((dim, False) in self.theta for dim in DIMS)
         if best[0] >= (ACCEPT_LAST if last else ACCEPT) and (determined or last):
             self.embedding, self.status = self._embedding(best[1], best[2]), "accepted"
@@ -246,8 +261,10 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         """A :class:`MetricBayesLinear` of this run's layout, seeded from the run's stream (drawn only
         when it has a permutation to embed, so that without one the stream is StructuralSurrogate's)."""
         embed = bool(_adjacency_blocks(list(self.layout.groups)))
-        return MetricBayesLinear(self.layout.size, self.layout.groups, self.cg_steps, self.intercept,
-                                 self.rng.getrandbits(32) if embed else 0)
+        model = MetricBayesLinear(self.layout.size, self.layout.groups, self.cg_steps, self.intercept,
+                                  self.rng.getrandbits(32) if embed else 0)
+        model.test_limit = self.context.test_limit
+        return model
 
     def bind(self, manipulator: Any, rng: Any, path: Optional[str] = None) -> None:
         super().bind(manipulator, rng, path)
