@@ -37,17 +37,18 @@ is StructuralSurrogate from then on, its prior centred on 0, and it has paid for
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from collections import deque
+from typing import Any, Deque, Dict, FrozenSet, List, Optional, Set, Tuple
 
 import numpy as np
 import scipy.sparse as sp
 
 from ...parameters.features import FeatureGroup, PermutationFeatures
-from ..base import Proposal
+from ..base import Config, Proposal
 from .embedding import Embedding
 from .model import SparseBayesLinear
 from .technique import StructuralSurrogate
-from .tours import iterated_search
+from .tours import iterated_search, ranked_moves
 
 #: permutations of fewer items keep the plain full-rank model (the embedding's n·d + 1 unknowns are
 #: then not much fewer than the n(n-1)/2 pairs)
@@ -93,6 +94,9 @@ REFIT_ITERATIONS = 1000
 #: double-bridge kicks per item of the iterated local search made once the embedding is accepted
 JUMP_KICKS = 0.5
 
+#: moves of the incumbent, ranked by the accepted embedding, that the model's side measures in turn
+MOVES = 64
+
 
 def _adjacency_blocks(groups: List[FeatureGroup]) -> List[FeatureGroup]:
     return [g for g in groups if g.kind == "adjacency" and g.active >= MIN_ITEMS]
@@ -103,6 +107,24 @@ def _direction_groups(blocks: List[FeatureGroup], groups: List[FeatureGroup]) ->
     found = [next((d for d in groups if d.kind == "direction" and d.parameter == g.parameter), None)
              for g in blocks]
     return None if any(d is None for d in found) else found  # type: ignore[return-value]
+
+
+#: a move of one permutation: its parameter's name, the steps it removes and the steps it adds
+Change = Tuple[str, Tuple[FrozenSet[Tuple[int, int]], FrozenSet[Tuple[int, int]]]]
+
+
+def _change(t: np.ndarray, moved: np.ndarray) -> Tuple[FrozenSet[Tuple[int, int]], FrozenSet[Tuple[int, int]]]:
+    """The steps (item to next item, the last to the first) of ``t`` that ``moved`` lacks, and those
+    it adds."""
+    before = set(zip(t.tolist(), np.roll(t, -1).tolist()))
+    after = set(zip(moved.tolist(), np.roll(moved, -1).tolist()))
+    return frozenset(before - after), frozenset(after - before)
+
+
+def _set_tour(fmap: PermutationFeatures, cfg: Config, t: np.ndarray) -> None:
+    """Set ``fmap``'s permutation in ``cfg`` to the item indices ``t``."""
+    items = fmap.parameter.items
+    fmap.parameter.set_value(cfg, fmap.parameter._repair([items[i] for i in t]))
 
 
 #: a fit: (held-out R², dimension, directed, theta)
@@ -270,6 +292,9 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         super().bind(manipulator, rng, path)
         self.random_results = 0
         self.searched = 0     # the accepted embedding's fits the iterated search has run on
+        self._moves_of: Optional[Tuple[str, int]] = None   # the incumbent and fit whose moves are in _moves
+        self._moves: Deque[Tuple[Config, Change]] = deque()
+        self._changes: Set[Change] = set()      # the changes of the moves proposed so far
 
     def propose(self) -> Optional[Proposal]:
         """Uniformly random configurations while the embedding is being identified (under
@@ -304,23 +329,64 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         posterior's corrections from random tours blur the order of the short pairs) from the incumbent,
         for each embedded permutation (:data:`JUMP_KICKS` kicks per item)."""
         assert self.manipulator is not None and self.best_config is not None
-        w = self.model.prior_mean
         cfg = self.manipulator.copy(self.best_config)
-        for fmap, offset in zip(self.layout.maps, self.layout.offsets):
-            if isinstance(fmap, PermutationFeatures) and fmap.n >= MIN_ITEMS:
-                n, pairs = fmap.n, fmap.pairs
-                U = np.zeros((n, n))
-                U[np.triu_indices(n, 1)] = w[offset:offset + pairs]
-                C = U + U.T + w[offset + pairs:offset + pairs + n * n].reshape(n, n)
-                t = fmap.positions(fmap.parameter.get_value(cfg))
-                t = iterated_search(t, C, self.np_rng, int(JUMP_KICKS * n), None, 4 * n)[0]
-                items = fmap.parameter.items
-                fmap.parameter.set_value(cfg, fmap.parameter._repair([items[i] for i in t]))
+        for fmap, C in self._embedded():
+            t = fmap.positions(fmap.parameter.get_value(cfg))
+            t = iterated_search(t, C, self.np_rng, int(JUMP_KICKS * fmap.n), None, 4 * fmap.n)[0]
+            _set_tour(fmap, cfg, t)
         key = self.manipulator.hash_config(cfg)
         if key in self.seen or key in self.pending:
             return None
         self.pending.add(key)
         return Proposal(cfg, self.path)
+
+    def _embedded(self) -> List[Tuple[PermutationFeatures, np.ndarray]]:
+        """Each embedded permutation's map and its cost matrix under the embedding's weights (the
+        prior's centre)."""
+        w, out = self.model.prior_mean, []
+        for fmap, offset in zip(self.layout.maps, self.layout.offsets):
+            if isinstance(fmap, PermutationFeatures) and fmap.n >= MIN_ITEMS:
+                n, pairs = fmap.n, fmap.pairs
+                U = np.zeros((n, n))
+                U[np.triu_indices(n, 1)] = w[offset:offset + pairs]
+                out.append((fmap, U + U.T + w[offset + pairs:offset + pairs + n * n].reshape(n, n)))
+        return out
+
+    def _from_model(self) -> Optional[Config]:
+        """Once the embedding is accepted: the incumbent with its best move under the embedding that
+        was not measured yet (:meth:`_measured_move`), else StructuralSurrogate's sampled minimum."""
+        model = self.model
+        if isinstance(model, MetricBayesLinear) and model.status == "accepted":
+            cfg = self._measured_move()
+            if cfg is not None:
+                return cfg
+        return super()._from_model()
+
+    def _measured_move(self) -> Optional[Config]:
+        """A measured local search ranked by the embedding: the :data:`MOVES` 2-opt / or-opt moves of
+        the incumbent whose value change its weights put lowest (:func:`~.tours.ranked_moves`, per
+        embedded permutation; from a local optimum of the embedding, the moves its errors most likely
+        hide), proposed best first, each one whose result is not known or awaited and whose change
+        (the steps it removes and adds) was not measured from an earlier incumbent: a tour's value is
+        the sum of its steps, so that change is known.  The list is renewed when the incumbent or the
+        embedding (a refit) changes.  None once they are all measured."""
+        assert self.manipulator is not None and self.best_config is not None
+        of = (self.manipulator.hash_config(self.best_config), getattr(self.model, "fits", 0))
+        if of != self._moves_of:
+            self._moves_of, self._moves = of, deque()
+            for fmap, C in self._embedded():
+                t = np.asarray(fmap.positions(fmap.parameter.get_value(self.best_config)))
+                for moved in ranked_moves(t, C, MOVES):
+                    cfg = self.manipulator.copy(self.best_config)
+                    _set_tour(fmap, cfg, moved)
+                    self._moves.append((cfg, (fmap.parameter.name, _change(t, moved))))
+        while self._moves:
+            cfg, change = self._moves.popleft()
+            key = self.manipulator.hash_config(cfg)
+            if key not in self.seen and key not in self.pending and change not in self._changes:
+                self._changes.add(change)
+                return cfg
+        return None
 
     def state_dict(self) -> Dict[str, Any]:
         state = super().state_dict()
