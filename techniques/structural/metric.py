@@ -37,8 +37,9 @@ change, the steps it removes and adds, once: a tour's value is the sum of its st
 at each new incumbent; the embedding's errors are largest on the short steps that decide the best tour,
 so from a local optimum of the embedding these moves are where its errors hide (ftv170: 8 of the 10
 moves it ranks first from its searched tour shorten the tour, none of the posterior mean's 10).  Once a
-list is spent, StructuralSurrogate's sampled minimum.  Under a known test limit the random phase ends
-at the first checkpoint at or past :data:`RANDOM_SHARE` of it, which is then the last.  When no checkpoint accepts it (the weights are not a low-dimensional
+list is spent, StructuralSurrogate's sampled minimum.  Under a known test limit the checkpoints from
+the first at or past :data:`RANDOM_SHARE` of it accept from :data:`ACCEPT_LAST` (the hand-over stays
+at the last checkpoint).  When no checkpoint accepts it (the weights are not a low-dimensional
 metric: loop orders, ATSP with asymmetry that no out/in embedding explains) the model hands over: it
 is StructuralSurrogate from then on, its prior centred on 0, and it has paid for the random tours.
 """
@@ -73,9 +74,9 @@ ACCEPT = 0.9
 #: held-out R² from which the last checkpoint accepts the embedding instead of handing over
 ACCEPT_LAST = 0.6
 
-#: the most of a known test limit the random phase spends before its last checkpoint: the first
-#: checkpoint at or past this share of the limit is the last (a 100-node run at 3,000 evaluations
-#: reaches its last checkpoint, 10 per item, at a third of the limit)
+#: the share of a known test limit from which the checkpoints accept from :data:`ACCEPT_LAST`: the
+#: first checkpoint at or past it has the last one's bar (a 100-node run at 3,000 evaluations reaches
+#: its last checkpoint, 10 per item, at a third of the limit); the hand-over stays at the last
 RANDOM_SHARE = 1 / 3
 
 #: random starts per dimension at its first fit, and at later checkpoints (the previous fit is one more)
@@ -165,13 +166,17 @@ class MetricBayesLinear(SparseBayesLinear):
         return max((g.active for g in self.blocks), default=0)
 
     def checkpoints(self) -> List[int]:
-        """The random results at which the embedding is identified: :data:`CHECKPOINTS` items' worth,
-        up to the first at or past :data:`RANDOM_SHARE` of :attr:`test_limit` when that is known."""
-        rows = [int(c * self.items) for c in CHECKPOINTS]
-        if self.test_limit:
-            last = next((r for r in rows if r >= RANDOM_SHARE * self.test_limit), rows[-1])
-            rows = [r for r in rows if r <= last]
-        return rows
+        """The random results at which the embedding is identified: :data:`CHECKPOINTS` items' worth."""
+        return [int(c * self.items) for c in CHECKPOINTS]
+
+    def lowered(self) -> int:
+        """The random results from which a checkpoint accepts from :data:`ACCEPT_LAST`: the last
+        checkpoint's, or, when :attr:`test_limit` is known, the first checkpoint's at or past
+        :data:`RANDOM_SHARE` of it if that comes earlier."""
+        rows = self.checkpoints()
+        if not self.test_limit:
+            return rows[-1]
+        return next((r for r in rows if r >= RANDOM_SHARE * self.test_limit), rows[-1])
 
     def checkpoint(self, random_results: int) -> bool:
         """Whether ``random_results`` random results make an identification checkpoint."""
@@ -236,9 +241,9 @@ class MetricBayesLinear(SparseBayesLinear):
         if best[0] < ACCEPT and self.directions is not None:
             best = max(best, self._fit_dims(X, y, hold, True), key=lambda f: f[0])
         self.held_out_r2 = best[0]
-        last = y.size >= self.checkpoints()[-1]
+        last, lowered = y.size >= self.checkpoints()[-1], y.size >= self.lowered()
         determined = all((dim, False) in self.theta for dim in DIMS)
-        if best[0] >= (ACCEPT_LAST if last else ACCEPT) and (determined or last):
+        if best[0] >= (ACCEPT_LAST if lowered else ACCEPT) and (determined or lowered):
             self.embedding, self.status = self._embedding(best[1], best[2]), "accepted"
             self.theta = {(best[1], best[2]): self.embedding.fit(X, y, best[3], REFIT_ITERATIONS)[0]}
             self._centre()

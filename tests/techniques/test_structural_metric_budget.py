@@ -1,6 +1,6 @@
-"""MetricStructuralSurrogate under a known test limit: the random phase ends at the first
-identification checkpoint at or past a third of the limit (its last, with the lower bar), and
-``auto`` gives its member the run's budget."""
+"""MetricStructuralSurrogate under a known test limit: from the first identification checkpoint at
+or past a third of the limit, the checkpoints accept from the last one's bar (the hand-over stays at
+the last), and ``auto`` gives its member the run's budget."""
 import random
 
 import numpy as np
@@ -24,9 +24,14 @@ def non_metric(n, seed):
     return np.triu(W, 1) + np.triu(W, 1).T
 
 
-def _identifying(test_limit, evals, n=MIN_ITEMS):
-    """How many random suggestions a run on a non-metric matrix makes, and the model's status."""
-    W = non_metric(n, 3)
+def euclidean(n, seed):
+    pts = np.random.default_rng(seed).random((n, 2)) * 100.0
+    return np.sqrt(((pts[:, None] - pts[None]) ** 2).sum(-1))
+
+
+def _identifying(W, test_limit, evals):
+    """How many random suggestions a run on ``W`` makes in ``evals``, and the model's status."""
+    n = W.shape[0]
     tech = MetricStructuralSurrogate("M")
     if test_limit is not None:
         tech.set_context(SearchContext(test_limit=test_limit, budget_kind="tests"))
@@ -43,23 +48,36 @@ def _identifying(test_limit, evals, n=MIN_ITEMS):
     return randoms, tech.model.status
 
 
-def test_a_short_test_limit_ends_the_random_phase_at_a_third_of_it():
-    n, limit = MIN_ITEMS, 15 * MIN_ITEMS
-    last = next(int(c * n) for c in CHECKPOINTS if int(c * n) >= RANDOM_SHARE * limit)
-    assert last < int(CHECKPOINTS[-1] * n)
-    randoms, status = _identifying(limit, last + 10)
-    assert (randoms, status) == (last, "handed over")
-    # without a known limit the phase runs to the last of CHECKPOINTS
-    randoms, status = _identifying(None, last + 10)
-    assert (randoms, status) == (last + 10, "identifying")
+def _lowered(n, limit):
+    return next(int(c * n) for c in CHECKPOINTS if int(c * n) >= RANDOM_SHARE * limit)
 
 
-def test_a_long_test_limit_keeps_every_checkpoint():
+def test_from_a_third_of_a_short_test_limit_the_checkpoints_accept_from_the_last_ones_bar(monkeypatch):
+    from tunerlib.techniques.structural import metric
+    monkeypatch.setattr(metric, "ACCEPT", 1.01)          # only the lowered bar can accept
+    n = MIN_ITEMS + 4
+    limit = 15 * n
+    at = _lowered(n, limit)
+    assert at < int(CHECKPOINTS[-1] * n)
+    W = euclidean(n, 2)
+    assert _identifying(W, limit, at + 10) == (at, "accepted")
+    # without a known limit the bar stays until the last of CHECKPOINTS
+    assert _identifying(W, None, at + 10) == (at + 10, "identifying")
+
+
+def test_the_hand_over_stays_at_the_last_checkpoint():
+    n = MIN_ITEMS
+    limit = 15 * n
+    at = _lowered(n, limit)
+    assert _identifying(non_metric(n, 3), limit, at + 10) == (at + 10, "identifying")
+
+
+def test_a_long_test_limit_keeps_the_bar_to_the_last_checkpoint():
     tech = MetricStructuralSurrogate("M")
     tech.set_context(SearchContext(test_limit=10 ** 6, budget_kind="tests"))
     n = MIN_ITEMS + 5
     tech.bind(ConfigurationManipulator([PermutationParameter("t", list(range(n)))]), random.Random(0), "M")
-    assert tech.model.checkpoints() == [int(c * n) for c in CHECKPOINTS]
+    assert tech.model.lowered() == tech.model.checkpoints()[-1] == int(CHECKPOINTS[-1] * n)
 
 
 def test_auto_gives_its_member_the_runs_test_limit():
@@ -70,4 +88,4 @@ def test_auto_gives_its_member_the_runs_test_limit():
     member = auto.members[auto.active]
     assert isinstance(member, MetricStructuralSurrogate)
     assert member.model.test_limit == 20 * n
-    assert member.model.checkpoints()[-1] == next(int(c * n) for c in CHECKPOINTS if c * n >= 20 * n / 3)
+    assert member.model.lowered() == _lowered(n, 20 * n) < member.model.checkpoints()[-1]
