@@ -195,6 +195,7 @@ class AutoTechnique(Technique):
         under the same ``--seed``; the others from seeds of their own."""
         tech = self._create(name)
         assert self.manipulator is not None
+        tech.set_context(self.context)       # the run's budget, as the member would get it alone
         try:
             tech.bind(self.manipulator, rng or random.Random(self._seeds.getrandbits(64)),
                       f"{self.path}/{tech.name}")

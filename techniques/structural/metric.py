@@ -31,23 +31,32 @@ of those predictions reaches :data:`ACCEPT` the embedding is accepted (``d`` cho
 error): it is refitted to every result until L-BFGS converges, the prior of
 :class:`~.model.SparseBayesLinear` is centred on it, it is refitted so (warm) whenever the data grew
 by a quarter, and after the acceptance and each refit the next suggestion is an iterated local search
-on the embedding from the incumbent. When no checkpoint accepts it (the weights are not a low-dimensional
+on the embedding from the incumbent.  The model's side then runs a measured local search first: the
+incumbent's 2-opt / or-opt moves whose change the embedding puts lowest, measured in turn (a move's
+change, the steps it removes and adds, once: a tour's value is the sum of its steps), the list renewed
+at each new incumbent; the embedding's errors are largest on the short steps that decide the best tour,
+so from a local optimum of the embedding these moves are where its errors hide (ftv170: 8 of the 10
+moves it ranks first from its searched tour shorten the tour, none of the posterior mean's 10).  Once a
+list is spent, StructuralSurrogate's sampled minimum.  Under a known test limit the checkpoints from
+the first at or past :data:`RANDOM_SHARE` of it accept from :data:`ACCEPT_LAST` (the hand-over stays
+at the last checkpoint).  When no checkpoint accepts it (the weights are not a low-dimensional
 metric: loop orders, ATSP with asymmetry that no out/in embedding explains) the model hands over: it
 is StructuralSurrogate from then on, its prior centred on 0, and it has paid for the random tours.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from collections import deque
+from typing import Any, Deque, Dict, FrozenSet, List, Optional, Set, Tuple
 
 import numpy as np
 import scipy.sparse as sp
 
 from ...parameters.features import FeatureGroup, PermutationFeatures
-from ..base import Proposal
+from ..base import Config, Proposal
 from .embedding import Embedding
 from .model import SparseBayesLinear
 from .technique import StructuralSurrogate
-from .tours import iterated_search
+from .tours import iterated_search, ranked_moves
 
 #: permutations of fewer items keep the plain full-rank model (the embedding's n·d + 1 unknowns are
 #: then not much fewer than the n(n-1)/2 pairs)
@@ -64,6 +73,11 @@ ACCEPT = 0.9
 
 #: held-out R² from which the last checkpoint accepts the embedding instead of handing over
 ACCEPT_LAST = 0.6
+
+#: the share of a known test limit from which the checkpoints accept from :data:`ACCEPT_LAST`: the
+#: first checkpoint at or past it has the last one's bar (a 100-node run at 3,000 evaluations reaches
+#: its last checkpoint, 10 per item, at a third of the limit); the hand-over stays at the last
+RANDOM_SHARE = 1 / 3
 
 #: random starts per dimension at its first fit, and at later checkpoints (the previous fit is one more)
 RESTARTS, WARM_RESTARTS = 3, 1
@@ -88,6 +102,9 @@ REFIT_ITERATIONS = 1000
 #: double-bridge kicks per item of the iterated local search made once the embedding is accepted
 JUMP_KICKS = 0.5
 
+#: moves of the incumbent, ranked by the accepted embedding, that the model's side measures in turn
+MOVES = 64
+
 
 def _adjacency_blocks(groups: List[FeatureGroup]) -> List[FeatureGroup]:
     return [g for g in groups if g.kind == "adjacency" and g.active >= MIN_ITEMS]
@@ -98,6 +115,24 @@ def _direction_groups(blocks: List[FeatureGroup], groups: List[FeatureGroup]) ->
     found = [next((d for d in groups if d.kind == "direction" and d.parameter == g.parameter), None)
              for g in blocks]
     return None if any(d is None for d in found) else found  # type: ignore[return-value]
+
+
+#: a move of one permutation: its parameter's name, the steps it removes and the steps it adds
+Change = Tuple[str, Tuple[FrozenSet[Tuple[int, int]], FrozenSet[Tuple[int, int]]]]
+
+
+def _change(t: np.ndarray, moved: np.ndarray) -> Tuple[FrozenSet[Tuple[int, int]], FrozenSet[Tuple[int, int]]]:
+    """The steps (item to next item, the last to the first) of ``t`` that ``moved`` lacks, and those
+    it adds."""
+    before = set(zip(t.tolist(), np.roll(t, -1).tolist()))
+    after = set(zip(moved.tolist(), np.roll(moved, -1).tolist()))
+    return frozenset(before - after), frozenset(after - before)
+
+
+def _set_tour(fmap: PermutationFeatures, cfg: Config, t: np.ndarray) -> None:
+    """Set ``fmap``'s permutation in ``cfg`` to the item indices ``t``."""
+    items = fmap.parameter.items
+    fmap.parameter.set_value(cfg, fmap.parameter._repair([items[i] for i in t]))
 
 
 #: a fit: (held-out R², dimension, directed, theta)
@@ -124,14 +159,28 @@ class MetricBayesLinear(SparseBayesLinear):
         self.fits = 0                               # fits of the accepted embedding (acceptance, refits)
         self._factor_n = 0
         self._theta_scale = 1.0                     # the values' scale the fitted theta is in
+        self.test_limit: Optional[int] = None       # the run's test limit, when known
 
     @property
     def items(self) -> int:
         return max((g.active for g in self.blocks), default=0)
 
+    def checkpoints(self) -> List[int]:
+        """The random results at which the embedding is identified: :data:`CHECKPOINTS` items' worth."""
+        return [int(c * self.items) for c in CHECKPOINTS]
+
+    def lowered(self) -> int:
+        """The random results from which a checkpoint accepts from :data:`ACCEPT_LAST`: the last
+        checkpoint's, or, when :attr:`test_limit` is known, the first checkpoint's at or past
+        :data:`RANDOM_SHARE` of it if that comes earlier."""
+        rows = self.checkpoints()
+        if not self.test_limit:
+            return rows[-1]
+        return next((r for r in rows if r >= RANDOM_SHARE * self.test_limit), rows[-1])
+
     def checkpoint(self, random_results: int) -> bool:
         """Whether ``random_results`` random results make an identification checkpoint."""
-        return any(random_results == int(c * self.items) for c in CHECKPOINTS)
+        return random_results in self.checkpoints()
 
     def mark_random(self) -> None:
         """Note that the last result added is of a uniformly random configuration (called by the
@@ -192,9 +241,9 @@ class MetricBayesLinear(SparseBayesLinear):
         if best[0] < ACCEPT and self.directions is not None:
             best = max(best, self._fit_dims(X, y, hold, True), key=lambda f: f[0])
         self.held_out_r2 = best[0]
-        last = y.size >= int(CHECKPOINTS[-1] * self.items)
+        last, lowered = y.size >= self.checkpoints()[-1], y.size >= self.lowered()
         determined = all((dim, False) in self.theta for dim in DIMS)
-        if best[0] >= (ACCEPT_LAST if last else ACCEPT) and (determined or last):
+        if best[0] >= (ACCEPT_LAST if lowered else ACCEPT) and (determined or lowered):
             self.embedding, self.status = self._embedding(best[1], best[2]), "accepted"
             self.theta = {(best[1], best[2]): self.embedding.fit(X, y, best[3], REFIT_ITERATIONS)[0]}
             self._centre()
@@ -246,13 +295,18 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         """A :class:`MetricBayesLinear` of this run's layout, seeded from the run's stream (drawn only
         when it has a permutation to embed, so that without one the stream is StructuralSurrogate's)."""
         embed = bool(_adjacency_blocks(list(self.layout.groups)))
-        return MetricBayesLinear(self.layout.size, self.layout.groups, self.cg_steps, self.intercept,
-                                 self.rng.getrandbits(32) if embed else 0)
+        model = MetricBayesLinear(self.layout.size, self.layout.groups, self.cg_steps, self.intercept,
+                                  self.rng.getrandbits(32) if embed else 0)
+        model.test_limit = self.context.test_limit
+        return model
 
     def bind(self, manipulator: Any, rng: Any, path: Optional[str] = None) -> None:
         super().bind(manipulator, rng, path)
         self.random_results = 0
         self.searched = 0     # the accepted embedding's fits the iterated search has run on
+        self._moves_of: Optional[Tuple[str, int]] = None   # the incumbent and fit whose moves are in _moves
+        self._moves: Deque[Tuple[Config, Change]] = deque()
+        self._changes: Set[Change] = set()      # the changes of the moves proposed so far
 
     def propose(self) -> Optional[Proposal]:
         """Uniformly random configurations while the embedding is being identified (under
@@ -287,23 +341,64 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         posterior's corrections from random tours blur the order of the short pairs) from the incumbent,
         for each embedded permutation (:data:`JUMP_KICKS` kicks per item)."""
         assert self.manipulator is not None and self.best_config is not None
-        w = self.model.prior_mean
         cfg = self.manipulator.copy(self.best_config)
-        for fmap, offset in zip(self.layout.maps, self.layout.offsets):
-            if isinstance(fmap, PermutationFeatures) and fmap.n >= MIN_ITEMS:
-                n, pairs = fmap.n, fmap.pairs
-                U = np.zeros((n, n))
-                U[np.triu_indices(n, 1)] = w[offset:offset + pairs]
-                C = U + U.T + w[offset + pairs:offset + pairs + n * n].reshape(n, n)
-                t = fmap.positions(fmap.parameter.get_value(cfg))
-                t = iterated_search(t, C, self.np_rng, int(JUMP_KICKS * n), None, 4 * n)[0]
-                items = fmap.parameter.items
-                fmap.parameter.set_value(cfg, fmap.parameter._repair([items[i] for i in t]))
+        for fmap, C in self._embedded():
+            t = fmap.positions(fmap.parameter.get_value(cfg))
+            t = iterated_search(t, C, self.np_rng, int(JUMP_KICKS * fmap.n), None, 4 * fmap.n)[0]
+            _set_tour(fmap, cfg, t)
         key = self.manipulator.hash_config(cfg)
         if key in self.seen or key in self.pending:
             return None
         self.pending.add(key)
         return Proposal(cfg, self.path)
+
+    def _embedded(self) -> List[Tuple[PermutationFeatures, np.ndarray]]:
+        """Each embedded permutation's map and its cost matrix under the embedding's weights (the
+        prior's centre)."""
+        w, out = self.model.prior_mean, []
+        for fmap, offset in zip(self.layout.maps, self.layout.offsets):
+            if isinstance(fmap, PermutationFeatures) and fmap.n >= MIN_ITEMS:
+                n, pairs = fmap.n, fmap.pairs
+                U = np.zeros((n, n))
+                U[np.triu_indices(n, 1)] = w[offset:offset + pairs]
+                out.append((fmap, U + U.T + w[offset + pairs:offset + pairs + n * n].reshape(n, n)))
+        return out
+
+    def _from_model(self) -> Optional[Config]:
+        """Once the embedding is accepted: the incumbent with its best move under the embedding that
+        was not measured yet (:meth:`_measured_move`), else StructuralSurrogate's sampled minimum."""
+        model = self.model
+        if isinstance(model, MetricBayesLinear) and model.status == "accepted":
+            cfg = self._measured_move()
+            if cfg is not None:
+                return cfg
+        return super()._from_model()
+
+    def _measured_move(self) -> Optional[Config]:
+        """A measured local search ranked by the embedding: the :data:`MOVES` 2-opt / or-opt moves of
+        the incumbent whose value change its weights put lowest (:func:`~.tours.ranked_moves`, per
+        embedded permutation; from a local optimum of the embedding, the moves its errors most likely
+        hide), proposed best first, each one whose result is not known or awaited and whose change
+        (the steps it removes and adds) was not measured from an earlier incumbent: a tour's value is
+        the sum of its steps, so that change is known.  The list is renewed when the incumbent or the
+        embedding (a refit) changes.  None once they are all measured."""
+        assert self.manipulator is not None and self.best_config is not None
+        of = (self.manipulator.hash_config(self.best_config), getattr(self.model, "fits", 0))
+        if of != self._moves_of:
+            self._moves_of, self._moves = of, deque()
+            for fmap, C in self._embedded():
+                t = np.asarray(fmap.positions(fmap.parameter.get_value(self.best_config)))
+                for moved in ranked_moves(t, C, MOVES):
+                    cfg = self.manipulator.copy(self.best_config)
+                    _set_tour(fmap, cfg, moved)
+                    self._moves.append((cfg, (fmap.parameter.name, _change(t, moved))))
+        while self._moves:
+            cfg, change = self._moves.popleft()
+            key = self.manipulator.hash_config(cfg)
+            if key not in self.seen and key not in self.pending and change not in self._changes:
+                self._changes.add(change)
+                return cfg
+        return None
 
     def state_dict(self) -> Dict[str, Any]:
         state = super().state_dict()

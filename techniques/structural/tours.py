@@ -12,7 +12,7 @@ Called by ``StructuralSurrogate`` once per suggestion; pure functions of arrays 
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
 import numpy as np
 
@@ -102,23 +102,49 @@ def move_table(t: np.ndarray, C: np.ndarray) -> np.ndarray:
     return out
 
 
-def _best_move(t: np.ndarray, C: np.ndarray) -> Tuple[float, Optional[np.ndarray]]:
-    n = t.size
+def _legal_table(t: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """:func:`move_table` with the moves that need more items than ``t`` has set to ``inf``."""
     table = move_table(t, C)
-    if n < 6:
+    if t.size < 6:
         table[5:] = np.inf  # sections of 2-3 items need at least 3 others
-    if n < 5:
+    if t.size < 5:
         table[1:] = np.inf
+    return table
+
+
+def _apply(t: np.ndarray, flat: int) -> np.ndarray:
+    """``t`` after the move at index ``flat`` of its (flattened) move table."""
+    n = t.size
+    m, rest = divmod(flat, n * n)
+    i, k = divmod(rest, n)
+    if m == 0:
+        return apply_two_opt(t, i, k)
+    s, reverse = (m + 1) // 2, m % 2 == 0
+    return apply_or_opt(t, i, s, k, reverse)
+
+
+def _best_move(t: np.ndarray, C: np.ndarray) -> Tuple[float, Optional[np.ndarray]]:
+    table = _legal_table(t, C)
     flat = int(np.argmin(table))
     best = float(table.flat[flat])
     if not np.isfinite(best):
         return 0.0, None
-    m, rest = divmod(flat, n * n)
-    i, k = divmod(rest, n)
-    if m == 0:
-        return best, apply_two_opt(t, i, k)
-    s, reverse = (m + 1) // 2, m % 2 == 0
-    return best, apply_or_opt(t, i, s, k, reverse)
+    return best, _apply(t, flat)
+
+
+def ranked_moves(t: np.ndarray, C: np.ndarray, limit: int) -> List[np.ndarray]:
+    """The tours of the ``limit`` 2-opt and or-opt moves of ``t`` whose value change under ``C`` is
+    lowest, lowest first (shortening or not: from a local optimum of ``C`` they are the moves an
+    error in ``C`` most likely hides)."""
+    if t.size < 4:
+        return []
+    table = _legal_table(t, C).ravel()
+    k = min(limit, int(np.isfinite(table).sum()))
+    if k == 0:
+        return []
+    chosen = np.argpartition(table, k - 1)[:k]
+    chosen = chosen[np.argsort(table[chosen], kind="stable")]
+    return [_apply(t, int(f)) for f in chosen]
 
 
 def local_search(t: np.ndarray, C: np.ndarray, max_moves: Optional[int] = None) -> np.ndarray:

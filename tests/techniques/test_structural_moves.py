@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from tunerlib.parameters import PermutationParameter
 from tunerlib.parameters.features import FeatureLayout
 from tunerlib.techniques.structural.model import SparseBayesLinear
-from tunerlib.techniques.structural.tours import apply_or_opt, apply_two_opt, local_search, move_table, tour_value
+from tunerlib.techniques.structural.tours import (apply_or_opt, apply_two_opt, ranked_moves, local_search,
+                                                  move_table, tour_value)
 
 SECTIONS = ((0, 0, False), (1, 1, False), (2, 1, True), (3, 2, False), (4, 2, True), (5, 3, False), (6, 3, True))
 
@@ -81,6 +82,17 @@ def test_the_move_table_equals_every_move_applied_and_re_summed(instance):
     if n < 5:
         table[1:] = np.inf
     assert np.array_equal(table, reference)
+
+
+@settings(max_examples=40, deadline=None)
+@given(_instances(), st.integers(1, 30))
+def test_the_ranked_moves_are_the_tables_lowest_changes_lowest_first(instance, limit):
+    t, C = instance
+    reference = _reference_table(t, C)
+    lowest = np.sort(reference[np.isfinite(reference)])[:limit]
+    moved = ranked_moves(t, C, limit)
+    changes = [tour_value(m, C) - tour_value(t, C) for m in moved]
+    assert np.allclose(changes, lowest)
 
 
 @settings(max_examples=25, deadline=None)

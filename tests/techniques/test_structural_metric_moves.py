@@ -1,0 +1,62 @@
+"""MetricStructuralSurrogate's measured local search: once the embedding is accepted, the model's side
+proposes the incumbent's moves that the embedding ranks best, best first, each change (the steps a
+move removes and adds) once."""
+import random
+
+import numpy as np
+
+from tunerlib.parameters import ConfigurationManipulator, PermutationParameter
+from tunerlib.techniques.base import Feedback
+from tunerlib.techniques.structural import MetricStructuralSurrogate
+from tunerlib.techniques.structural.metric import MIN_ITEMS, MOVES, _change
+from tunerlib.techniques.structural.tours import ranked_moves
+
+
+def _run(evals, seed=5):
+    """Per suggestion: (incumbent, proposal, requestor, the incumbent's ranked moves under the accepted
+    embedding at that time or None), and the technique."""
+    pts = np.random.default_rng(5).random((MIN_ITEMS + 4, 2)) * 100.0
+    W = np.sqrt(((pts[:, None] - pts[None]) ** 2).sum(-1))
+    space = ConfigurationManipulator([PermutationParameter("t", list(range(W.shape[0])))])
+    tech = MetricStructuralSurrogate("M")
+    tech.bind(space, random.Random(seed), "M")
+    best, rows = np.inf, []
+    for _ in range(evals):
+        incumbent, ranked = None, None
+        if tech.best_config is not None and tech.model.status == "accepted":
+            incumbent = np.asarray(tech.best_config["t"])
+            ranked = [m.tolist() for m in ranked_moves(incumbent, tech._embedded()[0][1], MOVES)]
+        prop = tech.propose()
+        t = np.asarray(prop.config["t"])
+        rows.append((incumbent, t, prop.requestor, ranked))
+        value = float(W[t, np.roll(t, -1)].sum())
+        tech.observe(Feedback(prop.config, space.hash_config(prop.config), value, "ok", prop.requestor,
+                              value < best))
+        best = min(best, value)
+    return rows, tech
+
+
+def test_after_acceptance_the_model_measures_the_embeddings_best_moves_of_the_incumbent_once_each(monkeypatch):
+    made = []
+    measured_move = MetricStructuralSurrogate._measured_move
+
+    def recording(self):
+        cfg = measured_move(self)
+        made.append(None if cfg is None else list(cfg["t"]))
+        return cfg
+    monkeypatch.setattr(MetricStructuralSurrogate, "_measured_move", recording)
+    rows, tech = _run(260)
+    assert tech.model.status == "accepted"
+    after = [row for row in rows if row[3] is not None and row[2] == "M"]
+    # the first is the search on the accepted embedding, the second the incumbent's best-ranked move
+    assert after[1][1].tolist() == after[1][3][0]
+    moves = [row for row in after if row[1].tolist() in made]
+    assert len(moves) >= 5 and all(t.tolist() in ranked for _, t, _, ranked in moves)
+    changes = [_change(incumbent, t) for incumbent, t, _, _ in moves]
+    assert len(set(changes)) == len(changes)
+
+
+def test_the_measured_moves_are_deterministic():
+    a, _ = _run(200)
+    b, _ = _run(200)
+    assert [row[1].tolist() for row in a] == [row[1].tolist() for row in b]
