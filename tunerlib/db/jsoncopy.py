@@ -6,7 +6,7 @@ from typing import Any, Optional
 
 from .migrations import json_dumps
 
-__all__ = ["json_copy"]
+__all__ = ["is_plain_json", "json_copy"]
 
 _NOT_PLAIN = object()
 
@@ -35,6 +35,21 @@ def _plain_copy(value: Any) -> Any:
             out[key] = copied
         return out
     return _NOT_PLAIN
+
+
+def is_plain_json(value: Any, depth: int = 0) -> bool:
+    """True when ``value`` is made only of JSON's own types (as :func:`json_copy` copies them), at most
+    32 levels deep: such a value encodes as JSON without a check."""
+    cls = value.__class__
+    if cls is str or cls is float or cls is int or cls is bool or value is None:
+        return True
+    if depth >= 32:
+        return False
+    if cls is list:
+        return all(is_plain_json(v, depth + 1) for v in value)
+    if cls is dict:
+        return all(k.__class__ is str and is_plain_json(v, depth + 1) for k, v in value.items())
+    return False
 
 
 def json_copy(value: Any, text: Optional[str] = None) -> Any:

@@ -11,6 +11,7 @@ import traceback
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..db import Claim, ResultRecord, ResultsStore
+from ..db.jsoncopy import is_plain_json
 from ..interrupts import Interrupts, MeasurementTimedOut
 from ..process import command_clock, with_command_seconds
 from ..result import Configuration, DesiredResult, Input, Result
@@ -60,25 +61,10 @@ class RequestWriter:
 _MAX_TRACEBACK = 20000
 
 
-def _plain_json(value: Any, depth: int = 0) -> bool:
-    """True when ``value`` is made only of JSON's own types (str, int, float, bool, None, lists, dicts
-    with str keys), at most 32 levels deep: such a value encodes without a check."""
-    cls = value.__class__
-    if cls is str or cls is float or cls is int or cls is bool or value is None:
-        return True
-    if depth >= 32:
-        return False
-    if cls is list:
-        return all(_plain_json(v, depth + 1) for v in value)
-    if cls is dict:
-        return all(k.__class__ is str and _plain_json(v, depth + 1) for k, v in value.items())
-    return False
-
-
 def _check_json(extra: Any) -> None:
     """Raise TypeError or ValueError when ``extra`` cannot be written as JSON (called once per result
     on what ``run()`` returned); a value of JSON's own types is accepted without encoding it."""
-    if not _plain_json(extra):
+    if not is_plain_json(extra):
         json.dumps(extra)
 
 
