@@ -10,8 +10,15 @@ LIGHT = {name: name + LIGHT_BO[len("BayesianOptimization"):] for name in ("Bayes
 
 
 def light(name):
-    """The technique name a legality/determinism kit runs for ``name``."""
-    return LIGHT.get(name, name)
+    """The technique name a legality/determinism kit runs for ``name``: a model-based technique (options
+    included, as in ``"MultiObjectiveBO;extreme_every,2"``) gets :data:`LIGHT_BO`'s options for those
+    it does not give itself."""
+    base, _, given = name.partition(";")
+    if base not in LIGHT:
+        return name
+    named = {part.split(",", 1)[0].strip() for part in given.split(";") if part.strip()}
+    kept = [part for part in LIGHT_BO.split(";")[1:] if part.split(",", 1)[0] not in named]
+    return ";".join([base, *kept, *([given] if given else [])])
 
 
 def core_path(database):
