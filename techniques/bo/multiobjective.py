@@ -76,6 +76,7 @@ from .acquisition import Acquisition
 from .ehvi import box_decomposition, expected_hypervolume_improvement
 from .extremes import START_RADIUS, ExtremeTurns, extreme_acquisition, perturbations
 from .fitstate import FitState
+from .gaps import with_gap_moves
 from .gp import GaussianProcess
 from .metric_ehvi import MetricUnits
 from .recombine import parents_by_layers, recombinants
@@ -186,7 +187,11 @@ class MultiObjectiveBO(BayesianOptimization):
                    "a radius that doubles after a gain and halves after a miss"),
         Option("front_moves", bool, True,
                doc="on spaces too large to be scored whole, the hypervolume proposals' candidates include "
-                   "moves that change up to a quarter of the parameters at once around the front's members"),)
+                   "moves that change up to a quarter of the parameters at once around the front's members"),
+        Option("gap_moves", bool, True,
+               doc="on spaces too large to be scored whole, the hypervolume proposals' candidates include "
+                   "moves from a front member towards its neighbour on the front, most across the largest "
+                   "gaps"),)
 
     def bind(self, manipulator: Any, rng: Any, path: Optional[str] = None) -> None:
         super().bind(manipulator, rng, path)
@@ -302,9 +307,13 @@ class MultiObjectiveBO(BayesianOptimization):
         if o.stall_after > 0 and self._stalled() >= o.stall_after:
             self._local_turn = (self._local_turn + 1) % max(o.global_every, 1)
             radius = o.local_radius if self._local_turn else 0
+        extra = self._candidates(parents_by_layers(raw, configs), starts,
+                                 START_RADIUS if self._options.get("front_moves", True) else None)
+        if self._options.get("gap_moves", True):
+            extra = with_gap_moves(extra, [configs[i] for i in on_front], y[on_front], self.names, self.rng,
+                                   self.cot.is_feasible)
         cfg = self.search.run(acq, self.rng, self.np_rng, self._excluded, starts[:MAX_FRONT_STARTS], radius,
-                              extra=self._candidates(parents_by_layers(raw, configs), starts,
-                                                     START_RADIUS if self._options.get("front_moves", True) else None))
+                              extra=extra)
         return cfg if cfg is not None else self._random_new()
 
     def _extreme_model(self, aim: int, gps: List[GaussianProcess], train: List[np.ndarray], y: np.ndarray,
