@@ -88,6 +88,11 @@ REFERENCE_MARGIN = 0.1
 MAX_FRONT_STARTS = 10
 #: random draws of the space whose values an extreme turn's trust-region moves take
 DONORS = 64
+#: the initial design's size when ``initial_samples`` is not set: d + 1 up to this many (on 40
+#: parameters, 41 of a budget of 100 evaluations would go to random designs)
+MAX_INITIAL_DESIGN = 20
+INITIAL_DOC = (f"random feasible configurations before the first model (None: number of parameters + 1, "
+               f"at most {MAX_INITIAL_DESIGN})")
 #: weight of the model-units EHVI (tie-breaker where the samples show no improvement)
 MODEL_UNITS_WEIGHT = 1e-3
 
@@ -151,7 +156,8 @@ class MultiObjectiveBO(BayesianOptimization):
     multi_objective = True
     #: BayesianOptimization's options; each GP models the Gaussian copula of its metric by default (metrics
     #: such as energy and compile time span orders of magnitude with heavy tails)
-    OPTIONS = tuple(replace(o, default=True) if o.name == "copula_transform" else o for o in BO_OPTIONS) + (
+    OPTIONS = tuple(replace(o, default=True) if o.name == "copula_transform" else
+                    replace(o, doc=INITIAL_DOC) if o.name == "initial_samples" else o for o in BO_OPTIONS) + (
         Option("ehvi_units", str, "metric", choices=("metric", "model"),
                doc="the units the expected hypervolume improvement is computed in: 'model' (the GPs' "
                    "standardised units) or 'metric' (the objectives' own, reference 1.1 x the observed "
@@ -194,7 +200,13 @@ class MultiObjectiveBO(BayesianOptimization):
                    "gaps"),)
 
     def bind(self, manipulator: Any, rng: Any, path: Optional[str] = None) -> None:
-        super().bind(manipulator, rng, path)
+        given = self.options
+        if given.initial_samples is None:    # d + 1, at most MAX_INITIAL_DESIGN
+            self.options = replace(given, initial_samples=min(len(manipulator.names) + 1, MAX_INITIAL_DESIGN))
+        try:
+            super().bind(manipulator, rng, path)
+        finally:
+            self.options = given
         self._vectors: List[Tuple[float, ...]] = []     # oriented objective vectors of finite OK results
         self._vector_configs: List[Config] = []
         self._objectives: List[Tuple[FitState, Dict[Any, Any]]] = []   # per objective: fit state, hypers

@@ -113,3 +113,35 @@ def test_hypervolume_proposals_on_a_large_space_include_moves_between_front_neig
     assert len(moves) > 100
     assert all(any(all(mv[n] in (a[n], b[n]) for n in names) for a in front for b in front if a != b)
                for mv in moves)
+
+
+@pytest.mark.parametrize("dimension, option, expected", [(30, "", 20), (6, "", 7), (30, ";initial_samples,31", 31)])
+def test_the_initial_design_of_a_large_space_is_capped(dimension, option, expected):
+    """MultiObjectiveBO's initial design is d + 1 random designs up to 20 (unless ``initial_samples``
+    is set): its first 20 proposals on 30 parameters are design points, the 21st a model's."""
+    m = ConfigurationManipulator([IntegerParameter(f"x{i}", 0, 7) for i in range(dimension)])
+    tech = create_technique([f"MultiObjectiveBO{option}"])
+    tech.bind(m, random.Random(0), tech.name)
+    assert tech.n_initial == expected
+    single = create_technique(["BayesianOptimization"])
+    single.bind(m, random.Random(0), single.name)
+    assert single.n_initial == dimension + 1       # single-objective BO keeps d + 1
+
+
+def test_a_capped_design_hands_over_to_the_model_after_twenty_results(monkeypatch):
+    from tunerlib.techniques.bo import multiobjective
+
+    called = []
+    monkeypatch.setattr(multiobjective.MultiObjectiveBO, "_bo_proposal",
+                        lambda self: called.append(len(self._vectors)) or None)
+    m = ConfigurationManipulator([IntegerParameter(f"x{i}", 0, 7) for i in range(30)])
+    tech = create_technique([light("MultiObjectiveBO")])
+    tech.bind(m, random.Random(0), tech.name)
+    while not called:
+        prop = tech.propose()
+        if prop is None:
+            break
+        key = m.hash_config(prop.config)
+        values = (float(sum(prop.config.values())), float(-sum(prop.config.values())))
+        tech.observe(Feedback(prop.config, key, values[0], "ok", prop.requestor, True, False, values=values))
+    assert called[0] == 20
