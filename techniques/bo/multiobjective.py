@@ -48,7 +48,12 @@ differs is the model and the acquisition of a BO proposal:
   a radius of parameters at once around the configurations best in its objective (the radius
   doubles after a gain, halves after a miss) instead of random draws of the whole space, and its
   misses end the turns only once the radius is down to one parameter; the hypervolume proposals'
-  random candidates are joined by such moves around the front's members (``front_moves``);
+  random candidates are joined by such moves around the front's members (``front_moves``) and by
+  moves from a front member towards its neighbour on the front, most across the largest gaps
+  (``gap_moves``, :mod:`.gaps`);
+* the initial design is ``d + 1`` random designs up to :data:`MAX_INITIAL_DESIGN` (unless
+  ``initial_samples`` is set): on the 40 parameters of HPVM2FPGA, ``d + 1`` would spend 41 of a
+  budget of 100 evaluations before the first model;
 * results in flight enter the front at their posterior means ("Kriging believer"), so several
   proposals made before their results arrive (``parallelism`` > 1) spread along the front instead
   of piling onto the one region of highest EHVI;
