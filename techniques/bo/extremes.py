@@ -23,7 +23,10 @@ random set of up to ``radius`` parameters at once, so the model can rate a desig
 parameters changed together (one-parameter steps of the local search value each change alone).
 The radius of each objective starts at :data:`START_RADIUS` of the parameters, doubles after an
 extreme proposal that improved the objective and halves after a miss (TuRBO's rule, on the number
-of parameters changed).
+of parameters changed), and a proposal that improved its objective earns that objective the next
+proposal too, outside the schedule: where an extreme takes many parameters changed together, each
+step gains a little, and a fixed share of one proposal in ``every x objectives`` leaves most of
+the way untravelled within a short budget.
 """
 from __future__ import annotations
 

@@ -46,8 +46,9 @@ differs is the model and the acquisition of a BO proposal:
   together that different front members each have part of.  There an extreme turn is also a
   trust-region step (``extreme_moves``, :mod:`.extremes`): its candidates are moves changing up to
   a radius of parameters at once around the configurations best in its objective (the radius
-  doubles after a gain, halves after a miss) instead of random draws of the whole space, and its
-  misses end the turns only once the radius is down to one parameter; the hypervolume proposals'
+  doubles after a gain, halves after a miss) instead of random draws of the whole space, a gain
+  earns the objective the next proposal too, and its misses end the turns only once the radius is
+  down to one parameter; the hypervolume proposals'
   random candidates are joined by such moves around the front's members (``front_moves``) and by
   moves from a front member towards its neighbour on the front, most across the largest gaps
   (``gap_moves``, :mod:`.gaps`);
@@ -195,7 +196,8 @@ class MultiObjectiveBO(BayesianOptimization):
         Option("extreme_moves", bool, True,
                doc="on spaces too large to be scored whole, an extreme turn's candidates include moves that "
                    "change several parameters at once around the configurations best in its objective, up to "
-                   "a radius that doubles after a gain and halves after a miss"),
+                   "a radius that doubles after a gain and halves after a miss; a gain earns the objective "
+                   "the next proposal too"),
         Option("front_moves", bool, True,
                doc="on spaces too large to be scored whole, the hypervolume proposals' candidates include "
                    "moves that change up to a quarter of the parameters at once around the front's members"),
