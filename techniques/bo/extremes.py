@@ -54,8 +54,8 @@ class ExtremeTurns:
     improvement.  :meth:`aim` is called once per BO proposal, :meth:`proposed` for an extreme
     proposal, :meth:`observed` for every result."""
 
-    def __init__(self, every: int, patience: int) -> None:
-        self.every, self.patience = every, patience
+    def __init__(self, every: int, patience: int, follow_gains: bool = True) -> None:
+        self.every, self.patience, self.follow_gains = every, patience, follow_gains
         self.turn = 0
         self.radius: Dict[int, float] = {}       # objective -> trust-region radius, a share of the parameters
         self.misses: Dict[int, int] = {}          # objective -> extreme proposals in a row without a gain
@@ -67,8 +67,9 @@ class ExtremeTurns:
         ``dimension`` (the parameters, given where the turns draw trust-region moves) an objective
         keeps its turns after ``patience`` misses while its radius still spans more than one
         parameter: each miss halves it, so the turns end once moves of one parameter missed too.
-        With ``dimension``, an extreme proposal that improved its objective also earns that objective
-        the next proposal, outside the schedule (a trust region that keeps gaining is followed)."""
+        With ``dimension`` and ``follow_gains``, an extreme proposal that improved its objective also
+        earns that objective the next proposal, outside the schedule (a trust region that keeps
+        gaining is followed)."""
         if dimension is not None and self.streak is not None:
             j, self.streak = self.streak, None
             return j
@@ -104,7 +105,7 @@ class ExtremeTurns:
         if j is None:
             return
         gained = vector is not None and (best is None or vector[j] < best[j])
-        self.streak = j if gained else None
+        self.streak = j if gained and self.follow_gains else None
         self.misses[j] = 0 if gained else self.misses.get(j, 0) + 1
         self.radius[j] = min(1.0, self.radius_of(j) * 2) if gained else self.radius_of(j) / 2
 

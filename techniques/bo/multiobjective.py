@@ -47,11 +47,11 @@ differs is the model and the acquisition of a BO proposal:
   trust-region step (``extreme_moves``, :mod:`.extremes`): its candidates are moves changing up to
   a radius of parameters at once around the configurations best in its objective (the radius
   doubles after a gain, halves after a miss) instead of random draws of the whole space, a gain
-  earns the objective the next proposal too, and its misses end the turns only once the radius is
-  down to one parameter; the hypervolume proposals'
-  random candidates are joined by such moves around the front's members (``front_moves``) and by
-  moves from a front member towards its neighbour on the front, most across the largest gaps
-  (``gap_moves``, :mod:`.gaps`);
+  earns the objective the next proposal too (``extreme_streak``), and its misses end the turns
+  only once the radius is down to one parameter; the hypervolume proposals' random candidates are
+  joined by such moves around the front's members (``front_moves``) and by moves from a front
+  member towards its neighbour on the front, most across the largest gaps (``gap_moves``,
+  :mod:`.gaps`);
 * the initial design is ``d + 1`` random designs up to :data:`MAX_INITIAL_DESIGN` (unless
   ``initial_samples`` is set): on the 40 parameters of HPVM2FPGA, ``d + 1`` would spend 41 of a
   budget of 100 evaluations before the first model;
@@ -196,8 +196,10 @@ class MultiObjectiveBO(BayesianOptimization):
         Option("extreme_moves", bool, True,
                doc="on spaces too large to be scored whole, an extreme turn's candidates include moves that "
                    "change several parameters at once around the configurations best in its objective, up to "
-                   "a radius that doubles after a gain and halves after a miss; a gain earns the objective "
-                   "the next proposal too"),
+                   "a radius that doubles after a gain and halves after a miss"),
+        Option("extreme_streak", bool, True,
+               doc="with extreme_moves, on spaces too large to be scored whole, an extreme proposal that "
+                   "improved its objective earns that objective the next proposal too"),
         Option("front_moves", bool, True,
                doc="on spaces too large to be scored whole, the hypervolume proposals' candidates include "
                    "moves that change up to a quarter of the parameters at once around the front's members"),
@@ -223,7 +225,8 @@ class MultiObjectiveBO(BayesianOptimization):
         self._feasibility_at = -1
         self._feasibility_fit: Any = None
         self._fitted: Optional[Tuple[int, Any]] = None     # (OK vectors, _fit_objectives' result)
-        self._extremes = ExtremeTurns(self._options.get("extreme_every", 0), self._options.get("extreme_patience", 0))
+        self._extremes = ExtremeTurns(self._options.get("extreme_every", 0), self._options.get("extreme_patience", 0),
+                                      self._options.get("extreme_streak", True))
 
     # ---- protocol -----------------------------------------------------------------------------
     def observe(self, feedback: Feedback) -> None:

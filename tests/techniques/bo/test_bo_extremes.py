@@ -253,3 +253,12 @@ def test_with_trust_region_moves_a_gain_earns_the_objective_the_next_proposal_to
     restored = ExtremeTurns(every=4, patience=2)
     restored.load_state(json.loads(json.dumps(turns.to_state())))
     assert restored.aim(2, dimension=40) == turns.aim(2, dimension=40) == 1
+
+
+def test_without_extreme_streak_a_gain_earns_nothing_outside_the_schedule():
+    turns = ExtremeTurns(every=4, patience=2, follow_gains=False)
+    assert [turns.aim(2, dimension=40) for _ in range(4)] == [None, None, None, 0]
+    turns.proposed("a", 0)
+    turns.observed("a", (3.0, 1.0), (4.0, 1.0))
+    assert turns.aim(2, dimension=40) is None
+    assert create_technique(["MultiObjectiveBO;extreme_streak,false"]) is not None
