@@ -23,7 +23,10 @@ random set of up to ``radius`` parameters at once, so the model can rate a desig
 parameters changed together (one-parameter steps of the local search value each change alone).
 The radius of each objective starts at :data:`START_RADIUS` of the parameters, doubles after an
 extreme proposal that improved the objective and halves after a miss (TuRBO's rule, on the number
-of parameters changed).
+of parameters changed), and a proposal that improved its objective earns that objective the next
+proposal too, outside the schedule: where an extreme takes many parameters changed together, each
+step gains a little, and a fixed share of one proposal in ``every x objectives`` leaves most of
+the way untravelled within a short budget.
 """
 from __future__ import annotations
 
@@ -51,18 +54,25 @@ class ExtremeTurns:
     improvement.  :meth:`aim` is called once per BO proposal, :meth:`proposed` for an extreme
     proposal, :meth:`observed` for every result."""
 
-    def __init__(self, every: int, patience: int) -> None:
-        self.every, self.patience = every, patience
+    def __init__(self, every: int, patience: int, follow_gains: bool = True) -> None:
+        self.every, self.patience, self.follow_gains = every, patience, follow_gains
         self.turn = 0
         self.radius: Dict[int, float] = {}       # objective -> trust-region radius, a share of the parameters
         self.misses: Dict[int, int] = {}          # objective -> extreme proposals in a row without a gain
         self.aimed: Dict[str, int] = {}           # hash of an extreme proposal in flight -> its objective
+        self.streak: Optional[int] = None         # objective whose last extreme proposal improved it
 
     def aim(self, objectives: int, dimension: Optional[int] = None) -> Optional[int]:
         """The objective this BO proposal aims at alone, or None (an EHVI proposal).  With
         ``dimension`` (the parameters, given where the turns draw trust-region moves) an objective
         keeps its turns after ``patience`` misses while its radius still spans more than one
-        parameter: each miss halves it, so the turns end once moves of one parameter missed too."""
+        parameter: each miss halves it, so the turns end once moves of one parameter missed too.
+        With ``dimension`` and ``follow_gains``, an extreme proposal that improved its objective also
+        earns that objective the next proposal, outside the schedule (a trust region that keeps
+        gaining is followed)."""
+        if dimension is not None and self.streak is not None:
+            j, self.streak = self.streak, None
+            return j
         self.turn += 1
         j = extreme_objective(self.turn - 1, self.every, objectives)
         if j is None or (self.patience > 0 and self.misses.get(j, 0) >= self.patience
@@ -75,16 +85,18 @@ class ExtremeTurns:
         self.aimed[key] = objective
 
     def to_state(self) -> Dict[str, Any]:
-        """The schedule's position and each objective's misses in a row, for the technique's saved
-        state (an extreme proposal still in flight is not kept: its result is replayed as any other)."""
+        """The schedule's position, each objective's misses in a row and radius, and the objective
+        whose last extreme proposal gained, for the technique's saved state (an extreme proposal
+        still in flight is not kept: its result is replayed as any other)."""
         return {"turn": self.turn, "misses": {str(j): m for j, m in self.misses.items()},
-                "radius": {str(j): r for j, r in self.radius.items()}}
+                "radius": {str(j): r for j, r in self.radius.items()}, "streak": self.streak}
 
     def load_state(self, state: Dict[str, Any]) -> None:
         """Continue from :meth:`to_state`'s position (called when a run resumes)."""
         self.turn = int(state.get("turn", 0))
         self.misses = {int(j): int(m) for j, m in (state.get("misses") or {}).items()}
         self.radius = {int(j): float(r) for j, r in (state.get("radius") or {}).items()}
+        self.streak = None if state.get("streak") is None else int(state["streak"])
 
     def observed(self, key: str, vector: Optional[Sequence[float]], best: Optional[Sequence[float]]) -> None:
         """A result arrived: ``vector`` (None: failed) and the best value of every objective before it
@@ -93,6 +105,7 @@ class ExtremeTurns:
         if j is None:
             return
         gained = vector is not None and (best is None or vector[j] < best[j])
+        self.streak = j if gained and self.follow_gains else None
         self.misses[j] = 0 if gained else self.misses.get(j, 0) + 1
         self.radius[j] = min(1.0, self.radius_of(j) * 2) if gained else self.radius_of(j) / 2
 

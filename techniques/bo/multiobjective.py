@@ -46,9 +46,15 @@ differs is the model and the acquisition of a BO proposal:
   together that different front members each have part of.  There an extreme turn is also a
   trust-region step (``extreme_moves``, :mod:`.extremes`): its candidates are moves changing up to
   a radius of parameters at once around the configurations best in its objective (the radius
-  doubles after a gain, halves after a miss) instead of random draws of the whole space, and its
-  misses end the turns only once the radius is down to one parameter; the hypervolume proposals'
-  random candidates are joined by such moves around the front's members (``front_moves``);
+  doubles after a gain, halves after a miss) instead of random draws of the whole space, a gain
+  earns the objective the next proposal too (``extreme_streak``), and its misses end the turns
+  only once the radius is down to one parameter; the hypervolume proposals' random candidates are
+  joined by such moves around the front's members (``front_moves``) and by moves from a front
+  member towards its neighbour on the front, most across the largest gaps (``gap_moves``,
+  :mod:`.gaps`);
+* the initial design is ``d + 1`` random designs up to :data:`MAX_INITIAL_DESIGN` (unless
+  ``initial_samples`` is set): on the 40 parameters of HPVM2FPGA, ``d + 1`` would spend 41 of a
+  budget of 100 evaluations before the first model;
 * results in flight enter the front at their posterior means ("Kriging believer"), so several
   proposals made before their results arrive (``parallelism`` > 1) spread along the front instead
   of piling onto the one region of highest EHVI;
@@ -76,6 +82,7 @@ from .acquisition import Acquisition
 from .ehvi import box_decomposition, expected_hypervolume_improvement
 from .extremes import START_RADIUS, ExtremeTurns, extreme_acquisition, perturbations
 from .fitstate import FitState
+from .gaps import with_gap_moves
 from .gp import GaussianProcess
 from .metric_ehvi import MetricUnits
 from .recombine import parents_by_layers, recombinants
@@ -87,6 +94,11 @@ REFERENCE_MARGIN = 0.1
 MAX_FRONT_STARTS = 10
 #: random draws of the space whose values an extreme turn's trust-region moves take
 DONORS = 64
+#: the initial design's size when ``initial_samples`` is not set: d + 1 up to this many (on 40
+#: parameters, 41 of a budget of 100 evaluations would go to random designs)
+MAX_INITIAL_DESIGN = 20
+INITIAL_DOC = (f"random feasible configurations before the first model (None: number of parameters + 1, "
+               f"at most {MAX_INITIAL_DESIGN})")
 #: weight of the model-units EHVI (tie-breaker where the samples show no improvement)
 MODEL_UNITS_WEIGHT = 1e-3
 
@@ -150,7 +162,8 @@ class MultiObjectiveBO(BayesianOptimization):
     multi_objective = True
     #: BayesianOptimization's options; each GP models the Gaussian copula of its metric by default (metrics
     #: such as energy and compile time span orders of magnitude with heavy tails)
-    OPTIONS = tuple(replace(o, default=True) if o.name == "copula_transform" else o for o in BO_OPTIONS) + (
+    OPTIONS = tuple(replace(o, default=True) if o.name == "copula_transform" else
+                    replace(o, doc=INITIAL_DOC) if o.name == "initial_samples" else o for o in BO_OPTIONS) + (
         Option("ehvi_units", str, "metric", choices=("metric", "model"),
                doc="the units the expected hypervolume improvement is computed in: 'model' (the GPs' "
                    "standardised units) or 'metric' (the objectives' own, reference 1.1 x the observed "
@@ -184,12 +197,25 @@ class MultiObjectiveBO(BayesianOptimization):
                doc="on spaces too large to be scored whole, an extreme turn's candidates include moves that "
                    "change several parameters at once around the configurations best in its objective, up to "
                    "a radius that doubles after a gain and halves after a miss"),
+        Option("extreme_streak", bool, True,
+               doc="with extreme_moves, on spaces too large to be scored whole, an extreme proposal that "
+                   "improved its objective earns that objective the next proposal too"),
         Option("front_moves", bool, True,
                doc="on spaces too large to be scored whole, the hypervolume proposals' candidates include "
-                   "moves that change up to a quarter of the parameters at once around the front's members"),)
+                   "moves that change up to a quarter of the parameters at once around the front's members"),
+        Option("gap_moves", bool, True,
+               doc="on spaces too large to be scored whole, the hypervolume proposals' candidates include "
+                   "moves from a front member towards its neighbour on the front, most across the largest "
+                   "gaps"),)
 
     def bind(self, manipulator: Any, rng: Any, path: Optional[str] = None) -> None:
-        super().bind(manipulator, rng, path)
+        given = self.options
+        if given.initial_samples is None:    # d + 1, at most MAX_INITIAL_DESIGN
+            self.options = replace(given, initial_samples=min(len(manipulator.names) + 1, MAX_INITIAL_DESIGN))
+        try:
+            super().bind(manipulator, rng, path)
+        finally:
+            self.options = given
         self._vectors: List[Tuple[float, ...]] = []     # oriented objective vectors of finite OK results
         self._vector_configs: List[Config] = []
         self._objectives: List[Tuple[FitState, Dict[Any, Any]]] = []   # per objective: fit state, hypers
@@ -199,7 +225,8 @@ class MultiObjectiveBO(BayesianOptimization):
         self._feasibility_at = -1
         self._feasibility_fit: Any = None
         self._fitted: Optional[Tuple[int, Any]] = None     # (OK vectors, _fit_objectives' result)
-        self._extremes = ExtremeTurns(self._options.get("extreme_every", 0), self._options.get("extreme_patience", 0))
+        self._extremes = ExtremeTurns(self._options.get("extreme_every", 0), self._options.get("extreme_patience", 0),
+                                      self._options.get("extreme_streak", True))
 
     # ---- protocol -----------------------------------------------------------------------------
     def observe(self, feedback: Feedback) -> None:
@@ -302,9 +329,13 @@ class MultiObjectiveBO(BayesianOptimization):
         if o.stall_after > 0 and self._stalled() >= o.stall_after:
             self._local_turn = (self._local_turn + 1) % max(o.global_every, 1)
             radius = o.local_radius if self._local_turn else 0
+        extra = self._candidates(parents_by_layers(raw, configs), starts,
+                                 START_RADIUS if self._options.get("front_moves", True) else None)
+        if self._options.get("gap_moves", True):
+            extra = with_gap_moves(extra, [configs[i] for i in on_front], y[on_front], self.names, self.rng,
+                                   self.cot.is_feasible)
         cfg = self.search.run(acq, self.rng, self.np_rng, self._excluded, starts[:MAX_FRONT_STARTS], radius,
-                              extra=self._candidates(parents_by_layers(raw, configs), starts,
-                                                     START_RADIUS if self._options.get("front_moves", True) else None))
+                              extra=extra)
         return cfg if cfg is not None else self._random_new()
 
     def _extreme_model(self, aim: int, gps: List[GaussianProcess], train: List[np.ndarray], y: np.ndarray,

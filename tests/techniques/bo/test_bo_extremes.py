@@ -231,3 +231,34 @@ def test_an_extreme_turn_on_a_large_space_searches_only_around_the_objectives_be
         if moves:   # half of the 256 moves are around the fastest design, at most round(1.5) parameters away
             best = min(known, key=lambda c: pipeline(c)[0])
             assert sum(sum(c[n] != best[n] for n in c) <= 2 for c in extra()) >= 100
+
+
+def test_with_trust_region_moves_a_gain_earns_the_objective_the_next_proposal_too():
+    """On a large space (``dimension`` given) an extreme proposal that improved its objective is
+    followed by another for that objective, outside the schedule; a miss ends the streak. Without
+    ``dimension`` (a space scored whole) the schedule alone decides."""
+    turns, plain = ExtremeTurns(every=4, patience=2), ExtremeTurns(every=4, patience=2)
+    assert [turns.aim(2, dimension=40) for _ in range(4)] == [None, None, None, 0]
+    assert [plain.aim(2) for _ in range(4)] == [None, None, None, 0]
+    for t in (turns, plain):
+        t.proposed("a", 0)
+        t.observed("a", (3.0, 1.0), (4.0, 1.0))          # a gain
+    assert turns.aim(2, dimension=40) == 0              # the streak continues
+    assert plain.aim(2) is None                         # the schedule: an EHVI proposal
+    turns.proposed("b", 0)
+    turns.observed("b", (3.5, 1.0), (3.0, 1.0))          # a miss ends it
+    assert [turns.aim(2, dimension=40) for _ in range(4)] == [None, None, None, 1]
+    turns.proposed("c", 1)
+    turns.observed("c", (9.0, 0.5), (3.0, 1.0))
+    restored = ExtremeTurns(every=4, patience=2)
+    restored.load_state(json.loads(json.dumps(turns.to_state())))
+    assert restored.aim(2, dimension=40) == turns.aim(2, dimension=40) == 1
+
+
+def test_without_extreme_streak_a_gain_earns_nothing_outside_the_schedule():
+    turns = ExtremeTurns(every=4, patience=2, follow_gains=False)
+    assert [turns.aim(2, dimension=40) for _ in range(4)] == [None, None, None, 0]
+    turns.proposed("a", 0)
+    turns.observed("a", (3.0, 1.0), (4.0, 1.0))
+    assert turns.aim(2, dimension=40) is None
+    assert create_technique(["MultiObjectiveBO;extreme_streak,false"]) is not None

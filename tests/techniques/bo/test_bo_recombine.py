@@ -45,11 +45,12 @@ def test_parents_are_the_best_layers_until_enough():
 
 def first_model_proposal(recombine: bool):
     """The first model-based proposal on 8 parameters of 1,000 values each (far too many to score
-    whole), with a single random sample and no local steps: without recombinants it can only be
-    that random sample."""
+    whole), with a single random sample and no local steps: without recombinants (and without the
+    moves between front neighbours, crossovers too) it can only be that random sample or a move
+    around a front member with values of random draws."""
     m = ConfigurationManipulator([IntegerParameter(name, 0, WIDE - 1) for name in NAMES])
     name = ("MultiObjectiveBO;n_random_samples,1;n_starts,1;max_local_steps,0;hp_samples,4;hp_starts,1;"
-            f"initial_samples,10;extreme_every,0;recombine,{str(recombine).lower()}")
+            f"initial_samples,10;extreme_every,0;gap_moves,false;recombine,{str(recombine).lower()}")
     tech = create_technique([name])
     tech.bind(m, random.Random(0), tech.name)
     seen = []
