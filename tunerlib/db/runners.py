@@ -68,10 +68,10 @@ class _Prepared:
 
     def params(self, given: dict) -> Sequence[Any]:
         """The statement's parameter values in order: ``given`` over the constants, JSON columns encoded."""
-        values = self.pick({**self.consts, **given} if self.consts else given)
+        picked = self.pick({**self.consts, **given} if self.consts else given)
         if not self.encode:
-            return values
-        values = list(values)
+            return picked
+        values = list(picked)
         for i in self.encode:
             value = values[i]
             if value is not None:
