@@ -3,14 +3,14 @@
 It implements :class:`tunerlib.db.protocol.ResultsStore` with the same answers as the SQL backend (one
 contract suite checks both) at a fraction of its cost, for ``tune_function`` and technique tests. Nothing
 survives the process and workers cannot share it (``--parallelism`` > 1 needs a database). JSON values
-are stored as JSON text and parsed on the way out, like a database column.
+are stored as JSON text and come out as the text decodes, like a database column (copied from a decoded
+copy kept beside the text, which is cheaper than decoding it again).
 """
 from __future__ import annotations
 
 import bisect
 import hashlib
 import heapq
-import json
 import time
 import uuid as uuid_module
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -18,6 +18,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from .models import (RESULT_STATES, RUN_STATES, AlreadyCompleteError, Claim, DatabaseError, DesiredResultRow, NotFoundError,
                      ResultPlace, ResultRecord, ResultRow)
 from .memory_leases import MemoryLeases
+from .jsoncopy import json_copy
+from .migrations import json_dumps
 
 __all__ = ["MEMORY_URL", "MemoryStore"]
 
@@ -25,12 +27,22 @@ __all__ = ["MEMORY_URL", "MemoryStore"]
 MEMORY_URL = "memory://"
 
 
-def _dump(value: Any) -> Optional[str]:
-    return None if value is None else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+#: a stored JSON value: its text and a private copy of what the text decodes to (None for None)
+_Stored = Optional[Tuple[str, Any]]
 
 
-def _load(text: Optional[str]) -> Any:
-    return None if text is None else json.loads(text)
+def _dump(value: Any) -> _Stored:
+    """Store ``value`` as a JSON column does (a value JSON cannot encode raises here)."""
+    if value is None:
+        return None
+    text = json_dumps(value)
+    return text, json_copy(value, text)
+
+
+def _load(stored: _Stored) -> Any:
+    """What the stored JSON text decodes to, a new copy on every call (the private copy is made of
+    JSON's own types, so it is copied, not decoded)."""
+    return None if stored is None else json_copy(stored[1], stored[0])
 
 
 class MemoryStore(MemoryLeases):
@@ -42,11 +54,11 @@ class MemoryStore(MemoryLeases):
         self._keys: Dict[Tuple, int] = {}          # (table, natural key) -> id
         self._programs: Dict[int, dict] = {}       # program version id -> project, program, version
         self._runs: Dict[int, dict] = {}
-        self._configs: Dict[int, Tuple[str, Optional[str]]] = {}   # id -> (hash, JSON; None for None)
+        self._configs: Dict[int, Tuple[str, _Stored]] = {}   # id -> (hash, stored JSON)
         self._requests: Dict[int, dict] = {}
         self._results: Dict[int, dict] = {}
-        self._states: Dict[Tuple[int, str], Optional[str]] = {}
-        self._artifacts: Dict[Tuple[int, str], Optional[str]] = {}
+        self._states: Dict[Tuple[int, str], _Stored] = {}
+        self._artifacts: Dict[Tuple[int, str], _Stored] = {}
         self._next: Dict[str, int] = {}
         self._run_requests: Dict[int, List[int]] = {}   # run -> request ids, ascending
         self._run_results: Dict[int, List[int]] = {}    # run -> result ids, ascending
