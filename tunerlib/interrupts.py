@@ -14,14 +14,13 @@ Code running in C without returning to the interpreter is interrupted when it re
 """
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import os
 import signal
 import sys
 import threading
 import time
-from typing import Any, Dict, Iterator, Optional, Sequence, Set
+from typing import Any, Dict, Optional, Sequence, Set
 
 __all__ = ["Interrupts", "MeasurementTimedOut", "RunInterrupted", "die_with_parent", "kill_children",
            "register_child", "unregister_child"]
@@ -148,24 +147,26 @@ class Interrupts:
             raise RunInterrupted(None)
 
     # ---- interruptible regions ---------------------------------------------------------------
-    @contextlib.contextmanager
-    def measuring(self, cap: Optional[float] = None) -> Iterator[None]:
-        """The block may be stopped at once by a signal, the deadline, or after ``cap`` seconds."""
+    def measuring(self, cap: Optional[float] = None) -> "_Measuring":
+        """The block (``with interrupts.measuring(cap):``) may be stopped at once by a signal, the
+        deadline, or after ``cap`` seconds."""
+        return _Measuring(self, cap)
+
+    def _enter_measuring(self, cap: Optional[float]) -> None:
         self.check()
         self._cap, self._cap_at = cap, (None if cap is None else time.monotonic() + cap)
         self.cap_hit = False
         self._measuring = True
         self._arm()
-        try:
-                yield
-        finally:
-            self._measuring = False
-            self._cap = self._cap_at = None
-            if self._armed:  # no system call when no alarm was set (no cap, no deadline)
-                self._armed = False
-                signal.setitimer(signal.ITIMER_REAL, 0)
-        # a stop that arrived while C code ran (its exception was swallowed) still stops the run
-        self.check()
+
+    def _leave_measuring(self, raised: bool) -> None:
+        self._measuring = False
+        self._cap = self._cap_at = None
+        if self._armed:  # no system call when no alarm was set (no cap, no deadline)
+            self._armed = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        if not raised:  # a stop that arrived while C code ran (its exception was swallowed) still stops the run
+            self.check()
 
     def sleep(self, seconds: float) -> None:
         """Wait ``seconds`` unless a signal or the deadline comes first (then RunInterrupted)."""
@@ -218,3 +219,19 @@ def _reap_children() -> None:
             os.waitpid(pgid, 0)
         except (ChildProcessError, OSError):
             pass
+
+
+class _Measuring:
+    """What :meth:`Interrupts.measuring` returns (a class rather than a generator: one is entered per
+    measurement)."""
+
+    __slots__ = ("interrupts", "cap")
+
+    def __init__(self, interrupts: Interrupts, cap: Optional[float]) -> None:
+        self.interrupts, self.cap = interrupts, cap
+
+    def __enter__(self) -> None:
+        self.interrupts._enter_measuring(self.cap)
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
+        self.interrupts._leave_measuring(kind is not None)

@@ -42,17 +42,22 @@ NOT_GIVEN: Any = _NotGiven()
 _LIMITED_WALL: Optional[List[float]] = None
 
 
-@contextlib.contextmanager
-def command_clock() -> Iterator[List[float]]:
+class command_clock:  # noqa: N801 - used as a function: ``with command_clock() as walls``
     """Called around one measurement (``run()``): the list it yields gets the wall time, in seconds, of
     every command that ran to its end under the run's limit meanwhile (:func:`call_program` given a
-    ``limit``, even None). The run's time limit is derived from them (:mod:`tunerlib.engine.limits`)."""
-    global _LIMITED_WALL
-    saved, _LIMITED_WALL = _LIMITED_WALL, []
-    try:
-        yield _LIMITED_WALL
-    finally:
-        _LIMITED_WALL = saved
+    ``limit``, even None). The run's time limit is derived from them (:mod:`tunerlib.engine.limits`).
+    A class rather than a generator: one is entered per measurement."""
+
+    __slots__ = ("saved",)
+
+    def __enter__(self) -> List[float]:
+        global _LIMITED_WALL
+        self.saved, _LIMITED_WALL = _LIMITED_WALL, []
+        return _LIMITED_WALL
+
+    def __exit__(self, *exc: Any) -> None:
+        global _LIMITED_WALL
+        _LIMITED_WALL = self.saved
 
 
 def note_limited_command(seconds: float) -> None:

@@ -3,7 +3,9 @@
 It implements :class:`tunerlib.db.protocol.ResultsStore` with the same answers as the SQL backend (one
 contract suite checks both) at a fraction of its cost, for ``tune_function`` and technique tests. Nothing
 survives the process and workers cannot share it (``--parallelism`` > 1 needs a database). JSON values
-are stored as JSON text and parsed on the way out, like a database column.
+are stored as JSON text and come out as the text decodes, like a database column; configurations and
+result extras, read back after every result, keep a decoded copy beside the text and come out as a copy
+of it, which is cheaper than decoding the text again.
 """
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from .models import (RESULT_STATES, RUN_STATES, AlreadyCompleteError, Claim, DatabaseError, DesiredResultRow, NotFoundError,
                      ResultPlace, ResultRecord, ResultRow)
 from .memory_leases import MemoryLeases
+from .jsoncopy import json_copy
+from .migrations import json_dumps
 
 __all__ = ["MEMORY_URL", "MemoryStore"]
 
@@ -25,12 +29,33 @@ __all__ = ["MEMORY_URL", "MemoryStore"]
 MEMORY_URL = "memory://"
 
 
+#: a configuration or a result's ``extra`` as stored: its JSON text and a private copy of what the text
+#: decodes to (None for None)
+_Stored = Optional[Tuple[str, Any]]
+
+
 def _dump(value: Any) -> Optional[str]:
-    return None if value is None else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    """The JSON text of a value read back rarely (run arguments, technique states, artifacts)."""
+    return None if value is None else json_dumps(value)
 
 
 def _load(text: Optional[str]) -> Any:
     return None if text is None else json.loads(text)
+
+
+def _keep(value: Any) -> _Stored:
+    """Store a configuration or an ``extra`` (read back after every result) as a JSON column does (a
+    value JSON cannot encode raises here)."""
+    if value is None:
+        return None
+    text = json_dumps(value)
+    return text, json_copy(value, text)
+
+
+def _copy(stored: _Stored) -> Any:
+    """What the stored JSON text decodes to, a new copy on every call (the private copy is made of
+    JSON's own types, so it is copied, not decoded)."""
+    return None if stored is None else json_copy(stored[1], stored[0])
 
 
 class MemoryStore(MemoryLeases):
@@ -42,7 +67,7 @@ class MemoryStore(MemoryLeases):
         self._keys: Dict[Tuple, int] = {}          # (table, natural key) -> id
         self._programs: Dict[int, dict] = {}       # program version id -> project, program, version
         self._runs: Dict[int, dict] = {}
-        self._configs: Dict[int, Tuple[str, Optional[str]]] = {}   # id -> (hash, JSON; None for None)
+        self._configs: Dict[int, Tuple[str, _Stored]] = {}   # id -> (hash, stored JSON)
         self._requests: Dict[int, dict] = {}
         self._results: Dict[int, dict] = {}
         self._states: Dict[Tuple[int, str], Optional[str]] = {}
@@ -157,7 +182,7 @@ class MemoryStore(MemoryLeases):
     def configuration_id(self, program_version_id: int, hash: str, data: Any) -> int:
         cfg_id, new = self._get_or_create("config", (program_version_id, hash))
         if new:
-            self._configs[cfg_id] = (hash, _dump(data))
+            self._configs[cfg_id] = (hash, _keep(data))
         return cfg_id
 
     def request_configuration(self, run_id: int, program_version_id: int, hash: str, data: Any, requestor: str,
@@ -196,7 +221,7 @@ class MemoryStore(MemoryLeases):
     def _claim(self, dr: dict, worker: str, lease: Optional[float]) -> Claim:
         dr.update(state="RUNNING", worker=worker, heartbeat=time.time(), lease=lease)
         hash_, data = self._configs[dr["config"]]
-        return Claim(dr["id"], dr["run"], dr["config"], hash_, _load(data), dr["limit"], dr["requestor"],
+        return Claim(dr["id"], dr["run"], dr["config"], hash_, _copy(data), dr["limit"], dr["requestor"],
                      dr["generation"])
 
     def complete(self, desired_result_id: int, record: ResultRecord) -> int:
@@ -209,7 +234,7 @@ class MemoryStore(MemoryLeases):
             raise AlreadyCompleteError(f"desired result {desired_result_id} is already complete or cancelled")
         result_id = self._new_id("result")
         self._results[result_id] = {"id": result_id, "run": dr["run"], "request": desired_result_id,
-                                    "config": dr["config"], "record": record, "extra": _dump(record.extra or {}),
+                                    "config": dr["config"], "record": record, "extra": _keep(record.extra or {}),
                                     "new_best": False, "date": time.time()}
         dr.update(state="COMPLETE", result=result_id)
         self._run_results.setdefault(dr["run"], []).append(result_id)
@@ -247,8 +272,8 @@ class MemoryStore(MemoryLeases):
     def _row(self, res: dict) -> ResultRow:
         rec: ResultRecord = res["record"]
         hash_, data = self._configs[res["config"]]
-        return ResultRow(res["id"], res["request"], res["config"], hash_, _load(data), rec.state, rec.time,
-                         rec.accuracy, rec.energy, rec.size, _load(res["extra"]), res["new_best"],
+        return ResultRow(res["id"], res["request"], res["config"], hash_, _copy(data), rec.state, rec.time,
+                         rec.accuracy, rec.energy, rec.size, _copy(res["extra"]), res["new_best"],
                          self._requests[res["request"]]["requestor"], rec.collection_cost, res["date"])
 
     def results_after(self, run_id: int, after_result_id: int) -> List[ResultRow]:
@@ -276,7 +301,7 @@ class MemoryStore(MemoryLeases):
 
     def error_results(self, run_id: int, limit: Optional[int] = None) -> List[Tuple[int, Any]]:
         rows = (self._results[i] for i in self._run_results.get(run_id, ()))
-        found = [(r["id"], _load(r["extra"])) for r in rows if r["record"].state == "ERROR"]
+        found = [(r["id"], _copy(r["extra"])) for r in rows if r["record"].state == "ERROR"]
         return found if limit is None else found[:limit]
 
     def result_places(self, run_id: int) -> Dict[int, ResultPlace]:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any, Optional, Sequence, Union, cast
+from operator import itemgetter
+from typing import Any, Callable, Optional, Sequence, Union, cast
 
 from sqlalchemy import JSON, Boolean, Engine
 
@@ -35,10 +36,20 @@ class JSONText:
         self.text = text
 
 
+def _picker(names: Sequence[str]) -> Callable[[dict], tuple]:
+    """A function giving the values of ``names`` from a dict, as a tuple."""
+    if not names:
+        return lambda given: ()
+    if len(names) == 1:
+        name = names[0]
+        return lambda given: (given[name],)
+    return itemgetter(*names)
+
+
 class _Prepared:
     """A Core statement compiled for SQLite: SQL text, parameter order, constants, JSON/bool codecs."""
 
-    __slots__ = ("sql", "names", "consts", "encode", "decode")
+    __slots__ = ("sql", "names", "consts", "pick", "encode", "decode")
 
     def __init__(self, stmt: Any, dialect: Any, keys: Optional[Sequence[str]]) -> None:
         compiled = stmt.compile(dialect=dialect, column_keys=list(keys) if keys is not None else None)
@@ -47,15 +58,20 @@ class _Prepared:
         self.sql = compiled.string
         self.names = tuple(compiled.positiontup or ())
         self.consts = {name: b.value for name, b in compiled.binds.items() if not b.required}
+        #: the parameter values in order, from a dict of every name (one C call)
+        self.pick = _picker(self.names)
         self.encode = [i for i, name in enumerate(self.names)
                        if isinstance(compiled.binds[name].type, JSON)]
         columns = getattr(stmt, "selected_columns", None) or []
         self.decode = [(i, _json_loads if isinstance(c.type, JSON) else bool)
                        for i, c in enumerate(columns) if isinstance(c.type, (JSON, Boolean))]
 
-    def params(self, given: dict) -> list:
-        consts = self.consts
-        values = [given[n] if n in given else consts[n] for n in self.names]
+    def params(self, given: dict) -> Sequence[Any]:
+        """The statement's parameter values in order: ``given`` over the constants, JSON columns encoded."""
+        picked = self.pick({**self.consts, **given} if self.consts else given)
+        if not self.encode:
+            return picked
+        values = list(picked)
         for i in self.encode:
             value = values[i]
             if value is not None:

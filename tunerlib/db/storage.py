@@ -283,7 +283,8 @@ class ResultsDB(IdentityRows, RequestWrites, RunLifecycle, LeaseQueries, NamedRe
                   "worker": record.worker}
         with self._tx() as runner:
             if self._fast:  # one statement: None when the request is missing or not open
-                result_id = runner.insert(_INS_RES_OF_DR, {"dr": desired_result_id, **values})
+                values["dr"] = desired_result_id
+                result_id = runner.insert(_INS_RES_OF_DR, values)
                 run_id = None if result_id is not None else self._request_row(runner, desired_result_id)[0]
             else:
                 run_id, config_id = self._request_row(runner, desired_result_id)
