@@ -96,14 +96,15 @@ MIN_ROWS_PER_UNKNOWN = 1.5
 #: predicts the held-out results worse than their mean, hands over at once: more random results bring a
 #: fit's training and held-out ``R²`` together, so the last checkpoint would not accept it either, and
 #: the random results it would wait for are taken from the search (a tour whose steps inside clusters
-#: cost 0-20 and between them 30-10,000, not a low-dimensional metric: 0.43 and -1.0 at 5 random
-#: results per item; road-like asymmetric instances accepted later: 0.69-0.72 and -0.16 to 0.40)
-UNFIT = ACCEPT_LAST
+#: cost 0-20 and between them 30-10,000, not a low-dimensional metric: 0.34-0.40 and -0.8 to -1.0 at
+#: 6.5 random results per item)
+UNFIT = 0.5
 
-#: fits judged by :data:`UNFIT` have this many training results per unknown (from the checkpoint of 5
-#: random results per item at d = 2; at 4 per item, 1.6 per unknown, the clustered instance above and a
-#: road-like asymmetric one accepted later were both at an adjusted 0.46-0.47; at 5 per item, 0.43 and 0.72)
-UNFIT_ROWS_PER_UNKNOWN = 1.9
+#: fits judged by :data:`UNFIT` have this many training results per unknown (at d = 2, from the
+#: checkpoint of 6.5 random results per item; at 5 per item, 1.99 per unknown, a road-like asymmetric
+#: instance accepted at 6.5 was at an adjusted 0.56-0.72 and a held-out -0.06 to 0.40, the clustered
+#: one above at 0.41-0.43)
+UNFIT_ROWS_PER_UNKNOWN = 2.0
 
 #: random starts of a directed fit besides the lifted symmetric fit and the previous directed one
 DIRECTED_RESTARTS = 1

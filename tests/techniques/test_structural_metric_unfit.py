@@ -66,7 +66,7 @@ def test_adjusted_r2_discounts_the_unknowns():
     assert adjusted_r2(0.5, 101, 50) == pytest.approx(1.0 - 0.5 * 100 / 50)
 
 
-@pytest.mark.parametrize("seed", [0, 3])
+@pytest.mark.parametrize("seed", [0, 2])
 def test_clustered_rings_hand_over_before_the_last_checkpoint(seed):
     n = 20
     model, tours = identified(clustered_rings(5, 4, seed))
