@@ -42,6 +42,10 @@ the first at or past :data:`RANDOM_SHARE` of it accept from :data:`ACCEPT_LAST` 
 at the last checkpoint).  When no checkpoint accepts it (the weights are not a low-dimensional
 metric: loop orders, ATSP with asymmetry that no out/in embedding explains) the model hands over: it
 is StructuralSurrogate from then on, its prior centred on 0, and it has paid for the random tours.
+It hands over before the last checkpoint when the fits cannot explain even the results they were
+fitted to (:data:`UNFIT`, judged from :data:`UNFIT_ROWS_PER_UNKNOWN` training results per unknown) and
+predict held-out ones worse than their mean: step costs in clusters, cheap inside and thousands of
+times dearer between, with no metric among them.
 """
 from __future__ import annotations
 
@@ -87,6 +91,21 @@ RESTARTS, WARM_RESTARTS = 3, 1
 #: worse than their mean)
 MIN_ROWS_PER_UNKNOWN = 1.5
 
+#: a checkpoint whose fits all explain less than this share of the variance of the very results they
+#: were fitted to (``R²`` adjusted for a fit's unknowns, :func:`adjusted_r2`), and whose best fit
+#: predicts the held-out results worse than their mean, hands over at once: more random results bring a
+#: fit's training and held-out ``R²`` together, so the last checkpoint would not accept it either, and
+#: the random results it would wait for are taken from the search (a tour whose steps inside clusters
+#: cost 0-20 and between them 30-10,000, not a low-dimensional metric: 0.34-0.40 and -0.8 to -1.0 at
+#: 6.5 random results per item)
+UNFIT = 0.5
+
+#: fits judged by :data:`UNFIT` have this many training results per unknown (at d = 2, from the
+#: checkpoint of 6.5 random results per item; at 5 per item, 1.99 per unknown, a road-like asymmetric
+#: instance accepted at 6.5 was at an adjusted 0.56-0.72 and a held-out -0.06 to 0.40, the clustered
+#: one above at 0.41-0.43)
+UNFIT_ROWS_PER_UNKNOWN = 2.0
+
 #: random starts of a directed fit besides the lifted symmetric fit and the previous directed one
 DIRECTED_RESTARTS = 1
 
@@ -104,6 +123,12 @@ JUMP_KICKS = 0.5
 
 #: moves of the incumbent, ranked by the accepted embedding, that the model's side measures in turn
 MOVES = 64
+
+
+def adjusted_r2(r2: float, rows: int, unknowns: int) -> float:
+    """``r2`` of a fit of ``unknowns`` parameters to ``rows`` results, adjusted for the share of the
+    variance the unknowns fit by chance: ``1 - (1 - r2) (rows - 1) / (rows - unknowns - 1)``."""
+    return 1.0 - (1.0 - r2) * (rows - 1) / max(rows - unknowns - 1, 1)
 
 
 def _adjacency_blocks(groups: List[FeatureGroup]) -> List[FeatureGroup]:
@@ -154,6 +179,7 @@ class MetricBayesLinear(SparseBayesLinear):
         self.embedding: Optional[Embedding] = None
         self.theta: Dict[Tuple[int, bool], np.ndarray] = {}  # last fit per (dimension, directed)
         self.held_out_r2 = 0.0                      # the best held-out R² of the last checkpoint
+        self.fitted_r2 = -np.inf                    # its fits' best adjusted R² on their training results
         self.random_rows: List[int] = []            # the rows of uniformly random configurations
         self.fit_starts = 0                         # L-BFGS fits from a start, over the checkpoints
         self.fits = 0                               # fits of the accepted embedding (acceptance, refits)
@@ -224,6 +250,9 @@ class MetricBayesLinear(SparseBayesLinear):
             fits = [emb.fit(X[~hold], y[~hold], s, ITERATIONS) for s in starts]
             self.theta[dim, directed] = min(fits, key=lambda f: f[1])[0]
             score = emb.r2(self.theta[dim, directed], X[hold], y[hold])
+            if (~hold).sum() >= UNFIT_ROWS_PER_UNKNOWN * emb.size:
+                trained = emb.r2(self.theta[dim, directed], X[~hold], y[~hold])
+                self.fitted_r2 = max(self.fitted_r2, adjusted_r2(trained, int((~hold).sum()), emb.size))
             if score > best[0]:
                 best = (score, dim, directed, self.theta[dim, directed])
         return best
@@ -232,11 +261,12 @@ class MetricBayesLinear(SparseBayesLinear):
         """Fit the symmetric embeddings of every dimension of :data:`DIMS` to four fifths of the data
         and predict the rest; when none reaches :data:`ACCEPT` and the permutations have direction
         features, the directed ones too.  Accept the best when its held-out R² reaches
-        :data:`ACCEPT`, hand over after the last checkpoint.  Called by the technique at each
-        checkpoint; returns the status."""
+        :data:`ACCEPT`, hand over after the last checkpoint, or at this one when the fits are unfit
+        (:data:`UNFIT`).  Called by the technique at each checkpoint; returns the status."""
         self._restandardize()
         X, y = self.rows.matrix(self.first), self._target()
         hold = self._held_out(y.size)
+        self.fitted_r2 = -np.inf
         best = self._fit_dims(X, y, hold, False)
         if best[0] < ACCEPT and self.directions is not None:
             best = max(best, self._fit_dims(X, y, hold, True), key=lambda f: f[0])
@@ -248,7 +278,7 @@ class MetricBayesLinear(SparseBayesLinear):
             self.theta = {(best[1], best[2]): self.embedding.fit(X, y, best[3], REFIT_ITERATIONS)[0]}
             self._centre()
             self.fits += 1
-        elif last:
+        elif last or (self.fitted_r2 < UNFIT and best[0] < 0.0 and np.isfinite(self.fitted_r2)):
             self.status, self.theta = "handed over", {}
         return self.status
 

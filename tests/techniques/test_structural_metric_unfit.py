@@ -1,0 +1,91 @@
+"""MetricStructuralSurrogate on tours whose step costs are clustered and very unequal (cheap steps along
+rings of items, costs of thousands between them: no low-dimensional metric): the identification hands
+over as soon as its fits cannot explain the results they were fitted to, instead of measuring random
+tours up to the last checkpoint; instances with a metric (planted Euclidean, clustered Euclidean) are
+still accepted."""
+import numpy as np
+import pytest
+
+from tunerlib.parameters import PermutationParameter
+from tunerlib.parameters.features import FeatureLayout
+from tunerlib.techniques.structural import MetricStructuralSurrogate, metric
+from tunerlib.techniques.structural.metric import MetricBayesLinear, adjusted_r2
+
+from tourdrive import drive_tour
+
+
+def cost(W):
+    return lambda t: float(W[t, np.roll(t, -1)].sum())
+
+
+def identified(W, seed=0):
+    """A model given random tours, identified at each checkpoint until its status leaves "identifying";
+    returns it and the random tours it took (None when it never left)."""
+    n = W.shape[0]
+    layout = FeatureLayout([PermutationParameter("t", list(range(n)))], False)
+    model = MetricBayesLinear(layout.size, layout.groups, seed=seed)
+    rng, f = np.random.default_rng(seed + 1), cost(W)
+    for k in range(1, int(metric.CHECKPOINTS[-1] * n) + 1):
+        t = rng.permutation(n)
+        model.add(layout.encode({"t": list(t)}), f(t))
+        model.mark_random()
+        if model.checkpoint(k) and model.identify() != "identifying":
+            return model, k
+    return model, None
+
+
+def clustered_rings(k, m, seed):
+    """``k`` clusters of ``m`` items (``m`` even), each a ring of steps costing 0 and 20 in turn, its other
+    pairs 10,000; between clusters the even items of two linked clusters 30 apart, other pairs 3,500 or
+    9,000; the items shuffled."""
+    rng = np.random.default_rng(seed)
+    n = k * m
+    c, r = np.arange(n) // m, np.arange(n) % m
+    W = rng.choice([3500.0, 9000.0], size=(n, n))
+    linked = rng.random((k, k)) < 0.5
+    even = r % 2 == 0
+    W[np.ix_(even, even)] = np.where(linked[np.ix_(c[even], c[even])], 30.0, W[np.ix_(even, even)])
+    W[c[:, None] == c[None, :]] = 10000.0
+    for i in range(n):
+        W[i, c[i] * m + (r[i] + 1) % m] = 20.0 if r[i] % 2 else 0.0
+    W = np.triu(W, 1) + np.triu(W, 1).T
+    perm = rng.permutation(n)
+    return W[np.ix_(perm, perm)]
+
+
+def clustered_euclidean(n, seed):
+    """Points in tight clusters far apart: very unequal steps, but a metric."""
+    rng = np.random.default_rng(seed)
+    centres = rng.random((n // 6, 2)) * 1000.0
+    pts = centres[rng.integers(0, len(centres), n)] + rng.normal(0.0, 5.0, (n, 2))
+    return np.sqrt(((pts[:, None] - pts[None]) ** 2).sum(-1))
+
+
+def test_adjusted_r2_discounts_the_unknowns():
+    assert adjusted_r2(0.9, 1000, 0) == pytest.approx(0.9)
+    assert adjusted_r2(0.5, 101, 50) == pytest.approx(1.0 - 0.5 * 100 / 50)
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_clustered_rings_hand_over_before_the_last_checkpoint(seed):
+    n = 20
+    model, tours = identified(clustered_rings(5, 4, seed))
+    assert model.status == "handed over"
+    assert tours is not None and tours < metric.CHECKPOINTS[-1] * n
+    assert model.fitted_r2 < metric.UNFIT and model.held_out_r2 < 0.0
+    assert not np.any(model.prior_mean)            # StructuralSurrogate's prior from then on
+
+
+def test_a_clustered_euclidean_instance_is_still_accepted():
+    model, _ = identified(clustered_euclidean(20, 0))
+    assert model.status == "accepted"
+
+
+def test_the_technique_measures_fewer_random_tours_on_clustered_rings_and_is_deterministic():
+    W = clustered_rings(5, 4, 3)
+    n, evals = W.shape[0], int(metric.CHECKPOINTS[-2] * W.shape[0]) + 5
+    runs = [drive_tour(MetricStructuralSurrogate("M"), n, cost(W), evals, 0) for _ in range(2)]
+    assert runs[0][0] == runs[1][0]
+    tech = runs[0][1]
+    assert tech.model.status == "handed over"
+    assert tech.random_results < metric.CHECKPOINTS[-1] * n
