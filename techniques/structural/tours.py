@@ -77,9 +77,9 @@ def _tables(t: np.ndarray, C: np.ndarray, out: np.ndarray, kinds: int = 7) -> It
     wrap, before, *rest = _layout(n)
     last, nxt, illegal = rest[:3], rest[3:6], rest[6:]
     order = t[wrap]
-    B = np.take(C, order, axis=0).take(order, axis=1)   # B[p, q] = A[p % n, q % n], A = C[t][:, t]
-    BT = B[:n].T.copy()                                # BT[p, q] = B[q, p]
-    idx = np.arange(n)
+    BT = np.take(C, order, axis=0).T.take(order, axis=0)   # BT[p, q] = B[q, p]: rows gathered twice
+    B = BT.T.copy()                                    # B[p, q] = A[p % n, q % n], A = C[t][:, t]
+    idx = wrap[:n]
     e = B[idx, idx + 1]                                # e_i = A[i, i+1]
     S = np.zeros(n + 1)                                # reversed minus forward, prefix sums
     np.cumsum(B[idx + 1, idx] - e, out=S[1:])
@@ -94,21 +94,21 @@ def _tables(t: np.ndarray, C: np.ndarray, out: np.ndarray, kinds: int = 7) -> It
     yield 0, table
     if whole:
         out[2].fill(np.inf)
-    base = np.empty((n, n))
+    base, into = np.empty((n, n)), B[before, idx]
     for s in (1, 2, 3):
         if 2 * s - 1 >= kinds:
             return
-        gain = B[before, idx] + B[last[s - 1], nxt[s - 1]] - B[before, nxt[s - 1]]
+        gain = into + B[last[s - 1], nxt[s - 1]] - B[before, nxt[s - 1]]
         np.subtract(-e[None, :], gain[:, None], out=base)
         table = out[2 * s - 1] if whole else out
-        np.add(BT[:n], B[s - 1:s - 1 + n, 1:n + 1], out=table)
+        np.add(BT[:n, :n], B[s - 1:s - 1 + n, 1:n + 1], out=table)
         table += base
         table.ravel()[illegal[2 * s - 1]] = np.inf
         yield 2 * s - 1, table
         if s == 1 or 2 * s >= kinds:
             continue
         table = out[2 * s] if whole else out
-        np.add(BT[s - 1:s - 1 + n], B[:n, 1:n + 1], out=table)
+        np.add(BT[s - 1:s - 1 + n, :n], B[:n, 1:n + 1], out=table)
         table += base
         table += (S[np.minimum(idx + s - 1, n)] - S[idx])[:, None]
         table.ravel()[illegal[2 * s]] = np.inf
@@ -159,7 +159,7 @@ def _best_move(t: np.ndarray, C: np.ndarray) -> Tuple[float, Optional[np.ndarray
     buffer = np.empty((n, n))
     best, flat = np.inf, -1
     for m, table in _tables(t, C, buffer, _kinds(n)):
-        k = int(np.argmin(table))
+        k = int(table.argmin())
         value = float(table.flat[k])
         if value != value:                 # NaN: the whole table's argmin is its first NaN
             return 0.0, None
