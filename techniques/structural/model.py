@@ -103,8 +103,9 @@ class _Pending:
             self.indices.append(self.label[idx])
             self.data.append(val)
             self.indptr.append(self.indptr[-1] + idx.size)
-        rows = sp.csr_matrix((np.concatenate(self.data), np.concatenate(self.indices), np.asarray(self.indptr)),
-                             shape=(X.shape[0], self.features.size))
+        data = np.concatenate(self.data) if self.data else np.zeros(0)
+        indices = np.concatenate(self.indices) if self.indices else np.zeros(0, dtype=np.int32)
+        rows = sp.csr_matrix((data, indices, np.asarray(self.indptr)), shape=(X.shape[0], self.features.size))
         return self.features, rows
 
 
