@@ -376,11 +376,11 @@ class MetricStructuralSurrogate(StructuralSurrogate):
             t = fmap.positions(fmap.parameter.get_value(cfg))
             t = iterated_search(t, C, self.np_rng, int(JUMP_KICKS * fmap.n), None, 4 * fmap.n)[0]
             _set_tour(fmap, cfg, t)
-        key = self.manipulator.hash_config(cfg)
+        key = self.manipulator.hash_valid(cfg)
         if key in self.seen or key in self.pending:
             return None
         self.pending.add(key)
-        return Proposal(cfg, self.path)
+        return Proposal(cfg, self.path, key)
 
     def _embedded(self) -> List[Tuple[PermutationFeatures, np.ndarray]]:
         """Each embedded permutation's map and its cost matrix under the embedding's weights (the
@@ -413,7 +413,7 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         the sum of its steps, so that change is known.  The list is renewed when the incumbent or the
         embedding (a refit) changes.  None once they are all measured."""
         assert self.manipulator is not None and self.best_config is not None
-        of = (self.manipulator.hash_config(self.best_config), getattr(self.model, "fits", 0))
+        of = (self.best_key or "", getattr(self.model, "fits", 0))
         if of != self._moves_of:
             self._moves_of, self._moves = of, deque()
             for fmap, C in self._embedded():
@@ -424,9 +424,10 @@ class MetricStructuralSurrogate(StructuralSurrogate):
                     self._moves.append((cfg, (fmap.parameter.name, _change(t, moved))))
         while self._moves:
             cfg, change = self._moves.popleft()
-            key = self.manipulator.hash_config(cfg)
+            key = self.manipulator.hash_valid(cfg)
             if key not in self.seen and key not in self.pending and change not in self._changes:
                 self._changes.add(change)
+                self.remember_key(cfg, key)  # hashed once: the proposal carries it
                 return cfg
         return None
 

@@ -20,7 +20,7 @@ little changed), then :meth:`sample` or :attr:`mean` and :meth:`predict`.
 """
 from __future__ import annotations
 
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -71,6 +71,44 @@ class _Rows:
         return sp.csr_matrix((self.data[lo:hi], self.indices[lo:hi], ptr), shape=(ptr.size - 1, self.width))
 
 
+class _Pending:
+    """The rows since the last full solve as the Woodbury correction reads them: each row's entries
+    sorted by feature (the order in which the correction's sparse products sum them) and relabelled by
+    the features these rows hold, in order of first appearance, so that the correction's products and
+    transposes span those features instead of every feature.  A row is sorted and labelled once."""
+
+    def __init__(self, width: int) -> None:
+        self.label = np.full(width, -1, dtype=np.int32)
+        self.features = np.zeros(0, dtype=np.intp)
+        self.indices: List[np.ndarray] = []
+        self.data: List[np.ndarray] = []
+        self.indptr = [0]
+
+    def clear(self) -> None:
+        """Forget the rows (called when a full solve moves the anchor)."""
+        self.label[self.features] = -1
+        self.features = np.zeros(0, dtype=np.intp)
+        self.indices, self.data, self.indptr = [], [], [0]
+
+    def matrix(self, X: sp.csr_matrix) -> Tuple[np.ndarray, sp.csr_matrix]:
+        """The features that the rows of ``X`` (every row since the last solve) hold, and those rows,
+        sorted, over them; the rows past those already held are added."""
+        for i in range(len(self.indptr) - 1, X.shape[0]):
+            lo, hi = X.indptr[i], X.indptr[i + 1]
+            order = np.argsort(X.indices[lo:hi], kind="stable")
+            idx, val = X.indices[lo:hi][order], X.data[lo:hi][order]
+            new = np.unique(idx[self.label[idx] < 0])
+            self.label[new] = np.arange(self.features.size, self.features.size + new.size)
+            self.features = np.concatenate((self.features, new))
+            self.indices.append(self.label[idx])
+            self.data.append(val)
+            self.indptr.append(self.indptr[-1] + idx.size)
+        data = np.concatenate(self.data) if self.data else np.zeros(0)
+        indices = np.concatenate(self.indices) if self.indices else np.zeros(0, dtype=np.int32)
+        rows = sp.csr_matrix((data, indices, np.asarray(self.indptr)), shape=(X.shape[0], self.features.size))
+        return self.features, rows
+
+
 class SparseBayesLinear:
     """Bayesian linear regression over ``size`` features in ``groups`` (see the module docstring)."""
 
@@ -102,6 +140,7 @@ class SparseBayesLinear:
         self._anchor_n = 0
         self._fitted_n = 0
         self._noise_n = 0
+        self._pending = _Pending(size)           # the rows since the anchor, for the Woodbury correction
 
     @property
     def n(self) -> int:
@@ -160,12 +199,14 @@ class SparseBayesLinear:
         """``mean = anchor + V X_new' (X_new V X_new' + noise I)^-1 (y_new - X_new anchor)``, V diagonal."""
         X = self.rows.matrix(self._anchor_n)
         y = (np.asarray(self.y[self._anchor_n:]) - self.offset) / self.scale
-        v = self.variance()
         resid = y - (X @ self.anchor + self.intercept)
-        Xs = X.sorted_indices()                 # a copy: X's rows are views of the stored results
-        XV = sp.csr_matrix((Xs.data * v[Xs.indices], Xs.indices, Xs.indptr), shape=X.shape)  # X.multiply(v)
-        S = (XV @ X.T).toarray() + self.noise * np.eye(X.shape[0])
-        self.mean = self.anchor + XV.T @ np.linalg.solve(S, resid)
+        features, Xs = self._pending.matrix(X)  # X's rows sorted, over the features they hold
+        v = self.noise / (self.counts[features] + self.noise / self.prior[features])   # their variance()
+        XV = sp.csr_matrix((Xs.data * v[Xs.indices], Xs.indices, Xs.indptr), shape=Xs.shape)  # Xs.multiply(v)
+        S = (XV @ Xs.T).toarray() + self.noise * np.eye(X.shape[0])
+        mean = self.anchor.copy()
+        mean[features] += XV.T @ np.linalg.solve(S, resid)
+        self.mean = mean
 
     def _restandardize(self) -> None:
         """Scale by the standard deviation of all values.  The offset is the mean of the first
@@ -221,6 +262,7 @@ class SparseBayesLinear:
         self.mean = self.anchor = w
         self.intercept = float(y.mean() - colmean @ w) if self.fit_intercept else 0.0
         self._anchor_n = self.n
+        self._pending.clear()
 
     def _update_noise(self, X: sp.csr_matrix) -> None:
         """The noise variance: the mean squared residual of the fit, at least :data:`NOISE_FLOOR`.

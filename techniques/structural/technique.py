@@ -143,6 +143,7 @@ class StructuralSurrogate(Technique):
         self.np_rng = np.random.default_rng(self.rng.getrandbits(63))
         self.fallback.bind(manipulator, fallback_rng, f"{self.path}/{self.fallback.name}")
         self.seen: Set[str] = set()
+        self.best_key: Optional[str] = None  # the hash of best_config
         self.results = 0
         self.radius = 2
         self.failures = 0
@@ -170,6 +171,8 @@ class StructuralSurrogate(Technique):
     def observe(self, feedback: Feedback) -> None:
         improved = feedback.ok and feedback.value < self.best_value
         super().observe(feedback)
+        if improved:
+            self.best_key = feedback.key
         self.fallback.observe(feedback)
         self.seen.add(feedback.key)
         self.pending.discard(feedback.key)
@@ -203,11 +206,11 @@ class StructuralSurrogate(Technique):
                 cfg = self._from_model()
             if cfg is not None:
                 assert self.manipulator is not None
-                key = self.manipulator.hash_config(cfg)
+                key = self.take_key(cfg) or self.manipulator.hash_valid(cfg)
                 self.pending.add(key)
                 if self.candidates is not None:
                     self.candidates.mark(key)
-                return Proposal(cfg, self.path)
+                return Proposal(cfg, self.path, key)
         return self.fallback.propose()
 
     def desired_configuration(self) -> Optional[Config]:  # pragma: no cover - propose() overrides
@@ -282,8 +285,9 @@ class StructuralSurrogate(Technique):
                 if feasible is None:
                     continue
                 cfg = feasible
-            key = self.manipulator.hash_config(cfg)
+            key = self.manipulator.hash_valid(cfg)
             if self.manipulator.is_feasible(cfg) and key not in self.seen and key not in self.pending:
+                self.remember_key(cfg, key)  # hashed once: the proposal carries it
                 return cfg
         return None
 

@@ -12,7 +12,7 @@ Called by ``StructuralSurrogate`` once per suggestion; pure functions of arrays 
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import List, Optional, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 import numpy as np
 
@@ -56,59 +56,87 @@ def _masks(n: int) -> np.ndarray:
     return np.stack(masks)
 
 
-def _tour_order(t: np.ndarray, C: np.ndarray) -> np.ndarray:
-    """``C`` in tour order, tiled twice each way: ``AA[p:p+n, q:q+n]`` is ``A = C[t][:, t]`` rolled by
-    ``(-p, -q)`` (one gather of ``n²`` costs, then copies)."""
+@lru_cache(maxsize=64)
+def _layout(n: int) -> Tuple[np.ndarray, ...]:
+    """Index arrays of :func:`_tables` for ``n`` items: positions ``0..n+1`` taken cyclically, each
+    position's predecessor, then per ``s`` = 1, 2, 3 the cyclic positions ``i + s - 1``, then ``i + s``,
+    then the flat indices of the illegal entries of each table (few but in the 2-opt table and the
+    never-legal single-item reversal, which are masked otherwise)."""
+    idx = np.arange(n)
+    return (np.arange(n + 2) % n, (idx - 1) % n, *((idx + s - 1) % n for s in (1, 2, 3)),
+            *((idx + s) % n for s in (1, 2, 3)), *(np.flatnonzero(mask) for mask in _masks(n)))
+
+
+def _tables(t: np.ndarray, C: np.ndarray, out: np.ndarray, kinds: int = 7) -> Iterator[Tuple[int, np.ndarray]]:
+    """The move tables of :func:`move_table` one kind ``m`` at a time (``m < kinds``; the never-legal
+    ``[2]`` is not yielded), illegal entries ``inf``: yields ``(m, table)``, the table written to
+    ``out[m]`` when ``out`` is ``(7, n, n)``, else into the ``(n, n)`` buffer ``out`` (read it before
+    the next).  From one gather of ``C`` in tour order (positions ``0..n+1``, cyclic), each table in
+    place; each entry is the same sequence of additions whatever ``out``."""
     n = t.size
-    AA = np.empty((2 * n, 2 * n))
-    A = AA[:n, :n]
-    np.take(C, t, axis=0).take(t, axis=1, out=A)
-    AA[:n, n:] = A
-    AA[n:] = AA[:n]
-    return AA
+    wrap, before, *rest = _layout(n)
+    last, nxt, illegal = rest[:3], rest[3:6], rest[6:]
+    order = t[wrap]
+    BT = np.take(C, order, axis=0).T.take(order, axis=0)   # BT[p, q] = B[q, p]: rows gathered twice
+    B = BT.T.copy()                                    # B[p, q] = A[p % n, q % n], A = C[t][:, t]
+    idx = wrap[:n]
+    e = B[idx, idx + 1]                                # e_i = A[i, i+1]
+    S = np.zeros(n + 1)                                # reversed minus forward, prefix sums
+    np.cumsum(B[idx + 1, idx] - e, out=S[1:])
+    whole = out.ndim == 3
+    table = out[0] if whole else out
+    np.add(B[:n, :n], B[1:n + 1, 1:n + 1], out=table)
+    table -= e[:, None]
+    table -= e[None, :]
+    table += S[None, :n]
+    table -= S[1:n + 1][:, None]
+    np.copyto(table, np.inf, where=_masks(n)[0])
+    yield 0, table
+    if whole:
+        out[2].fill(np.inf)
+    base, into = np.empty((n, n)), B[before, idx]
+    for s in (1, 2, 3):
+        if 2 * s - 1 >= kinds:
+            return
+        gain = into + B[last[s - 1], nxt[s - 1]] - B[before, nxt[s - 1]]
+        np.subtract(-e[None, :], gain[:, None], out=base)
+        table = out[2 * s - 1] if whole else out
+        np.add(BT[:n, :n], B[s - 1:s - 1 + n, 1:n + 1], out=table)
+        table += base
+        table.ravel()[illegal[2 * s - 1]] = np.inf
+        yield 2 * s - 1, table
+        if s == 1 or 2 * s >= kinds:
+            continue
+        table = out[2 * s] if whole else out
+        np.add(BT[s - 1:s - 1 + n, :n], B[:n, 1:n + 1], out=table)
+        table += base
+        table += (S[np.minimum(idx + s - 1, n)] - S[idx])[:, None]
+        table.ravel()[illegal[2 * s]] = np.inf
+        yield 2 * s, table
 
 
 def move_table(t: np.ndarray, C: np.ndarray) -> np.ndarray:
     """Every 2-opt and or-opt move of ``t`` scored at once: ``(7, n, n)`` value changes (``inf`` where
     illegal): ``[0]`` reverses ``t[i+1..j]``; ``[2s-1]`` / ``[2s]`` move the ``s`` items from ``i``
     into the gap after ``k`` kept / reversed (``s`` = 1, 2, 3; sections reversed only when they do not
-    wrap), computed from one gather of ``C`` in tour order, each table in place (no temporaries)."""
+    wrap, so never a single item), computed by :func:`_tables`."""
     n = t.size
-    AA = _tour_order(t, C)
-    A, AAT = AA[:n, :n], AA.T.copy()  # AAT[p:p+n, q:q+n] is A.T rolled by (-p, -q)
-    idx = np.arange(n)
-    e = AA[idx, idx + 1]                          # e_i = A[i, i+1]
-    S = np.zeros(n + 1)                           # reversed minus forward, prefix sums
-    np.cumsum(AA[idx + 1, idx] - e, out=S[1:])
     out = np.empty((7, n, n))
-    table = out[0]
-    np.add(A, AA[1:n + 1, 1:n + 1], out=table)
-    table -= e[:, None]
-    table -= e[None, :]
-    table += S[None, :n]
-    table -= S[1:n + 1][:, None]
-    base = np.empty((n, n))
-    for s in (1, 2, 3):
-        gain = AA[idx + n - 1, idx] + AA[idx + s - 1, idx + s] - AA[idx + n - 1, idx + s]
-        np.subtract(-e[None, :], gain[:, None], out=base)
-        table = out[2 * s - 1]
-        np.add(AAT[:n, :n], AA[s - 1:s - 1 + n, 1:n + 1], out=table)
-        table += base
-        table = out[2 * s]
-        np.add(AAT[s - 1:s - 1 + n, :n], AA[:n, 1:n + 1], out=table)
-        table += base
-        table += (S[np.minimum(idx + s - 1, n)] - S[idx])[:, None]
-    np.copyto(out, np.inf, where=_masks(n))
+    for _ in _tables(t, C, out):
+        pass
     return out
+
+
+def _kinds(n: int) -> int:
+    """The move kinds of :func:`move_table` a tour of ``n`` items can make: sections of 2-3 items need
+    at least 3 others, any or-opt move at least 5 items."""
+    return 1 if n < 5 else 5 if n < 6 else 7
 
 
 def _legal_table(t: np.ndarray, C: np.ndarray) -> np.ndarray:
     """:func:`move_table` with the moves that need more items than ``t`` has set to ``inf``."""
     table = move_table(t, C)
-    if t.size < 6:
-        table[5:] = np.inf  # sections of 2-3 items need at least 3 others
-    if t.size < 5:
-        table[1:] = np.inf
+    table[_kinds(t.size):] = np.inf
     return table
 
 
@@ -124,10 +152,20 @@ def _apply(t: np.ndarray, flat: int) -> np.ndarray:
 
 
 def _best_move(t: np.ndarray, C: np.ndarray) -> Tuple[float, Optional[np.ndarray]]:
-    table = _legal_table(t, C)
-    flat = int(np.argmin(table))
-    best = float(table.flat[flat])
-    if not np.isfinite(best):
+    """The lowest change of :func:`_legal_table` and the tour after its move (the first of equal ones
+    in the table's flat order, as its argmin), or ``(0.0, None)`` when it is not finite.  Each kind's
+    table is scored in turn in one ``(n, n)`` buffer, so that the working set stays in cache."""
+    n = t.size
+    buffer = np.empty((n, n))
+    best, flat = np.inf, -1
+    for m, table in _tables(t, C, buffer, _kinds(n)):
+        k = int(table.argmin())
+        value = float(table.flat[k])
+        if value != value:                 # NaN: the whole table's argmin is its first NaN
+            return 0.0, None
+        if value < best:
+            best, flat = value, m * n * n + k
+    if flat < 0 or not np.isfinite(best):
         return 0.0, None
     return best, _apply(t, flat)
 

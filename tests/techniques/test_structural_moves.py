@@ -5,14 +5,15 @@ or-opt move by list surgery, and the model's Woodbury correction by dense linear
 Integer costs make many moves tie exactly (their changes are exact in floating point), so the
 descent's choice among equal moves (the first in the table's order) is checked too."""
 import numpy as np
+import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tunerlib.parameters import PermutationParameter
 from tunerlib.parameters.features import FeatureLayout
 from tunerlib.techniques.structural.model import SparseBayesLinear
-from tunerlib.techniques.structural.tours import (apply_or_opt, apply_two_opt, ranked_moves, local_search,
-                                                  move_table, tour_value)
+from tunerlib.techniques.structural.tours import (_apply, _best_move, _legal_table, apply_or_opt, apply_two_opt,
+                                                  local_search, move_table, ranked_moves, tour_value)
 
 SECTIONS = ((0, 0, False), (1, 1, False), (2, 1, True), (3, 2, False), (4, 2, True), (5, 3, False), (6, 3, True))
 
@@ -103,6 +104,22 @@ def test_the_descent_makes_the_reference_moves_choosing_the_first_of_equal_ones(
 
 
 @settings(max_examples=60, deadline=None)
+@given(_instances(4, 40))
+def test_the_best_move_scored_a_kind_at_a_time_is_the_first_lowest_of_the_whole_table(instance):
+    """The descent scores each kind's table in turn in one buffer: its move is the whole table's
+    argmin (the first of equal changes in the table's flat order), its change bit for bit."""
+    t, C = instance
+    table = _legal_table(t, C)
+    flat = int(np.argmin(table))
+    delta, moved = _best_move(t, C)
+    if np.isfinite(table.flat[flat]):
+        assert delta == table.flat[flat] and moved is not None
+        assert moved.tolist() == _apply(t, flat).tolist()
+    else:
+        assert moved is None
+
+
+@settings(max_examples=60, deadline=None)
 @given(st.integers(4, 12), st.integers(0, 11), st.integers(1, 3), st.integers(0, 11), st.booleans(),
        st.integers(0, 2 ** 32 - 1))
 def test_an_or_opt_move_puts_the_section_after_the_gap_item(n, i, s, k, reverse, seed):
@@ -141,3 +158,34 @@ def test_the_woodbury_correction_equals_the_dense_update(n, seed, extra):
     r = y - (X @ model.anchor + model.intercept)
     expected = model.anchor + (V[:, None] * X.T) @ np.linalg.solve((X * V) @ X.T + model.noise * np.eye(len(y)), r)
     assert np.allclose(model.mean, expected, rtol=1e-9, atol=1e-12)
+
+
+def _full_width_correction(model):
+    """The Woodbury correction over every feature (scipy's products of the sorted rows), as a reference."""
+    X = model.rows.matrix(model._anchor_n)
+    y = (np.asarray(model.y[model._anchor_n:]) - model.offset) / model.scale
+    Xs, v = X.sorted_indices(), model.variance()
+    XV = sp.csr_matrix((Xs.data * v[Xs.indices], Xs.indices, Xs.indptr), shape=X.shape)
+    S = (XV @ X.T).toarray() + model.noise * np.eye(X.shape[0])
+    return model.anchor + XV.T @ np.linalg.solve(S, y - (X @ model.anchor + model.intercept))
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(6, 14), st.integers(0, 2 ** 32 - 1), st.lists(st.integers(1, 6), min_size=1, max_size=8))
+def test_the_woodbury_correction_made_result_by_result_equals_the_full_width_one_bit_for_bit(n, seed, batches):
+    """The correction keeps the rows since the last solve sorted and over the features they hold, adding
+    each row once; after every batch of new results (and across full solves, which start it afresh)
+    its mean is the full-width correction's, bit for bit."""
+    rng = np.random.default_rng(seed)
+    layout = FeatureLayout([PermutationParameter("tour", list(range(n)))], precedence=False)
+    model = SparseBayesLinear(layout.size, layout.groups)
+    C = rng.random((n, n))
+    for batch in [40, *batches, 20, *batches]:
+        for _ in range(batch):
+            idx, val = layout.encode({"tour": rng.permutation(n).tolist()})
+            model.add((idx, val * rng.uniform(0.5, 2.0, val.size)), tour_value(rng.permutation(n), C))
+        if batch >= 20:
+            model.refresh()        # a full solve: the anchor moves
+            continue
+        model._correct()
+        assert np.array_equal(model.mean, _full_width_correction(model))
