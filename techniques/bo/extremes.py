@@ -71,8 +71,8 @@ class ExtremeTurns:
         earns that objective the next proposal, outside the schedule (a trust region that keeps
         gaining is followed)."""
         if dimension is not None and self.streak is not None:
-            j, self.streak = self.streak, None
-            return j
+            followed, self.streak = self.streak, None
+            return followed
         self.turn += 1
         j = extreme_objective(self.turn - 1, self.every, objectives)
         if j is None or (self.patience > 0 and self.misses.get(j, 0) >= self.patience
