@@ -6,9 +6,11 @@ import math
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from tunerlib import MeasurementInterface, MinimizeAttribute, Result, TuningOptions, TuningRun
+from tunerlib import MeasurementInterface, MinimizeAttribute, Result, TuningOptions
 from tunerlib.db import ResultRecord, ResultsDB
 from tunerlib.parameters import ConfigurationManipulator, FloatParameter
+
+from sqltrace import traced_run
 
 
 def _statements(db):
@@ -136,27 +138,9 @@ class _Quadratic(MeasurementInterface):
 def test_a_serial_run_on_sqlite_never_reads_its_results_back_while_tuning(tmp_path, monkeypatch, technique):
     """The search is fed each result without reading it back (only the first poll reads; the summary
     and the final reads come after the last poll)."""
-    from tunerlib.db import storage
-    seen, polls = [], []
-    connect = storage.ResultsDB._runner
-
-    def traced(self):
-        runner = connect(self)
-        if not getattr(runner, "_traced", False):
-            runner.db.set_trace_callback(seen.append)
-            runner._traced = True
-        return runner
-    monkeypatch.setattr(storage.ResultsDB, "_runner", traced)
     opts = TuningOptions(database=str(tmp_path / "r.db"), quiet=True, seed=1, technique=[technique],
                          test_limit=40)
-    run = TuningRun(_Quadratic(opts), opts)
-    poll = run.search.poll
-
-    def counted():
-        polls.append(len(seen))
-        return poll()
-    run.search.poll = counted
-    summary = run.run()
+    summary, seen, polls = traced_run(monkeypatch, _Quadratic, opts)
     assert summary.tests == 40
     during = seen[polls[1]:polls[-1]]  # from the second poll (the first reads) to the last one
     assert len(polls) > 40 and _result_reads(during) == []

@@ -6,8 +6,10 @@ from collections import Counter
 
 import pytest
 
-from tunerlib import MeasurementInterface, MinimizeAttribute, Result, TuningOptions, TuningRun
+from tunerlib import MeasurementInterface, MinimizeAttribute, Result, TuningOptions
 from tunerlib.parameters import ConfigurationManipulator, FloatParameter
+
+from sqltrace import traced_run
 
 #: the statements of one evaluation, in order
 PER_EVALUATION = ["BEGIN IMMEDIATE", "INSERT INTO configuration", "INSERT INTO desired_result", "COMMIT",
@@ -48,27 +50,10 @@ def _side_transactions(kinds):
 
 @pytest.mark.parametrize("technique", ["auto", "AUCBanditMetaTechniqueA"])
 def test_each_evaluation_is_two_write_transactions_and_a_version_check(tmp_path, monkeypatch, technique):
-    from tunerlib.db import storage
-    seen, polls = [], []
-    connect = storage.ResultsDB._runner
-
-    def traced(self):
-        runner = connect(self)
-        if not getattr(runner, "_traced", False):
-            runner.db.set_trace_callback(seen.append)
-            runner._traced = True
-        return runner
-    monkeypatch.setattr(storage.ResultsDB, "_runner", traced)
     opts = TuningOptions(database=str(tmp_path / "s.db"), quiet=True, seed=3, technique=[technique],
                          test_limit=60)
-    run = TuningRun(_Quadratic(opts), opts)
-    poll = run.search.poll
-
-    def counted():
-        polls.append(len(seen))
-        return poll()
-    run.search.poll = counted
-    assert run.run().tests == 60
+    summary, seen, polls = traced_run(monkeypatch, _Quadratic, opts)
+    assert summary.tests == 60
     # from the second poll (the first reads the run's results) to the one after the stop
     kinds = _side_transactions([_kind(sql) for sql in seen[polls[1]:polls[-1]]])
     evaluations = Counter(kinds)["INSERT INTO result"]

@@ -6,15 +6,14 @@ import numpy as np
 import pytest
 
 from tunerlib.parameters import ConfigurationManipulator, EnumParameter, IntegerParameter, PermutationParameter
-from tunerlib.parameters.features import FeatureLayout
 from tunerlib.techniques import registry
 from tunerlib.techniques.base import Feedback
 from tunerlib.techniques.structural import MetricStructuralSurrogate, StructuralSurrogate
-from tunerlib.techniques.structural.metric import MIN_ITEMS, MetricBayesLinear
+from tunerlib.techniques.structural.metric import MIN_ITEMS
 from tunerlib.techniques.structural.model import rank_correlation
 from tunerlib.techniques.structural.tours import iterated_search
 
-from tourdrive import drive_tour
+from tourdrive import drive_tour, identified, tour_cost as cost
 
 
 def euclidean(n, seed):
@@ -27,25 +26,6 @@ def non_metric(n, seed):
     rng = np.random.default_rng(seed)
     W = rng.random((n, n)) * 100.0
     return np.triu(W, 1) + np.triu(W, 1).T
-
-
-def cost(W):
-    return lambda t: float(W[t, np.roll(t, -1)].sum())
-
-
-def identified(W, seed=0):
-    """A model given random tours until its status leaves "identifying" (or the last checkpoint)."""
-    n = W.shape[0]
-    layout = FeatureLayout([PermutationParameter("t", list(range(n)))], False)
-    model = MetricBayesLinear(layout.size, layout.groups, seed=seed)
-    rng, f = np.random.default_rng(seed + 1), cost(W)
-    from tunerlib.techniques.structural import metric
-    for k in range(1, int(metric.CHECKPOINTS[-1] * n) + 1):
-        t = rng.permutation(n)
-        model.add(layout.encode({"t": list(t)}), f(t))
-        if model.checkpoint(k) and model.identify() != "identifying":
-            return model, k
-    return model, None
 
 
 def test_recovers_the_distance_ordering_from_fewer_tours_than_pairs():

@@ -6,32 +6,10 @@ still accepted."""
 import numpy as np
 import pytest
 
-from tunerlib.parameters import PermutationParameter
-from tunerlib.parameters.features import FeatureLayout
 from tunerlib.techniques.structural import MetricStructuralSurrogate, metric
-from tunerlib.techniques.structural.metric import MetricBayesLinear, adjusted_r2
+from tunerlib.techniques.structural.metric import adjusted_r2
 
-from tourdrive import drive_tour
-
-
-def cost(W):
-    return lambda t: float(W[t, np.roll(t, -1)].sum())
-
-
-def identified(W, seed=0):
-    """A model given random tours, identified at each checkpoint until its status leaves "identifying";
-    returns it and the random tours it took (None when it never left)."""
-    n = W.shape[0]
-    layout = FeatureLayout([PermutationParameter("t", list(range(n)))], False)
-    model = MetricBayesLinear(layout.size, layout.groups, seed=seed)
-    rng, f = np.random.default_rng(seed + 1), cost(W)
-    for k in range(1, int(metric.CHECKPOINTS[-1] * n) + 1):
-        t = rng.permutation(n)
-        model.add(layout.encode({"t": list(t)}), f(t))
-        model.mark_random()
-        if model.checkpoint(k) and model.identify() != "identifying":
-            return model, k
-    return model, None
+from tourdrive import drive_tour, identified, tour_cost as cost
 
 
 def clustered_rings(k, m, seed):
