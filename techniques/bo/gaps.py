@@ -69,11 +69,10 @@ def gap_moves(configs: Sequence[Config], gaps: Sequence[Tuple[int, int, float]],
     usable = [(i, j, s) for i, j, s in gaps if sum(configs[i][n] != configs[j][n] for n in names) > 1]
     if not usable:
         return []
-    total = sum(s for _, _, s in usable)
-    weights = [s / total for _, _, s in usable]
+    sizes = [s for _, _, s in usable]
     out: List[Config] = []
     for _ in range(count):
-        i, j, _ = usable[_draw(weights, rng)]
+        i, j, _ = rng.choices(usable, weights=sizes)[0]
         start, other = (configs[i], configs[j]) if rng.random() < 0.5 else (configs[j], configs[i])
         differ = [n for n in names if start[n] != other[n]]
         child = dict(start)
@@ -82,16 +81,6 @@ def gap_moves(configs: Sequence[Config], gaps: Sequence[Tuple[int, int, float]],
         if child != start and child != other and feasible(child):
             out.append(child)
     return out
-
-
-def _draw(weights: Sequence[float], rng: random.Random) -> int:
-    """An index drawn with probability ``weights[index]`` (the weights sum to 1)."""
-    u, acc = rng.random(), 0.0
-    for k, w in enumerate(weights):
-        acc += w
-        if u < acc:
-            return k
-    return len(weights) - 1
 
 
 def with_gap_moves(extra: Optional[Callable[[], List[Config]]], configs: Sequence[Config], points: np.ndarray,

@@ -29,6 +29,11 @@ MAX_OPEN = 256
 MAX_HELD = 4096
 
 
+def _real(value: Any) -> Optional[float]:
+    """A number as a FLOAT column gives it back."""
+    return None if value is None else float(value)
+
+
 class ResultTail:
     """Kept by :class:`~tunerlib.db.storage.ResultsDB` for its SQLite connection (a new connection
     starts a new tail).  Told of each request written claimed (:meth:`requested`), each result
@@ -63,13 +68,10 @@ class ResultTail:
         run_id, cfg_id, hash, data, requestor = known
         if run_id != watch[0]:
             return
-        time, accuracy, energy, size, cost = (values["time"], values["accuracy"], values["energy"], values["size"],
-                                              values["collection_cost"])
         self._held.append(ResultRow(
-            result_id, dr_id, cfg_id, hash, data, values["state"], None if time is None else float(time),
-            None if accuracy is None else float(accuracy), None if energy is None else float(energy),
-            None if size is None else float(size), json_copy(extra, extra_text), False, requestor,
-            None if cost is None else float(cost), float(values["collection_date"])))
+            result_id, dr_id, cfg_id, hash, data, values["state"], _real(values["time"]),
+            _real(values["accuracy"]), _real(values["energy"]), _real(values["size"]), json_copy(extra, extra_text),
+            False, requestor, _real(values["collection_cost"]), _real(values["collection_date"])))
 
     def watch(self, run_id: int, last_id: int, version: Optional[int]) -> None:
         """A full read of the run's results up to ``last_id``, started when ``data_version`` was
