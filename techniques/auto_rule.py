@@ -10,7 +10,6 @@ from typing import Dict, Optional
 
 from ..parameters import (ArrayParameter, BooleanArray, ConfigurationManipulator, FeasibleSpace, FloatArray,
                           FloatParameter, NumericParameter, OrdinalParameter, PermutationParameter)
-from .structural.metric import CHECKPOINTS
 
 BO, STRUCTURAL, BANDIT = "BayesianOptimization", "StructuralSurrogate", "AUCBanditMetaTechniqueA"
 #: the member of spaces too wide for the GP: a TPE model (one density per parameter) and a GA
@@ -137,7 +136,10 @@ def plan(facts: SpaceFacts, limit: Optional[int], kind: str, short_budget: int,
 
 def _tour_plan(items: int, limit: Optional[int], kind: str, why: str) -> Plan:
     """A tour's member: the metric embedding where the test limit covers its random tours but is
-    short of :data:`RESULTS_PER_PAIR` results per pair of items, else StructuralSurrogate."""
+    short of :data:`RESULTS_PER_PAIR` results per pair of items, else StructuralSurrogate.  The
+    structural package is imported here, not with the module: it loads SciPy, which a run over
+    another space never uses (and whose objects a full garbage collection would then scan)."""
+    from .structural.metric import CHECKPOINTS
     pairs = items * (items - 1) // 2
     if kind == "tests" and limit is not None and CHECKPOINTS[-1] * items <= limit < RESULTS_PER_PAIR * pairs:
         return Plan(METRIC, None, True,

@@ -357,3 +357,24 @@ def test_several_objectives_pick_model_based_search_for_short_budgets(facts, lim
     chosen = multi_objective_plan(facts, limit, kind, 2, short_budget=200)
     assert (chosen.first, chosen.then) == (member, None)
     assert "2 objectives" in chosen.reason
+
+
+_IMPORTS_OF_A_RUN = """
+import sys
+from tunerlib import tune_function
+from tunerlib.parameters import ConfigurationManipulator, FloatParameter, PermutationParameter
+space = {space}
+tune_function(space, lambda c: 1.0, test_limit={limit}, seed=1, measurement_cost=lambda c: 1e-6)
+print("scipy" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize("space, limit, loads", [
+    ("ConfigurationManipulator([FloatParameter(f'x{i}', -5.0, 5.0) for i in range(4)])", 300, False),
+    ("ConfigurationManipulator([PermutationParameter('t', list(range(12)))])", 10, True)])
+def test_only_a_run_that_needs_the_structural_members_loads_scipy(space, limit, loads):
+    """A float space's long run holds the bandit (the cost policy refuses BO): loading SciPy there would
+    only give a full garbage collection its objects to scan during the run."""
+    code = _IMPORTS_OF_A_RUN.format(space=space, limit=limit)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip().splitlines()[-1] == str(loads)
