@@ -14,7 +14,6 @@ passed in, and every listing follows parameter insertion order or sorted names.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import random
 import sys
@@ -23,6 +22,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optio
 from .base import Config, ConfigurationError, Parameter, ParameterError, parameter_from_json
 from .constraints import Constraint, ConstraintError, check_constraints, sample_configs
 from .feasible import FeasibleSpace
+from .jsontext import compact_encoder
 from .priors import Prior, prior_from_json
 from .space_prior import SpacePrior
 from .table import TableConstraint
@@ -57,11 +57,8 @@ def _canon(value: Any) -> Any:
     return value
 
 
-_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=False)  # one, not one per call
-
-
-def _dumps(obj: Any) -> str:
-    return _ENCODER.encode(obj)
+#: canonical JSON: sorted keys, no spaces, ASCII, finite numbers only (built once, called per hash)
+_dumps = compact_encoder(sort_keys=True, allow_nan=False)
 
 
 class ConfigurationManipulator:

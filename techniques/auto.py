@@ -227,18 +227,22 @@ class AutoTechnique(Technique):
 
     # ---- proposing ---------------------------------------------------------------------------------
     def propose(self) -> Optional[Proposal]:
-        for name in (self.active,) if self.active == self.fallback else (self.active, self.fallback):
-            if name == self.fallback:  # the cheap bandit: no decision reads its CPU, so it is not clocked
-                proposal = self.members[name].propose()
-            else:
-                start = self.cpu_clock()
-                proposal = self.members[name].propose()
-                if proposal is not None:
-                    self.cpu[name].append(self.cpu_clock() - start)
+        active = self.active
+        if active == self.fallback:  # the cheap bandit: no decision reads its CPU, so it is not clocked
+            proposal = self.members[active].propose()
             if proposal is not None:
-                self.made[name] += 1
-                return proposal
-        return None
+                self.made[active] += 1
+            return proposal
+        start = self.cpu_clock()
+        proposal = self.members[active].propose()
+        if proposal is not None:
+            self.cpu[active].append(self.cpu_clock() - start)
+            self.made[active] += 1
+            return proposal
+        proposal = self.members[self.fallback].propose()   # the active member has nothing right now
+        if proposal is not None:
+            self.made[self.fallback] += 1
+        return proposal
 
     def desired_configuration(self) -> Optional[Config]:  # pragma: no cover - propose() overrides
         proposal = self.propose()
@@ -248,7 +252,8 @@ class AutoTechnique(Technique):
     def observe(self, feedback: Feedback) -> None:
         super().observe(feedback)
         self._learn(feedback)
-        self._announce()
+        if self._announced < len(self.decisions):
+            self._announce()
 
     def _learn(self, feedback: Feedback) -> None:
         """Forward a result to the members still in play, count it and run the checks it is due for."""

@@ -19,7 +19,6 @@ Command line: ``tunerlib migrate URL`` calls :func:`migrate`.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 import time
@@ -29,6 +28,7 @@ from sqlalchemy import (URL, Connection, Engine, create_engine, event, func, ins
                         make_url, select, update)
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 
+from ..parameters.jsontext import compact_encoder
 from .models import SCHEMA_VERSION, METADATA, DatabaseError, Meta, SchemaVersionError
 from .waits import busy_timeout
 
@@ -109,12 +109,8 @@ def _first_non_directory(path: str) -> Optional[str]:
     return None
 
 
-_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)  # json.dumps would build one per call
-
-
-def json_dumps(value: Any) -> str:
-    """Compact JSON text of a value (the serializer of every JSON column)."""
-    return _ENCODER.encode(value)
+#: the serializer of every JSON column: compact text, non-ASCII characters as they are (built once)
+json_dumps: Callable[[Any], str] = compact_encoder(ensure_ascii=False)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
