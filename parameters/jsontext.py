@@ -10,8 +10,9 @@ answers differently it is ``JSONEncoder.encode`` itself).
 from __future__ import annotations
 
 import json
+import threading
 from json import encoder as _json_encoder
-from typing import Any, Callable
+from typing import Any, Callable, Dict, Tuple
 
 __all__ = ["compact_encoder"]
 
@@ -29,15 +30,26 @@ def compact_encoder(sort_keys: bool = False, ensure_ascii: bool = True,
     make = getattr(_json_encoder, "c_make_encoder", None)
     if make is None:
         return reference.encode
-    markers: dict = {}
     strings = _json_encoder.encode_basestring_ascii if ensure_ascii else _json_encoder.encode_basestring
+    # Each thread has its own encoder: the C encoder keeps the containers it is inside in ``markers``
+    # (to detect circular values), which must not be shared by two encodings at once.
+    per_thread = threading.local()
+
+    def build() -> Tuple[Dict[int, Any], Callable[[Any, int], Any]]:
+        markers: Dict[int, Any] = {}
+        return markers, make(markers, reference.default, strings, None, ":", ",", sort_keys, False, allow_nan)
+
     try:
-        chunks = make(markers, reference.default, strings, None, ":", ",", sort_keys, False, allow_nan)
+        build()
     except TypeError:  # another signature than this Python's JSONEncoder.iterencode passes
         return reference.encode
     join = "".join
 
     def encode(value: Any) -> str:
+        try:
+            markers, chunks = per_thread.encoder
+        except AttributeError:
+            markers, chunks = per_thread.encoder = build()
         try:
             return join(chunks(value, 0))
         except BaseException:

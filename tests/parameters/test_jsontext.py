@@ -64,3 +64,37 @@ def test_the_hot_path_builds_no_encoder_per_call(monkeypatch):
         json_dumps(config)
         manipulator.hash_valid(config)
     assert built == []
+
+
+
+class _PausingDict(dict):
+    """A dict whose first ``items()`` (which the C encoder calls on a dict subclass) waits until
+    another thread has encoded: an encoding paused inside its containers."""
+
+    def __init__(self, *args, entered, resume):
+        super().__init__(*args)
+        self.entered, self.resume = entered, resume
+
+    def items(self):
+        if not self.entered.is_set():
+            self.entered.set()
+            self.resume.wait(10)
+        return super().items()
+
+
+def test_an_encoding_on_another_thread_while_one_is_paused_is_not_circular():
+    """Each thread encodes through its own markers: the containers a paused encoding is inside are
+    not taken for a circular reference by another thread encoding the same value."""
+    import threading
+    entered, resume = threading.Event(), threading.Event()
+    shared = [_PausingDict({"x": 1}, entered=entered, resume=resume)]
+    encode, texts = compact_encoder(), []
+    paused = threading.Thread(target=lambda: texts.append(encode(shared)))
+    paused.start()
+    assert entered.wait(10)
+    try:
+        assert encode(shared) == '[{"x":1}]'
+    finally:
+        resume.set()
+        paused.join()
+    assert texts == ['[{"x":1}]']
