@@ -3,7 +3,7 @@
 ``json.JSONEncoder.encode`` builds its C encoder (and a Python closure) anew on every call; for a
 configuration of a few numbers that costs about as much as the encoding itself, and the search encodes
 each configuration and result on the hot path (its hash, the stored configuration and ``extra``).
-:func:`compact_encoder` builds the C encoder once and gives the same text as ``JSONEncoder.encode``
+:func:`compact_encoder` builds the C encoder once per thread and gives the same text as ``JSONEncoder.encode``
 with the same options (checked on a probe value when it is built; where the C encoder is missing or
 answers differently it is ``JSONEncoder.encode`` itself).
 """
