@@ -74,6 +74,7 @@ from .feasibility import FeasibilityModel
 from .fitstate import FitState, surrogate_turn, transform_choices
 from .gp import GaussianProcess, GPFitError, Hyper
 from .neighbours import NeighbourGenerator
+from .loo import loo_choice
 from .noise_cap import NoiseCap
 from .prior_use import PriorDesign, mode_configuration, pibo_exponent, pibo_weight
 from .transforms import TransformKey, exponents, log_jacobian, transform
@@ -117,6 +118,7 @@ class BOOptions:
     noise_prior: bool = False
     #: refit all-noise GP fits with capped noise up to this many designs' worth of OK results (:mod:`.noise_cap`)
     noise_cap_designs: int = 0
+    surrogate_loo: bool = False  #: each BO proposal uses the surrogate of best leave-one-out ranking (:mod:`.loo`)
     hp_maxiter: int = 60  #: L-BFGS-B iterations per start
     #: the hyperparameters are searched again (warm or full fit) only once the OK results have grown
     #: by this fraction since the last search (at least one new result); in between, the GP keeps
@@ -450,7 +452,8 @@ class BayesianOptimization(Technique):
     def _bo_proposal(self) -> Optional[Config]:
         o = self.options
         self._turns += 1
-        self._fs = self._fit_states[min(surrogate_turn(self._turns, self._every), len(self._fit_states) - 1)]
+        turn = min(surrogate_turn(self._turns, self._every), len(self._fit_states) - 1)
+        self._fs = self._fit_states[loo_choice(turn, len(self._fit_states), self._fitted_gp) if o.surrogate_loo else turn]
         gp, train, y_best, incumbent, feas = self._fit()
         eps = o.max_feasibility_threshold * self.rng.randrange(EPS_STEPS) / (EPS_STEPS - 1)
         acq = Acquisition(self.encoder, gp, train, y_best, feas, eps,
@@ -465,6 +468,11 @@ class BayesianOptimization(Technique):
         centres = self._window.best_configs(o.local_centres) if radius and o.local_centres > 1 else ()
         cfg = self.search.run(acq, self.rng, self.np_rng, self._excluded, [incumbent], radius, centres=centres)
         return cfg if cfg is not None else self._random_new()
+
+    def _fitted_gp(self, index: int) -> GaussianProcess:
+        """Surrogate ``index``'s GP on the current results (fitted if stale); called by :func:`.loo.loo_choice`."""
+        self._fs = self._fit_states[index]
+        return self._fit()[0]
 
     def _prior_evidence(self) -> Tuple[Any, List[float]]:
         """(the prior's log weights, the values: ``inf`` for failures) of every result so far."""
