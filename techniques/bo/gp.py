@@ -106,9 +106,7 @@ class GaussianProcess:
     Call :meth:`fit` (hyperparameter search) or :meth:`set_hyper`, then :meth:`predict`.
     """
 
-    def __init__(self, D2: np.ndarray, y: np.ndarray, noise_prior: bool = False,
-                 noise_cap: Optional[float] = None) -> None:
-        """``noise_cap``: the largest noise variance allowed (None: :data:`NOISE_BOUNDS`' ceiling)."""
+    def __init__(self, D2: np.ndarray, y: np.ndarray, noise_prior: bool = False) -> None:
         #: (threshold, log sd) of the noise prior's tail (:data:`NOISE_PRIOR`); None: box bounds only
         self.noise_prior = NOISE_PRIOR if noise_prior else None
         self.D2 = np.asarray(D2, dtype=float)
@@ -117,8 +115,7 @@ class GaussianProcess:
         if self.D2.shape[1:] != (self.n, self.n):
             raise ValueError(f"distance stack has shape {self.D2.shape}, expected (P, {self.n}, {self.n})")
         lo = [math.log(LENGTHSCALE_BOUNDS[0])] * self.P + [math.log(OUTPUTSCALE_BOUNDS[0]), math.log(NOISE_BOUNDS[0])]
-        ceiling = NOISE_BOUNDS[1] if noise_cap is None else min(max(noise_cap, NOISE_BOUNDS[0]), NOISE_BOUNDS[1])
-        hi = [math.log(LENGTHSCALE_BOUNDS[1])] * self.P + [math.log(OUTPUTSCALE_BOUNDS[1]), math.log(ceiling)]
+        hi = [math.log(LENGTHSCALE_BOUNDS[1])] * self.P + [math.log(OUTPUTSCALE_BOUNDS[1]), math.log(NOISE_BOUNDS[1])]
         self.bounds = list(zip(lo, hi))
         self.hyper: Optional[Hyper] = None
         self.log_posterior = -math.inf

@@ -41,8 +41,6 @@ class BOOptions:
     hp_full_every: int = 10
     #: penalise GP noise variances above about 2 % of the targets' variance (:data:`.gp.NOISE_PRIOR`)
     noise_prior: bool = False
-    #: refit all-noise GP fits with capped noise up to this many designs' worth of OK results (:mod:`.noise_cap`)
-    noise_cap_designs: int = 0
     surrogate_loo: bool = False  #: each BO proposal uses the surrogate of best leave-one-out ranking (:mod:`.loo`)
     hp_maxiter: int = 60  #: L-BFGS-B iterations per start
     #: the hyperparameters are searched again (warm or full fit) only once the OK results have grown
@@ -126,5 +124,5 @@ BO_OPTIONS = schema_from_dataclass(BOOptions, {
     "stall_gain": dict(lo=0.0, hi=1.0, random_hi=0.02), "permutation_distance": dict(choices=PERMUTATION_DISTANCES),
     "permutation_distances": dict(choices=PERMUTATION_DISTANCES),
     "max_feasibility_threshold": dict(lo=0.0, hi=1.0, random_lo=0.0, random_hi=0.3), "max_leaves": dict(lo=1),
-    "max_enumeration_seconds": dict(lo=0.0), "prior_beta": dict(lo=0.0), "noise_cap_designs": dict(lo=0, random_hi=8),
+    "max_enumeration_seconds": dict(lo=0.0), "prior_beta": dict(lo=0.0),
     "feasibility_min_leaf": dict(lo=1, random_lo=1, random_hi=5), "copula_every": dict(lo=0, random_hi=4)})

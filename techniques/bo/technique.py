@@ -75,7 +75,6 @@ from .fitstate import FitState, surrogate_turn, transform_choices
 from .gp import GaussianProcess, GPFitError, Hyper
 from .neighbours import NeighbourGenerator
 from .loo import loo_choice
-from .noise_cap import NoiseCap
 from .options import BO_OPTIONS, BOOptions
 from .prior_use import PriorDesign, mode_configuration, pibo_exponent, pibo_weight
 from .transforms import TransformKey, exponents, log_jacobian, transform
@@ -155,7 +154,6 @@ class BayesianOptimization(Technique):
         self._n_ok = 0                               # OK results (before the training-set cap)
         self._window = TrainingWindow(o.max_observations, o.failure_imputation, o.stall_gain)
         self._local_turn = 0                         # cycles trust-region / global steps when stalled
-        self._noise_cap = NoiseCap(o.noise_cap_designs * self.n_initial, o.noise_prior)
 
     # ---- protocol -----------------------------------------------------------------------------
     def observe(self, feedback: Feedback) -> None:
@@ -302,7 +300,8 @@ class BayesianOptimization(Technique):
             t = transform(raw, key)
             std = float(np.std(t)) or 1.0
             y = (t - float(np.mean(t))) / std
-            gp, hyper = self._noise_cap.fit(D2, y, self.np_rng, samples, starts, self._hypers.get(key), o.hp_maxiter)
+            gp = GaussianProcess(D2, y, o.noise_prior)
+            hyper = gp.fit(self.np_rng, samples, starts, self._hypers.get(key), o.hp_maxiter)
             score = gp.log_posterior - len(raw) * math.log(std) + log_jacobian(raw, key)
             self._hypers[key] = hyper
             if best is None or score > best[0]:
