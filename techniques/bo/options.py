@@ -41,7 +41,9 @@ class BOOptions:
     hp_full_every: int = 10
     #: penalise GP noise variances above about 2 % of the targets' variance (:data:`.gp.NOISE_PRIOR`)
     noise_prior: bool = False
-    surrogate_loo: bool = False  #: each BO proposal uses the surrogate of best leave-one-out ranking (:mod:`.loo`)
+    #: while the OK results number at most this many initial designs, each BO proposal uses the surrogate whose fit
+    #: ranks them best by leave-one-out prediction instead of the ``copula_every`` turn (:mod:`.loo`; 0: never)
+    surrogate_loo: int = 0
     hp_maxiter: int = 60  #: L-BFGS-B iterations per start
     #: the hyperparameters are searched again (warm or full fit) only once the OK results have grown
     #: by this fraction since the last search (at least one new result); in between, the GP keeps
@@ -125,4 +127,5 @@ BO_OPTIONS = schema_from_dataclass(BOOptions, {
     "permutation_distances": dict(choices=PERMUTATION_DISTANCES),
     "max_feasibility_threshold": dict(lo=0.0, hi=1.0, random_lo=0.0, random_hi=0.3), "max_leaves": dict(lo=1),
     "max_enumeration_seconds": dict(lo=0.0), "prior_beta": dict(lo=0.0),
-    "feasibility_min_leaf": dict(lo=1, random_lo=1, random_hi=5), "copula_every": dict(lo=0, random_hi=4)})
+    "feasibility_min_leaf": dict(lo=1, random_lo=1, random_hi=5), "copula_every": dict(lo=0, random_hi=4),
+    "surrogate_loo": dict(lo=0, random_hi=8)})

@@ -336,7 +336,8 @@ class BayesianOptimization(Technique):
         o = self.options
         self._turns += 1
         turn = min(surrogate_turn(self._turns, self._every), len(self._fit_states) - 1)
-        self._fs = self._fit_states[loo_choice(turn, len(self._fit_states), self._fitted_gp) if o.surrogate_loo else turn]
+        loo = self._window.ok_states <= o.surrogate_loo * self.n_initial and len(self._fit_states) > 1
+        self._fs = self._fit_states[loo_choice(turn, len(self._fit_states), self._fitted_gp) if loo else turn]
         gp, train, y_best, incumbent, feas = self._fit()
         eps = o.max_feasibility_threshold * self.rng.randrange(EPS_STEPS) / (EPS_STEPS - 1)
         acq = Acquisition(self.encoder, gp, train, y_best, feas, eps,

@@ -70,27 +70,31 @@ def value(c):
     return 1.0 + abs(np.log2(c["a"]) - 6) + abs(c["c"] - 3) / 3 + {"x": 0.0, "y": 0.5, "z": 2.0}[c["e"]]
 
 
-@pytest.mark.parametrize("enabled", [True, False])
-def test_each_proposal_uses_the_surrogate_of_best_loo_ranking(monkeypatch, enabled):
+@pytest.mark.parametrize("designs", [0, 1, 100])
+def test_each_proposal_uses_the_surrogate_of_best_loo_ranking_while_results_are_few(monkeypatch, designs):
     calls = []
 
     def spy(turn, count, fitted):
         chosen = loo_choice(turn, count, fitted)
-        calls.append((turn, chosen, [loo_rank_correlation(fitted(i)) for i in range(count)]))
+        calls.append((tech._turns, turn, chosen, [loo_rank_correlation(fitted(i)) for i in range(count)]))
         return chosen
     monkeypatch.setattr(technique, "loo_choice", spy)
     m = space()
-    tech = BayesianOptimization(surrogate_loo=enabled, **FAST)
+    tech = BayesianOptimization(surrogate_loo=designs, **FAST)
     tech.bind(m, random.Random(1), "BO")
+    chosen_at = {}
     for _ in range(16):
+        ok_before = tech._window.ok_states
         proposal = tech.propose()
-        if calls and tech._turns == len(calls):
-            turn, chosen, scores = calls[-1]
+        if calls and calls[-1][0] == tech._turns and tech._turns not in chosen_at:
+            _, turn, chosen, scores = calls[-1]
+            chosen_at[tech._turns] = ok_before
             assert tech._fs is tech._fit_states[chosen]
             assert all(fs.model_at == len(tech._results) for fs in tech._fit_states)   # both fitted
-            assert scores[chosen] == max(scores) or (chosen == turn and len(tech._window.training_set()) < MIN_RESULTS)
+            assert scores[chosen] == max(scores) or (chosen == turn and ok_before < MIN_RESULTS)
         cfg = proposal.config
         tech.observe(Feedback(cfg, m.hash_config(cfg), value(cfg), "ok", tech.name, False))
-    assert len(tech._fit_states) == 2
-    assert (len(calls) == tech._turns > 0) == enabled
-    assert enabled or all(fs.fits for fs in tech._fit_states)
+    limit = designs * tech.n_initial
+    assert len(tech._fit_states) == 2 and tech._turns > 1
+    assert sorted(chosen_at) == [t for t in range(1, tech._turns + 1) if tech.n_initial + t - 1 <= limit]
+    assert all(n <= limit for n in chosen_at.values())
