@@ -41,7 +41,9 @@ mattered where the optimum is an isolated configuration):
 * trust-region steps (``stall_after``, ``local_radius``): once ``stall_after`` OK results have not improved the
   best by ``stall_gain`` of it, all but every ``global_every``-th proposal maximise it only over configurations
   within ``local_radius`` changed parameters of the best (on spaces scored whole; on larger spaces the local search
-  from the incumbent plays this part).
+  from the incumbent plays this part);
+* ``surrogate_loo`` (off by default): while the OK results number at most that many initial designs, each BO proposal
+  uses the surrogate (power transforms or copula) whose GP ranks them best by leave-one-out prediction (:mod:`.loo`).
 
 While fewer than two OK results exist and results are pending, ``propose`` returns None; with nothing pending it
 keeps sampling: at random until the feasibility classifier can be trained, then the most probably feasible of random
