@@ -3,8 +3,8 @@
 With two surrogates (the power transforms and the copula of the values, option ``copula_every``), the
 option ``surrogate_loo`` gives each BO proposal, while the OK results number at most that many initial
 designs, to the surrogate whose GP, fitted on the OK results, ranks them best when each is predicted
-from the others: the Spearman correlation between the
-leave-one-out posterior means (:meth:`.gp.GaussianProcess.loo_means`) and the targets.  Ranks are
+from the others: the Spearman correlation between the leave-one-out posterior means
+(:meth:`.gp.GaussianProcess.loo_means`) and the targets.  Ranks are
 unchanged by the surrogates' monotone target transforms, so the two scores are comparable.  A fit that
 explains everything as noise predicts each result from the mean of the others and scores low; ties
 (and too few results to rank) keep the surrogate of the turn schedule.

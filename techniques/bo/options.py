@@ -13,9 +13,10 @@ from ..options import schema_from_dataclass, validate
 from .distances import PERMUTATION_DISTANCES
 from .transforms import exponents
 
+
 @dataclass
 class BOOptions:
-    """Options of :class:`BayesianOptimization` (independent of the seed)."""
+    """Options of :class:`.technique.BayesianOptimization` (independent of the seed)."""
 
     #: random feasible configurations before the first model (None: number of parameters + 1)
     initial_samples: Optional[int] = None

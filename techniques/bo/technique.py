@@ -4,53 +4,57 @@ Call pattern (see :mod:`tunerlib.techniques.base`): ``bind`` builds the distance
 of trees and the neighbour generator; ``observe`` records every result of the run, whichever
 technique asked for it (inside a bandit BO learns from all arms); ``propose`` returns
 
-1. the initial design: ``initial_samples`` (default ``d + 1``) random feasible configurations, each the farthest of
-   ``design_candidates`` uniform draws from those so far (:mod:`.design`), all proposed up front; it is cut short
-   when other techniques have already supplied that many OK results.  With user priors the prior's mode comes first
-   and the rest stays uniform, or near the prior while no result inside its high region is measured or pending
-   (:class:`.prior_use.PriorDesign`);
-2. afterwards one BO proposal per call.  Whenever new results have arrived the GP is refitted on the OK results
-   (ERROR, TIMEOUT and INFEASIBLE results train the feasibility classifier instead and never become the incumbent):
-   a full multi-start hyperparameter fit on the first fit and every ``hp_full_every`` fits, a warm fit from the
-   previous optimum otherwise.  The objective is standardised after a transform; with ``log_transform=None`` full
-   fits pick the Box-Cox exponent (``power_transforms``, default the log or the identity) by marginal likelihood
-   (with the transform's Jacobian) when all values are positive -- the log helps runtime-like (multiplicative)
-   objectives and badly hurts additive ones whose optimum is near zero.  ``copula_transform`` replaces them by the
-   normal quantiles of the values' ranks (:mod:`.transforms`).  ``copula_every`` keeps both surrogates, each with its
-   own fit (:mod:`.fitstate`), and gives every that-many-th BO proposal to the copula one: by default every other
-   proposal on finite spaces and none where a parameter is continuous (there the ranks lose the scale that refines a
-   smooth objective near its optimum).  Then EI x P(feasible) is maximised (:mod:`.acquisition`).  Results still in
-   flight are excluded from the candidates (no constant liar), so repeated calls without new data propose the
-   next-best distinct configurations.
+1. the initial design: ``initial_samples`` (default ``d + 1``) random feasible configurations, each
+   the farthest of ``design_candidates`` uniform draws from those so far (:mod:`.design`), all
+   proposed up front; it is cut short when other techniques have already supplied that many OK
+   results.  With user priors the prior's mode comes first and the rest stays uniform, or near the
+   prior while no result inside its high region is measured or pending (:class:`.prior_use.PriorDesign`);
+2. afterwards one BO proposal per call.  Whenever new results have arrived the GP is refitted on
+   the OK results (ERROR, TIMEOUT and INFEASIBLE results train the feasibility classifier instead
+   and never become the incumbent): a full multi-start hyperparameter fit on the first fit and
+   every ``hp_full_every`` fits, a warm fit from the previous optimum otherwise.  The objective is
+   standardised after a transform; with ``log_transform=None`` full fits pick the Box-Cox exponent
+   (``power_transforms``, default the log or the identity) by marginal likelihood (with the
+   transform's Jacobian) when all values are positive -- the log helps runtime-like
+   (multiplicative) objectives and badly hurts additive ones whose optimum is near zero.
+   ``copula_transform`` replaces them by the normal quantiles of the values' ranks (:mod:`.transforms`).
+   ``copula_every`` keeps both surrogates, each with its own fit (:mod:`.fitstate`), and gives every
+   that-many-th BO proposal to the copula one: by default every other proposal on finite spaces and
+   none where a parameter is continuous (there the ranks lose the scale that refines a smooth
+   objective near its optimum).
+   Then EI x P(feasible) is maximised (:mod:`.acquisition`).
+   Results still in flight are excluded from the candidates (no constant liar), so repeated
+   calls without new data propose the next-best distinct configurations.
 
-Additions to BaCO's recipe, each an option (measured on the recorded Kernel Tuner spaces, ``tools/compare.py``; they
-mattered where the optimum is an isolated configuration):
+Additions to BaCO's recipe, each an option (measured on the recorded Kernel Tuner spaces,
+``tools/compare.py``; they mattered where the optimum is an isolated configuration):
 
-* ``ordinal_hamming``: numeric parameters with 3-64 values get a second, Hamming distance channel with its own
-  lengthscale, so the GP can learn that one value (a block size of 32, say) is good while its neighbours are not --
-  common for hardware parameters;
-* ``failure_imputation`` (off by default): failed configurations (ERROR/INFEASIBLE/TIMEOUT) also enter the GP with the
-  worst OK value (they never become the incumbent).  It changed little on the Kernel Tuner spaces and hurt badly where
-  the optimum sits on the feasibility boundary (the HPVM2FPGA model: median best/expert at 100 evaluations 2.8 with
-  it, 1.09 without, 3 seeds);
-* ``feasibility_min_leaf`` (default 1, BaCO's fully grown trees): with 3, one failed result no longer drives
-  P(feasible) of its region to about 0, which helped on perturbed RISE tables whose missing rows counted as failures
-  and cost where the optimum lies on a real feasibility boundary (HPVM2FPGA); the docs/benchmarks/bo.md gives both
-  sets of figures.  Results marked unmeasured (``Feedback.unmeasured``: a replayed table has no row) never train the
-  classifier; they only exclude their configuration;
-* trust-region steps (``stall_after``, ``local_radius``): once ``stall_after`` OK results have not improved the
-  best by ``stall_gain`` of it, all but every ``global_every``-th proposal maximise it only over configurations
-  within ``local_radius`` changed parameters of the best (on spaces scored whole; on larger spaces the local search
-  from the incumbent plays this part);
-* ``surrogate_loo`` (off by default): while the OK results number at most that many initial designs, each BO proposal
-  uses the surrogate (power transforms or copula) whose GP ranks them best by leave-one-out prediction (:mod:`.loo`).
+* ``ordinal_hamming``: numeric parameters with 3-64 values get a second, Hamming distance channel
+  with its own lengthscale, so the GP can learn that one value (a block size of 32, say) is good
+  while its neighbours are not -- common for hardware parameters;
+* ``failure_imputation`` (off by default): failed configurations (ERROR/INFEASIBLE/TIMEOUT) also
+  enter the GP with the worst OK value (they never become the incumbent).  It changed little on the
+  Kernel Tuner spaces and hurt badly where the optimum sits on the feasibility boundary (the
+  HPVM2FPGA model: median best/expert at 100 evaluations 2.8 with it, 1.09 without, 3 seeds);
+* ``feasibility_min_leaf`` (default 1, BaCO's fully grown trees): with 3, one failed result no longer
+  drives P(feasible) of its region to about 0, which helped on perturbed RISE tables whose missing rows
+  counted as failures and cost where the optimum lies on a real feasibility boundary (HPVM2FPGA); the
+  docs/benchmarks/bo.md gives both sets of figures.  Results marked unmeasured (``Feedback.unmeasured``: a replayed
+  table has no row) never train the classifier; they only exclude their configuration;
+* trust-region steps (``stall_after``, ``local_radius``): once ``stall_after`` OK results have not
+  improved the best by ``stall_gain`` of it, all but every ``global_every``-th proposal maximise it only over
+  configurations within ``local_radius`` changed parameters of the best (on spaces scored whole;
+  on larger spaces the local search from the incumbent plays this part);
+* ``surrogate_loo`` (off by default): while the OK results number at most that many initial designs, each BO
+  proposal uses the surrogate (power transforms or copula) whose GP ranks them best by leave-one-out prediction
+  (:mod:`.loo`).
 
-While fewer than two OK results exist and results are pending, ``propose`` returns None; with nothing pending it
-keeps sampling: at random until the feasibility classifier can be trained, then the most probably feasible of random
-samples and neighbours of the OK results (:func:`.design.guided_pick`).  It returns None as well when every feasible
-configuration of a finite space has been evaluated or is in flight.  Model failures (no positive-definite
-covariance, unexpected numerical errors) fall back to a random feasible configuration, so a run never ends with an
-exception from this technique.
+While fewer than two OK results exist and results are pending, ``propose`` returns None; with
+nothing pending it keeps sampling: at random until the feasibility classifier can be trained, then
+the most probably feasible of random samples and neighbours of the OK results (:func:`.design.guided_pick`).
+It returns None as well when every feasible configuration of a finite space has been evaluated or is
+in flight.  Model failures (no positive-definite covariance, unexpected numerical errors) fall back
+to a random feasible configuration, so a run never ends with an exception from this technique.
 
 Options (:class:`.options.BOOptions`, dataclass fields with defaults) are reported by :meth:`option_values`.
 """
