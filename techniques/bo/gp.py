@@ -213,6 +213,14 @@ class GaussianProcess:
         self._alpha = cho_solve((self._L, True), self.y, check_finite=False)
 
     # ---- prediction -------------------------------------------------------------------------
+    def loo_means(self) -> np.ndarray:
+        """Leave-one-out posterior means of the training targets under the fitted hyperparameters:
+        ``y_i - [K^-1 y]_i / [K^-1]_ii`` (Rasmussen & Williams eq. 5.12), one per training point."""
+        if self._L is None or self._alpha is None:
+            raise RuntimeError("call fit() or set_hyper() before loo_means()")
+        diag = np.diag(_inverse_from_cholesky(self._L))
+        return self.y - self._alpha / np.maximum(diag, 1e-300)
+
     def predict(self, D2_cross: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
         """Posterior mean and standard deviation of the noise-free latent function.
 

@@ -1,0 +1,132 @@
+"""BayesianOptimization's options (:class:`BOOptions`) and their schema (:data:`BO_OPTIONS`).
+
+The fields of :class:`BOOptions` are the options of ``BayesianOptimization`` (and, with its own additions,
+``MultiObjectiveBO``) with their defaults; :data:`BO_OPTIONS` adds the legal and random ranges that
+``BayesianOptimization;option,value`` names and random configurations of the technique are checked against.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Dict, Optional
+
+from ..options import schema_from_dataclass, validate
+from .distances import PERMUTATION_DISTANCES
+from .transforms import exponents
+
+
+@dataclass
+class BOOptions:
+    """Options of :class:`.technique.BayesianOptimization` (independent of the seed)."""
+
+    #: random feasible configurations before the first model (None: number of parameters + 1)
+    initial_samples: Optional[int] = None
+    #: each design point is the farthest of this many random candidates from the configurations so far (:mod:`.design`)
+    design_candidates: int = 1
+    #: random feasible configurations scored per acquisition optimisation
+    n_random_samples: int = 2000
+    #: best random samples used as local-search starts (the incumbent is added)
+    n_starts: int = 10
+    max_local_steps: int = 10  #: local-search steps per start
+    #: finite spaces with at most this many feasible configurations have the acquisition scored on
+    #: every one of them instead of sampled and locally searched (0 disables)
+    exhaustive_acquisition: int = 50_000
+    #: neighbours generated per parameter and step
+    neighbours_per_parameter: int = 8
+    #: random hyperparameter settings scored before refinement (full fits)
+    hp_samples: int = 30
+    #: hyperparameter settings refined with L-BFGS-B in a full fit
+    hp_starts: int = 10
+    #: settings refined in a warm fit (the previous optimum and the best random settings)
+    hp_warm_starts: int = 2
+    #: a full multi-start fit every this many model fits (the first fit is always full)
+    hp_full_every: int = 10
+    #: penalise GP noise variances above about 2 % of the targets' variance (:data:`.gp.NOISE_PRIOR`)
+    noise_prior: bool = False
+    #: while the OK results number at most this many initial designs, each BO proposal uses the surrogate whose fit
+    #: ranks them best by leave-one-out prediction instead of the ``copula_every`` turn (:mod:`.loo`; 0: never)
+    surrogate_loo: int = 0
+    hp_maxiter: int = 60  #: L-BFGS-B iterations per start
+    #: the hyperparameters are searched again (warm or full fit) only once the OK results have grown
+    #: by this fraction since the last search (at least one new result); in between, the GP keeps
+    #: its hyperparameters and only refactorises on the new data (0: search after every result)
+    hp_refit_growth: float = 0.05
+    #: log-transform the objective: None = chosen by marginal likelihood when every OK value is
+    #: > 0 (identity otherwise); True applies only when every value is > 0
+    log_transform: Optional[bool] = None
+    #: Box-Cox exponents, comma-separated, compared by marginal likelihood when ``log_transform`` is
+    #: None and every OK value is > 0 (1: identity, 0: log, -1: the reciprocal, i.e. throughput)
+    power_transforms: str = "0,1"
+    #: Gaussian-copula output warping: train the GP on the normal quantiles of the values' ranks
+    #: instead of (log-)values, so that a few very slow configurations do not set the GP's scale
+    #: (overrides ``log_transform``)
+    copula_transform: bool = False
+    #: a portfolio of two surrogates: every this-many-th BO proposal uses a GP trained on the copula
+    #: of the values, the others one on the power transforms, each with its own hyperparameters
+    #: (0: the power transforms only; 1: the copula only, as ``copula_transform``; None: 2 on finite
+    #: spaces, 0 where a parameter is continuous -- ranks lose the scale a smooth objective is
+    #: refined by near its optimum)
+    copula_every: Optional[int] = None
+    #: most OK results the GP is trained on (the best half and the most recent others beyond it)
+    max_observations: int = 300
+    #: add a Hamming (equal / not equal) distance channel for every numeric parameter with 3-64
+    #: values beside its smooth distance, so the GP can model irregular per-value effects
+    ordinal_hamming: bool = True
+    #: d + 1 random draws after this many designs' worth of results without a gain (0: never; :mod:`.restart`)
+    restart_after: int = 0
+    restart_gain: float = 0.01  #: the relative gain of the best that ends a stall for ``restart_after``
+    #: trust-region steps: once this many OK results have not improved the best by ``stall_gain``, all but
+    #: every ``global_every``-th proposal maximise the acquisition only over configurations that
+    #: differ from the best in at most ``local_radius`` parameters (small finite spaces; 0 disables)
+    stall_after: int = 5
+    #: an improvement of the best by less than this share of it leaves the stall count running (0: any counts)
+    stall_gain: float = 0.01
+    local_radius: int = 2  #: radius (number of differing parameters) of the trust-region steps
+    #: trust-region steps search near each of the best this many results (1: the best alone; :mod:`.window`)
+    local_centres: int = 1
+    global_every: int = 3  #: while stalled, every this-many-th proposal is global, the others trust-region steps
+    #: default permutation distance: "spearman", "kendall" or "hamming"
+    permutation_distance: str = "spearman"
+    #: per-parameter override of the permutation distance {name: kind}
+    permutation_distances: Dict[str, str] = field(default_factory=dict)
+    #: random-forest feasibility model for hidden constraints (errors/infeasible results)
+    feasibility_model: bool = True
+    #: fewest results in a leaf of the feasibility forest's trees (1: fully grown trees, BaCO's)
+    feasibility_min_leaf: int = 1
+    #: also train the GP on failed configurations, imputed with the worst OK value
+    failure_imputation: bool = False
+    #: eps_f is drawn from {0, max/10, ..., max} each iteration
+    max_feasibility_threshold: float = 0.1
+    #: πBO: with user priors on the space, the acquisition is multiplied by the prior's weight (capped
+    #: at the uniform one once results confirm it) ** (prior_beta / n x agreement) after n results: it
+    #: steers early proposals, fades with data, stops where results contradict it and, unless they confirm it, on
+    #: trust-region steps (:mod:`.prior_use`; 0: ignore the priors in the acquisition; random draws still use them)
+    prior_beta: float = 10.0
+    #: chain of trees: leaves per group before falling back to rejection sampling
+    max_leaves: int = 1_000_000
+    #: chain of trees: seconds per group enumeration before falling back
+    max_enumeration_seconds: float = 10.0
+
+    def check(self) -> None:
+        """Raise TechniqueError naming a bad option value (checked against :data:`BO_OPTIONS`)."""
+        validate(BO_OPTIONS, asdict(self), "BayesianOptimization")
+        exponents(self.power_transforms)
+
+
+#: the options as the one technique option schema (:mod:`..options`): types and defaults from the
+#: fields of :class:`BOOptions`, legal and random ranges here
+BO_OPTIONS = schema_from_dataclass(BOOptions, {
+    "initial_samples": dict(lo=1), "design_candidates": dict(lo=1, random_hi=50),
+    "n_random_samples": dict(lo=1, random_lo=200, random_hi=5000),
+    "n_starts": dict(lo=1, random_lo=1, random_hi=20), "max_local_steps": dict(lo=0),
+    "exhaustive_acquisition": dict(lo=0), "neighbours_per_parameter": dict(lo=1), "hp_samples": dict(lo=1),
+    "hp_starts": dict(lo=1), "hp_warm_starts": dict(lo=0), "hp_full_every": dict(lo=1), "hp_maxiter": dict(lo=1),
+    "hp_refit_growth": dict(lo=0.0, hi=10.0, random_lo=0.0, random_hi=0.2), "max_observations": dict(lo=1),
+    "stall_after": dict(lo=0, random_lo=0, random_hi=10), "local_radius": dict(lo=1, random_lo=1, random_hi=4),
+    "local_centres": dict(lo=1, random_lo=1, random_hi=5),
+    "global_every": dict(lo=1), "restart_after": dict(lo=0, random_hi=4), "restart_gain": dict(lo=0.0, hi=1.0),
+    "stall_gain": dict(lo=0.0, hi=1.0, random_hi=0.02), "permutation_distance": dict(choices=PERMUTATION_DISTANCES),
+    "permutation_distances": dict(choices=PERMUTATION_DISTANCES),
+    "max_feasibility_threshold": dict(lo=0.0, hi=1.0, random_lo=0.0, random_hi=0.3), "max_leaves": dict(lo=1),
+    "max_enumeration_seconds": dict(lo=0.0), "prior_beta": dict(lo=0.0),
+    "feasibility_min_leaf": dict(lo=1, random_lo=1, random_hi=5), "copula_every": dict(lo=0, random_hi=4),
+    "surrogate_loo": dict(lo=0, random_hi=8)})
