@@ -1,7 +1,7 @@
 """HPVM2FPGA, latency against total resource share: does a short run's front dominate random search's?
 
-    python -m tools.bench_pareto_fpga [--seeds 3] [--technique MultiObjectiveBO] [--budget 100]
-                                      [--random-budget 1000]
+    python -m tools.bench_pareto_fpga [--seeds 3] [--first-seed 0] [--technique MultiObjectiveBO]
+                                      [--budget 100] [--random-budget 1000]
 
 The problem is the edge-detection space of ``examples/hpvm2fpga`` evaluated by its analytical model
 (a model, not synthesis): the first metric is the modelled latency in seconds, the second the total
@@ -80,18 +80,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--technique", default="MultiObjectiveBO",
                     help="technique name, options allowed (Name;option,value)")
     ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--first-seed", type=int, default=0, help="seeds run: FIRST_SEED to FIRST_SEED + SEEDS - 1")
     ap.add_argument("--budget", type=int, default=100)
     ap.add_argument("--random-budget", type=int, default=1000)
     ap.add_argument("--examples", default=None, metavar="DIR", help="examples folder (default: the checkout's)")
     args = ap.parse_args(argv)
-    if args.technique.split(";")[0] not in registry() or min(args.seeds, args.budget, args.random_budget) < 1:
+    if args.technique.split(";")[0] not in registry() or min(args.seeds, args.budget, args.random_budget) < 1 \
+            or args.first_seed < 0:
         print(f"bench_pareto_fpga: error: need a registered --technique (not {args.technique!r}) and --seeds, "
-              "--budget, --random-budget of at least 1", file=sys.stderr)
+              "--budget, --random-budget of at least 1 (--first-seed at least 0)", file=sys.stderr)
         return 2
     problem = fpga_problem(args.examples)
     fronts: List[np.ndarray] = []
     randoms: List[np.ndarray] = []
-    for seed in range(args.seeds):
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    for seed in seeds:
         randoms.append(front_of(run(problem, "PureRandom", seed, args.random_budget)))
         fronts.append(front_of(run(problem, args.technique, seed, args.budget)))
         same = compare(fronts[-1], randoms[-1])
@@ -100,8 +103,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               f"covered {same['covered']:.2f}", flush=True)
     print(f"\n{args.technique} seed vs PureRandom seed: covers / covered / dominates / hv / hv random")
     wins = 0
-    for i, found in enumerate(fronts):
-        for j, base in enumerate(randoms):
+    for i, found in zip(seeds, fronts):
+        for j, base in zip(seeds, randoms):
             c = compare(found, base)
             wins += int(c["dominates"])
             print(f"  {i} vs {j}: {c['covers']:.2f} / {c['covered']:.2f} / {'yes' if c['dominates'] else 'no '}"

@@ -43,6 +43,13 @@ def test_cli_compares_every_pair(capsys):
     assert len(re.findall(r"^  \d vs \d: ", out, re.M)) == 4 and "of 4 pairs" in out
 
 
+def test_cli_first_seed_names_the_seeds_run(capsys):
+    assert main(["--technique", "PureRandom", "--seeds", "1", "--first-seed", "4", "--budget", "5",
+                 "--random-budget", "5"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("seed 4: ") and re.findall(r"^  (\d) vs (\d): ", out, re.M) == [("4", "4")]
+
+
 def test_cli_bad_technique_is_a_one_line_error(capsys):
     assert main(["--technique", "NoSuchTechnique"]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
