@@ -58,9 +58,9 @@ import scipy.sparse as sp
 from ...parameters.features import FeatureGroup, PermutationFeatures
 from ..base import Config, Proposal
 from .embedding import Embedding
-from .focused import kicked_search
 from .model import SparseBayesLinear
 from .technique import StructuralSurrogate
+from .focused import kicked_search
 from .tours import ranked_moves
 
 #: permutations of fewer items keep the plain full-rank model (the embedding's n·d + 1 unknowns are
@@ -322,9 +322,6 @@ class MetricStructuralSurrogate(StructuralSurrogate):
     description = ("StructuralSurrogate whose prior over a tour's pairwise weights is a metric embedding of the "
                    "items, identified from random tours (learns tours from fewer evaluations than pairs)")
 
-    #: the descents after each kick of its iterated searches (the model's, the embedding's) are
-    #: focused on the kick's changed steps (:mod:`.focused`): the model's suggestions cost a quarter
-    #: less at 150 items, two fifths at 300 (docs/benchmarks/structural.md, "Focused descents after a kick")
     focused_kicks = True
 
     def _new_model(self) -> SparseBayesLinear:

@@ -41,8 +41,8 @@ from ..options import Option, configure
 from ..simple import GreedyMutation
 from .constrained import FeasibleCandidates, has_known_constraints
 from .credit import prob_better
-from .focused import kicked_search
 from .model import SparseBayesLinear, rank_correlation
+from .focused import kicked_search
 from .tours import descend, iterated_search
 from .transform import ValueModels
 
