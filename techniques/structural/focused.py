@@ -1,33 +1,30 @@
 """The descents of an iterated search after its kicks: the moves at the steps a kick changed first.
 
 A double-bridge kick of a local optimum of the cost matrix ``C`` changes three of its steps (item to
-next item).  For a symmetric ``C`` every 2-opt and or-opt move that removes none of those steps has
-the change it had before the kick (a double bridge reverses nothing), so it still does not improve:
-the improving moves remove a changed step.  :func:`focused_descent` scores those moves alone (2-opt
-moves that remove one, or-opt moves whose gap or section end is one: ``O(k n)`` entries of
-:func:`~.tours.move_table` for ``k`` changed steps, against its ``7 n²``), applies the best while
-one improves, adds the steps each move changes, and when none improves scores the whole
-neighbourhood once (:func:`~.tours._best_move`): on an asymmetric ``C`` (direction weights), a move
-elsewhere can improve (one that reverses a stretch holding a changed step); the descent then goes on
-from that move's changed steps.  So it ends, as :func:`~.tours.local_search`, at a local optimum of
-the whole neighbourhood, with fewer whole-table passes.  Past ``n / FOCUS_SHARE`` changed steps a
-focused pass costs about what the whole table does, and the descent scores the whole table.
+next item).  For a symmetric ``C`` every 2-opt and or-opt move that removes none of those steps and
+reverses none of them has the change it had before the kick, so it still does not improve: the
+improving moves remove a changed step.  :func:`focused_descent` scores those moves alone (the moves
+whose removed or reversed steps touch an item whose neighbours changed, ``O(k n)`` changes for ``k``
+changed steps, against the ``7 n²`` of :func:`~.tours.move_table`), applies the best while one
+improves, adds the steps each move changes, and when none improves scores the whole neighbourhood
+once (:func:`~.tours._best_move`): on an asymmetric ``C`` (direction weights), and where the changed
+steps were not a local optimum's, a move elsewhere can improve; the descent goes on from that move's
+changes.  So it ends, as :func:`~.tours.local_search`, at a local optimum of the whole neighbourhood,
+reached in fewer whole-table passes.
 
-Called by :func:`kicked_search`, the iterated search of MetricStructuralSurrogate's model.
+Called by :func:`kicked_search` (the structural techniques' searches on a sampled or embedded model).
 """
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Optional, Tuple
+from typing import Optional, Tuple
 
 import numpy as np
 
 from .tours import EPS, _apply, _best_move, _kinds, descend, double_bridge, tour_value
 
-#: beyond ``n / FOCUS_SHARE`` changed steps the descent scores the whole neighbourhood: at that limit
-#: a focused pass costs nearly as much (process CPU of one pass at load 10: 0.20 ms at 100 items and 8
-#: steps against 0.24 ms for the whole table, 0.55 ms at 150 and 12 against 0.64 ms, 2.2 ms at 300 and
-#: 25 against 3.1 ms)
+#: the share of the steps above which a focused pass is not cheaper than the whole table: beyond
+#: ``n / FOCUS_SHARE`` changed steps the descent scores the whole neighbourhood
 FOCUS_SHARE = 12
 
 
@@ -48,7 +45,7 @@ def _neighbour_pairs(t: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=16)
-def _kind_layout(n: int) -> Tuple[Any, ...]:
+def _kind_layout(n: int) -> Tuple[np.ndarray, ...]:
     """Per move kind ``m`` of :func:`~.tours.move_table` that ``n`` items make (2-opt first, then
     or-opt without the single-item reversal), in the terms of :func:`_focused_tables`: ``m``; the
     offsets of a row's ``i`` from a step ``p`` (2-opt: ``p``; or-opt: the section after ``p``
