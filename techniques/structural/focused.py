@@ -21,7 +21,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from .tours import EPS, _apply, _best_move, _kinds, descend, double_bridge, tour_value
+from .tours import EPS, _apply, _best_move, _kinds, _masks, descend, double_bridge, tour_value
 
 #: the share of the steps above which a focused pass is not cheaper than the whole table: beyond
 #: ``n / FOCUS_SHARE`` changed steps the descent scores the whole neighbourhood
@@ -42,6 +42,12 @@ def _neighbour_pairs(t: np.ndarray) -> np.ndarray:
     pairs[t, 1] = np.roll(t, -1)
     pairs.sort(axis=1)
     return pairs
+
+
+@lru_cache(maxsize=16)
+def _penalties(n: int) -> np.ndarray:
+    """``inf`` at the illegal entries of the ``(7, n, n)`` move table of ``n`` items, else 0."""
+    return np.where(_masks(n), np.inf, 0.0)
 
 
 @lru_cache(maxsize=16)
@@ -86,15 +92,7 @@ def _plan(n: int, steps: int) -> Tuple[np.ndarray, ...]:
     width, every = n + 4, np.arange(n)
     read1 = (((np.repeat(two, steps) * _READ.size + 2) * steps + jc) * width + np.repeat(o1, steps))[:, None] + every
     read2 = (((_READ.size + 3) * steps + jc) * width + np.repeat(o2, steps))[:, None] + every
-    # illegal entries: an or-opt gap touching its section is a band of s + 1 positions (the band's
-    # offsets, the last repeated for shorter sections); a reversed section may not wrap
-    sr, sc = (mr + 1) // 2, (mc + 1) // 2
-    band_r = np.minimum(np.arange(4)[None, :], sr[steps:, None])
-    band_c = np.minimum(np.arange(4)[None, :], sc[steps:, None])
-    rev_r = (mr % 2 == 0) & (mr > 0)
-    flips = [(r * n + n - 1 - np.arange(s - 1)) for r, s in enumerate(sc.tolist()) if mc[r] % 2 == 0 and mc[r] > 0]
-    wrap_c = np.concatenate(flips) if flips else np.zeros(0, np.intp)
-    return mr, gr, offr, at_row, at_row2, mc, gc, read1, read2, sr, rev_r, band_r, band_c, wrap_c
+    return mr, gr, offr, at_row, at_row2, mc, gc, read1, read2
 
 
 @lru_cache(maxsize=16)
@@ -119,7 +117,7 @@ def _focused_tables(t: np.ndarray, CC: np.ndarray, E: np.ndarray) -> Tuple[Tuple
     and, for 2-opt, the prefix sums ``S`` of the reversed-minus-forward steps (``G`` holds the per-``i``
     parts: 2-opt's, then per section length what removing the section saves, kept and reversed)."""
     n, steps = t.size, E.size
-    mr, gr, offr, at_row, at_row2, mc, gc, read1, read2, sr, rev_r, band_r, band_c, wrap_c = _plan(n, steps)
+    mr, gr, offr, at_row, at_row2, mc, gc, read1, read2 = _plan(n, steps)
     out, bridged, after, end = _gains(n)
     every = np.arange(n)
     at = t[np.arange(-1, n + 3) % n]
@@ -130,6 +128,7 @@ def _focused_tables(t: np.ndarray, CC: np.ndarray, E: np.ndarray) -> Tuple[Tuple
     gain = e[out] - flat[at[bridged] * n + at[after]]
     gain += e[every - 1]
     G = np.concatenate(((e + S[1:n + 1])[None, :], gain, gain - (S[end] - S[:n])))
+    pen = _penalties(n)
     i = (np.tile(E, offr.size // steps) + offr) % n
     k = np.tile(E, mc.size // steps)
     items = t[(E[None, :] + _READ[:, None]) % n].ravel()
@@ -138,72 +137,55 @@ def _focused_tables(t: np.ndarray, CC: np.ndarray, E: np.ndarray) -> Tuple[Tuple
     by_row -= e
     by_row[:steps] += S[:n]                           # the 2-opt rows come first
     by_row -= G[gr, i][:, None]
-    by_row[:steps][every[None, :] <= E[:, None] + 1] = np.inf
-    rows = np.arange(steps, i.size)[:, None] * n
-    by_row.ravel()[rows + (i[steps:, None] - 1 + band_r) % n] = np.inf
-    by_row[rev_r & (i + sr > n)] = np.inf
+    by_row += pen[mr, i]
     by_col = np.take(Z, read1)
     by_col += np.take(Z, read2)
     by_col -= G[gc]
     by_col -= e[k][:, None]
     by_col[:steps] += S[E][:, None]                   # the 2-opt columns come first
-    by_col[:steps][every[None, :] >= E[:, None] - 1] = np.inf
-    cols = np.arange(steps, k.size)[:, None] * n
-    by_col.ravel()[cols + (k[steps:, None] + 1 - band_c) % n] = np.inf
-    by_col.ravel()[wrap_c] = np.inf
+    by_col += pen[mc, :, k]
     return (by_row, mr[:, None], i[:, None], every[None, :]), (by_col, mc[:, None], every[None, :], k[:, None])
 
 
-def _focused_best(t: np.ndarray, CC: np.ndarray, E: np.ndarray) -> Tuple[float, int, int, int]:
-    """The lowest change of :func:`_focused_tables` and its move ``(m, i, k)`` (the first block's
-    first of equal ones; the change ``inf`` when none is legal, NaN when one is NaN)."""
-    (rows, mr, i, every), (cols, mc, _, k) = _focused_tables(t, CC, E)
-    r, c = divmod(int(rows.argmin()), rows.shape[1])
-    best = (float(rows[r, c]), int(mr[r, 0]), int(i[r, 0]), c)
-    r, c = divmod(int(cols.argmin()), cols.shape[1])
-    value = float(cols[r, c])
-    if value < best[0] or value != value:
-        best = (value, int(mc[r, 0]), c, int(k[r, 0]))
-    return best
-
-
-def _touched(t: np.ndarray, m: int, i: int, k: int) -> np.ndarray:
-    """The items at the ends of the steps that the move ``(m, i, k)`` of ``t`` removes (those whose
-    neighbours it changes; a reversed stretch keeps each item's two neighbours)."""
+def _focused_best(t: np.ndarray, CC: np.ndarray, E: np.ndarray) -> Tuple[float, Optional[np.ndarray]]:
+    """The lowest change of :func:`_focused_tables` and the tour after its move, or ``(0.0, None)``
+    when it is not finite."""
     n = t.size
-    if m == 0:
-        return t[np.array([i, i + 1, k, k + 1]) % n]
-    s = (m + 1) // 2
-    return t[np.array([i - 1, i, i + s - 1, i + s, k, k + 1]) % n]
+    best, move = np.inf, (0, 0, 0)
+    for values, m, i, k in _focused_tables(t, CC, E):
+        at = int(values.argmin())
+        value = float(values.flat[at])
+        if value != value:
+            return 0.0, None
+        if value < best:
+            r, c = divmod(at, values.shape[1])
+            best, move = value, tuple(int(np.broadcast_to(a, values.shape)[r, c]) for a in (m, i, k))
+    if not np.isfinite(best):
+        return 0.0, None
+    return best, _apply(t, move[0] * n * n + move[1] * n + move[2])
 
 
-def focused_descent(t: np.ndarray, C: np.ndarray, changed: np.ndarray, max_moves: Optional[int] = None,
-                    CC: Optional[np.ndarray] = None) -> np.ndarray:
+def focused_descent(t: np.ndarray, C: np.ndarray, changed: np.ndarray, max_moves: Optional[int] = None) -> np.ndarray:
     """Best-improvement 2-opt + or-opt on ``C`` from ``t``, the moves at the items of the mask
     ``changed`` first (see the module docstring); ends at a local optimum of the whole neighbourhood
-    or after ``max_moves`` moves (``4 n`` by default), as :func:`~.tours.local_search`.  ``CC`` is
-    ``C`` over its transpose (made here when not given)."""
+    or after ``max_moves`` moves (``4 n`` by default), as :func:`~.tours.local_search`."""
     n = t.size
     if n < 4:
         return t
     tol = EPS * (float(np.abs(C).mean()) + 1e-12)
-    changed = changed.copy()
-    CC = np.concatenate((C, C.T)) if CC is None else CC
+    changed, CC = changed.copy(), np.concatenate((C, C.T))
     for _ in range(max_moves or 4 * n):
         at = changed[t]
         E = np.flatnonzero(at & np.roll(at, -1))
+        delta, moved = 0.0, None
         if 0 < E.size <= n // FOCUS_SHARE:
-            delta, m, i, k = _focused_best(t, CC, E)
-            if delta != delta:
-                break
-            if delta < -tol:
-                changed[_touched(t, m, i, k)] = True
-                t = _apply(t, m * n * n + i * n + k)
-                continue
-        delta, moved = _best_move(t, C)
+            delta, moved = _focused_best(t, CC, E)
         if moved is None or delta >= -tol:
-            break
-        changed = changed_items(t, moved)
+            delta, moved = _best_move(t, C)
+            if moved is None or delta >= -tol:
+                break
+            changed[:] = False
+        changed |= changed_items(t, moved)
         t = moved
     return t
 
@@ -217,11 +199,10 @@ def kicked_search(t: np.ndarray, C: np.ndarray, rng: np.random.Generator, kicks:
     kick improved on the first descent)."""
     best = last = descend(t, C, P, max_moves)
     value, improved = tour_value(best, C, P), False
-    CC = np.concatenate((C, C.T))
     for _ in range(kicks):
         kicked = double_bridge(best, rng)
         if P is None:
-            last = focused_descent(kicked, C, changed_items(best, kicked), max_moves, CC)
+            last = focused_descent(kicked, C, changed_items(best, kicked), max_moves)
         else:
             last = descend(kicked, C, P, max_moves)
         last_value = tour_value(last, C, P)
