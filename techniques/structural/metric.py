@@ -60,8 +60,7 @@ from ..base import Config, Proposal
 from .embedding import Embedding
 from .model import SparseBayesLinear
 from .technique import StructuralSurrogate
-from .focused import kicked_search
-from .tours import ranked_moves
+from .tours import iterated_search, ranked_moves
 
 #: permutations of fewer items keep the plain full-rank model (the embedding's n·d + 1 unknowns are
 #: then not much fewer than the n(n-1)/2 pairs)
@@ -322,8 +321,6 @@ class MetricStructuralSurrogate(StructuralSurrogate):
     description = ("StructuralSurrogate whose prior over a tour's pairwise weights is a metric embedding of the "
                    "items, identified from random tours (learns tours from fewer evaluations than pairs)")
 
-    focused_kicks = True
-
     def _new_model(self) -> SparseBayesLinear:
         """A :class:`MetricBayesLinear` of this run's layout, seeded from the run's stream (drawn only
         when it has a permutation to embed, so that without one the stream is StructuralSurrogate's)."""
@@ -377,7 +374,7 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         cfg = self.manipulator.copy(self.best_config)
         for fmap, C in self._embedded():
             t = fmap.positions(fmap.parameter.get_value(cfg))
-            t = kicked_search(t, C, self.np_rng, int(JUMP_KICKS * fmap.n), None, 4 * fmap.n)[0]
+            t = iterated_search(t, C, self.np_rng, int(JUMP_KICKS * fmap.n), None, 4 * fmap.n)[0]
             _set_tour(fmap, cfg, t)
         key = self.manipulator.hash_valid(cfg)
         if key in self.seen or key in self.pending:

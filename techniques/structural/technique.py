@@ -42,7 +42,6 @@ from ..simple import GreedyMutation
 from .constrained import FeasibleCandidates, has_known_constraints
 from .credit import prob_better
 from .model import SparseBayesLinear, rank_correlation
-from .focused import kicked_search
 from .tours import descend, iterated_search
 from .transform import ValueModels
 
@@ -85,10 +84,6 @@ class StructuralSurrogate(Technique):
 
     description = ("learns an additive model over structural features (tour edges, orders, one-hot, "
                    "unit values) and searches it: Thompson sampling + 2-opt/or-opt on the model")
-
-    #: whether the model search's descents after a kick start from the kick's changed steps
-    #: (:func:`~.focused.kicked_search`) instead of scoring the whole neighbourhood at each move
-    focused_kicks: ClassVar[bool] = False
 
     OPTIONS: ClassVar[Tuple[Option, ...]] = (
                Option("initial", int, 10, 1, 100000, 5, 30, "random configurations before the model"),
@@ -337,8 +332,7 @@ class StructuralSurrogate(Technique):
         if kick and n >= 8:
             # an iterated search on the model alone; when no kick improved, the last kicked tour
             # (something not measured yet) rather than the incumbent's descent again
-            search = kicked_search if self.focused_kicks else iterated_search
-            best, last, improved = search(t, C, self.np_rng, self.model_kicks, P, 4 * n)
+            best, last, improved = iterated_search(t, C, self.np_rng, self.model_kicks, P, 4 * n)
             t = best if improved else last
         else:
             t = descend(t, C, P, self.radius)
