@@ -6,6 +6,8 @@ still accepted."""
 import numpy as np
 import pytest
 
+from tunerlib.parameters import PermutationParameter
+from tunerlib.parameters.features import FeatureLayout
 from tunerlib.techniques.structural import MetricStructuralSurrogate, metric
 from tunerlib.techniques.structural.metric import adjusted_r2
 
@@ -45,13 +47,46 @@ def test_adjusted_r2_discounts_the_unknowns():
 
 
 @pytest.mark.parametrize("seed", [0, 2])
-def test_clustered_rings_hand_over_before_the_last_checkpoint(seed):
+def test_clustered_rings_are_handed_over_to_the_full_rank_prior(seed):
     n = 20
     model, tours = identified(clustered_rings(5, 4, seed))
     assert model.status == "handed over"
-    assert tours is not None and tours < metric.CHECKPOINTS[-1] * n
-    assert model.fitted_r2 < metric.UNFIT and model.held_out_r2 < 0.0
+    assert tours is not None and tours <= metric.CHECKPOINTS[-1] * n
     assert not np.any(model.prior_mean)            # StructuralSurrogate's prior from then on
+
+
+def _model_at_a_checkpoint(monkeypatch, fitted, held_out):
+    """A model with random tours up to its first checkpoint whose fits are made to report ``fitted``
+    (adjusted R² on their training rows) and ``held_out``; returns the status its identification gives."""
+    n = 20
+    W = clustered_rings(5, 4, 0)
+    layout = FeatureLayout([PermutationParameter("t", list(range(n)))], False)
+    model = metric.MetricBayesLinear(layout.size, layout.groups, seed=0)
+    rng, f = np.random.default_rng(1), cost(W)
+    k = 0
+    while not model.checkpoint(k):
+        k += 1
+        t = rng.permutation(n)
+        model.add(layout.encode({"t": list(t)}), f(t))
+        model.mark_random()
+
+    def fits(X, y, hold, directed):
+        model.fitted_r2 = max(model.fitted_r2, fitted)
+        return held_out, 2, directed, np.zeros(0)
+    monkeypatch.setattr(model, "_fit_dims", fits)
+    assert k < model.checkpoints()[-1]
+    return model.identify()
+
+
+@pytest.mark.parametrize("fitted, held_out, status", [
+    (metric.UNFIT - 0.05, -0.01, "handed over"),
+    (metric.UNFIT - 0.05, 0.01, "identifying"),       # predicts held-out tours better than their mean
+    (metric.UNFIT + 0.05, -0.5, "identifying"),       # explains its own results: more may make it predict
+    (-np.inf, -0.5, "identifying"),                   # no fit judged yet (too few results per unknown)
+])
+def test_a_checkpoint_hands_over_when_the_fits_explain_neither_their_results_nor_held_out_ones(
+        monkeypatch, fitted, held_out, status):
+    assert _model_at_a_checkpoint(monkeypatch, fitted, held_out) == status
 
 
 def test_a_clustered_euclidean_instance_is_still_accepted():
