@@ -59,6 +59,7 @@ from ...parameters.features import FeatureGroup, PermutationFeatures
 from ..base import Config, Proposal
 from .embedding import Embedding
 from .model import SparseBayesLinear
+from .residual import local_residual
 from .technique import StructuralSurrogate
 from .tours import iterated_search, ranked_moves
 
@@ -124,6 +125,10 @@ JUMP_KICKS = 0.5
 #: moves of the incumbent, ranked by the accepted embedding, that the model's side measures in turn
 MOVES = 64
 
+#: a spent list of moves is ranked anew (the residual refitted) once this many results came in since it
+#: was made (None: only at a new incumbent or refit)
+RENEW: Optional[int] = 16
+
 
 def adjusted_r2(r2: float, rows: int, unknowns: int) -> float:
     """``r2`` of a fit of ``unknowns`` parameters to ``rows`` results, adjusted for the share of the
@@ -183,6 +188,7 @@ class MetricBayesLinear(SparseBayesLinear):
         self.random_rows: List[int] = []            # the rows of uniformly random configurations
         self.fit_starts = 0                         # L-BFGS fits from a start, over the checkpoints
         self.fits = 0                               # fits of the accepted embedding (acceptance, refits)
+        self.accepted_at = 0                        # the results at the acceptance
         self._factor_n = 0
         self._theta_scale = 1.0                     # the values' scale the fitted theta is in
         self.test_limit: Optional[int] = None       # the run's test limit, when known
@@ -275,12 +281,20 @@ class MetricBayesLinear(SparseBayesLinear):
         determined = all((dim, False) in self.theta for dim in DIMS)
         if best[0] >= (ACCEPT_LAST if lowered else ACCEPT) and (determined or lowered):
             self.embedding, self.status = self._embedding(best[1], best[2]), "accepted"
+            self.accepted_at = self.n
             self.theta = {(best[1], best[2]): self.embedding.fit(X, y, best[3], REFIT_ITERATIONS)[0]}
             self._centre()
             self.fits += 1
         elif last or (self.fitted_r2 < UNFIT and best[0] < 0.0 and np.isfinite(self.fitted_r2)):
             self.status, self.theta = "handed over", {}
         return self.status
+
+    def local_weights(self) -> np.ndarray:
+        """The embedding's weights (the prior's centre) plus a residual fitted to the results added
+        since the acceptance (:func:`~.residual.local_residual`): the ranking of the measured moves."""
+        start = max(self.accepted_at, self.first)
+        y = (np.asarray(self.y[start:]) - self.offset) / self.scale
+        return self.prior_mean + local_residual(self.rows.matrix(start), y, self.prior_mean)
 
     @property
     def _key(self) -> Tuple[int, bool]:
@@ -337,6 +351,7 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         self._moves_of: Optional[Tuple[str, int]] = None   # the incumbent and fit whose moves are in _moves
         self._moves: Deque[Tuple[Config, Change]] = deque()
         self._changes: Set[Change] = set()      # the changes of the moves proposed so far
+        self._listed_n = 0                      # the results when the list of moves was made
 
     def propose(self) -> Optional[Proposal]:
         """Uniformly random configurations while the embedding is being identified (under
@@ -382,10 +397,10 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         self.pending.add(key)
         return Proposal(cfg, self.path, key)
 
-    def _embedded(self) -> List[Tuple[PermutationFeatures, np.ndarray]]:
-        """Each embedded permutation's map and its cost matrix under the embedding's weights (the
-        prior's centre)."""
-        w, out = self.model.prior_mean, []
+    def _embedded(self, weights: Optional[np.ndarray] = None) -> List[Tuple[PermutationFeatures, np.ndarray]]:
+        """Each embedded permutation's map and its cost matrix under ``weights``, by default the
+        embedding's (the prior's centre)."""
+        w, out = self.model.prior_mean if weights is None else weights, []
         for fmap, offset in zip(self.layout.maps, self.layout.offsets):
             if isinstance(fmap, PermutationFeatures) and fmap.n >= MIN_ITEMS:
                 n, pairs = fmap.n, fmap.pairs
@@ -413,10 +428,13 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         the sum of its steps, so that change is known.  The list is renewed when the incumbent or the
         embedding (a refit) changes.  None once they are all measured."""
         assert self.manipulator is not None and self.best_config is not None
-        of = (self.best_key or "", getattr(self.model, "fits", 0))
-        if of != self._moves_of:
-            self._moves_of, self._moves = of, deque()
-            for fmap, C in self._embedded():
+        model = self.model
+        of = (self.best_key or "", getattr(model, "fits", 0))
+        spent = not self._moves and RENEW is not None and model.n >= self._listed_n + RENEW
+        if of != self._moves_of or spent:
+            self._moves_of, self._moves, self._listed_n = of, deque(), model.n
+            weights = model.local_weights() if isinstance(model, MetricBayesLinear) else None
+            for fmap, C in self._embedded(weights):
                 t = np.asarray(fmap.positions(fmap.parameter.get_value(self.best_config)))
                 for moved in ranked_moves(t, C, MOVES):
                     cfg = self.manipulator.copy(self.best_config)
