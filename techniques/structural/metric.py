@@ -32,12 +32,14 @@ error): it is refitted to every result until L-BFGS converges, the prior of
 :class:`~.model.SparseBayesLinear` is centred on it, it is refitted so (warm) whenever the data grew
 by a quarter, and after the acceptance and each refit the next suggestion is an iterated local search
 on the embedding from the incumbent.  The model's side then runs a measured local search first: the
-incumbent's 2-opt / or-opt moves whose change the embedding puts lowest, measured in turn (a move's
-change, the steps it removes and adds, once: a tour's value is the sum of its steps), the list renewed
-at each new incumbent; the embedding's errors are largest on the short steps that decide the best tour,
-so from a local optimum of the embedding these moves are where its errors hide (ftv170: 8 of the 10
-moves it ranks first from its searched tour shorten the tour, none of the posterior mean's 10).  Once a
-list is spent, StructuralSurrogate's sampled minimum.  Under a known test limit the checkpoints from
+incumbent's 2-opt / or-opt moves whose change the embedding plus a residual fitted to the results
+since the acceptance (:mod:`.residual`) puts lowest, measured in turn (a move's change, the steps it
+removes and adds, once: a tour's value is the sum of its steps), the list renewed at each new
+incumbent; the embedding's errors are largest on the short steps that decide the best tour, so from a
+local optimum of the embedding these moves are where its errors hide (ftv170: 8 of the 10 moves it
+ranks first from its searched tour shorten the tour, none of the posterior mean's 10), and the
+measured tours, which differ in a few steps, pin those errors down.  Once a list is spent,
+StructuralSurrogate's sampled minimum.  Under a known test limit the checkpoints from
 the first at or past :data:`RANDOM_SHARE` of it accept from :data:`ACCEPT_LAST` (the hand-over stays
 at the last checkpoint).  When no checkpoint accepts it (the weights are not a low-dimensional
 metric: loop orders, ATSP with asymmetry that no out/in embedding explains) the model hands over: it
@@ -124,10 +126,6 @@ JUMP_KICKS = 0.5
 
 #: moves of the incumbent, ranked by the accepted embedding, that the model's side measures in turn
 MOVES = 64
-
-#: a spent list of moves is ranked anew (the residual refitted) once this many results came in since it
-#: was made (None: only at a new incumbent or refit)
-RENEW: Optional[int] = 16
 
 
 def adjusted_r2(r2: float, rows: int, unknowns: int) -> float:
@@ -351,7 +349,6 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         self._moves_of: Optional[Tuple[str, int]] = None   # the incumbent and fit whose moves are in _moves
         self._moves: Deque[Tuple[Config, Change]] = deque()
         self._changes: Set[Change] = set()      # the changes of the moves proposed so far
-        self._listed_n = 0                      # the results when the list of moves was made
 
     def propose(self) -> Optional[Proposal]:
         """Uniformly random configurations while the embedding is being identified (under
@@ -420,8 +417,9 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         return super()._from_model()
 
     def _measured_move(self) -> Optional[Config]:
-        """A measured local search ranked by the embedding: the :data:`MOVES` 2-opt / or-opt moves of
-        the incumbent whose value change its weights put lowest (:func:`~.tours.ranked_moves`, per
+        """A measured local search ranked by the embedding and the residual of the results since its
+        acceptance (:meth:`MetricBayesLinear.local_weights`): the :data:`MOVES` 2-opt / or-opt moves of
+        the incumbent whose value change these weights put lowest (:func:`~.tours.ranked_moves`, per
         embedded permutation; from a local optimum of the embedding, the moves its errors most likely
         hide), proposed best first, each one whose result is not known or awaited and whose change
         (the steps it removes and adds) was not measured from an earlier incumbent: a tour's value is
@@ -430,9 +428,8 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         assert self.manipulator is not None and self.best_config is not None
         model = self.model
         of = (self.best_key or "", getattr(model, "fits", 0))
-        spent = not self._moves and RENEW is not None and model.n >= self._listed_n + RENEW
-        if of != self._moves_of or spent:
-            self._moves_of, self._moves, self._listed_n = of, deque(), model.n
+        if of != self._moves_of:
+            self._moves_of, self._moves = of, deque()
             weights = model.local_weights() if isinstance(model, MetricBayesLinear) else None
             for fmap, C in self._embedded(weights):
                 t = np.asarray(fmap.positions(fmap.parameter.get_value(self.best_config)))
