@@ -32,12 +32,14 @@ error): it is refitted to every result until L-BFGS converges, the prior of
 :class:`~.model.SparseBayesLinear` is centred on it, it is refitted so (warm) whenever the data grew
 by a quarter, and after the acceptance and each refit the next suggestion is an iterated local search
 on the embedding from the incumbent.  The model's side then runs a measured local search first: the
-incumbent's 2-opt / or-opt moves whose change the embedding puts lowest, measured in turn (a move's
-change, the steps it removes and adds, once: a tour's value is the sum of its steps), the list renewed
-at each new incumbent; the embedding's errors are largest on the short steps that decide the best tour,
-so from a local optimum of the embedding these moves are where its errors hide (ftv170: 8 of the 10
-moves it ranks first from its searched tour shorten the tour, none of the posterior mean's 10).  Once a
-list is spent, StructuralSurrogate's sampled minimum.  Under a known test limit the checkpoints from
+incumbent's 2-opt / or-opt moves whose change the embedding plus a residual fitted to the results
+since the acceptance (:mod:`.residual`) puts lowest, measured in turn (a move's change, the steps it
+removes and adds, once: a tour's value is the sum of its steps), the list renewed at each new
+incumbent; the embedding's errors are largest on the short steps that decide the best tour, so from a
+local optimum of the embedding these moves are where its errors hide (ftv170: 8 of the 10 moves it
+ranks first from its searched tour shorten the tour, none of the posterior mean's 10), and the
+measured tours, which differ in a few steps, pin those errors down.  Once a list is spent,
+StructuralSurrogate's sampled minimum.  Under a known test limit the checkpoints from
 the first at or past :data:`RANDOM_SHARE` of it accept from :data:`ACCEPT_LAST` (the hand-over stays
 at the last checkpoint).  When no checkpoint accepts it (the weights are not a low-dimensional
 metric: loop orders, ATSP with asymmetry that no out/in embedding explains) the model hands over: it
@@ -59,6 +61,7 @@ from ...parameters.features import FeatureGroup, PermutationFeatures
 from ..base import Config, Proposal
 from .embedding import Embedding
 from .model import SparseBayesLinear
+from .residual import local_residual
 from .technique import StructuralSurrogate
 from .tours import iterated_search, ranked_moves
 
@@ -183,6 +186,7 @@ class MetricBayesLinear(SparseBayesLinear):
         self.random_rows: List[int] = []            # the rows of uniformly random configurations
         self.fit_starts = 0                         # L-BFGS fits from a start, over the checkpoints
         self.fits = 0                               # fits of the accepted embedding (acceptance, refits)
+        self.accepted_at = 0                        # the results at the acceptance
         self._factor_n = 0
         self._theta_scale = 1.0                     # the values' scale the fitted theta is in
         self.test_limit: Optional[int] = None       # the run's test limit, when known
@@ -275,12 +279,20 @@ class MetricBayesLinear(SparseBayesLinear):
         determined = all((dim, False) in self.theta for dim in DIMS)
         if best[0] >= (ACCEPT_LAST if lowered else ACCEPT) and (determined or lowered):
             self.embedding, self.status = self._embedding(best[1], best[2]), "accepted"
+            self.accepted_at = self.n
             self.theta = {(best[1], best[2]): self.embedding.fit(X, y, best[3], REFIT_ITERATIONS)[0]}
             self._centre()
             self.fits += 1
         elif last or (self.fitted_r2 < UNFIT and best[0] < 0.0 and np.isfinite(self.fitted_r2)):
             self.status, self.theta = "handed over", {}
         return self.status
+
+    def local_weights(self) -> np.ndarray:
+        """The embedding's weights (the prior's centre) plus a residual fitted to the results added
+        since the acceptance (:func:`~.residual.local_residual`): the ranking of the measured moves."""
+        start = max(self.accepted_at, self.first)
+        y = (np.asarray(self.y[start:]) - self.offset) / self.scale
+        return self.prior_mean + local_residual(self.rows.matrix(start), y, self.prior_mean)
 
     @property
     def _key(self) -> Tuple[int, bool]:
@@ -382,10 +394,10 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         self.pending.add(key)
         return Proposal(cfg, self.path, key)
 
-    def _embedded(self) -> List[Tuple[PermutationFeatures, np.ndarray]]:
-        """Each embedded permutation's map and its cost matrix under the embedding's weights (the
-        prior's centre)."""
-        w, out = self.model.prior_mean, []
+    def _embedded(self, weights: Optional[np.ndarray] = None) -> List[Tuple[PermutationFeatures, np.ndarray]]:
+        """Each embedded permutation's map and its cost matrix under ``weights``, by default the
+        embedding's (the prior's centre)."""
+        w, out = self.model.prior_mean if weights is None else weights, []
         for fmap, offset in zip(self.layout.maps, self.layout.offsets):
             if isinstance(fmap, PermutationFeatures) and fmap.n >= MIN_ITEMS:
                 n, pairs = fmap.n, fmap.pairs
@@ -405,18 +417,21 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         return super()._from_model()
 
     def _measured_move(self) -> Optional[Config]:
-        """A measured local search ranked by the embedding: the :data:`MOVES` 2-opt / or-opt moves of
-        the incumbent whose value change its weights put lowest (:func:`~.tours.ranked_moves`, per
+        """A measured local search ranked by the embedding and the residual of the results since its
+        acceptance (:meth:`MetricBayesLinear.local_weights`): the :data:`MOVES` 2-opt / or-opt moves of
+        the incumbent whose value change these weights put lowest (:func:`~.tours.ranked_moves`, per
         embedded permutation; from a local optimum of the embedding, the moves its errors most likely
         hide), proposed best first, each one whose result is not known or awaited and whose change
         (the steps it removes and adds) was not measured from an earlier incumbent: a tour's value is
         the sum of its steps, so that change is known.  The list is renewed when the incumbent or the
         embedding (a refit) changes.  None once they are all measured."""
         assert self.manipulator is not None and self.best_config is not None
-        of = (self.best_key or "", getattr(self.model, "fits", 0))
+        model = self.model
+        of = (self.best_key or "", getattr(model, "fits", 0))
         if of != self._moves_of:
             self._moves_of, self._moves = of, deque()
-            for fmap, C in self._embedded():
+            weights = model.local_weights() if isinstance(model, MetricBayesLinear) else None
+            for fmap, C in self._embedded(weights):
                 t = np.asarray(fmap.positions(fmap.parameter.get_value(self.best_config)))
                 for moved in ranked_moves(t, C, MOVES):
                     cfg = self.manipulator.copy(self.best_config)

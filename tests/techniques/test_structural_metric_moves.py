@@ -7,7 +7,7 @@ import numpy as np
 
 from tunerlib.parameters import ConfigurationManipulator, PermutationParameter
 from tunerlib.techniques.base import Feedback
-from tunerlib.techniques.structural import MetricStructuralSurrogate
+from tunerlib.techniques.structural import MetricStructuralSurrogate, metric
 from tunerlib.techniques.structural.metric import MIN_ITEMS, MOVES, _change
 from tunerlib.techniques.structural.tours import ranked_moves
 
@@ -60,3 +60,24 @@ def test_the_measured_moves_are_deterministic():
     a, _ = _run(200)
     b, _ = _run(200)
     assert [row[1].tolist() for row in a] == [row[1].tolist() for row in b]
+
+
+def test_the_moves_are_ranked_by_the_embedding_plus_the_residual_of_the_results_since_the_acceptance(monkeypatch):
+    lists, weights = [], []
+    ranked, local_weights = metric.ranked_moves, metric.MetricBayesLinear.local_weights
+
+    def ranking(t, C, limit):
+        lists.append(C.copy())
+        return ranked(t, C, limit)
+
+    def fitted(self):
+        weights.append(local_weights(self))
+        return weights[-1]
+    monkeypatch.setattr(metric, "ranked_moves", ranking)
+    monkeypatch.setattr(metric.MetricBayesLinear, "local_weights", fitted)
+    _, tech = _run(260)
+    assert len(lists) >= 3 and len(weights) == len(lists)
+    for C, w in zip(lists, weights):
+        assert np.array_equal(C, tech._embedded(w)[0][1])
+    # the residual moves the ranking's weights off the embedding's
+    assert not np.allclose(weights[-1], tech.model.prior_mean)
