@@ -20,9 +20,43 @@ __all__ = ["compact_encoder"]
 _PROBE = {"b": [1.5, -0.0, 10**20, True, None, "é\"\\\n"], "a": {"d": 1, "c": [0.1, []]}}
 
 
+class _CompactEncoder:
+    """``reference.encode`` through a C encoder built once per thread.  A callable object rather than
+    a closure: callers that cache per function (psycopg's JSON dumpers key their cache on the function
+    and refuse a closure, with a warning) can keep it."""
+
+    __slots__ = ("reference", "make", "strings", "per_thread")
+
+    def __init__(self, reference: json.JSONEncoder, make: Callable[..., Any]) -> None:
+        self.reference, self.make = reference, make
+        self.strings = (_json_encoder.encode_basestring_ascii if reference.ensure_ascii
+                        else _json_encoder.encode_basestring)
+        # Each thread has its own encoder: the C encoder keeps the containers it is inside in
+        # ``markers`` (to detect circular values), which must not be shared by two encodings at once.
+        self.per_thread = threading.local()
+
+    def build(self) -> Tuple[Dict[int, Any], Callable[[Any, int], Any]]:
+        """A fresh C encoder and its markers (raises TypeError where this Python's signature differs)."""
+        markers: Dict[int, Any] = {}
+        r = self.reference
+        return markers, self.make(markers, r.default, self.strings, None, ":", ",", r.sort_keys, False,
+                                  r.allow_nan)
+
+    def __call__(self, value: Any) -> str:
+        try:
+            markers, chunks = self.per_thread.encoder
+        except AttributeError:
+            markers, chunks = self.per_thread.encoder = self.build()
+        try:
+            return "".join(chunks(value, 0))
+        except BaseException:
+            markers.clear()  # an encoding stopped part-way leaves its open containers marked
+            raise
+
+
 def compact_encoder(sort_keys: bool = False, ensure_ascii: bool = True,
                     allow_nan: bool = True) -> Callable[[Any], str]:
-    """A function giving ``JSONEncoder(separators=(",", ":"), sort_keys=..., ensure_ascii=...,
+    """A callable giving ``JSONEncoder(separators=(",", ":"), sort_keys=..., ensure_ascii=...,
     allow_nan=...).encode(value)``; it raises what that raises (ValueError for a circular value or,
     with ``allow_nan=False``, a non-finite float; TypeError for a value JSON has no type for)."""
     reference = json.JSONEncoder(separators=(",", ":"), sort_keys=sort_keys, ensure_ascii=ensure_ascii,
@@ -30,32 +64,11 @@ def compact_encoder(sort_keys: bool = False, ensure_ascii: bool = True,
     make = getattr(_json_encoder, "c_make_encoder", None)
     if make is None:
         return reference.encode
-    strings = _json_encoder.encode_basestring_ascii if ensure_ascii else _json_encoder.encode_basestring
-    # Each thread has its own encoder: the C encoder keeps the containers it is inside in ``markers``
-    # (to detect circular values), which must not be shared by two encodings at once.
-    per_thread = threading.local()
-
-    def build() -> Tuple[Dict[int, Any], Callable[[Any, int], Any]]:
-        markers: Dict[int, Any] = {}
-        return markers, make(markers, reference.default, strings, None, ":", ",", sort_keys, False, allow_nan)
-
+    encode = _CompactEncoder(reference, make)
     try:
-        build()
+        encode.build()
     except TypeError:  # another signature than this Python's JSONEncoder.iterencode passes
         return reference.encode
-    join = "".join
-
-    def encode(value: Any) -> str:
-        try:
-            markers, chunks = per_thread.encoder
-        except AttributeError:
-            markers, chunks = per_thread.encoder = build()
-        try:
-            return join(chunks(value, 0))
-        except BaseException:
-            markers.clear()  # an encoding stopped part-way leaves its open containers marked
-            raise
-
     try:
         same = encode(_PROBE) == reference.encode(_PROBE)
     except (TypeError, ValueError):

@@ -37,6 +37,7 @@ RUNS = {
     "analysis.py": ([], "new_bests  affinity", False),
     "priors_space.py": ([], "best: {", False),
     "multi_objective.py": ([], "{'time': ", False),
+    "bench_callgrind.py": (["--evals", "30", "--json", "--technique", "auto"], "first1000_median_ms", False),
 }
 MARKED = re.compile(r"^<!-- runs -->\n```(?:bash|sh)\n([\s\S]*?)^```|^<!-- figure: [^>]*-->\n```\w*\n((?:\$ .*\n)+)",
                     re.M)

@@ -98,3 +98,11 @@ def test_an_encoding_on_another_thread_while_one_is_paused_is_not_circular():
         resume.set()
         paused.join()
     assert texts == ['[{"x":1}]']
+
+
+def test_the_encoder_is_no_closure():
+    """psycopg keys its JSON dumpers on the dumps function and, for a closure, warns of a resource leak
+    and builds a dumper per value: the encoder handed to the PostgreSQL engine is a callable object."""
+    encode = compact_encoder(ensure_ascii=False)
+    assert getattr(encode, "__closure__", None) is None
+    assert json_dumps is not None and getattr(json_dumps, "__closure__", None) is None
