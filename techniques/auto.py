@@ -228,18 +228,14 @@ class AutoTechnique(Technique):
     # ---- proposing ---------------------------------------------------------------------------------
     def propose(self) -> Optional[Proposal]:
         active = self.active
-        if active == self.fallback:  # the cheap bandit: no decision reads its CPU, so it is not clocked
+        if active != self.fallback:  # the cheap bandit is not clocked: no decision reads its CPU
+            start = self.cpu_clock()
             proposal = self.members[active].propose()
             if proposal is not None:
+                self.cpu[active].append(self.cpu_clock() - start)
                 self.made[active] += 1
-            return proposal
-        start = self.cpu_clock()
-        proposal = self.members[active].propose()
-        if proposal is not None:
-            self.cpu[active].append(self.cpu_clock() - start)
-            self.made[active] += 1
-            return proposal
-        proposal = self.members[self.fallback].propose()   # the active member has nothing right now
+                return proposal
+        proposal = self.members[self.fallback].propose()   # the bandit, or the fallback while the active member has nothing
         if proposal is not None:
             self.made[self.fallback] += 1
         return proposal
@@ -252,8 +248,7 @@ class AutoTechnique(Technique):
     def observe(self, feedback: Feedback) -> None:
         super().observe(feedback)
         self._learn(feedback)
-        if self._announced < len(self.decisions):
-            self._announce()
+        self._announce()
 
     def _learn(self, feedback: Feedback) -> None:
         """Forward a result to the members still in play, count it and run the checks it is due for."""
