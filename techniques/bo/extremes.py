@@ -36,6 +36,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..base import Config
+from ..pareto import non_dominated
 from .acquisition import Acquisition
 from .gp import GaussianProcess
 
@@ -43,6 +44,8 @@ from .gp import GaussianProcess
 START_RADIUS = 0.25
 #: trust-region moves drawn per extreme proposal
 MOVES = 256
+#: the gains' reference point lies this share of the initial front's extent beyond its nadir
+REFERENCE_SHARE = 0.1
 
 
 class ExtremeTurns:
@@ -61,6 +64,7 @@ class ExtremeTurns:
         self.misses: Dict[int, int] = {}          # objective -> extreme proposals in a row without a gain
         self.aimed: Dict[str, int] = {}           # hash of an extreme proposal in flight -> its objective
         self.streak: Optional[int] = None         # objective whose last extreme proposal improved it
+        self.bound: Optional[List[float]] = None  # the reference point a gain must stay below in the other objectives
 
     def aim(self, objectives: int, dimension: Optional[int] = None) -> Optional[int]:
         """The objective this BO proposal aims at alone, or None (an EHVI proposal).  With
@@ -80,6 +84,20 @@ class ExtremeTurns:
             return None
         return j
 
+    def fix_reference(self, vectors: np.ndarray) -> None:
+        """Fix, once, the reference point a gain must stay below in every objective it does not aim
+        at: the nadir of the front of ``vectors`` (oriented values, rows) plus :data:`REFERENCE_SHARE`
+        of that front's extent (of the values' spread, or 1, where the extent is 0).  Called with
+        the results when the first BO proposal is made (the initial design's), so a front end pushed
+        beyond what the random designs trade off for it adds no hypervolume and earns nothing."""
+        if self.bound is not None or not len(vectors):
+            return
+        front = vectors[non_dominated(vectors)]
+        extent = front.max(axis=0) - front.min(axis=0)
+        spread = vectors.max(axis=0) - vectors.min(axis=0)
+        margin = np.where(extent > 0, extent, np.where(spread > 0, spread, 1.0)) * REFERENCE_SHARE
+        self.bound = [float(v) for v in front.max(axis=0) + margin]
+
     def proposed(self, key: str, objective: int) -> None:
         """An extreme proposal for ``objective`` was made (its result is awaited)."""
         self.aimed[key] = objective
@@ -89,7 +107,8 @@ class ExtremeTurns:
         whose last extreme proposal gained, for the technique's saved state (an extreme proposal
         still in flight is not kept: its result is replayed as any other)."""
         return {"turn": self.turn, "misses": {str(j): m for j, m in self.misses.items()},
-                "radius": {str(j): r for j, r in self.radius.items()}, "streak": self.streak}
+                "radius": {str(j): r for j, r in self.radius.items()}, "streak": self.streak,
+                "bound": self.bound}
 
     def load_state(self, state: Dict[str, Any]) -> None:
         """Continue from :meth:`to_state`'s position (called when a run resumes)."""
@@ -97,17 +116,26 @@ class ExtremeTurns:
         self.misses = {int(j): int(m) for j, m in (state.get("misses") or {}).items()}
         self.radius = {int(j): float(r) for j, r in (state.get("radius") or {}).items()}
         self.streak = None if state.get("streak") is None else int(state["streak"])
+        self.bound = None if state.get("bound") is None else [float(v) for v in state["bound"]]
 
     def observed(self, key: str, vector: Optional[Sequence[float]], best: Optional[Sequence[float]]) -> None:
         """A result arrived: ``vector`` (None: failed) and the best value of every objective before it
-        (None: none yet).  Counts a gain or a miss for the objective an extreme proposal aimed at."""
+        (None: none yet).  Counts a gain or a miss for the objective an extreme proposal aimed at: a
+        gain improves that objective's best value and, once :meth:`fix_reference` has set the
+        reference point, lies below it in every other objective (a design beyond it adds no
+        hypervolume, however far it extends the front's end)."""
         j = self.aimed.pop(key, None)
         if j is None:
             return
-        gained = vector is not None and (best is None or vector[j] < best[j])
+        gained = vector is not None and (best is None or vector[j] < best[j]) and self.within(vector, j)
         self.streak = j if gained and self.follow_gains else None
         self.misses[j] = 0 if gained else self.misses.get(j, 0) + 1
         self.radius[j] = min(1.0, self.radius_of(j) * 2) if gained else self.radius_of(j) / 2
+
+    def within(self, vector: Sequence[float], objective: int) -> bool:
+        """Whether ``vector`` lies below the reference point in every objective but ``objective``
+        (True while no reference point is fixed)."""
+        return self.bound is None or all(v < b for k, (v, b) in enumerate(zip(vector, self.bound)) if k != objective)
 
     def radius_of(self, objective: int) -> float:
         """The trust-region radius of ``objective``'s extreme turns, a share of the parameters (the

@@ -262,3 +262,61 @@ def test_without_extreme_streak_a_gain_earns_nothing_outside_the_schedule():
     turns.observed("a", (3.0, 1.0), (4.0, 1.0))
     assert turns.aim(2, dimension=40) is None
     assert create_technique(["MultiObjectiveBO;extreme_streak,false"]) is not None
+
+
+def test_a_gain_beyond_the_reference_point_in_another_objective_is_a_miss():
+    """Once the reference point is fixed (the initial design's front's nadir plus a tenth of its
+    extent), an extreme proposal that improves its objective but lies beyond that point in another
+    objective adds no hypervolume: it counts as a miss (the radius halves, no streak follows)."""
+    import numpy as np
+
+    turns = ExtremeTurns(every=4, patience=2)
+    turns.fix_reference(np.array([[10.0, 1.0], [20.0, 0.5], [30.0, 2.0], [4.0, 3.0]]))
+    assert turns.bound == pytest.approx([21.6, 3.25])        # front (10, 1), (20, 0.5), (4, 3)
+    turns.fix_reference(np.array([[100.0, 100.0]]))             # fixed once
+    assert turns.bound == pytest.approx([21.6, 3.25])
+    assert [turns.aim(2, dimension=40) for _ in range(8)] == [None, None, None, 0, None, None, None, 1]
+    turns.proposed("frugal", 1)
+    turns.observed("frugal", (60.0, 0.2), (4.0, 0.5))          # the frugal end, far beyond 21.6: no gain
+    assert turns.radius_of(1) == START_RADIUS / 2 and turns.misses[1] == 1
+    assert turns.aim(2, dimension=40) is None                   # no streak
+    assert [turns.aim(2, dimension=40) for _ in range(3)] == [None, None, 0]
+    turns.proposed("fast", 0)
+    turns.observed("fast", (3.0, 3.2), (4.0, 0.5))             # faster, below 3.25 in resources: a gain
+    assert turns.radius_of(0) == 2 * START_RADIUS and turns.misses[0] == 0
+    assert turns.aim(2, dimension=40) == 0
+    restored = ExtremeTurns(every=4, patience=2)
+    restored.load_state(json.loads(json.dumps(turns.to_state())))
+    assert restored.bound == turns.bound
+
+
+def test_without_a_reference_point_any_improvement_is_a_gain():
+    turns = ExtremeTurns(every=1, patience=2)
+    assert turns.aim(2, dimension=40) == 0
+    turns.proposed("a", 0)
+    turns.observed("a", (3.0, 1e9), (4.0, 1.0))
+    assert turns.misses[0] == 0 and turns.radius_of(0) == 2 * START_RADIUS
+
+
+@pytest.mark.parametrize("reference", [True, False])
+def test_the_reference_point_is_the_initial_designs_front_on_a_large_space(reference):
+    """On a space too large to be scored whole, the first BO proposal fixes the extreme turns'
+    reference point from the initial design's results (with ``extreme_reference`` on, the default)."""
+    import numpy as np
+    from tunerlib.techniques.pareto import non_dominated
+
+    m = ConfigurationManipulator([IntegerParameter(f"x{i}", 0, TOP) for i in range(WIDTH)])
+    tech = create_technique([light(f"MultiObjectiveBO;initial_samples,8;extreme_reference,{str(reference).lower()}")])
+    tech.bind(m, random.Random(0), tech.name)
+    seen, initial = set(), []
+    while len(seen) < 8:
+        initial.append(measure_one(tech, m, seen))
+    assert tech._extremes.bound is None
+    measure_one(tech, m, seen)
+    if not reference:
+        assert tech._extremes.bound is None
+        return
+    pts = np.array(initial)
+    front = pts[non_dominated(pts)]
+    expected = front.max(axis=0) + 0.1 * (front.max(axis=0) - front.min(axis=0))
+    assert tech._extremes.bound == pytest.approx(list(expected))
