@@ -27,6 +27,14 @@ of parameters changed), and a proposal that improved its objective earns that ob
 proposal too, outside the schedule: where an extreme takes many parameters changed together, each
 step gains a little, and a fixed share of one proposal in ``every x objectives`` leaves most of
 the way untravelled within a short budget.
+
+A gain must also add hypervolume with respect to a reference point fixed when the model takes
+over (:meth:`ExtremeTurns.fix_reference`): the initial design's worst value of every objective
+plus a tenth of its spread.  A design that improves one objective but is worse in another than
+every random design of the initial design (on the HPVM2FPGA model: a resource-frugal design
+slower than any of them) extends the front's end where no random design trades off, so it is a
+miss: the radius halves, no streak follows, and the turns of an objective that only gains there
+end as its misses accumulate.
 """
 from __future__ import annotations
 
@@ -36,7 +44,6 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..base import Config
-from ..pareto import non_dominated
 from .acquisition import Acquisition
 from .gp import GaussianProcess
 
@@ -44,7 +51,7 @@ from .gp import GaussianProcess
 START_RADIUS = 0.25
 #: trust-region moves drawn per extreme proposal
 MOVES = 256
-#: the gains' reference point lies this share of the initial front's extent beyond its nadir
+#: the gains' reference point lies this share of the initial design's spread beyond its worst values
 REFERENCE_SHARE = 0.1
 
 
@@ -86,17 +93,15 @@ class ExtremeTurns:
 
     def fix_reference(self, vectors: np.ndarray) -> None:
         """Fix, once, the reference point a gain must stay below in every objective it does not aim
-        at: the nadir of the front of ``vectors`` (oriented values, rows) plus :data:`REFERENCE_SHARE`
-        of that front's extent (of the values' spread, or 1, where the extent is 0).  Called with
-        the results when the first BO proposal is made (the initial design's), so a front end pushed
-        beyond what the random designs trade off for it adds no hypervolume and earns nothing."""
+        at: the worst of ``vectors`` (oriented values, rows) in each objective plus
+        :data:`REFERENCE_SHARE` of their spread (1 where it is 0).  Called with the results when the
+        first BO proposal is made (the initial design's random designs), so a front end pushed
+        beyond the worst that random designs take in another objective adds no hypervolume and
+        earns nothing."""
         if self.bound is not None or not len(vectors):
             return
-        front = vectors[non_dominated(vectors)]
-        extent = front.max(axis=0) - front.min(axis=0)
         spread = vectors.max(axis=0) - vectors.min(axis=0)
-        margin = np.where(extent > 0, extent, np.where(spread > 0, spread, 1.0)) * REFERENCE_SHARE
-        self.bound = [float(v) for v in front.max(axis=0) + margin]
+        self.bound = [float(v) for v in vectors.max(axis=0) + np.where(spread > 0, spread, 1.0) * REFERENCE_SHARE]
 
     def proposed(self, key: str, objective: int) -> None:
         """An extreme proposal for ``objective`` was made (its result is awaited)."""
