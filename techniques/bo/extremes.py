@@ -27,15 +27,6 @@ of parameters changed), and a proposal that improved its objective earns that ob
 proposal too, outside the schedule: where an extreme takes many parameters changed together, each
 step gains a little, and a fixed share of one proposal in ``every x objectives`` leaves most of
 the way untravelled within a short budget.
-
-With MultiObjectiveBO's ``extreme_reference`` (off by default) a gain must also add hypervolume
-with respect to a reference point fixed when the model takes over
-(:meth:`ExtremeTurns.fix_reference`): the initial design's worst value of every objective plus a
-tenth of its spread.  A design that improves one objective but is worse in another than every
-random design of the initial design (on the HPVM2FPGA model: a resource-frugal design slower than
-any of them) is then a miss: the radius halves and no streak follows.  On HPVM2FPGA the fast
-designs use more resources than any design of the initial design, so the reference point ended
-the fast end's progress as well (docs/benchmarks/multi-objective.md).
 """
 from __future__ import annotations
 
@@ -52,8 +43,6 @@ from .gp import GaussianProcess
 START_RADIUS = 0.25
 #: trust-region moves drawn per extreme proposal
 MOVES = 256
-#: the gains' reference point lies this share of the initial design's spread beyond its worst values
-REFERENCE_SHARE = 0.1
 
 
 class ExtremeTurns:
@@ -72,7 +61,6 @@ class ExtremeTurns:
         self.misses: Dict[int, int] = {}          # objective -> extreme proposals in a row without a gain
         self.aimed: Dict[str, int] = {}           # hash of an extreme proposal in flight -> its objective
         self.streak: Optional[int] = None         # objective whose last extreme proposal improved it
-        self.bound: Optional[List[float]] = None  # the reference point a gain must stay below in the other objectives
 
     def aim(self, objectives: int, dimension: Optional[int] = None) -> Optional[int]:
         """The objective this BO proposal aims at alone, or None (an EHVI proposal).  With
@@ -92,18 +80,6 @@ class ExtremeTurns:
             return None
         return j
 
-    def fix_reference(self, vectors: np.ndarray) -> None:
-        """Fix, once, the reference point a gain must stay below in every objective it does not aim
-        at: the worst of ``vectors`` (oriented values, rows) in each objective plus
-        :data:`REFERENCE_SHARE` of their spread (1 where it is 0).  Called with the results when the
-        first BO proposal is made (the initial design's random designs), so a front end pushed
-        beyond the worst that random designs take in another objective adds no hypervolume and
-        earns nothing."""
-        if self.bound is not None or not len(vectors):
-            return
-        spread = vectors.max(axis=0) - vectors.min(axis=0)
-        self.bound = [float(v) for v in vectors.max(axis=0) + np.where(spread > 0, spread, 1.0) * REFERENCE_SHARE]
-
     def proposed(self, key: str, objective: int) -> None:
         """An extreme proposal for ``objective`` was made (its result is awaited)."""
         self.aimed[key] = objective
@@ -113,8 +89,7 @@ class ExtremeTurns:
         whose last extreme proposal gained, for the technique's saved state (an extreme proposal
         still in flight is not kept: its result is replayed as any other)."""
         return {"turn": self.turn, "misses": {str(j): m for j, m in self.misses.items()},
-                "radius": {str(j): r for j, r in self.radius.items()}, "streak": self.streak,
-                "bound": self.bound}
+                "radius": {str(j): r for j, r in self.radius.items()}, "streak": self.streak}
 
     def load_state(self, state: Dict[str, Any]) -> None:
         """Continue from :meth:`to_state`'s position (called when a run resumes)."""
@@ -122,26 +97,17 @@ class ExtremeTurns:
         self.misses = {int(j): int(m) for j, m in (state.get("misses") or {}).items()}
         self.radius = {int(j): float(r) for j, r in (state.get("radius") or {}).items()}
         self.streak = None if state.get("streak") is None else int(state["streak"])
-        self.bound = None if state.get("bound") is None else [float(v) for v in state["bound"]]
 
     def observed(self, key: str, vector: Optional[Sequence[float]], best: Optional[Sequence[float]]) -> None:
         """A result arrived: ``vector`` (None: failed) and the best value of every objective before it
-        (None: none yet).  Counts a gain or a miss for the objective an extreme proposal aimed at: a
-        gain improves that objective's best value and, once :meth:`fix_reference` has set the
-        reference point, lies below it in every other objective (a design beyond it adds no
-        hypervolume, however far it extends the front's end)."""
+        (None: none yet).  Counts a gain or a miss for the objective an extreme proposal aimed at."""
         j = self.aimed.pop(key, None)
         if j is None:
             return
-        gained = vector is not None and (best is None or vector[j] < best[j]) and self.within(vector, j)
+        gained = vector is not None and (best is None or vector[j] < best[j])
         self.streak = j if gained and self.follow_gains else None
         self.misses[j] = 0 if gained else self.misses.get(j, 0) + 1
         self.radius[j] = min(1.0, self.radius_of(j) * 2) if gained else self.radius_of(j) / 2
-
-    def within(self, vector: Sequence[float], objective: int) -> bool:
-        """Whether ``vector`` lies below the reference point in every objective but ``objective``
-        (True while no reference point is fixed)."""
-        return self.bound is None or all(v < b for k, (v, b) in enumerate(zip(vector, self.bound)) if k != objective)
 
     def radius_of(self, objective: int) -> float:
         """The trust-region radius of ``objective``'s extreme turns, a share of the parameters (the

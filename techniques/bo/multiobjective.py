@@ -48,9 +48,7 @@ differs is the model and the acquisition of a BO proposal:
   a radius of parameters at once around the configurations best in its objective (the radius
   doubles after a gain, halves after a miss) instead of random draws of the whole space, a gain
   earns the objective the next proposal too (``extreme_streak``), and its misses end the turns
-  only once the radius is down to one parameter (``extreme_reference`` true: a design beyond the
-  initial design's worst value, plus a tenth of its spread, in another objective counts as no
-  gain; on HPVM2FPGA that ended the fast end's progress, so it is off); the hypervolume proposals' random candidates are
+  only once the radius is down to one parameter; the hypervolume proposals' random candidates are
   joined by such moves around the front's members (``front_moves``) and by moves from a front
   member towards its neighbour on the front, most across the largest gaps (``gap_moves``,
   :mod:`.gaps`);
@@ -202,10 +200,6 @@ class MultiObjectiveBO(BayesianOptimization):
         Option("extreme_streak", bool, True,
                doc="with extreme_moves, on spaces too large to be scored whole, an extreme proposal that "
                    "improved its objective earns that objective the next proposal too"),
-        Option("extreme_reference", bool, False,
-               doc="with extreme_moves, on spaces too large to be scored whole, an extreme proposal counts as a "
-                   "gain only below the initial design's worst value (plus a tenth of its spread) in every other "
-                   "objective"),
         Option("front_moves", bool, True,
                doc="on spaces too large to be scored whole, the hypervolume proposals' candidates include "
                    "moves that change up to a quarter of the parameters at once around the front's members"),
@@ -308,8 +302,6 @@ class MultiObjectiveBO(BayesianOptimization):
         eps_f = o.max_feasibility_threshold * self.rng.randrange(EPS_STEPS) / (EPS_STEPS - 1)
         features = self.feasibility.features if self.feasibility is not None else None
         moves = self._options.get("extreme_moves", True) and not self.search.scored_whole
-        if moves and self._options.get("extreme_reference", False):
-            self._extremes.fix_reference(raw)
         aim = self._extremes.aim(y.shape[1], len(self.names) if moves else None)
         if aim is not None:
             single, ends = extreme_acquisition(aim, *self._extreme_model(aim, gps, train, y, raw), configs,
