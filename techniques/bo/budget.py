@@ -7,7 +7,9 @@ expected improvement is largest next to the best design point, and the proposals
 that one basin (rise_mm@table at 100 evaluations, docs/benchmarks/default-technique.md).  A design
 that grows with the budget, as BaCO and HyperMapper size theirs, spends a fixed share of a known test
 limit on random configurations, never fewer than ``d + 1`` and never more than ``cap`` designs' worth.
-With no known count (a deadline alone, or the default cap) the design is ``d + 1``.
+With no known count (a deadline alone, or the default cap) the design is ``d + 1``.  The share is the
+option ``design_share``, 0 (``d + 1``) by default: 0.2 helps rise_mm@table at 100 evaluations and costs
+on conv_a100, the TACO spaces and perturbed K-means copies at 60 (docs/benchmarks/default-technique.md).
 """
 from __future__ import annotations
 

@@ -18,12 +18,13 @@ from .transforms import exponents
 class BOOptions:
     """Options of :class:`.technique.BayesianOptimization` (independent of the seed)."""
 
-    #: random feasible configurations before the first model (None: sized by ``design_share`` and ``design_cap``)
+    #: random feasible configurations before the first model (None: number of parameters + 1, or sized by
+    #: ``design_share`` and ``design_cap``)
     initial_samples: Optional[int] = None
     #: with ``initial_samples`` None and a known test limit (``--test-limit``), the initial design is this share
     #: of the limit, at least the number of parameters + 1 (``d + 1``) and at most ``design_cap`` x (d + 1);
-    #: without a known limit, or with 0, it is d + 1 (:mod:`.budget`)
-    design_share: float = 0.2
+    #: without a known limit, or with 0, it is d + 1 (:mod:`.budget`; docs/benchmarks/default-technique.md)
+    design_share: float = 0.0
     #: the most initial design points ``design_share`` gives, in multiples of d + 1
     design_cap: float = 2.0
     #: each design point is the farthest of this many random candidates from the configurations so far (:mod:`.design`)

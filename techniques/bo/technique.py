@@ -4,8 +4,8 @@ Call pattern (see :mod:`tunerlib.techniques.base`): ``bind`` builds the distance
 of trees and the neighbour generator; ``observe`` records every result of the run, whichever
 technique asked for it (inside a bandit BO learns from all arms); ``propose`` returns
 
-1. the initial design: ``initial_samples`` random feasible configurations (by default ``d + 1``, or a
-   share of a known test limit: :mod:`.budget`), each
+1. the initial design: ``initial_samples`` random feasible configurations (by default ``d + 1``; with
+   ``design_share`` a share of a known test limit: :mod:`.budget`), each
    the farthest of ``design_candidates`` uniform draws from those so far (:mod:`.design`), all
    proposed up front; it is cut short when other techniques have already supplied that many OK
    results.  With user priors the prior's mode comes first and the rest stays uniform, or near the

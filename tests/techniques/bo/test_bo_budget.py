@@ -16,6 +16,8 @@ from tunerlib.techniques.bo.budget import design_size, known_test_limit
 
 #: cheaper acquisition/hyperparameter search
 LIGHT = dict(n_random_samples=200, n_starts=3, hp_samples=10, hp_starts=2, max_local_steps=3)
+#: the design as a fifth of a known test limit
+SHARE = dict(design_share=0.2)
 
 
 def limited(limit):
@@ -59,19 +61,20 @@ def test_the_design_stays_between_d_plus_1_and_the_cap(d, limit, share, cap):
 
 
 def test_bind_sizes_the_design_from_the_context():
-    assert bound(10, limited(100)).n_initial == 20
-    assert bound(10, limited(20)).n_initial == 11
-    assert bound(10, SearchContext()).n_initial == 11
-    assert bound(10, limited(100), design_share=0.0).n_initial == 11
-    assert bound(10, limited(100), design_cap=1.5).n_initial == 16
-    assert bound(10, limited(100), initial_samples=3).n_initial == 3
+    assert bound(10, limited(100), **SHARE).n_initial == 20
+    assert bound(10, limited(20), **SHARE).n_initial == 11
+    assert bound(10, SearchContext(), **SHARE).n_initial == 11
+    assert bound(10, limited(100), design_share=0.2, design_cap=1.5).n_initial == 16
+    assert bound(10, limited(100), initial_samples=3, **SHARE).n_initial == 3
+    assert bound(10, limited(100)).n_initial == 11                      # the default: d + 1
+    assert BayesianOptimization().option_values()["design_share"] == 0.0
 
 
 def test_a_run_with_a_test_limit_sizes_the_design_from_it():
     made = []
 
     def probe():
-        made.append(BayesianOptimization("BudgetProbeBO", **LIGHT))
+        made.append(BayesianOptimization("BudgetProbeBO", **LIGHT, **SHARE))
         return made[-1]
 
     if "BudgetProbeBO" not in registry():
@@ -87,12 +90,15 @@ def test_auto_gives_bayesian_optimization_the_runs_test_limit():
     auto = AutoTechnique("auto")
     auto.set_context(limited(100))
     auto.bind(space(10), random.Random(0), "auto")
-    assert auto.active == BO and auto.members[BO].n_initial == 20
+    member = auto.members[BO]
+    assert auto.active == BO and member.context.test_limit == 100 and member.context.budget_kind == "tests"
+    assert member.n_initial == design_size(10, member.context, member.options.design_share,
+                                           member.options.design_cap)
 
 
 @pytest.mark.parametrize("fitted", [False, True])
 def test_a_resumed_run_keeps_the_design_size_of_its_state(fitted):
-    tech = bound(4, limited(100))
+    tech = bound(4, limited(100), **SHARE)
     assert tech.n_initial == 10
     if fitted:
         rng = random.Random(3)
@@ -103,7 +109,7 @@ def test_a_resumed_run_keeps_the_design_size_of_its_state(fitted):
         assert tech.desired_configuration() is not None
     state = json.loads(json.dumps(tech.state_dict()))
     assert state["initial_samples"] == 10
-    resumed = bound(4, limited(20))               # resumed with another limit
+    resumed = bound(4, limited(20), **SHARE)          # resumed with another limit
     assert resumed.n_initial == 5
     resumed.load_state_dict(state)
     assert resumed.n_initial == 10 and resumed._restart.size == 10
