@@ -18,8 +18,15 @@ from .transforms import exponents
 class BOOptions:
     """Options of :class:`.technique.BayesianOptimization` (independent of the seed)."""
 
-    #: random feasible configurations before the first model (None: number of parameters + 1)
+    #: random feasible configurations before the first model (None: number of parameters + 1, or sized by
+    #: ``design_share`` and ``design_cap``)
     initial_samples: Optional[int] = None
+    #: with ``initial_samples`` None and a known test limit (``--test-limit``), the initial design is this share
+    #: of the limit, at least the number of parameters + 1 (``d + 1``) and at most ``design_cap`` x (d + 1);
+    #: without a known limit, or with 0, it is d + 1 (:mod:`.budget`; docs/benchmarks/default-technique.md)
+    design_share: float = 0.0
+    #: the most initial design points ``design_share`` gives, in multiples of d + 1
+    design_cap: float = 2.0
     #: each design point is the farthest of this many random candidates from the configurations so far (:mod:`.design`)
     design_candidates: int = 1
     #: random feasible configurations scored per acquisition optimisation
@@ -115,7 +122,8 @@ class BOOptions:
 #: the options as the one technique option schema (:mod:`..options`): types and defaults from the
 #: fields of :class:`BOOptions`, legal and random ranges here
 BO_OPTIONS = schema_from_dataclass(BOOptions, {
-    "initial_samples": dict(lo=1), "design_candidates": dict(lo=1, random_hi=50),
+    "initial_samples": dict(lo=1), "design_share": dict(lo=0.0, hi=1.0, random_hi=0.3),
+    "design_cap": dict(lo=1.0, hi=100.0, random_lo=1.0, random_hi=4.0), "design_candidates": dict(lo=1, random_hi=50),
     "n_random_samples": dict(lo=1, random_lo=200, random_hi=5000),
     "n_starts": dict(lo=1, random_lo=1, random_hi=20), "max_local_steps": dict(lo=0),
     "exhaustive_acquisition": dict(lo=0), "neighbours_per_parameter": dict(lo=1), "hp_samples": dict(lo=1),

@@ -4,7 +4,8 @@ Call pattern (see :mod:`tunerlib.techniques.base`): ``bind`` builds the distance
 of trees and the neighbour generator; ``observe`` records every result of the run, whichever
 technique asked for it (inside a bandit BO learns from all arms); ``propose`` returns
 
-1. the initial design: ``initial_samples`` (default ``d + 1``) random feasible configurations, each
+1. the initial design: ``initial_samples`` random feasible configurations (by default ``d + 1``; with
+   ``design_share`` a share of a known test limit: :mod:`.budget`), each
    the farthest of ``design_candidates`` uniform draws from those so far (:mod:`.design`), all
    proposed up front; it is cut short when other techniques have already supplied that many OK
    results.  With user priors the prior's mode comes first and the rest stays uniform, or near the
@@ -73,6 +74,7 @@ from ..base import Config, Feedback, Technique, TechniqueError
 from ..blas import single_thread_blas
 from ..options import configure
 from .acquisition import Acquisition, LocalSearch
+from .budget import design_size
 from .design import SpreadDesign, guided_pick
 from .restart import StallRestart
 from .distances import ConfigKey, SpaceEncoder
@@ -140,7 +142,7 @@ class BayesianOptimization(Technique):
                                   o.n_random_samples, o.n_starts, o.max_local_steps,
                                   o.exhaustive_acquisition)
         self.feasibility = FeasibilityModel(manipulator, o.feasibility_min_leaf) if o.feasibility_model else None
-        self.n_initial = o.initial_samples if o.initial_samples is not None else len(self.names) + 1
+        self.n_initial = design_size(len(self.names), self.context, o.design_share, o.design_cap, o.initial_samples)
         self._results: Dict[str, tuple] = {}         # hash -> (config, value, state)
         self._hashes_pending: Dict[str, Hashable] = {}
         self._excluded: Set[Hashable] = set()        # config keys evaluated or pending
@@ -383,14 +385,20 @@ class BayesianOptimization(Technique):
 
     # ---- persistence ----------------------------------------------------------------------------
     def state_dict(self) -> Dict[str, Any]:
-        """The last fitted GP hyperparameters of each surrogate (results are replayed on resume)."""
+        """The initial design's size and the last fitted GP hyperparameters of each surrogate (results
+        are replayed on resume)."""
         state = self._fit_states[0].to_state()
         if state and len(self._fit_states) > 1:
             state.update(copula=self._fit_states[1].to_state(), turns=self._turns)
-        return state
+        return {**state, "initial_samples": self.n_initial}
 
     def load_state_dict(self, state: Dict[str, Any]) -> None:
-        """Restore :meth:`state_dict`'s hyperparameters as warm starts (called after ``bind``)."""
+        """Restore :meth:`state_dict`'s design size (a resumed run may be given another test limit) and
+        hyperparameters as warm starts (called after ``bind``)."""
+        if state.get("initial_samples"):
+            self.n_initial = int(state["initial_samples"])
+            self._restart = StallRestart(self.options.restart_after * self.n_initial, self.n_initial,
+                                         self.options.restart_gain)
         for fs, part in zip(self._fit_states, (state, state.get("copula") or {})):
             key = fs.load_state(part)
             if key is not None:
