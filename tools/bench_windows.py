@@ -21,8 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_overhead import _Trivial  # noqa: E402
 
 from tunerlib import TuningOptions, TuningRun  # noqa: E402
-from tunerlib.techniques import registry  # noqa: E402
-from tunerlib.techniques.base import Technique  # noqa: E402
+from tunerlib.techniques import Technique, registry  # noqa: E402
 
 #: (window start, what) -> [calls of ``what``, Python and C calls inside them]
 Counts = Dict[Tuple[int, str], List[int]]
