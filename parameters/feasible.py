@@ -19,7 +19,8 @@ configurations (the leaves of its tree, :class:`~.trees.TreeGroup`).
   configuration stays fixed and feasible (feasible single-parameter neighbours).
 
 A group whose domains are not enumerable (a float, a huge permutation) or whose enumeration exceeds
-``max_leaves`` leaves or ``max_seconds`` falls back to rejection sampling over that group, with one
+``max_leaves`` leaves or ``max_nodes`` visited nodes (a bound counted in work, so the choice
+depends on the space alone, not on the machine's speed) falls back to rejection sampling over that group, with one
 ``logging`` debug record per group (``-v`` shows it); its membership test evaluates the constraints.
 """
 from __future__ import annotations
@@ -34,7 +35,7 @@ import numpy as np
 from .base import Config, ConfigurationError, Parameter
 from .constraints import Constraint
 from .space_prior import SpacePrior
-from .trees import MAX_LEAVES, MAX_SECONDS, RejectionGroup, TooLarge, TreeGroup
+from .trees import MAX_LEAVES, MAX_NODES, RejectionGroup, TooLarge, TreeGroup
 
 #: no priors: what ``sample(..., uniform=True)`` draws from
 _NO_PRIOR = SpacePrior()
@@ -92,11 +93,11 @@ class FeasibleSpace:
     (built on first use), plus rejection sampling and exact counting, which need no trees."""
 
     def __init__(self, manipulator: ConstrainedSpace, max_leaves: int = MAX_LEAVES,
-                 max_seconds: float = MAX_SECONDS) -> None:
+                 max_nodes: int = MAX_NODES) -> None:
         self.manipulator = manipulator
         self.names = manipulator.names
         self.max_leaves = max_leaves
-        self.max_seconds = max_seconds
+        self.max_nodes = max_nodes
         self._group_of: Optional[Dict[str, Any]] = None
         self._trees: List[TreeGroup] = []
         self._rejection: List[RejectionGroup] = []
@@ -131,7 +132,7 @@ class FeasibleSpace:
             why = "a parameter has an infinite or very large domain"
         else:
             try:
-                tree = TreeGroup(params, domains, cons, self.max_leaves, self.max_seconds)  # type: ignore[arg-type]
+                tree = TreeGroup(params, domains, cons, self.max_leaves, self.max_nodes)  # type: ignore[arg-type]
             except TooLarge as exc:
                 why = str(exc)
             else:

@@ -127,14 +127,18 @@ class DifferentialEvolution(EvolutionaryTechnique):
                 keys.add(elite.key)
 
     def parents(self, member: _DEMember) -> List[Config]:
-        """Three parent configurations: shuffled others plus the shared global best."""
+        """Three parent configurations drawn without replacement from the other members plus the
+        shared global best's copies (random configurations complete a smaller pool); called once per
+        trial.  Three draws, not a shuffle of the whole pool: a trial rebuilt because it duplicates a
+        seen configuration (frequent once the population has converged) costs the same whatever the
+        population size."""
         pool = [mem.config for mem in self.members if mem is not member]
         if self.best_config is not None:
             pool += [self.best_config] * max(0, self.information_sharing)
-        self.rng.shuffle(pool)
-        while len(pool) < 3:
-            pool.append(self.random_config())
-        return pool[:3]
+        picked = self.rng.sample(pool, min(3, len(pool)))
+        while len(picked) < 3:
+            picked.append(self.random_config())
+        return picked
 
     def make_trial(self, member: _DEMember) -> Config:
         """``member`` crossed with the mutant ``x1 + F (x2 - x3)`` (see the class docstring)."""

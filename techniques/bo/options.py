@@ -6,12 +6,19 @@ The fields of :class:`BOOptions` are the options of ``BayesianOptimization`` (an
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import asdict, dataclass, field
 from typing import Dict, Optional
 
+from ...parameters.trees import MAX_NODES
 from ..options import schema_from_dataclass, validate
 from .distances import PERMUTATION_DISTANCES
 from .transforms import exponents
+
+
+#: nodes of a group's enumeration per second of the deprecated ``max_enumeration_seconds``: the rate
+#: at which :data:`~tunerlib.parameters.trees.MAX_NODES` takes about the former default of 10 s
+NODES_PER_SECOND = MAX_NODES // 10
 
 
 @dataclass
@@ -110,8 +117,26 @@ class BOOptions:
     prior_beta: float = 10.0
     #: chain of trees: leaves per group before falling back to rejection sampling
     max_leaves: int = 1_000_000
-    #: chain of trees: seconds per group enumeration before falling back
-    max_enumeration_seconds: float = 10.0
+    #: chain of trees: nodes (values tried at any depth) one group's enumeration visits before falling back
+    #: to rejection sampling; counted, not timed, so that the choice depends on the space, not the machine
+    max_enumeration_nodes: int = MAX_NODES
+    #: deprecated (a time bound made suggestions depend on the machine's speed): read as
+    #: ``max_enumeration_nodes`` = this many seconds x NODES_PER_SECOND, with a DeprecationWarning
+    max_enumeration_seconds: Optional[float] = None
+
+    def __post_init__(self) -> None:
+        if self.max_enumeration_seconds is not None:
+            warnings.warn("BayesianOptimization option max_enumeration_seconds is deprecated: the enumeration "
+                          "is bounded by visited nodes; use max_enumeration_nodes (read here as "
+                          f"{self.enumeration_nodes()} nodes)", DeprecationWarning, stacklevel=3)
+
+    def enumeration_nodes(self) -> int:
+        """The chain of trees' bound on one group's visited nodes: ``max_enumeration_nodes``, or the
+        deprecated ``max_enumeration_seconds`` converted at :data:`NODES_PER_SECOND` when it is given;
+        called when the technique is bound to its space."""
+        if self.max_enumeration_seconds is None:
+            return self.max_enumeration_nodes
+        return max(1, round(self.max_enumeration_seconds * NODES_PER_SECOND))
 
     def check(self) -> None:
         """Raise TechniqueError naming a bad option value (checked against :data:`BO_OPTIONS`)."""
@@ -135,6 +160,8 @@ BO_OPTIONS = schema_from_dataclass(BOOptions, {
     "stall_gain": dict(lo=0.0, hi=1.0, random_hi=0.02), "permutation_distance": dict(choices=PERMUTATION_DISTANCES),
     "permutation_distances": dict(choices=PERMUTATION_DISTANCES),
     "max_feasibility_threshold": dict(lo=0.0, hi=1.0, random_lo=0.0, random_hi=0.3), "max_leaves": dict(lo=1),
-    "max_enumeration_seconds": dict(lo=0.0), "prior_beta": dict(lo=0.0),
+    "max_enumeration_nodes": dict(lo=1),
+    "max_enumeration_seconds": dict(lo=0.0, doc=f"deprecated: read as {NODES_PER_SECOND:,} max_enumeration_nodes per second"),
+    "prior_beta": dict(lo=0.0),
     "feasibility_min_leaf": dict(lo=1, random_lo=1, random_hi=5), "copula_every": dict(lo=0, random_hi=4),
     "surrogate_loo": dict(lo=0, random_hi=8)})

@@ -135,7 +135,7 @@ class BayesianOptimization(Technique):
         o = self.options
         self.np_rng = np.random.default_rng(rng.getrandbits(64))
         self.names = manipulator.names
-        self.cot = FeasibleSpace(manipulator, o.max_leaves, o.max_enumeration_seconds)
+        self.cot = FeasibleSpace(manipulator, o.max_leaves, o.enumeration_nodes())
         self.key = ConfigKey(manipulator)
         self.search = LocalSearch(self.key, self.cot, NeighbourGenerator(manipulator, self.cot,
                                                                            o.neighbours_per_parameter),

@@ -348,6 +348,8 @@ def test_tsp12_quality_beats_random_search():
 def test_sphere_quality_beats_random_search():
     # (2-D Rosenbrock at 300 evaluations is not used here: random search reaches its valley about as
     # well as greedy methods, so the comparison would be noise.)
-    rand = median_best("PureRandom", sphere_space, sphere_fn, 300)
+    # 15 seeds: over 5, the medians of DE (about 0.87 over 40 seeds) and of random search (1.9) move
+    # by a factor of two with the random stream
+    rand = median_best("PureRandom", sphere_space, sphere_fn, 300, seeds=15)
     for name in ("DifferentialEvolution", "pso-OX1", "ga-base", "GGA"):
-        assert median_best(name, sphere_space, sphere_fn, 300) < rand / 2, name
+        assert median_best(name, sphere_space, sphere_fn, 300, seeds=15) < rand / 2, name
