@@ -132,8 +132,6 @@ JUMP_KICKS = 0.5
 #: spent, 1.390 x the optimum; 256 moves 1.261; 1,024, never spent, 1.257)
 MOVES = 256
 
-MOVES_FIRST = True
-
 
 def adjusted_r2(r2: float, rows: int, unknowns: int) -> float:
     """``r2`` of a fit of ``unknowns`` parameters to ``rows`` results, adjusted for the share of the
@@ -360,7 +358,9 @@ class MetricStructuralSurrogate(StructuralSurrogate):
     def propose(self) -> Optional[Proposal]:
         """Uniformly random configurations while the embedding is being identified (under
         ``<path>/identify``), an iterated search of the embedding right after it was accepted and after
-        each refit (:attr:`MetricBayesLinear.fits`), else StructuralSurrogate's proposals."""
+        each refit (:attr:`MetricBayesLinear.fits`), then the incumbent's measured moves while its list
+        has one (:meth:`_measured_move`, whatever the model's share), else StructuralSurrogate's
+        proposals."""
         model = self.model
         if isinstance(model, MetricBayesLinear) and model.status == "identifying":
             assert self.manipulator is not None
@@ -370,8 +370,7 @@ class MetricStructuralSurrogate(StructuralSurrogate):
             cfg = self._jump()
             if cfg is not None:
                 return cfg
-        if MOVES_FIRST and isinstance(model, MetricBayesLinear) and model.status == "accepted" \
-                and self.best_config is not None:
+        if isinstance(model, MetricBayesLinear) and model.status == "accepted" and self.best_config is not None:
             with single_thread_blas():
                 move = self._measured_move()
             if move is not None:
@@ -421,16 +420,6 @@ class MetricStructuralSurrogate(StructuralSurrogate):
                 U[np.triu_indices(n, 1)] = w[offset:offset + pairs]
                 out.append((fmap, U + U.T + w[offset + pairs:offset + pairs + n * n].reshape(n, n)))
         return out
-
-    def _from_model(self) -> Optional[Config]:
-        """Once the embedding is accepted: the incumbent with its best move under the embedding that
-        was not measured yet (:meth:`_measured_move`), else StructuralSurrogate's sampled minimum."""
-        model = self.model
-        if isinstance(model, MetricBayesLinear) and model.status == "accepted":
-            cfg = self._measured_move()
-            if cfg is not None:
-                return cfg
-        return super()._from_model()
 
     def _measured_move(self) -> Optional[Config]:
         """A measured local search ranked by the embedding and the residual of the results since its
