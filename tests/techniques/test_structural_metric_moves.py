@@ -81,3 +81,15 @@ def test_the_moves_are_ranked_by_the_embedding_plus_the_residual_of_the_results_
         assert np.array_equal(C, tech._embedded(w)[0][1])
     # the residual moves the ranking's weights off the embedding's
     assert not np.allclose(weights[-1], tech.model.prior_mean)
+
+
+def test_the_measured_moves_do_not_wait_for_the_models_share(monkeypatch):
+    # with no share for the model, only the measured moves (and the searches on the embedding) are its own
+    monkeypatch.setattr(MetricStructuralSurrogate, "_model_share", lambda self: 0.0)
+    rows, tech = _run(260)
+    assert tech.model.status == "accepted"
+    own = [row for row in rows if row[3] is not None and row[2] == "M"]
+    moves = [row for row in own if row[1].tolist() in row[3]]
+    assert len(moves) >= 10
+    # the first measured move is the incumbent's best-ranked one, proposed right after the search
+    assert own[1][1].tolist() == own[1][3][0]
