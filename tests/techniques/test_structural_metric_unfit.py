@@ -102,3 +102,35 @@ def test_the_technique_measures_fewer_random_tours_on_clustered_rings_and_is_det
     tech = runs[0][1]
     assert tech.model.status == "handed over"
     assert tech.random_results < metric.CHECKPOINTS[-1] * n
+
+
+def test_after_a_hand_over_the_model_measures_moves_of_the_incumbent_each_change_once(monkeypatch):
+    made = []
+    measured_move = MetricStructuralSurrogate._measured_move
+
+    def recording(self):
+        cfg = measured_move(self)
+        if cfg is not None:
+            incumbent = np.asarray(self.best_config["t"])
+            made.append((incumbent.tolist(), metric._change(incumbent, np.asarray(cfg["t"]))))
+        return cfg
+    monkeypatch.setattr(MetricStructuralSurrogate, "_measured_move", recording)
+    W = clustered_rings(5, 4, 3)
+    n = W.shape[0]
+    evals = int(metric.CHECKPOINTS[-2] * n) + 120
+    _, tech = drive_tour(MetricStructuralSurrogate("M"), n, cost(W), evals, 0)
+    assert tech.model.status == "handed over" and tech.model.searches_locally
+    assert len(made) >= 10
+    for incumbent, (removed, added) in made:     # a 2-opt or or-opt move of the incumbent of its time
+        assert removed <= set(zip(incumbent, np.roll(incumbent, -1).tolist()))
+        gone, new = ({frozenset(step) for step in steps} for steps in (removed, added))
+        assert len(gone - new) == len(new - gone) <= 3   # 0: the tour reversed (a change of direction)
+    changes = [change for _, change in made]
+    assert len(set(changes)) == len(changes)
+    assert tech.model.local_from == tech.random_results
+
+
+def test_a_model_without_a_permutation_to_embed_runs_no_measured_search():
+    layout = FeatureLayout([PermutationParameter("t", list(range(6)))], False)
+    model = metric.MetricBayesLinear(layout.size, layout.groups, seed=0)
+    assert model.status == "handed over" and not model.searches_locally
