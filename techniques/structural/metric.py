@@ -43,7 +43,10 @@ StructuralSurrogate's sampled minimum.  Under a known test limit the checkpoints
 the first at or past :data:`RANDOM_SHARE` of it accept from :data:`ACCEPT_LAST` (the hand-over stays
 at the last checkpoint).  When no checkpoint accepts it (the weights are not a low-dimensional
 metric: loop orders, ATSP with asymmetry that no out/in embedding explains) the model hands over: it
-is StructuralSurrogate from then on, its prior centred on 0, and it has paid for the random tours.
+is StructuralSurrogate from then on, its prior centred on 0, and it has paid for the random tours;
+its model's side first runs the measured local search as after an acceptance, the moves ranked by the
+residual alone (fitted to the results since the hand-over): random tours say little about single
+steps, the incumbent's moves pin them down.
 It hands over before the last checkpoint when the fits cannot explain even the results they were
 fitted to (:data:`UNFIT`, judged from :data:`UNFIT_ROWS_PER_UNKNOWN` training results per unknown) and
 predict held-out ones worse than their mean: step costs in clusters, cheap inside and thousands of
@@ -416,8 +419,9 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         return out
 
     def _from_model(self) -> Optional[Config]:
-        """Once the embedding is accepted: the incumbent with its best move under the embedding that
-        was not measured yet (:meth:`_measured_move`), else StructuralSurrogate's sampled minimum."""
+        """Once the embedding is accepted or the model handed over (:attr:`MetricBayesLinear.searches_locally`):
+        the incumbent's best-ranked move that was not measured yet (:meth:`_measured_move`), else
+        StructuralSurrogate's sampled minimum."""
         model = self.model
         if isinstance(model, MetricBayesLinear) and model.searches_locally:
             cfg = self._measured_move()
@@ -426,10 +430,10 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         return super()._from_model()
 
     def _measured_move(self) -> Optional[Config]:
-        """A measured local search ranked by the embedding and the residual of the results since its
-        acceptance (:meth:`MetricBayesLinear.local_weights`): the :data:`MOVES` 2-opt / or-opt moves of
-        the incumbent whose value change these weights put lowest (:func:`~.tours.ranked_moves`, per
-        embedded permutation; from a local optimum of the embedding, the moves its errors most likely
+        """A measured local search ranked by the embedding (none after a hand-over) and the residual of
+        the results since its acceptance or the hand-over (:meth:`MetricBayesLinear.local_weights`):
+        the :data:`MOVES` 2-opt / or-opt moves of the incumbent whose value change these weights put
+        lowest (:func:`~.tours.ranked_moves`, per embedded permutation; from a local optimum of the embedding, the moves its errors most likely
         hide), proposed best first, each one whose result is not known or awaited and whose change
         (the steps it removes and adds) was not measured from an earlier incumbent: a tour's value is
         the sum of its steps, so that change is known.  The list is renewed when the incumbent or the
