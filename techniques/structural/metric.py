@@ -374,10 +374,7 @@ class MetricStructuralSurrogate(StructuralSurrogate):
             with single_thread_blas():
                 move = self._measured_move()
             if move is not None:
-                assert self.manipulator is not None
-                key = self.take_key(move) or self.manipulator.hash_valid(move)
-                self.pending.add(key)
-                return Proposal(move, self.path, key)
+                return self._claim(move)
         return super().propose()
 
     def observe(self, feedback: Any) -> None:

@@ -205,13 +205,19 @@ class StructuralSurrogate(Technique):
             with single_thread_blas():
                 cfg = self._from_model()
             if cfg is not None:
-                assert self.manipulator is not None
-                key = self.take_key(cfg) or self.manipulator.hash_valid(cfg)
-                self.pending.add(key)
+                proposal = self._claim(cfg)
                 if self.candidates is not None:
-                    self.candidates.mark(key)
-                return Proposal(cfg, self.path, key)
+                    self.candidates.mark(proposal.key)
+                return proposal
         return self.fallback.propose()
+
+    def _claim(self, cfg: Config) -> Proposal:
+        """``cfg`` as this technique's own proposal (under its path), its hash recorded as pending;
+        called for each configuration the model's side proposes."""
+        assert self.manipulator is not None
+        key = self.take_key(cfg) or self.manipulator.hash_valid(cfg)
+        self.pending.add(key)
+        return Proposal(cfg, self.path, key)
 
     def desired_configuration(self) -> Optional[Config]:  # pragma: no cover - propose() overrides
         proposal = self.propose()
