@@ -79,6 +79,7 @@ from ..base import Config, Feedback
 from ..options import Option
 from ..pareto import non_dominated, non_dominated_sort
 from .acquisition import Acquisition
+from .descent import descent_acquisition
 from .ehvi import box_decomposition, expected_hypervolume_improvement
 from .extremes import START_RADIUS, ExtremeTurns, extreme_acquisition, perturbations
 from .fitstate import FitState
@@ -206,7 +207,11 @@ class MultiObjectiveBO(BayesianOptimization):
         Option("gap_moves", bool, True,
                doc="on spaces too large to be scored whole, the hypervolume proposals' candidates include "
                    "moves from a front member towards its neighbour on the front, most across the largest "
-                   "gaps"),)
+                   "gaps"),
+        Option("extreme_descent", bool, True,
+               doc="with extreme_moves, on spaces too large to be scored whole, every other extreme turn of an "
+                   "objective descends a model additive in the parameters (x P(feasible)) instead of its GP's "
+                   "expected improvement"),)
 
     def bind(self, manipulator: Any, rng: Any, path: Optional[str] = None) -> None:
         given = self.options
@@ -223,6 +228,7 @@ class MultiObjectiveBO(BayesianOptimization):
         self._pending_configs: Dict[str, Config] = {}
         self._front_at = 0                              # OK results when the front last grew
         self._feasibility_at = -1
+        self._descents: Dict[int, int] = {}             # objective -> its extreme turns so far
         self._feasibility_fit: Any = None
         self._fitted: Optional[Tuple[int, Any]] = None     # (OK vectors, _fit_objectives' result)
         self._extremes = ExtremeTurns(self._options.get("extreme_every", 0), self._options.get("extreme_patience", 0),
@@ -306,6 +312,9 @@ class MultiObjectiveBO(BayesianOptimization):
         if aim is not None:
             single, ends = extreme_acquisition(aim, *self._extreme_model(aim, gps, train, y, raw), configs,
                                                MAX_FRONT_STARTS, self.encoder, feas, eps_f, features)
+            turns = self._descents[aim] = self._descents.get(aim, 0) + 1
+            if moves and turns % 2 == 1 and self._options.get("extreme_descent", True):
+                single = descent_acquisition(single, train, raw[:, aim]) or single
             cfg = self.search.run(single, self.rng, self.np_rng, self._excluded, ends,
                                   extra=self._candidates(ends, ends, self._extremes.radius_of(aim) if moves else None),
                                   random_pool=not moves) or self._random_new()
@@ -382,7 +391,8 @@ class MultiObjectiveBO(BayesianOptimization):
     def state_dict(self) -> Dict[str, Any]:
         """The last fitted GP hyperparameters of every objective and the extreme turns' position
         (results are replayed on resume)."""
-        return {"objectives": [fs.to_state() for fs, _ in self._objectives], "extremes": self._extremes.to_state()}
+        return {"objectives": [fs.to_state() for fs, _ in self._objectives], "extremes": self._extremes.to_state(),
+                "descents": {str(j): n for j, n in self._descents.items()}}
 
     def load_state_dict(self, state: Dict[str, Any]) -> None:
         """Restore :meth:`state_dict`'s hyperparameters as warm starts (called after ``bind``)."""
@@ -391,3 +401,4 @@ class MultiObjectiveBO(BayesianOptimization):
             key = fs.load_state(part)
             self._objectives.append((fs, {} if key is None else {key: fs.hyper}))
         self._extremes.load_state(state.get("extremes") or {})
+        self._descents = {int(j): int(n) for j, n in (state.get("descents") or {}).items()}
