@@ -208,10 +208,10 @@ class MultiObjectiveBO(BayesianOptimization):
                doc="on spaces too large to be scored whole, the hypervolume proposals' candidates include "
                    "moves from a front member towards its neighbour on the front, most across the largest "
                    "gaps"),
-        Option("extreme_descent", bool, True,
-               doc="with extreme_moves, on spaces too large to be scored whole, every other extreme turn of an "
-                   "objective descends a model additive in the parameters (x P(feasible)) instead of its GP's "
-                   "expected improvement"),)
+        Option("extreme_descent", int, 2, lo=0, random_hi=3,
+               doc="with extreme_moves, on spaces too large to be scored whole, every this-many-th extreme turn "
+                   "of an objective (its first, ...) descends a model additive in the parameters (x P(feasible)) "
+                   "instead of its GP's expected improvement (0: never)"),)
 
     def bind(self, manipulator: Any, rng: Any, path: Optional[str] = None) -> None:
         given = self.options
@@ -313,7 +313,8 @@ class MultiObjectiveBO(BayesianOptimization):
             single, ends = extreme_acquisition(aim, *self._extreme_model(aim, gps, train, y, raw), configs,
                                                MAX_FRONT_STARTS, self.encoder, feas, eps_f, features)
             turns = self._descents[aim] = self._descents.get(aim, 0) + 1
-            if moves and turns % 2 == 1 and self._options.get("extreme_descent", True):
+            every = self._options.get("extreme_descent", 0)
+            if moves and every > 0 and (turns - 1) % every == 0:
                 single = descent_acquisition(single, train, raw[:, aim]) or single
             cfg = self.search.run(single, self.rng, self.np_rng, self._excluded, ends,
                                   extra=self._candidates(ends, ends, self._extremes.radius_of(aim) if moves else None),

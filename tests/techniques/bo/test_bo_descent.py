@@ -60,14 +60,15 @@ def test_the_additive_model_ranks_the_design_beyond_every_observed_one_first():
     assert not fit_additive(encoder.encode(train), values - values.mean()).log
 
 
-@pytest.mark.parametrize("descent", [True, False])
-def test_every_other_extreme_turn_descends_the_additive_model(monkeypatch, descent):
-    """With ``extreme_descent`` an objective's first, third, ... extreme turns climb the additive
-    model (x P(feasible)), its others the GP's expected improvement; without it, every turn the GP's."""
+@pytest.mark.parametrize("every", [2, 1, 0])
+def test_every_other_extreme_turn_descends_the_additive_model(monkeypatch, every):
+    """With ``extreme_descent`` 2 an objective's first, third, ... extreme turns climb the additive
+    model (x P(feasible)), its others the GP's expected improvement; with 1 every turn climbs the
+    model, with 0 none."""
     kinds = []
     m = space()
     tech = create_technique([light(f"MultiObjectiveBO;extreme_every,1;initial_samples,8;"
-                                   f"extreme_descent,{str(descent).lower()}")])
+                                   f"extreme_descent,{every}")])
     tech.bind(m, random.Random(0), tech.name)
     original = tech.search.run
 
@@ -83,6 +84,6 @@ def test_every_other_extreme_turn_descends_the_additive_model(monkeypatch, desce
     before = {}
     for descended, counts in kinds:
         (turns,) = [n for j, n in counts.items() if n != before.get(j, 0)]
-        assert descended == (descent and turns % 2 == 1)
+        assert descended == (every > 0 and (turns - 1) % every == 0)
         before = counts
     assert len(before) == 2
