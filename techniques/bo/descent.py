@@ -10,7 +10,7 @@ latency, it predicts that raising all of them lowers it further.
 
 So every other extreme turn of an objective (with ``extreme_descent``) climbs, from the
 configurations best in that objective, the additive model's predicted improvement times
-P(feasible), among candidates likely to fit (:data:`MIN_FEASIBLE`): a ridge regression of the objective (its logarithm when every value is positive) on
+P(feasible): a ridge regression of the objective (its logarithm when every value is positive) on
 each parameter's encoded value and its square, the ridge chosen by leave-one-out error.  The
 feasibility model keeps the descent off designs that would not fit.  :func:`fit_additive` is
 called on such a turn; :class:`DescentAcquisition` scores its candidates for the local search.
@@ -23,9 +23,6 @@ import numpy as np
 
 from .acquisition import Acquisition
 
-#: the descent's candidates need at least this P(feasible) (the turn's threshold when higher): the
-#: additive model's extrapolated gain would otherwise outweigh the risk of a design that does not fit
-MIN_FEASIBLE = 0.5
 #: ridge penalties tried (on standardised features), the one of least leave-one-out error kept
 RIDGES = (0.01, 0.1, 1.0, 10.0, 100.0)
 
@@ -83,8 +80,8 @@ class DescentAcquisition(Acquisition):
     likely to fit."""
 
     def __init__(self, base: Acquisition, model: AdditiveModel, best: float) -> None:
-        super().__init__(base.encoder, base.gp, base.train, base.y_best, base.feasibility,
-                         max(base.eps_f, MIN_FEASIBLE), base.feature_encoder)
+        super().__init__(base.encoder, base.gp, base.train, base.y_best, base.feasibility, base.eps_f,
+                         base.feature_encoder)
         self.model, self.best = model, best
 
     def score_encoded(self, enc: List[np.ndarray], configs: Sequence[Any], strict: bool = True,
