@@ -314,13 +314,14 @@ class MultiObjectiveBO(BayesianOptimization):
                                                MAX_FRONT_STARTS, self.encoder, feas, eps_f, features)
             turns = self._descents[aim] = self._descents.get(aim, 0) + 1
             every = self._options.get("extreme_descent", 0)
-            if moves and every > 0 and (turns - 1) % every == 0:
+            probe = moves and every > 0 and (turns - 1) % every == 0
+            if probe:
                 single = descent_acquisition(single, train, raw[:, aim]) or single
             cfg = self.search.run(single, self.rng, self.np_rng, self._excluded, ends,
                                   extra=self._candidates(ends, ends, self._extremes.radius_of(aim) if moves else None),
                                   random_pool=not moves) or self._random_new()
             if cfg is not None:
-                self._extremes.proposed(self.manipulator.hash_valid(cfg), aim)  # type: ignore[union-attr]
+                self._extremes.proposed(self.manipulator.hash_valid(cfg), aim, probe)  # type: ignore[union-attr]
             return cfg
         metric = None
         if self._options.get("ehvi_units", "metric") == "metric":
