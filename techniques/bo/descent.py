@@ -12,8 +12,13 @@ So every other extreme turn of an objective (with ``extreme_descent``) climbs, f
 configurations best in that objective, the additive model's predicted improvement times
 P(feasible): a ridge regression of the objective (its logarithm when every value is positive) on
 each parameter's encoded value and its square, the ridge chosen by leave-one-out error.  The
-feasibility model keeps the descent off designs that would not fit.  :func:`fit_additive` is
-called on such a turn; :class:`DescentAcquisition` scores its candidates for the local search.
+feasibility model keeps the descent off designs that would not fit.  The model is a guess where
+the GP has no data, so a descent's miss (a design no better, or one that does not fit) neither
+halves the objective's trust region nor counts towards the end of its turns, while its gain counts
+as any other turn's (:meth:`.extremes.ExtremeTurns.proposed`; docs/benchmarks/multi-objective.md
+has the HPVM2FPGA runs with and without counting them).
+:func:`descent_acquisition` is called on such a turn; :class:`DescentAcquisition` scores its
+candidates for the local search.
 """
 from __future__ import annotations
 

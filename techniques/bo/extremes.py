@@ -26,7 +26,8 @@ extreme proposal that improved the objective and halves after a miss (TuRBO's ru
 of parameters changed), and a proposal that improved its objective earns that objective the next
 proposal too, outside the schedule: where an extreme takes many parameters changed together, each
 step gains a little, and a fixed share of one proposal in ``every x objectives`` leaves most of
-the way untravelled within a short budget.
+the way untravelled within a short budget.  A turn proposed by another model than the GP (a
+probe, :mod:`.descent`) counts its gains the same way, but not its misses.
 """
 from __future__ import annotations
 

@@ -48,7 +48,9 @@ differs is the model and the acquisition of a BO proposal:
   a radius of parameters at once around the configurations best in its objective (the radius
   doubles after a gain, halves after a miss) instead of random draws of the whole space, a gain
   earns the objective the next proposal too (``extreme_streak``), and its misses end the turns
-  only once the radius is down to one parameter; the hypervolume proposals' random candidates are
+  only once the radius is down to one parameter, and every other turn of an objective descends a
+  model additive in the parameters instead of its GP (``extreme_descent``, :mod:`.descent`; such a
+  turn's miss does not count against the turns); the hypervolume proposals' random candidates are
   joined by such moves around the front's members (``front_moves``) and by moves from a front
   member towards its neighbour on the front, most across the largest gaps (``gap_moves``,
   :mod:`.gaps`);

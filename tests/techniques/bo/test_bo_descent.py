@@ -10,6 +10,7 @@ from tunerlib.parameters import ConfigurationManipulator, IntegerParameter
 from tunerlib.techniques import Feedback, create_technique
 from tunerlib.techniques.bo import multiobjective
 from tunerlib.techniques.bo.descent import DescentAcquisition, fit_additive
+from tunerlib.techniques.bo.extremes import START_RADIUS, ExtremeTurns
 from tunerlib.techniques.bo.distances import SpaceEncoder
 
 from kit import light
@@ -87,3 +88,19 @@ def test_every_other_extreme_turn_descends_the_additive_model(monkeypatch, every
         assert descended == (every > 0 and (turns - 1) % every == 0)
         before = counts
     assert len(before) == 2
+
+
+def test_a_descent_turns_miss_leaves_the_trust_region_and_the_patience_alone():
+    """A descent proposal (a probe of another model) that misses neither halves its objective's radius
+    nor counts towards the end of its turns; one that gains counts as any extreme proposal's gain."""
+    turns = ExtremeTurns(every=1, patience=1)
+    turns.proposed("probe", 0, probe=True)
+    turns.observed("probe", None, (4.0, 1.0))                 # failed: a miss, not counted
+    assert (turns.radius_of(0), turns.misses.get(0, 0)) == (START_RADIUS, 0)
+    turns.proposed("plain", 0)
+    turns.observed("plain", (5.0, 1.0), (4.0, 1.0))           # the GP's turn missed: counted
+    assert (turns.radius_of(0), turns.misses[0]) == (START_RADIUS / 2, 1)
+    turns.proposed("gain", 0, probe=True)
+    turns.observed("gain", (3.0, 1.0), (4.0, 1.0))            # a probe's gain doubles the radius
+    assert (turns.radius_of(0), turns.misses[0], turns.streak) == (START_RADIUS, 0, 0)
+    assert not turns.probes
