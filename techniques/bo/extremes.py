@@ -26,8 +26,7 @@ extreme proposal that improved the objective and halves after a miss (TuRBO's ru
 of parameters changed), and a proposal that improved its objective earns that objective the next
 proposal too, outside the schedule: where an extreme takes many parameters changed together, each
 step gains a little, and a fixed share of one proposal in ``every x objectives`` leaves most of
-the way untravelled within a short budget.  A turn proposed by another model than the GP (a
-probe, :mod:`.descent`) counts its gains the same way, but not its misses.
+the way untravelled within a short budget.
 """
 from __future__ import annotations
 
@@ -62,7 +61,6 @@ class ExtremeTurns:
         self.misses: Dict[int, int] = {}          # objective -> extreme proposals in a row without a gain
         self.aimed: Dict[str, int] = {}           # hash of an extreme proposal in flight -> its objective
         self.streak: Optional[int] = None         # objective whose last extreme proposal improved it
-        self.probes: set = set()                  # hashes of extreme proposals whose misses do not count
 
     def aim(self, objectives: int, dimension: Optional[int] = None) -> Optional[int]:
         """The objective this BO proposal aims at alone, or None (an EHVI proposal).  With
@@ -82,13 +80,9 @@ class ExtremeTurns:
             return None
         return j
 
-    def proposed(self, key: str, objective: int, probe: bool = False) -> None:
-        """An extreme proposal for ``objective`` was made (its result is awaited); the miss of a
-        ``probe`` (a proposal of another model than the turns' own) neither halves the radius nor
-        counts towards the turns' end, its gain counts as any other."""
+    def proposed(self, key: str, objective: int) -> None:
+        """An extreme proposal for ``objective`` was made (its result is awaited)."""
         self.aimed[key] = objective
-        if probe:
-            self.probes.add(key)
 
     def to_state(self) -> Dict[str, Any]:
         """The schedule's position, each objective's misses in a row and radius, and the objective
@@ -112,10 +106,6 @@ class ExtremeTurns:
             return
         gained = vector is not None and (best is None or vector[j] < best[j])
         self.streak = j if gained and self.follow_gains else None
-        if key in self.probes:
-            self.probes.discard(key)
-            if not gained:
-                return
         self.misses[j] = 0 if gained else self.misses.get(j, 0) + 1
         self.radius[j] = min(1.0, self.radius_of(j) * 2) if gained else self.radius_of(j) / 2
 

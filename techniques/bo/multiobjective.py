@@ -48,9 +48,7 @@ differs is the model and the acquisition of a BO proposal:
   a radius of parameters at once around the configurations best in its objective (the radius
   doubles after a gain, halves after a miss) instead of random draws of the whole space, a gain
   earns the objective the next proposal too (``extreme_streak``), and its misses end the turns
-  only once the radius is down to one parameter, and every other turn of an objective descends a
-  model additive in the parameters instead of its GP (``extreme_descent``, :mod:`.descent`; such a
-  turn's miss does not count against the turns); the hypervolume proposals' random candidates are
+  only once the radius is down to one parameter; the hypervolume proposals' random candidates are
   joined by such moves around the front's members (``front_moves``) and by moves from a front
   member towards its neighbour on the front, most across the largest gaps (``gap_moves``,
   :mod:`.gaps`);
@@ -81,7 +79,6 @@ from ..base import Config, Feedback
 from ..options import Option
 from ..pareto import non_dominated, non_dominated_sort
 from .acquisition import Acquisition
-from .descent import descent_acquisition
 from .ehvi import box_decomposition, expected_hypervolume_improvement
 from .extremes import START_RADIUS, ExtremeTurns, extreme_acquisition, perturbations
 from .fitstate import FitState
@@ -209,11 +206,7 @@ class MultiObjectiveBO(BayesianOptimization):
         Option("gap_moves", bool, True,
                doc="on spaces too large to be scored whole, the hypervolume proposals' candidates include "
                    "moves from a front member towards its neighbour on the front, most across the largest "
-                   "gaps"),
-        Option("extreme_descent", int, 2, lo=0, random_hi=3,
-               doc="with extreme_moves, on spaces too large to be scored whole, every this-many-th extreme turn "
-                   "of an objective (its first, ...) descends a model additive in the parameters (x P(feasible)) "
-                   "instead of its GP's expected improvement (0: never)"),)
+                   "gaps"),)
 
     def bind(self, manipulator: Any, rng: Any, path: Optional[str] = None) -> None:
         given = self.options
@@ -230,7 +223,6 @@ class MultiObjectiveBO(BayesianOptimization):
         self._pending_configs: Dict[str, Config] = {}
         self._front_at = 0                              # OK results when the front last grew
         self._feasibility_at = -1
-        self._descents: Dict[int, int] = {}             # objective -> its extreme turns so far
         self._feasibility_fit: Any = None
         self._fitted: Optional[Tuple[int, Any]] = None     # (OK vectors, _fit_objectives' result)
         self._extremes = ExtremeTurns(self._options.get("extreme_every", 0), self._options.get("extreme_patience", 0),
@@ -314,16 +306,11 @@ class MultiObjectiveBO(BayesianOptimization):
         if aim is not None:
             single, ends = extreme_acquisition(aim, *self._extreme_model(aim, gps, train, y, raw), configs,
                                                MAX_FRONT_STARTS, self.encoder, feas, eps_f, features)
-            turns = self._descents[aim] = self._descents.get(aim, 0) + 1
-            every = self._options.get("extreme_descent", 0)
-            probe = moves and every > 0 and (turns - 1) % every == 0
-            if probe:
-                single = descent_acquisition(single, train, raw[:, aim]) or single
             cfg = self.search.run(single, self.rng, self.np_rng, self._excluded, ends,
                                   extra=self._candidates(ends, ends, self._extremes.radius_of(aim) if moves else None),
                                   random_pool=not moves) or self._random_new()
             if cfg is not None:
-                self._extremes.proposed(self.manipulator.hash_valid(cfg), aim, probe)  # type: ignore[union-attr]
+                self._extremes.proposed(self.manipulator.hash_valid(cfg), aim)  # type: ignore[union-attr]
             return cfg
         metric = None
         if self._options.get("ehvi_units", "metric") == "metric":
@@ -395,8 +382,7 @@ class MultiObjectiveBO(BayesianOptimization):
     def state_dict(self) -> Dict[str, Any]:
         """The last fitted GP hyperparameters of every objective and the extreme turns' position
         (results are replayed on resume)."""
-        return {"objectives": [fs.to_state() for fs, _ in self._objectives], "extremes": self._extremes.to_state(),
-                "descents": {str(j): n for j, n in self._descents.items()}}
+        return {"objectives": [fs.to_state() for fs, _ in self._objectives], "extremes": self._extremes.to_state()}
 
     def load_state_dict(self, state: Dict[str, Any]) -> None:
         """Restore :meth:`state_dict`'s hyperparameters as warm starts (called after ``bind``)."""
@@ -405,4 +391,3 @@ class MultiObjectiveBO(BayesianOptimization):
             key = fs.load_state(part)
             self._objectives.append((fs, {} if key is None else {key: fs.hyper}))
         self._extremes.load_state(state.get("extremes") or {})
-        self._descents = {int(j): int(n) for j, n in (state.get("descents") or {}).items()}
