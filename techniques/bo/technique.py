@@ -126,7 +126,7 @@ class BayesianOptimization(Technique):
         o = self.options
         try:
             self.encoder = SpaceEncoder(manipulator, o.permutation_distance, o.permutation_distances,
-                                       o.ordinal_hamming)
+                                       o.ordinal_hamming, o.ridge_channels)
         except ValueError as exc:
             raise TechniqueError(str(exc)) from None
 
@@ -308,7 +308,7 @@ class BayesianOptimization(Technique):
             t = transform(raw, key)
             std = float(np.std(t)) or 1.0
             y = (t - float(np.mean(t))) / std
-            gp = GaussianProcess(D2, y, o.noise_prior)
+            gp = GaussianProcess(D2, y, o.noise_prior, len(self.encoder.ridges))
             hyper = gp.fit(self.np_rng, samples, starts, self._hypers.get(key), o.hp_maxiter)
             score = gp.log_posterior - len(raw) * math.log(std) + log_jacobian(raw, key)
             self._hypers[key] = hyper
