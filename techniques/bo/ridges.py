@@ -19,7 +19,9 @@ configurations along the ridge ``u_i + u_j = const`` and separates those across 
 The channels read the arrays the space encoder already made, so encoding a configuration (and the
 acquisition's partial re-encoding of neighbours) is unchanged; only the distance stack grows.  Pairs
 are formed among parameters with a smooth distance on at least 3 values (numeric and ordinal kinds;
-continuous ones included); :data:`RIDGE_MAX_PARAMETERS` bounds the fit's cost.
+continuous ones included); :data:`RIDGE_MAX_PARAMETERS` bounds the fit's cost.  The technique's
+option ``ridge_after`` keeps the channels out of the kernel until the OK results number that many
+initial designs, so the first fits, on a handful of results, have only the per-parameter lengthscales.
 """
 from __future__ import annotations
 
@@ -65,9 +67,13 @@ class RidgeChannels:
         self.channels: List[Tuple[int, int, float]] = [
             (i, j, s) for i, j in combinations(eligible, 2) for s in signs] if signs else []
         self._indices = sorted({i for i, _, _ in self.channels} | {j for _, j, _ in self.channels})
+        #: whether the channels are in the stack: the technique turns them on once it has enough
+        #: results (``ridge_after``); the GP and the acquisition of one model see the same state
+        self.active = True
 
     def __len__(self) -> int:
-        return len(self.channels)
+        """The number of channels in the stack: 0 while inactive."""
+        return len(self.channels) if self.active else 0
 
     def fill(self, a: List[np.ndarray], b: List[np.ndarray], out: np.ndarray) -> None:
         """Write the squared pair distances between the encoded rows ``a`` and ``b`` (one array per

@@ -275,6 +275,7 @@ class BayesianOptimization(Technique):
         if fs.model is not None and fs.model_at == len(self._results):
             return fs.model
         ok = self._training_set()
+        self.encoder.ridges.active = self._n_ok >= self.options.ridge_after * self.n_initial
         configs = [c for c, _ in ok]
         train = self.encoder.encode(configs)
         gp, y = self._fit_gp(self.encoder.sqdists(train, train), np.array([v for _, v in ok], dtype=float))
@@ -292,7 +293,7 @@ class BayesianOptimization(Technique):
         """
         o, fs = self.options, self._fs
         positive = bool(np.all(raw > 0))
-        if fs.hyper is not None and fs.transform is not None \
+        if fs.hyper is not None and fs.transform is not None and len(fs.hyper.lengthscales) == len(D2) \
                 and (positive or fs.transform in (1.0, "copula")) \
                 and self._n_ok - fs.searched_at < max(1.0, o.hp_refit_growth * fs.searched_at):
             return self._refactorise(D2, raw)     # (a power transform of a value <= 0: search again)
