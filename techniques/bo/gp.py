@@ -19,8 +19,10 @@ BayesianOptimization better overall at 20-60 evaluations (docs/benchmarks/defaul
 so it is off by default.  As in
 BaCO, many random settings are scored first (lengthscales log-uniform in [0.1, 10], outputscale in
 [0.1, 10], noise in [1e-5, 1e-2], plus the previous optimum), and the best few are refined with
-L-BFGS-B using the analytic gradient; the best result wins.  Cholesky factorisations add jitter and
-retry with ten times more (up to 1e-2) before giving up on a setting.
+L-BFGS-B using the analytic gradient; the best result wins.  The last ``dormant`` channels (the pair
+channels of :mod:`.ridges`) start the random settings at lengthscales of 10-100 instead, where they
+hardly change the kernel, so a fit turns them on only where the data ask for it.  Cholesky
+factorisations add jitter and retry with ten times more (up to 1e-2) before giving up on a setting.
 """
 from __future__ import annotations
 

@@ -46,6 +46,9 @@ Additions to BaCO's recipe, each an option (measured on the recorded Kernel Tune
   improved the best by ``stall_gain`` of it, all but every ``global_every``-th proposal maximise it only over
   configurations within ``local_radius`` changed parameters of the best (on spaces scored whole;
   on larger spaces the local search from the incumbent plays this part);
+* ``ridge_channels`` (off by default): distance channels on the sums or differences of pairs of numeric
+  parameters' unit values (products and ratios of power-of-two sizes), each with its own lengthscale, so the
+  GP can follow a ridge along a diagonal (:mod:`.ridges`); ``ridge_after`` holds them back for the first fits;
 * ``surrogate_loo`` (off by default): while the OK results number at most that many initial designs, each BO
   proposal uses the surrogate (power transforms or copula) whose GP ranks them best by leave-one-out prediction
   (:mod:`.loo`).

@@ -114,3 +114,21 @@ def test_technique_option_builds_the_channels_and_runs():
     assert bo.best_value < float("inf")
     with pytest.raises(TechniqueError):
         BayesianOptimization(ridge_channels="diagonal")
+
+
+def test_ridge_after_keeps_the_channels_out_of_the_first_fits():
+    """With ``ridge_after`` 2 and 4 initial samples the GP has the per-parameter channels alone until
+    8 OK results, and the pair channels from then on."""
+    m = ConfigurationManipulator([OrdinalParameter("a", SIZES), OrdinalParameter("b", SIZES)])
+    bo = BayesianOptimization(ridge_channels="sum", ridge_after=2, initial_samples=4)
+    bo.bind(m, random.Random(0), "bo")
+    channels = {}
+    for _ in range(12):
+        cfg = bo.desired_configuration()
+        key = m.hash_config(cfg)
+        bo.observe(Feedback(cfg, key, float((np.log2(cfg["a"] * cfg["b"]) - 10.0) ** 2), "ok", "bo", False))
+        if bo._fs.model is not None:
+            channels[bo._fs.model_at] = bo._fs.model[0].P
+    base = len(bo.encoder.encoders)
+    assert channels and all(p == (base + 1 if n >= 8 else base) for n, p in channels.items())
+    assert {base, base + 1} <= set(channels.values())
