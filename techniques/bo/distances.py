@@ -28,7 +28,9 @@ Distances per type (BaCO §4.1), on normalised values:
 
 With ``ordinal_hamming`` a numeric parameter with 3-64 legal values also gets an
 :class:`EqualityEncoder` channel (Hamming on its values) after the per-parameter channels;
-:attr:`SpaceEncoder.param_index` maps every channel to its parameter.
+:attr:`SpaceEncoder.param_index` maps every encoded channel to its parameter.  With ``ridge_channels``
+the stack ends with the pair channels of :mod:`.ridges` (sums and differences of two parameters'
+unit values), computed from the encoded arrays.
 
 Hamming-type distances come from :func:`scipy.spatial.distance.cdist` (``"hamming"``), the others
 from squared Euclidean distances of scaled embeddings, so no Python loop runs per pair.
@@ -44,6 +46,7 @@ from scipy.spatial.distance import cdist
 from ...parameters import (ArrayParameter, ConfigurationManipulator, Parameter, PermutationParameter,
                            PrimitiveParameter, SelectorParameter)
 from ...parameters.base import value_key as vkey  # the BO modules import vkey from here
+from .ridges import RidgeChannels
 
 PERMUTATION_DISTANCES = ("spearman", "kendall", "hamming")
 _PLAIN = (int, float, str)
@@ -263,7 +266,8 @@ class SpaceEncoder:
     """All parameters of a space: encodes configurations and builds ``(P, na, nb)`` distance stacks."""
 
     def __init__(self, manipulator: ConfigurationManipulator, permutation_distance: str = "spearman",
-                 per_parameter: Optional[Dict[str, str]] = None, ordinal_hamming: bool = False) -> None:
+                 per_parameter: Optional[Dict[str, str]] = None, ordinal_hamming: bool = False,
+                 ridge_channels: str = "none") -> None:
         per = dict(per_parameter or {})
         unknown = [n for n in per if n not in manipulator]
         if unknown:
@@ -279,21 +283,26 @@ class SpaceEncoder:
                 if _small_domain(p):
                     self.encoders.append(EqualityEncoder(p))  # type: ignore[arg-type]
                     self.param_index.append(i)
+        #: the pair channels after the encoders' (:mod:`.ridges`; none by default)
+        self.ridges = RidgeChannels(manipulator.parameters, ridge_channels)
 
     def __len__(self) -> int:
-        return len(self.encoders)
+        """The number of distance channels (the depth of :meth:`sqdists`' stack)."""
+        return len(self.encoders) + len(self.ridges)
 
     def encode(self, configs: Sequence[Dict[str, Any]]) -> List[np.ndarray]:
         """One array per parameter for the given configurations."""
         return [e.encode([c[e.name] for c in configs]) for e in self.encoders]
 
     def sqdists(self, a: List[np.ndarray], b: List[np.ndarray]) -> np.ndarray:
-        """Stack of squared per-parameter distances, shape ``(P, len(a rows), len(b rows))``."""
+        """Stack of squared per-channel distances, shape ``(len(self), len(a rows), len(b rows))``."""
         na = a[0].shape[0] if a else 0
         nb = b[0].shape[0] if b else 0
-        out = np.empty((len(self.encoders), na, nb))
+        out = np.empty((len(self), na, nb))
         for i, e in enumerate(self.encoders):
             out[i] = e.sqdist(a[i], b[i])
+        if len(self.ridges):
+            self.ridges.fill(a, b, out[len(self.encoders):])
         return out
 
     @staticmethod

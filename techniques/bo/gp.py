@@ -19,8 +19,10 @@ BayesianOptimization better overall at 20-60 evaluations (docs/benchmarks/defaul
 so it is off by default.  As in
 BaCO, many random settings are scored first (lengthscales log-uniform in [0.1, 10], outputscale in
 [0.1, 10], noise in [1e-5, 1e-2], plus the previous optimum), and the best few are refined with
-L-BFGS-B using the analytic gradient; the best result wins.  Cholesky factorisations add jitter and
-retry with ten times more (up to 1e-2) before giving up on a setting.
+L-BFGS-B using the analytic gradient; the best result wins.  The last ``dormant`` channels (the pair
+channels of :mod:`.ridges`) start the random settings at lengthscales of 10-100 instead, where they
+hardly change the kernel, so a fit turns them on only where the data ask for it.  Cholesky
+factorisations add jitter and retry with ten times more (up to 1e-2) before giving up on a setting.
 """
 from __future__ import annotations
 
@@ -48,6 +50,9 @@ LENGTHSCALE_PRIOR = (1.3, 0.1)
 #: log-normal tail of sd ``second`` (in the log)
 NOISE_PRIOR = (-4.0, 1.0)
 JITTER = 1e-8
+#: lengthscale range (log-uniform) of the random settings of dormant channels: a channel's squared
+#: distances lie in [0, 1], so at these lengthscales it adds at most 1 % to ``r**2`` until a fit shortens it
+DORMANT_RANGE = (10.0, 100.0)
 
 
 class GPFitError(ArithmeticError):
@@ -106,9 +111,11 @@ class GaussianProcess:
     Call :meth:`fit` (hyperparameter search) or :meth:`set_hyper`, then :meth:`predict`.
     """
 
-    def __init__(self, D2: np.ndarray, y: np.ndarray, noise_prior: bool = False) -> None:
+    def __init__(self, D2: np.ndarray, y: np.ndarray, noise_prior: bool = False, dormant: int = 0) -> None:
         #: (threshold, log sd) of the noise prior's tail (:data:`NOISE_PRIOR`); None: box bounds only
         self.noise_prior = NOISE_PRIOR if noise_prior else None
+        #: the last this many channels start the random settings at long lengthscales (:data:`DORMANT_RANGE`)
+        self.dormant = dormant
         self.D2 = np.asarray(D2, dtype=float)
         self.y = np.asarray(y, dtype=float).ravel()
         self.P, self.n = self.D2.shape[0], self.y.shape[0]
@@ -168,6 +175,9 @@ class GaussianProcess:
         """Random starting settings (BaCO's ranges, log-uniform)."""
         out = np.empty((count, self.P + 2))
         out[:, :-2] = np.log(10.0) * rng.uniform(-1.0, 1.0, size=(count, self.P))
+        if self.dormant:
+            lo, hi = DORMANT_RANGE
+            out[:, self.P - self.dormant:self.P] = rng.uniform(math.log(lo), math.log(hi), size=(count, self.dormant))
         out[:, -2] = np.log(10.0) * rng.uniform(-1.0, 1.0, size=count)
         out[:, -1] = np.log(10.0) * rng.uniform(-5.0, -2.0, size=count)
         return out

@@ -46,6 +46,9 @@ Additions to BaCO's recipe, each an option (measured on the recorded Kernel Tune
   improved the best by ``stall_gain`` of it, all but every ``global_every``-th proposal maximise it only over
   configurations within ``local_radius`` changed parameters of the best (on spaces scored whole;
   on larger spaces the local search from the incumbent plays this part);
+* ``ridge_channels`` (off by default): distance channels on the sums or differences of pairs of numeric
+  parameters' unit values (products and ratios of power-of-two sizes), each with its own lengthscale, so the
+  GP can follow a ridge along a diagonal (:mod:`.ridges`); ``ridge_after`` holds them back for the first fits;
 * ``surrogate_loo`` (off by default): while the OK results number at most that many initial designs, each BO
   proposal uses the surrogate (power transforms or copula) whose GP ranks them best by leave-one-out prediction
   (:mod:`.loo`).
@@ -126,7 +129,7 @@ class BayesianOptimization(Technique):
         o = self.options
         try:
             self.encoder = SpaceEncoder(manipulator, o.permutation_distance, o.permutation_distances,
-                                       o.ordinal_hamming)
+                                       o.ordinal_hamming, o.ridge_channels)
         except ValueError as exc:
             raise TechniqueError(str(exc)) from None
 
@@ -275,6 +278,7 @@ class BayesianOptimization(Technique):
         if fs.model is not None and fs.model_at == len(self._results):
             return fs.model
         ok = self._training_set()
+        self.encoder.ridges.active = self._n_ok >= self.options.ridge_after * self.n_initial
         configs = [c for c, _ in ok]
         train = self.encoder.encode(configs)
         gp, y = self._fit_gp(self.encoder.sqdists(train, train), np.array([v for _, v in ok], dtype=float))
@@ -292,7 +296,7 @@ class BayesianOptimization(Technique):
         """
         o, fs = self.options, self._fs
         positive = bool(np.all(raw > 0))
-        if fs.hyper is not None and fs.transform is not None \
+        if fs.hyper is not None and fs.transform is not None and len(fs.hyper.lengthscales) == len(D2) \
                 and (positive or fs.transform in (1.0, "copula")) \
                 and self._n_ok - fs.searched_at < max(1.0, o.hp_refit_growth * fs.searched_at):
             return self._refactorise(D2, raw)     # (a power transform of a value <= 0: search again)
@@ -308,7 +312,7 @@ class BayesianOptimization(Technique):
             t = transform(raw, key)
             std = float(np.std(t)) or 1.0
             y = (t - float(np.mean(t))) / std
-            gp = GaussianProcess(D2, y, o.noise_prior)
+            gp = GaussianProcess(D2, y, o.noise_prior, len(self.encoder.ridges))
             hyper = gp.fit(self.np_rng, samples, starts, self._hypers.get(key), o.hp_maxiter)
             score = gp.log_posterior - len(raw) * math.log(std) + log_jacobian(raw, key)
             self._hypers[key] = hyper

@@ -112,9 +112,9 @@ def test_the_noise_prior_option_reaches_every_gp(monkeypatch, noise_prior):
     seen = []
 
     class Spy(technique.GaussianProcess):
-        def __init__(self, D2, y, noise_prior=True):
+        def __init__(self, D2, y, noise_prior=True, *rest):
             seen.append(noise_prior)
-            super().__init__(D2, y, noise_prior)
+            super().__init__(D2, y, noise_prior, *rest)
     monkeypatch.setattr(technique, "GaussianProcess", Spy)
     drive(BayesianOptimization(noise_prior=noise_prior, **FAST), space(), 10)
     assert seen and set(seen) == {noise_prior}
