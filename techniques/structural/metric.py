@@ -40,7 +40,10 @@ removes and adds, once: a tour's value is the sum of its steps), the list renewe
 incumbent; the embedding's errors are largest on the short steps that decide the best tour, so from a
 local optimum of the embedding these moves are where its errors hide (ftv170: 8 of the 10 moves it
 ranks first from its searched tour shorten the tour, none of the posterior mean's 10), and the
-measured tours, which differ in a few steps, pin those errors down.  Once a list is spent,
+measured tours, which differ in a few steps, pin those errors down.  Before the first list the
+incumbent reversed is measured once (:mod:`.direction`): when its value differs the cost is directed, and
+the lists hold only moves that keep every section's orientation (or-opt and longer section moves,
+:mod:`.segments`), each of which changes three steps.  Once a list is spent,
 StructuralSurrogate's suggestions (the model's share of them its sampled minimum).  Under a known test limit the checkpoints from
 the first at or past :data:`RANDOM_SHARE` of it accept from :data:`ACCEPT_LAST` (the hand-over stays
 at the last checkpoint).  When no checkpoint accepts it (the weights are not a low-dimensional
