@@ -40,7 +40,10 @@ removes and adds, once: a tour's value is the sum of its steps), the list renewe
 incumbent; the embedding's errors are largest on the short steps that decide the best tour, so from a
 local optimum of the embedding these moves are where its errors hide (ftv170: 8 of the 10 moves it
 ranks first from its searched tour shorten the tour, none of the posterior mean's 10), and the
-measured tours, which differ in a few steps, pin those errors down.  Once a list is spent,
+measured tours, which differ in a few steps, pin those errors down.  Before the first list the
+incumbent reversed is measured once (:mod:`.direction`): when its value differs the cost is directed, and
+the lists hold only moves that keep every section's orientation (or-opt and longer section moves,
+:mod:`.segments`), each of which changes three steps.  Once a list is spent,
 StructuralSurrogate's suggestions (the model's share of them its sampled minimum).  Under a known test limit the checkpoints from
 the first at or past :data:`RANDOM_SHARE` of it accept from :data:`ACCEPT_LAST` (the hand-over stays
 at the last checkpoint).  When no checkpoint accepts it (the weights are not a low-dimensional
@@ -64,7 +67,9 @@ from ..base import Config, Proposal
 from ..blas import single_thread_blas
 from .embedding import Embedding
 from .model import SparseBayesLinear
+from .direction import directed
 from .residual import local_residual
+from .segments import ranked_directed_moves
 from .technique import StructuralSurrogate
 from .tours import iterated_search, ranked_moves
 
@@ -354,6 +359,8 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         self._moves_of: Optional[Tuple[str, int]] = None   # the incumbent and fit whose moves are in _moves
         self._moves: Deque[Tuple[Config, Change]] = deque()
         self._changes: Set[Change] = set()      # the changes of the moves proposed so far
+        self.directed: Optional[bool] = None    # whether reversing the incumbent changed its value
+        self._reversal: Optional[Tuple[str, float]] = None   # the reversal's key, the incumbent's value
 
     def propose(self) -> Optional[Proposal]:
         """Uniformly random configurations while the embedding is being identified (under
@@ -371,6 +378,10 @@ class MetricStructuralSurrogate(StructuralSurrogate):
             if cfg is not None:
                 return cfg
         if isinstance(model, MetricBayesLinear) and model.status == "accepted" and self.best_config is not None:
+            if self._reversal is None:
+                reversal = self._reversed()
+                if reversal is not None:
+                    return reversal
             with single_thread_blas():
                 move = self._measured_move()
             if move is not None:
@@ -389,6 +400,23 @@ class MetricStructuralSurrogate(StructuralSurrogate):
             model.mark_random()
             if model.checkpoint(self.random_results):
                 model.identify()
+        if self._reversal is not None and feedback.key == self._reversal[0]:
+            self.directed = feedback.ok and directed(self._reversal[1], feedback.value)
+
+    def _reversed(self) -> Optional[Proposal]:
+        """The incumbent with each embedded permutation reversed, proposed once after the acceptance:
+        its result says whether the tours' values depend on their direction (:mod:`.direction`,
+        :attr:`directed`).  None when that configuration was measured or is awaited."""
+        assert self.manipulator is not None and self.best_config is not None
+        cfg = self.manipulator.copy(self.best_config)
+        for fmap, _ in self._embedded():
+            _set_tour(fmap, cfg, fmap.positions(fmap.parameter.get_value(cfg))[::-1])
+        key = self.manipulator.hash_valid(cfg)
+        self._reversal = (key, self.best_value)
+        if key in self.seen or key in self.pending:
+            return None
+        self.pending.add(key)
+        return Proposal(cfg, self.path, key)
 
     def _jump(self) -> Optional[Proposal]:
         """An iterated local search on the embedding's weights (the prior's centre: the full-rank
@@ -435,7 +463,8 @@ class MetricStructuralSurrogate(StructuralSurrogate):
             weights = model.local_weights() if isinstance(model, MetricBayesLinear) else None
             for fmap, C in self._embedded(weights):
                 t = np.asarray(fmap.positions(fmap.parameter.get_value(self.best_config)))
-                for moved in ranked_moves(t, C, MOVES):
+                ranked = ranked_directed_moves(t, C, MOVES, False) if self.directed else ranked_moves(t, C, MOVES)
+                for moved in ranked:
                     cfg = self.manipulator.copy(self.best_config)
                     _set_tour(fmap, cfg, moved)
                     self._moves.append((cfg, (fmap.parameter.name, _change(t, moved))))

@@ -1,6 +1,7 @@
 """MetricStructuralSurrogate's measured local search: once the embedding is accepted, the model's side
-proposes the incumbent's moves that the embedding ranks best, best first, each change (the steps a
-move removes and adds) once."""
+measures the incumbent reversed once, then proposes the incumbent's moves that the embedding ranks
+best, best first, each change (the steps a move removes and adds) once; on a directed cost (the
+reversal's value differs) only moves that keep every section's orientation."""
 import random
 
 import numpy as np
@@ -9,14 +10,17 @@ from tunerlib.parameters import ConfigurationManipulator, PermutationParameter
 from tunerlib.techniques.base import Feedback
 from tunerlib.techniques.structural import MetricStructuralSurrogate, metric
 from tunerlib.techniques.structural.metric import MIN_ITEMS, MOVES, _change
+from tunerlib.techniques.structural.segments import ranked_directed_moves
 from tunerlib.techniques.structural.tours import ranked_moves
 
 
-def _run(evals, seed=5):
+def _run(evals, seed=5, detour=0.0):
     """Per suggestion: (incumbent, proposal, requestor, the incumbent's ranked moves under the accepted
-    embedding at that time or None), and the technique."""
-    pts = np.random.default_rng(5).random((MIN_ITEMS + 4, 2)) * 100.0
-    W = np.sqrt(((pts[:, None] - pts[None]) ** 2).sum(-1))
+    embedding at that time or None), and the technique; ``detour``: each ordered step costs up to that
+    much more than its distance (drawn per direction), a directed cost."""
+    rng = np.random.default_rng(5)
+    pts = rng.random((MIN_ITEMS + 4, 2)) * 100.0
+    W = np.sqrt(((pts[:, None] - pts[None]) ** 2).sum(-1)) + detour * rng.random((MIN_ITEMS + 4,) * 2)
     space = ConfigurationManipulator([PermutationParameter("t", list(range(W.shape[0])))])
     tech = MetricStructuralSurrogate("M")
     tech.bind(space, random.Random(seed), "M")
@@ -25,7 +29,9 @@ def _run(evals, seed=5):
         incumbent, ranked = None, None
         if tech.best_config is not None and tech.model.status == "accepted":
             incumbent = np.asarray(tech.best_config["t"])
-            ranked = [m.tolist() for m in ranked_moves(incumbent, tech._embedded()[0][1], MOVES)]
+            C = tech._embedded()[0][1]
+            moved = ranked_directed_moves(incumbent, C, MOVES, False) if tech.directed else ranked_moves(incumbent, C, MOVES)
+            ranked = [m.tolist() for m in moved]
         prop = tech.propose()
         t = np.asarray(prop.config["t"])
         rows.append((incumbent, t, prop.requestor, ranked))
@@ -48,8 +54,10 @@ def test_after_acceptance_the_model_measures_the_embeddings_best_moves_of_the_in
     rows, tech = _run(260)
     assert tech.model.status == "accepted"
     after = [row for row in rows if row[3] is not None and row[2] == "M"]
-    # the first is the search on the accepted embedding, the second the incumbent's best-ranked move
-    assert after[1][1].tolist() == after[1][3][0]
+    # the first is the search on the accepted embedding, the second the incumbent reversed, the third
+    # the incumbent's best-ranked move
+    assert after[1][1].tolist() == after[1][0][::-1].tolist() and tech.directed is False
+    assert after[2][1].tolist() == after[2][3][0]
     moves = [row for row in after if row[1].tolist() in made]
     assert len(moves) >= 5 and all(t.tolist() in ranked for _, t, _, ranked in moves)
     changes = [_change(incumbent, t) for incumbent, t, _, _ in moves]
@@ -91,5 +99,23 @@ def test_the_measured_moves_do_not_wait_for_the_models_share(monkeypatch):
     own = [row for row in rows if row[3] is not None and row[2] == "M"]
     moves = [row for row in own if row[1].tolist() in row[3]]
     assert len(moves) >= 10
-    # the first measured move is the incumbent's best-ranked one, proposed right after the search
-    assert own[1][1].tolist() == own[1][3][0]
+    # the first measured move is the incumbent's best-ranked one, proposed right after the search and
+    # the reversal
+    assert own[2][1].tolist() == own[2][3][0]
+
+
+def test_on_a_directed_cost_the_measured_moves_keep_every_sections_orientation(monkeypatch):
+    made = []
+    measured_move = MetricStructuralSurrogate._measured_move
+
+    def recording(self):
+        cfg = measured_move(self)
+        made.append(None if cfg is None else list(cfg["t"]))
+        return cfg
+    monkeypatch.setattr(MetricStructuralSurrogate, "_measured_move", recording)
+    rows, tech = _run(260, detour=20.0)
+    assert tech.model.status == "accepted" and tech.directed is True
+    moves = [row for row in rows if row[3] is not None and row[2] == "M" and row[1].tolist() in made]
+    assert len(moves) >= 5
+    # each removes three steps and adds three: no section is reversed
+    assert all(len(_change(incumbent, t)[0]) == 3 for incumbent, t, _, _ in moves)
