@@ -17,7 +17,7 @@ from typing import List
 
 import numpy as np
 
-from .tours import _apply, _legal_table, apply_or_opt
+from .tours import REVERSING, apply_move, apply_or_opt, legal_table
 
 #: the shortest section :func:`segment_table` moves (shorter ones are :func:`~.tours.move_table`'s)
 SHORTEST = 4
@@ -61,9 +61,9 @@ def ranked_directed_moves(t: np.ndarray, C: np.ndarray, limit: int, reversals: b
     n = t.size
     if n < 4:
         return []
-    table = _legal_table(t, C)
+    table = legal_table(t, C)
     if not reversals:
-        table[[0, 2, 4, 6]] = np.inf
+        table[list(REVERSING)] = np.inf
     flat = np.concatenate((table.ravel(), segment_table(t, C, longest_section(n)).ravel()))
     finite = int(np.isfinite(flat).sum())
     k = min(3 * limit, finite)
@@ -74,7 +74,7 @@ def ranked_directed_moves(t: np.ndarray, C: np.ndarray, limit: int, reversals: b
     out, seen, size = [], set(), table.size
     for f in chosen.tolist():
         if f < size:
-            moved = _apply(t, f)
+            moved = apply_move(t, f)
         else:
             m, rest = divmod(f - size, n * n)
             moved = apply_or_opt(t, rest // n, SHORTEST + m, rest % n, False)

@@ -115,6 +115,10 @@ def _tables(t: np.ndarray, C: np.ndarray, out: np.ndarray, kinds: int = 7) -> It
         yield 2 * s, table
 
 
+#: the kinds of :func:`move_table` that reverse a section: 2-opt and the reversed or-opt moves
+REVERSING = (0, 2, 4, 6)
+
+
 def move_table(t: np.ndarray, C: np.ndarray) -> np.ndarray:
     """Every 2-opt and or-opt move of ``t`` scored at once: ``(7, n, n)`` value changes (``inf`` where
     illegal): ``[0]`` reverses ``t[i+1..j]``; ``[2s-1]`` / ``[2s]`` move the ``s`` items from ``i``
@@ -133,14 +137,14 @@ def _kinds(n: int) -> int:
     return 1 if n < 5 else 5 if n < 6 else 7
 
 
-def _legal_table(t: np.ndarray, C: np.ndarray) -> np.ndarray:
+def legal_table(t: np.ndarray, C: np.ndarray) -> np.ndarray:
     """:func:`move_table` with the moves that need more items than ``t`` has set to ``inf``."""
     table = move_table(t, C)
     table[_kinds(t.size):] = np.inf
     return table
 
 
-def _apply(t: np.ndarray, flat: int) -> np.ndarray:
+def apply_move(t: np.ndarray, flat: int) -> np.ndarray:
     """``t`` after the move at index ``flat`` of its (flattened) move table."""
     n = t.size
     m, rest = divmod(flat, n * n)
@@ -152,7 +156,7 @@ def _apply(t: np.ndarray, flat: int) -> np.ndarray:
 
 
 def _best_move(t: np.ndarray, C: np.ndarray) -> Tuple[float, Optional[np.ndarray]]:
-    """The lowest change of :func:`_legal_table` and the tour after its move (the first of equal ones
+    """The lowest change of :func:`legal_table` and the tour after its move (the first of equal ones
     in the table's flat order, as its argmin), or ``(0.0, None)`` when it is not finite.  Each kind's
     table is scored in turn in one ``(n, n)`` buffer, so that the working set stays in cache."""
     n = t.size
@@ -167,7 +171,7 @@ def _best_move(t: np.ndarray, C: np.ndarray) -> Tuple[float, Optional[np.ndarray
             best, flat = value, m * n * n + k
     if flat < 0 or not np.isfinite(best):
         return 0.0, None
-    return best, _apply(t, flat)
+    return best, apply_move(t, flat)
 
 
 def ranked_moves(t: np.ndarray, C: np.ndarray, limit: int) -> List[np.ndarray]:
@@ -176,13 +180,13 @@ def ranked_moves(t: np.ndarray, C: np.ndarray, limit: int) -> List[np.ndarray]:
     error in ``C`` most likely hides)."""
     if t.size < 4:
         return []
-    table = _legal_table(t, C).ravel()
+    table = legal_table(t, C).ravel()
     k = min(limit, int(np.isfinite(table).sum()))
     if k == 0:
         return []
     chosen = np.argpartition(table, k - 1)[:k]
     chosen = chosen[np.argsort(table[chosen], kind="stable")]
-    return [_apply(t, int(f)) for f in chosen]
+    return [apply_move(t, int(f)) for f in chosen]
 
 
 def local_search(t: np.ndarray, C: np.ndarray, max_moves: Optional[int] = None) -> np.ndarray:

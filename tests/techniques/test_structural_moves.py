@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from tunerlib.parameters import PermutationParameter
 from tunerlib.parameters.features import FeatureLayout
 from tunerlib.techniques.structural.model import SparseBayesLinear
-from tunerlib.techniques.structural.tours import (_apply, _best_move, _legal_table, apply_or_opt, apply_two_opt,
+from tunerlib.techniques.structural.tours import (_best_move, apply_move, apply_or_opt, apply_two_opt, legal_table,
                                                   local_search, move_table, ranked_moves, tour_value)
 
 SECTIONS = ((0, 0, False), (1, 1, False), (2, 1, True), (3, 2, False), (4, 2, True), (5, 3, False), (6, 3, True))
@@ -109,12 +109,12 @@ def test_the_best_move_scored_a_kind_at_a_time_is_the_first_lowest_of_the_whole_
     """The descent scores each kind's table in turn in one buffer: its move is the whole table's
     argmin (the first of equal changes in the table's flat order), its change bit for bit."""
     t, C = instance
-    table = _legal_table(t, C)
+    table = legal_table(t, C)
     flat = int(np.argmin(table))
     delta, moved = _best_move(t, C)
     if np.isfinite(table.flat[flat]):
         assert delta == table.flat[flat] and moved is not None
-        assert moved.tolist() == _apply(t, flat).tolist()
+        assert moved.tolist() == apply_move(t, flat).tolist()
     else:
         assert moved is None
 

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from tunerlib.techniques.structural.segments import (SHORTEST, longest_section, ranked_directed_moves,
                                                      segment_table)
-from tunerlib.techniques.structural.tours import _apply, _legal_table, apply_or_opt, tour_value
+from tunerlib.techniques.structural.tours import apply_move, apply_or_opt, legal_table, tour_value
 
 
 @st.composite
@@ -42,10 +42,10 @@ def test_every_section_move_is_scored_as_the_re_summed_tour(instance):
 def _all_moves(t: np.ndarray, C: np.ndarray, reversals: bool) -> dict:
     """Every distinct tour of a 2-opt, or-opt or section move and its change (the references' union)."""
     n, base, out = t.size, tour_value(t, C), {}
-    table = _legal_table(t, C)
+    table = legal_table(t, C)
     for flat in np.flatnonzero(np.isfinite(table.ravel())):
         if reversals or int(flat) // (n * n) in (1, 3, 5):
-            moved = _apply(t, int(flat))
+            moved = apply_move(t, int(flat))
             out[_canonical(moved)] = tour_value(moved, C) - base
     for s in range(SHORTEST, longest_section(n) + 1):
         for i in range(n):
@@ -80,5 +80,5 @@ def test_a_long_section_moved_without_reversal_is_ranked_first_on_a_directed_cos
     t = np.concatenate((ring[:3], ring[9:21], ring[3:9], ring[21:]))
     best = ranked_directed_moves(t, C, 1, reversals=False)[0]
     assert tour_value(best, C) == n
-    legacy = _legal_table(t, C)
-    assert np.min(legacy) > -27           # the section move saves 27; no 2-opt / or-opt move does
+    table = legal_table(t, C)
+    assert np.min(table) > -27           # the section move saves 27; no 2-opt / or-opt move does
