@@ -80,7 +80,8 @@ from .acquisition import Acquisition, LocalSearch
 from .budget import design_size
 from .design import SpreadDesign, guided_pick
 from .restart import StallRestart
-from .distances import ConfigKey, SpaceEncoder
+from .ridge_rule import space_encoder
+from .distances import ConfigKey
 from .feasibility import FeasibilityModel
 from .fitstate import FitState, surrogate_turn, transform_choices
 from .gp import GaussianProcess, GPFitError, Hyper
@@ -128,8 +129,8 @@ class BayesianOptimization(Technique):
         """Build the encoders (raises TechniqueError for a parameter kind without a distance)."""
         o = self.options
         try:
-            self.encoder = SpaceEncoder(manipulator, o.permutation_distance, o.permutation_distances,
-                                       o.ordinal_hamming, o.ridge_channels)
+            self.encoder = space_encoder(manipulator, o.permutation_distance, o.permutation_distances,
+                                         o.ordinal_hamming, o.ridge_channels, self.context)
         except ValueError as exc:
             raise TechniqueError(str(exc)) from None
 
