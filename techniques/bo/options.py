@@ -87,7 +87,8 @@ class BOOptions:
     #: values beside its smooth distance, so the GP can model irregular per-value effects
     ordinal_hamming: bool = True
     #: distance channels on pairs of numeric parameters with 3 or more values, each with its own lengthscale:
-    #: "sum" (products of log-scaled values), "difference" (ratios), "both" or "none" (:mod:`.ridges`)
+    #: "sum" (products of log-scaled values), "difference" (ratios), "both" or "none" (:mod:`.ridges`), or
+    #: "auto": "sum" when the known test limit is at least 1.5 x the kernel's channels with them (:mod:`.ridge_rule`)
     ridge_channels: str = "none"
     #: the ``ridge_channels`` join the kernel once the OK results number this many initial designs (0: from the first fit)
     ridge_after: int = 0

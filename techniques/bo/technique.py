@@ -49,6 +49,7 @@ Additions to BaCO's recipe, each an option (measured on the recorded Kernel Tune
 * ``ridge_channels`` (off by default): distance channels on the sums or differences of pairs of numeric
   parameters' unit values (products and ratios of power-of-two sizes), each with its own lengthscale, so the
   GP can follow a ridge along a diagonal (:mod:`.ridges`); ``ridge_after`` holds them back for the first fits;
+  ``"auto"`` adds the sums when the known test limit gives every kernel channel enough results (:mod:`.ridge_rule`);
 * ``surrogate_loo`` (off by default): while the OK results number at most that many initial designs, each BO
   proposal uses the surrogate (power transforms or copula) whose GP ranks them best by leave-one-out prediction
   (:mod:`.loo`).
