@@ -13,7 +13,7 @@ from typing import Dict, Optional
 from ...parameters.trees import MAX_NODES
 from ..options import schema_from_dataclass, validate
 from .distances import PERMUTATION_DISTANCES
-from .ridges import RIDGE_OPTION_VALUES
+from .ridges import RIDGE_KINDS
 from .transforms import exponents
 
 
@@ -87,8 +87,7 @@ class BOOptions:
     #: values beside its smooth distance, so the GP can model irregular per-value effects
     ordinal_hamming: bool = True
     #: distance channels on pairs of numeric parameters with 3 or more values, each with its own lengthscale:
-    #: "sum" (products of log-scaled values), "difference" (ratios), "both" or "none" (:mod:`.ridges`), or
-    #: "auto": "sum" when the known test limit is at least 1.5 x the kernel's channels with them (:mod:`.ridge_rule`)
+    #: "sum" (products of log-scaled values), "difference" (ratios), "both" or "none" (:mod:`.ridges`)
     ridge_channels: str = "none"
     #: the ``ridge_channels`` join the kernel once the OK results number this many initial designs (0: from the first fit)
     ridge_after: int = 0
@@ -165,7 +164,7 @@ BO_OPTIONS = schema_from_dataclass(BOOptions, {
     "local_centres": dict(lo=1, random_lo=1, random_hi=5),
     "global_every": dict(lo=1), "restart_after": dict(lo=0, random_hi=4), "restart_gain": dict(lo=0.0, hi=1.0),
     "stall_gain": dict(lo=0.0, hi=1.0, random_hi=0.02), "permutation_distance": dict(choices=PERMUTATION_DISTANCES),
-    "ridge_channels": dict(choices=RIDGE_OPTION_VALUES), "ridge_after": dict(lo=0, random_hi=4),
+    "ridge_channels": dict(choices=RIDGE_KINDS), "ridge_after": dict(lo=0, random_hi=4),
     "permutation_distances": dict(choices=PERMUTATION_DISTANCES),
     "max_feasibility_threshold": dict(lo=0.0, hi=1.0, random_lo=0.0, random_hi=0.3), "max_leaves": dict(lo=1),
     "max_enumeration_nodes": dict(lo=1),

@@ -34,8 +34,6 @@ from ...parameters import Parameter
 
 #: the values of the option: no channels, the sums, the differences, or both per pair
 RIDGE_KINDS = ("none", "sum", "difference", "both")
-#: the option's values: the kinds, and "auto" (the sums when the known test limit is long enough; :mod:`.ridge_rule`)
-RIDGE_OPTION_VALUES = RIDGE_KINDS + ("auto",)
 #: the most parameters whose pairs get channels (the first this many eligible ones, in space order)
 RIDGE_MAX_PARAMETERS = 10
 

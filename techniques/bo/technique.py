@@ -49,7 +49,6 @@ Additions to BaCO's recipe, each an option (measured on the recorded Kernel Tune
 * ``ridge_channels`` (off by default): distance channels on the sums or differences of pairs of numeric
   parameters' unit values (products and ratios of power-of-two sizes), each with its own lengthscale, so the
   GP can follow a ridge along a diagonal (:mod:`.ridges`); ``ridge_after`` holds them back for the first fits;
-  ``"auto"`` adds the sums when the known test limit gives every kernel channel enough results (:mod:`.ridge_rule`);
 * ``surrogate_loo`` (off by default): while the OK results number at most that many initial designs, each BO
   proposal uses the surrogate (power transforms or copula) whose GP ranks them best by leave-one-out prediction
   (:mod:`.loo`).
@@ -81,8 +80,7 @@ from .acquisition import Acquisition, LocalSearch
 from .budget import design_size
 from .design import SpreadDesign, guided_pick
 from .restart import StallRestart
-from .ridge_rule import space_encoder
-from .distances import ConfigKey
+from .distances import ConfigKey, SpaceEncoder
 from .feasibility import FeasibilityModel
 from .fitstate import FitState, surrogate_turn, transform_choices
 from .gp import GaussianProcess, GPFitError, Hyper
@@ -130,8 +128,8 @@ class BayesianOptimization(Technique):
         """Build the encoders (raises TechniqueError for a parameter kind without a distance)."""
         o = self.options
         try:
-            self.encoder = space_encoder(manipulator, o.permutation_distance, o.permutation_distances,
-                                         o.ordinal_hamming, o.ridge_channels, self.context)
+            self.encoder = SpaceEncoder(manipulator, o.permutation_distance, o.permutation_distances,
+                                       o.ordinal_hamming, o.ridge_channels)
         except ValueError as exc:
             raise TechniqueError(str(exc)) from None
 
