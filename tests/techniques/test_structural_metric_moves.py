@@ -42,8 +42,9 @@ def _run(evals, seed=5, detour=0.0):
     return rows, tech
 
 
-def test_after_acceptance_the_model_measures_the_embeddings_best_moves_of_the_incumbent_once_each(monkeypatch):
-    made = []
+def _record_measured_moves(monkeypatch) -> list:
+    """The tours MetricStructuralSurrogate._measured_move returns from now on (None when it has none)."""
+    made: list = []
     measured_move = MetricStructuralSurrogate._measured_move
 
     def recording(self):
@@ -51,6 +52,11 @@ def test_after_acceptance_the_model_measures_the_embeddings_best_moves_of_the_in
         made.append(None if cfg is None else list(cfg["t"]))
         return cfg
     monkeypatch.setattr(MetricStructuralSurrogate, "_measured_move", recording)
+    return made
+
+
+def test_after_acceptance_the_model_measures_the_embeddings_best_moves_of_the_incumbent_once_each(monkeypatch):
+    made = _record_measured_moves(monkeypatch)
     rows, tech = _run(260)
     assert tech.model.status == "accepted"
     after = [row for row in rows if row[3] is not None and row[2] == "M"]
@@ -105,14 +111,7 @@ def test_the_measured_moves_do_not_wait_for_the_models_share(monkeypatch):
 
 
 def test_on_a_directed_cost_the_measured_moves_keep_every_sections_orientation(monkeypatch):
-    made = []
-    measured_move = MetricStructuralSurrogate._measured_move
-
-    def recording(self):
-        cfg = measured_move(self)
-        made.append(None if cfg is None else list(cfg["t"]))
-        return cfg
-    monkeypatch.setattr(MetricStructuralSurrogate, "_measured_move", recording)
+    made = _record_measured_moves(monkeypatch)
     rows, tech = _run(260, detour=20.0)
     assert tech.model.status == "accepted" and tech.directed is True
     moves = [row for row in rows if row[3] is not None and row[2] == "M" and row[1].tolist() in made]
