@@ -34,16 +34,19 @@ class _Counter:
         self.calls = 0
         self.window: Optional[int] = None
         self.counts: Counts = defaultdict(lambda: [0, 0])
+        self.wrapped: List[Tuple[type, Any]] = []   # (class, its own propose) replaced by wrap
 
     def profile(self, frame: Any, event: str, arg: Any) -> None:
         if event == "call" or event == "c_call":
             self.calls += 1
 
     def wrap(self, cls: type) -> None:
-        """Count the calls inside ``cls.propose`` (when ``cls`` defines it) per technique path."""
+        """Count the calls inside ``cls.propose`` (when ``cls`` defines it) per technique path;
+        :meth:`unwrap` puts the method back."""
         method = cls.__dict__.get("propose")
         if method is None:
             return
+        self.wrapped.append((cls, method))
 
         def propose(tech: Any, *args: Any, _method: Callable[..., Any] = method) -> Any:
             if self.window is None:
@@ -55,6 +58,12 @@ class _Counter:
             entry[1] += self.calls - before
             return out
         cls.propose = propose  # type: ignore[attr-defined]
+
+    def unwrap(self) -> None:
+        """Restore every ``propose`` that :meth:`wrap` replaced, so the process goes on uncounted."""
+        for cls, method in self.wrapped:
+            cls.propose = method  # type: ignore[attr-defined]
+        self.wrapped.clear()
 
 
 def _subclasses(cls: type) -> List[type]:
@@ -87,10 +96,14 @@ def count_windows(evals: int, technique: str, seed: int = 0) -> Tuple[Counts, Tu
                 sys.setprofile(counter.profile)
             return super().run(desired_result, input, limit)
 
-    with tempfile.TemporaryDirectory() as tmp:
-        opts = TuningOptions(test_limit=evals + 1, seed=seed, quiet=True, technique=[technique],
-                             database=os.path.join(tmp, "bench.db"))
-        TuningRun(Counted(opts), opts).run()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            opts = TuningOptions(test_limit=evals + 1, seed=seed, quiet=True, technique=[technique],
+                                 database=os.path.join(tmp, "bench.db"))
+            TuningRun(Counted(opts), opts).run()
+    finally:
+        sys.setprofile(None)
+        counter.unwrap()
     return counter.counts, windows
 
 

@@ -413,10 +413,12 @@ class MetricStructuralSurrogate(StructuralSurrogate):
             _set_tour(fmap, cfg, fmap.positions(fmap.parameter.get_value(cfg))[::-1])
         key = self.manipulator.hash_valid(cfg)
         self._reversal = (key, self.best_value)
-        if key in self.seen or key in self.pending:
-            return None
-        self.pending.add(key)
-        return Proposal(cfg, self.path, key)
+        return self._claim_unseen(cfg, key)
+
+    def _claim_unseen(self, cfg: Config, key: str) -> Optional[Proposal]:
+        """``cfg`` (hashed to ``key``) as the model side's proposal, its key pending, or None when it was
+        measured or is awaited; called by the one-off proposals (:meth:`_reversed`, :meth:`_jump`)."""
+        return None if key in self.seen or key in self.pending else self._claim(cfg, key)
 
     def _jump(self) -> Optional[Proposal]:
         """An iterated local search on the embedding's weights (the prior's centre: the full-rank
@@ -429,10 +431,7 @@ class MetricStructuralSurrogate(StructuralSurrogate):
             t = iterated_search(t, C, self.np_rng, int(JUMP_KICKS * fmap.n), None, 4 * fmap.n)[0]
             _set_tour(fmap, cfg, t)
         key = self.manipulator.hash_valid(cfg)
-        if key in self.seen or key in self.pending:
-            return None
-        self.pending.add(key)
-        return Proposal(cfg, self.path, key)
+        return self._claim_unseen(cfg, key)
 
     def _embedded(self, weights: Optional[np.ndarray] = None) -> List[Tuple[PermutationFeatures, np.ndarray]]:
         """Each embedded permutation's map and its cost matrix under ``weights``, by default the

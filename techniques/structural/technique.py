@@ -211,11 +211,11 @@ class StructuralSurrogate(Technique):
                 return proposal
         return self.fallback.propose()
 
-    def _claim(self, cfg: Config) -> Proposal:
-        """``cfg`` as this technique's own proposal (under its path), its hash recorded as pending;
-        called for each configuration the model's side proposes."""
+    def _claim(self, cfg: Config, key: Optional[str] = None) -> Proposal:
+        """``cfg`` as this technique's own proposal (under its path), its hash (``key`` when the caller
+        has it) recorded as pending; called for each configuration the model's side proposes."""
         assert self.manipulator is not None
-        key = self.take_key(cfg) or self.manipulator.hash_valid(cfg)
+        key = key or self.take_key(cfg) or self.manipulator.hash_valid(cfg)
         self.pending.add(key)
         return Proposal(cfg, self.path, key)
 
