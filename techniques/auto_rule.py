@@ -139,7 +139,7 @@ def _tour_plan(items: int, limit: Optional[int], kind: str, why: str) -> Plan:
     short of :data:`RESULTS_PER_PAIR` results per pair of items, else StructuralSurrogate.  The
     structural package is imported here, not with the module: it loads SciPy, which a run over
     another space never uses (and whose objects a full garbage collection would then scan)."""
-    from .structural.metric import CHECKPOINTS
+    from .structural.identification import CHECKPOINTS
     pairs = items * (items - 1) // 2
     if kind == "tests" and limit is not None and CHECKPOINTS[-1] * items <= limit < RESULTS_PER_PAIR * pairs:
         return Plan(METRIC, None, True,

@@ -28,32 +28,26 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from typing import Any, ClassVar, Deque, Dict, List, Optional, Set, Tuple
+from typing import Any, ClassVar, Deque, Dict, Optional, Set, Tuple
 
 import numpy as np
 
-from ...parameters import BooleanArray, ConfigurationManipulator
-from ...parameters.features import (ArrayFeatures, FeatureLayout, OneHotFeatures, PermutationFeatures,
-                                    UnitFeatures, centred)
+from ...parameters import ConfigurationManipulator
+from ...parameters.features import ArrayFeatures, FeatureLayout, OneHotFeatures, PermutationFeatures, UnitFeatures
 from ..base import Config, Feedback, Proposal, Technique, TechniqueError
 from ..blas import single_thread_blas
 from ..options import Option, configure
 from ..simple import GreedyMutation
 from .constrained import FeasibleCandidates, has_known_constraints
 from .credit import prob_better
+from .minimise import minimise_array, minimise_numbers, minimise_permutation, minimise_unit
 from .model import SparseBayesLinear, rank_correlation
-from .tours import descend, iterated_search
 from .transform import ValueModels
 
 #: when the sampled model's minimum near the incumbent was measured already: further tries, each an
 #: iterated local search on the model from the incumbent, before falling back to a mutation
 KICKS = 1
 
-#: unit values tried for a number under the sampled model (plus the incumbent's)
-UNIT_GRID = np.linspace(0.0, 1.0, 33)
-
-#: coordinate-descent sweeps over the numbers when the model has their pairwise products
-SWEEPS = 4
 
 
 class StructuralSurrogate(Technique):
@@ -285,7 +279,7 @@ class StructuralSurrogate(Technique):
                 value = fmap.parameter.get_value(cfg)
                 fmap.parameter.set_value(cfg, self._minimise(fmap, block, value, kick=attempt > 0))
             if self.layout.interaction is not None:
-                self._minimise_numbers(weights, cfg)
+                minimise_numbers(self.layout, weights, cfg, self.best_config, self.radius)
             if self._constrained:
                 feasible = self._feasible_minimum(weights, cfg)
                 if feasible is None:
@@ -310,88 +304,18 @@ class StructuralSurrogate(Technique):
     # ---- minimising the sampled model, per feature map ---------------------------------------------
     def _minimise(self, fmap: Any, w: np.ndarray, value: Any, kick: bool = False) -> Any:
         """The value of one parameter that minimises the sampled weights ``w`` of its features, searched
-        from ``value`` (after a random kick out of its neighbourhood when ``kick``)."""
+        from ``value`` (after a random kick out of its neighbourhood when ``kick``; :mod:`.minimise`)."""
         if isinstance(fmap, PermutationFeatures):
-            return self._minimise_permutation(fmap, w, value, kick)
+            return minimise_permutation(fmap, w, value, kick, self.radius, self.model_kicks, self.np_rng)
         if isinstance(fmap, OneHotFeatures):
             if self.rng.random() >= min(1.0, self.radius / 4):
                 return value
             return fmap.option(int(np.argmin(w)))
         if isinstance(fmap, UnitFeatures):
-            return self._minimise_unit(fmap, w, value)
+            return minimise_unit(fmap, w, value, self.radius)
         if isinstance(fmap, ArrayFeatures):
-            return self._minimise_array(fmap, w, value)
+            return minimise_array(fmap, w, value)
         return value
-
-    def _minimise_permutation(self, fmap: PermutationFeatures, w: np.ndarray, value: List[Any],
-                              kick: bool) -> List[Any]:
-        n, pairs = fmap.n, fmap.pairs
-        iu = np.triu_indices(n, 1)
-        U = np.zeros((n, n))
-        U[iu] = w[:pairs]
-        C = U + U.T + w[pairs:pairs + n * n].reshape(n, n)
-        t = fmap.positions(value)
-        P = None
-        if fmap.precedence:
-            P = np.zeros((n, n))
-            P[iu] = w[pairs + n * n:]
-        if kick and n >= 8:
-            # an iterated search on the model alone; when no kick improved, the last kicked tour
-            # (something not measured yet) rather than the incumbent's descent again
-            best, last, improved = iterated_search(t, C, self.np_rng, self.model_kicks, P, 4 * n)
-            t = best if improved else last
-        else:
-            t = descend(t, C, P, self.radius)
-        items = fmap.parameter.items
-        return fmap.parameter._repair([items[i] for i in t])
-
-    def _minimise_unit(self, fmap: UnitFeatures, w: np.ndarray, value: Any) -> Any:
-        param = fmap.parameter
-        u0 = param.get_unit_value({param.name: value})
-        step = min(1.0, 0.05 * self.radius)
-        grid = np.clip(np.concatenate((UNIT_GRID * 2 * step + u0 - step, [u0])), 0.0, 1.0)
-        v = centred(grid)
-        best = float(grid[int(np.argmin(w[0] * v + w[1] * v * v))])
-        cfg: Config = {param.name: value}
-        param.set_unit_value(cfg, best)
-        return cfg[param.name]
-
-    def _minimise_numbers(self, weights: np.ndarray, cfg: Config) -> None:
-        """Set the numbers of ``cfg`` to a minimum of the sampled quadratic response surface (each
-        number's ``v`` and ``v**2``, the pairwise products, ``v`` the centred unit value) by coordinate
-        descent from the incumbent's unit values, each within the trust region around the incumbent's
-        (as :meth:`_minimise_unit`)."""
-        assert self.best_config is not None
-        block = self.layout.interaction
-        assert block is not None
-        lin = np.array([weights[o] for o in block.offsets])
-        sq = np.array([weights[o + 1] for o in block.offsets])
-        start = self.layout.interaction_offset
-        C = block.coupling(weights[start:start + block.size])
-        u0 = np.array([m.parameter.get_unit_value(self.best_config) for m in block.maps])
-        step = min(1.0, 0.05 * self.radius)
-        u = u0.copy()
-        for _ in range(SWEEPS):
-            for k in range(u.size):
-                grid = np.clip(np.concatenate((UNIT_GRID * 2 * step + u0[k] - step, [u0[k]])), 0.0, 1.0)
-                a = lin[k] + float(C[k] @ centred(u))  # C's diagonal is 0
-                v = centred(grid)
-                u[k] = float(grid[int(np.argmin(a * v + sq[k] * v * v))])
-        for fmap, uk in zip(block.maps, u):
-            fmap.parameter.set_unit_value(cfg, float(uk))
-
-    def _minimise_array(self, fmap: ArrayFeatures, w: np.ndarray, value: List[Any]) -> List[Any]:
-        p = fmap.parameter
-        if isinstance(p, BooleanArray):  # width 1
-            return [bool(wi < 0) for wi in w]
-        lo, hi = float(p.min_value), float(p.max_value)
-        out = []
-        v = centred(UNIT_GRID)
-        for k, _ in enumerate(value):
-            best = float(UNIT_GRID[int(np.argmin(w[2 * k] * v + w[2 * k + 1] * v * v))])
-            x_new = lo + best * (hi - lo)
-            out.append(p._elem_normalize(int(round(x_new)) if isinstance(p.min_value, int) else x_new))
-        return [x if y is None else y for x, y in zip(value, out)]
 
     # ---- persistence ----------------------------------------------------------------------------------
     def state_dict(self) -> Dict[str, Any]:

@@ -9,7 +9,7 @@ import numpy as np
 from tunerlib.parameters import ConfigurationManipulator, PermutationParameter
 from tunerlib.parameters.features import FeatureLayout
 from tunerlib.techniques.base import Feedback, Technique
-from tunerlib.techniques.structural import metric
+from tunerlib.techniques.structural import identification
 
 
 def drive_tour(tech: Technique, n: int, cost: Callable[[np.ndarray], float], evals: int,
@@ -32,15 +32,15 @@ def tour_cost(W: np.ndarray) -> Callable[[np.ndarray], float]:
     return lambda t: float(W[t, np.roll(t, -1)].sum())
 
 
-def identified(W: np.ndarray, seed: int = 0) -> Tuple[metric.MetricBayesLinear, Optional[int]]:
+def identified(W: np.ndarray, seed: int = 0) -> Tuple[identification.MetricBayesLinear, Optional[int]]:
     """A MetricBayesLinear given uniformly random tours of ``W``'s items, identified at each checkpoint
     until its status leaves "identifying"; returns it and the random tours it took (None when it never
     left)."""
     n = W.shape[0]
     layout = FeatureLayout([PermutationParameter("t", list(range(n)))], False)
-    model = metric.MetricBayesLinear(layout.size, layout.groups, seed=seed)
+    model = identification.MetricBayesLinear(layout.size, layout.groups, seed=seed)
     rng, f = np.random.default_rng(seed + 1), tour_cost(W)
-    for k in range(1, int(metric.CHECKPOINTS[-1] * n) + 1):
+    for k in range(1, int(identification.CHECKPOINTS[-1] * n) + 1):
         t = rng.permutation(n)
         model.add(layout.encode({"t": list(t)}), f(t))
         model.mark_random()

@@ -6,9 +6,9 @@ import scipy.sparse as sp
 
 from tunerlib.parameters import PermutationParameter
 from tunerlib.parameters.features import FeatureLayout
-from tunerlib.techniques.structural import metric
+from tunerlib.techniques.structural import identification
 from tunerlib.techniques.structural.embedding import Embedding
-from tunerlib.techniques.structural.metric import MetricBayesLinear
+from tunerlib.techniques.structural.identification import MetricBayesLinear
 from tunerlib.techniques.structural.model import rank_correlation
 from tunerlib.techniques.structural.tours import iterated_search
 
@@ -79,7 +79,7 @@ def identify(W, directed, seed=0):
         model.directions = None
     rng, f = np.random.default_rng(seed + 1), cost(W)
     held = [rng.permutation(n) for _ in range(100)]
-    for k in range(1, int(metric.CHECKPOINTS[-1] * n) + 1):
+    for k in range(1, int(identification.CHECKPOINTS[-1] * n) + 1):
         t = rng.permutation(n)
         model.add(layout.encode({"t": list(t)}), f(t))
         if model.checkpoint(k) and model.identify() != "identifying":
@@ -89,7 +89,7 @@ def identify(W, directed, seed=0):
 
 
 def test_planted_asymmetric_instance_is_identified_by_the_directed_embedding_only(monkeypatch):
-    monkeypatch.setattr(metric, "CHECKPOINTS", (6, 10))
+    monkeypatch.setattr(identification, "CHECKPOINTS", (6, 10))
     W = planted(30, 4)
     model, corr = identify(W, directed=True)
     assert model.status == "accepted" and model.embedding.directed
@@ -116,7 +116,7 @@ def test_symmetric_instances_keep_the_symmetric_embedding():
 
 def test_technique_searches_a_directed_embedding(monkeypatch):
     from tunerlib.techniques.structural import MetricStructuralSurrogate
-    monkeypatch.setattr(metric, "CHECKPOINTS", (6, 10))
+    monkeypatch.setattr(identification, "CHECKPOINTS", (6, 10))
     W = planted(24, 7)
     values, tech = drive_tour(MetricStructuralSurrogate("M"), 24, cost(W), 260, 3)
     assert tech.model.status == "accepted" and tech.model.embedding.directed

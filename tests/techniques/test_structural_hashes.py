@@ -7,7 +7,7 @@ import numpy as np
 from tunerlib.parameters import ConfigurationManipulator, PermutationParameter
 from tunerlib.techniques.base import Feedback
 from tunerlib.techniques.structural import MetricStructuralSurrogate, StructuralSurrogate
-from tunerlib.techniques.structural.metric import MIN_ITEMS
+from tunerlib.techniques.structural.identification import MIN_ITEMS
 
 
 def _hashed_per_model_proposal(tech, evals):

@@ -9,7 +9,7 @@ from tunerlib.parameters import ConfigurationManipulator, EnumParameter, Integer
 from tunerlib.techniques import registry
 from tunerlib.techniques.base import Feedback
 from tunerlib.techniques.structural import MetricStructuralSurrogate, StructuralSurrogate
-from tunerlib.techniques.structural.metric import MIN_ITEMS
+from tunerlib.techniques.structural.identification import MIN_ITEMS
 from tunerlib.techniques.structural.model import rank_correlation
 from tunerlib.techniques.structural.tours import iterated_search
 
@@ -45,8 +45,8 @@ def test_recovers_the_distance_ordering_from_fewer_tours_than_pairs():
 
 
 def test_hands_over_on_a_non_metric_matrix(monkeypatch):
-    from tunerlib.techniques.structural import metric
-    monkeypatch.setattr(metric, "CHECKPOINTS", (3, 5))     # the last checkpoint hands over; fewer fits
+    from tunerlib.techniques.structural import identification
+    monkeypatch.setattr(identification, "CHECKPOINTS", (3, 5))     # the last checkpoint hands over; fewer fits
     n = MIN_ITEMS
     model, _ = identified(non_metric(n, 3))
     assert model.status == "handed over"

@@ -9,7 +9,7 @@ from tunerlib.parameters import ConfigurationManipulator, PermutationParameter
 from tunerlib.techniques.auto import AutoTechnique
 from tunerlib.techniques.base import Feedback, SearchContext
 from tunerlib.techniques.structural import MetricStructuralSurrogate
-from tunerlib.techniques.structural.metric import CHECKPOINTS, MIN_ITEMS, RANDOM_SHARE
+from tunerlib.techniques.structural.identification import CHECKPOINTS, MIN_ITEMS, RANDOM_SHARE
 
 
 
@@ -53,8 +53,8 @@ def _lowered(n, limit):
 
 
 def test_from_a_third_of_a_short_test_limit_the_checkpoints_accept_from_the_last_ones_bar(monkeypatch):
-    from tunerlib.techniques.structural import metric
-    monkeypatch.setattr(metric, "ACCEPT", 1.01)          # only the lowered bar can accept
+    from tunerlib.techniques.structural import identification
+    monkeypatch.setattr(identification, "ACCEPT", 1.01)          # only the lowered bar can accept
     n = MIN_ITEMS + 4
     limit = 15 * n
     at = _lowered(n, limit)

@@ -6,8 +6,8 @@ import pytest
 
 from tunerlib.parameters import PermutationParameter
 from tunerlib.parameters.features import FeatureLayout
-from tunerlib.techniques.structural import metric
-from tunerlib.techniques.structural.metric import MetricBayesLinear
+from tunerlib.techniques.structural import identification
+from tunerlib.techniques.structural.identification import MetricBayesLinear
 
 
 
@@ -35,20 +35,20 @@ def random_tours_model(W, tours, seed=0, mark=True):
 
 def test_an_under_determined_dimension_is_not_fitted():
     n = 30
-    model = random_tours_model(euclidean(n, 1), int(metric.CHECKPOINTS[0] * n))  # 72 training rows, 61 unknowns
+    model = random_tours_model(euclidean(n, 1), int(identification.CHECKPOINTS[0] * n))  # 72 training rows, 61 unknowns
     assert model.identify() == "identifying"
     assert model.fit_starts == 0
 
 
 def test_a_later_checkpoint_fits_from_the_previous_fit_and_fewer_random_starts(monkeypatch):
-    monkeypatch.setattr(metric, "ACCEPT", 2.0)          # never accepted: every checkpoint fits
-    monkeypatch.setattr(metric, "DIMS", (2,))
+    monkeypatch.setattr(identification, "ACCEPT", 2.0)          # never accepted: every checkpoint fits
+    monkeypatch.setattr(identification, "DIMS", (2,))
     n = 30
     W = euclidean(n, 2)
     model = random_tours_model(W, 8 * n)
     model.directions = None                             # symmetric fits only
     first = model.identify()
-    assert first == "identifying" and model.fit_starts == metric.RESTARTS
+    assert first == "identifying" and model.fit_starts == identification.RESTARTS
     layout = FeatureLayout([PermutationParameter("t", list(range(n)))], False)
     rng = np.random.default_rng(9)
     for _ in range(n):
@@ -56,7 +56,7 @@ def test_a_later_checkpoint_fits_from_the_previous_fit_and_fewer_random_starts(m
         model.add(layout.encode({"t": list(t)}), cost(W)(t))
         model.mark_random()
     model.identify()
-    assert model.fit_starts == metric.RESTARTS + metric.WARM_RESTARTS + 1
+    assert model.fit_starts == identification.RESTARTS + identification.WARM_RESTARTS + 1
 
 
 @pytest.mark.parametrize("mark", [True, False])
@@ -78,8 +78,8 @@ def test_the_held_out_rows_are_random_results(mark):
 def test_a_planted_instance_is_still_identified_from_fewer_random_tours_than_ten_per_item():
     n = 40
     model, tours = identified_by_checkpoints(n, 4, tour_seed=1)
-    assert model.status == "accepted" and tours < int(metric.CHECKPOINTS[-1] * n)
-    assert model.held_out_r2 >= metric.ACCEPT
+    assert model.status == "accepted" and tours < int(identification.CHECKPOINTS[-1] * n)
+    assert model.held_out_r2 >= identification.ACCEPT
 
 
 def identified_by_checkpoints(n, seed, tour_seed=None):
@@ -89,7 +89,7 @@ def identified_by_checkpoints(n, seed, tour_seed=None):
     model = random_tours_model(W, 0)
     layout = FeatureLayout([PermutationParameter("t", list(range(n)))], False)
     rng = np.random.default_rng(seed + 1 if tour_seed is None else tour_seed)
-    for k in range(1, int(metric.CHECKPOINTS[-1] * n) + 1):
+    for k in range(1, int(identification.CHECKPOINTS[-1] * n) + 1):
         t = rng.permutation(n)
         model.add(layout.encode({"t": list(t)}), cost(W)(t))
         model.mark_random()
@@ -103,9 +103,9 @@ def test_the_accepted_embedding_is_fitted_to_convergence(monkeypatch):
     # anyway: the fit at acceptance goes on to convergence, so that a further fit from the accepted
     # positions hardly lowers the loss (the short distances, which decide the embedding's best
     # tour, settle last)
-    monkeypatch.setattr(metric, "ITERATIONS", 15)
-    monkeypatch.setattr(metric, "ACCEPT", 0.3)
-    monkeypatch.setattr(metric, "ACCEPT_LAST", 0.3)
+    monkeypatch.setattr(identification, "ITERATIONS", 15)
+    monkeypatch.setattr(identification, "ACCEPT", 0.3)
+    monkeypatch.setattr(identification, "ACCEPT_LAST", 0.3)
     model, _ = identified_by_checkpoints(24, 3)
     assert model.status == "accepted" and model.fits == 1
     X, y = model.rows.matrix(model.first), model._target()

@@ -8,8 +8,9 @@ import numpy as np
 
 from tunerlib.parameters import ConfigurationManipulator, PermutationParameter
 from tunerlib.techniques.base import Feedback
-from tunerlib.techniques.structural import MetricStructuralSurrogate, metric
-from tunerlib.techniques.structural.metric import MIN_ITEMS, MOVES, _change
+from tunerlib.techniques.structural import MetricStructuralSurrogate, identification, measured
+from tunerlib.techniques.structural.identification import MIN_ITEMS
+from tunerlib.techniques.structural.measured import MOVES, steps_changed
 from tunerlib.techniques.structural.segments import ranked_directed_moves
 from tunerlib.techniques.structural.tours import ranked_moves
 
@@ -66,7 +67,7 @@ def test_after_acceptance_the_model_measures_the_embeddings_best_moves_of_the_in
     assert after[2][1].tolist() == after[2][3][0]
     moves = [row for row in after if row[1].tolist() in made]
     assert len(moves) >= 5 and all(t.tolist() in ranked for _, t, _, ranked in moves)
-    changes = [_change(incumbent, t) for incumbent, t, _, _ in moves]
+    changes = [steps_changed(incumbent, t) for incumbent, t, _, _ in moves]
     assert len(set(changes)) == len(changes)
 
 
@@ -78,7 +79,7 @@ def test_the_measured_moves_are_deterministic():
 
 def test_the_moves_are_ranked_by_the_embedding_plus_the_residual_of_the_results_since_the_acceptance(monkeypatch):
     lists, weights = [], []
-    ranked, local_weights = metric.ranked_moves, metric.MetricBayesLinear.local_weights
+    ranked, local_weights = measured.ranked_moves, identification.MetricBayesLinear.local_weights
 
     def ranking(t, C, limit):
         lists.append(C.copy())
@@ -87,8 +88,8 @@ def test_the_moves_are_ranked_by_the_embedding_plus_the_residual_of_the_results_
     def fitted(self):
         weights.append(local_weights(self))
         return weights[-1]
-    monkeypatch.setattr(metric, "ranked_moves", ranking)
-    monkeypatch.setattr(metric.MetricBayesLinear, "local_weights", fitted)
+    monkeypatch.setattr(measured, "ranked_moves", ranking)
+    monkeypatch.setattr(identification.MetricBayesLinear, "local_weights", fitted)
     _, tech = _run(260)
     assert len(lists) >= 3 and len(weights) == len(lists)
     for C, w in zip(lists, weights):
@@ -117,4 +118,4 @@ def test_on_a_directed_cost_the_measured_moves_keep_every_sections_orientation(m
     moves = [row for row in rows if row[3] is not None and row[2] == "M" and row[1].tolist() in made]
     assert len(moves) >= 5
     # each removes three steps and adds three: no section is reversed
-    assert all(len(_change(incumbent, t)[0]) == 3 for incumbent, t, _, _ in moves)
+    assert all(len(steps_changed(incumbent, t)[0]) == 3 for incumbent, t, _, _ in moves)

@@ -8,8 +8,8 @@ import pytest
 
 from tunerlib.parameters import PermutationParameter
 from tunerlib.parameters.features import FeatureLayout
-from tunerlib.techniques.structural import MetricStructuralSurrogate, metric
-from tunerlib.techniques.structural.metric import adjusted_r2
+from tunerlib.techniques.structural import MetricStructuralSurrogate, identification
+from tunerlib.techniques.structural.identification import adjusted_r2
 
 from tourdrive import drive_tour, identified, tour_cost as cost
 
@@ -51,7 +51,7 @@ def test_clustered_rings_are_handed_over_to_the_full_rank_prior(seed):
     n = 20
     model, tours = identified(clustered_rings(5, 4, seed))
     assert model.status == "handed over"
-    assert tours is not None and tours <= metric.CHECKPOINTS[-1] * n
+    assert tours is not None and tours <= identification.CHECKPOINTS[-1] * n
     assert not np.any(model.prior_mean)            # StructuralSurrogate's prior from then on
 
 
@@ -61,7 +61,7 @@ def _model_at_a_checkpoint(monkeypatch, fitted, held_out):
     n = 20
     W = clustered_rings(5, 4, 0)
     layout = FeatureLayout([PermutationParameter("t", list(range(n)))], False)
-    model = metric.MetricBayesLinear(layout.size, layout.groups, seed=0)
+    model = identification.MetricBayesLinear(layout.size, layout.groups, seed=0)
     rng, f = np.random.default_rng(1), cost(W)
     k = 0
     while not model.checkpoint(k):
@@ -79,9 +79,9 @@ def _model_at_a_checkpoint(monkeypatch, fitted, held_out):
 
 
 @pytest.mark.parametrize("fitted, held_out, status", [
-    (metric.UNFIT - 0.05, -0.01, "handed over"),
-    (metric.UNFIT - 0.05, 0.01, "identifying"),       # predicts held-out tours better than their mean
-    (metric.UNFIT + 0.05, -0.5, "identifying"),       # explains its own results: more may make it predict
+    (identification.UNFIT - 0.05, -0.01, "handed over"),
+    (identification.UNFIT - 0.05, 0.01, "identifying"),       # predicts held-out tours better than their mean
+    (identification.UNFIT + 0.05, -0.5, "identifying"),       # explains its own results: more may make it predict
     (-np.inf, -0.5, "identifying"),                   # no fit judged yet (too few results per unknown)
 ])
 def test_a_checkpoint_hands_over_when_the_fits_explain_neither_their_results_nor_held_out_ones(
@@ -96,9 +96,9 @@ def test_a_clustered_euclidean_instance_is_still_accepted():
 
 def test_the_technique_measures_fewer_random_tours_on_clustered_rings_and_is_deterministic():
     W = clustered_rings(5, 4, 3)
-    n, evals = W.shape[0], int(metric.CHECKPOINTS[-2] * W.shape[0]) + 5
+    n, evals = W.shape[0], int(identification.CHECKPOINTS[-2] * W.shape[0]) + 5
     runs = [drive_tour(MetricStructuralSurrogate("M"), n, cost(W), evals, 0) for _ in range(2)]
     assert runs[0][0] == runs[1][0]
     tech = runs[0][1]
     assert tech.model.status == "handed over"
-    assert tech.random_results < metric.CHECKPOINTS[-1] * n
+    assert tech.random_results < identification.CHECKPOINTS[-1] * n
