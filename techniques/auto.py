@@ -6,10 +6,9 @@ The rule (:func:`plan`), first match wins:
 ====================================================  =========================================
 the space and the budget                              the member
 ====================================================  =========================================
-a permutation of n items and a test limit of at      MetricStructuralSurrogate, the whole run
-least ``10 n`` and fewer than twice its
-``n(n-1)/2`` pairs (tours too long for the budget
-to determine every pair)
+a permutation of n >= 20 items and a test limit       MetricStructuralSurrogate, the whole run
+of at least ``10 n`` (the embedding's random
+tours)
 a permutation of more than 5 items (tours, orders)    StructuralSurrogate (its fallback: A)
 more than 30 parameters                               AUCBanditMetaTechniqueG (a steady-state
                                                       GA and a TPE model); for a budget of more
@@ -34,11 +33,15 @@ AUCBanditMetaTechniqueA's local arms -- DE, greedy mutation, Nelder-Mead -- move
 coordinates at a time, slow to start in many dimensions; G's crossover and per-parameter densities make
 progress from its first results, while A's arms refine a good region better once G has stalled.)
 
-(Tours: StructuralSurrogate learns one weight per pair of items, so it needs about two
-evaluations per pair (:data:`~.auto_rule.RESULTS_PER_PAIR`); with fewer, a metric embedding of the
-items has ``n d + 1`` unknowns and :class:`~.structural.metric.MetricStructuralSurrogate` identifies
-it from its first ``10 n`` random tours, so it needs a test limit of at least that.  Its plan is exempt from the cost policy, like a
-short budget's: the whole run's search CPU is bounded by the test limit.)
+(Tours: StructuralSurrogate learns one weight per pair of items, so with fewer than about two
+evaluations per pair it has measured few of the pairs that matter; a metric embedding of the items has
+``n d + 1`` unknowns and :class:`~.structural.metric.MetricStructuralSurrogate` identifies it from its
+first ``10 n`` random tours, so it needs a test limit of at least that.  The embedding centres the prior
+of the same full-rank model, so with enough results for every pair it is that model plus a prior: the
+rule asks for no bound on the pairs (:func:`~.auto_rule._tour_plan` gives the figures).  Permutations of
+fewer than :data:`~.structural.identification.MIN_ITEMS` items keep StructuralSurrogate.  The metric
+surrogate's plan is exempt from the cost policy, like a short budget's: the whole run's search CPU is
+bounded by the test limit.)
 
 (A long run's BO waits for the first measurements because on a cheap objective it would never be
 allowed: the run then never builds it, nor imports its scientific stack.)

@@ -18,7 +18,8 @@ WIDE = "AUCBanditMetaTechniqueG"
 #: fits the run starts; the last serves as its fallback, as BANDIT does for one objective)
 MOBO, NSGA2 = "MultiObjectiveBO", "NSGA2"
 MULTI_OBJECTIVE_MEMBERS = (MOBO, NSGA2)
-#: the member of tours whose pairs outnumber the test limit
+#: the member of tours of at least :data:`~.structural.identification.MIN_ITEMS` items whose test limit covers
+#: its random tours (:func:`_tour_plan`)
 METRIC = "MetricStructuralSurrogate"
 MEMBERS = (BO, STRUCTURAL, BANDIT, WIDE, METRIC)
 #: the members a store's ranking may make the hand-over member
@@ -27,11 +28,6 @@ STORE_CHOICES = (BO, STRUCTURAL, BANDIT)
 TITLES = {BO: "Bayesian optimization", STRUCTURAL: "StructuralSurrogate", BANDIT: "AUCBanditMetaTechniqueA",
           WIDE: "AUCBanditMetaTechniqueG", METRIC: "MetricStructuralSurrogate",
           MOBO: "multi-objective Bayesian optimization", NSGA2: "NSGA-II"}
-#: StructuralSurrogate's full-rank model determines a tour once the test limit is about this many
-#: results per pair of items (median best/optimum at 3,000 evaluations: 1.000-1.006 on 42-52 cities,
-#: 2.3-2.8 results per pair; 1.036 at 60 cities, 1.7; 1.06-1.30 at 70 nodes, 1.2; 1.006-1.026 at
-#: 100 cities and 10,000 evaluations, 2.0): below it the metric surrogate's prior is worth its random tours
-RESULTS_PER_PAIR = 2
 #: a permutation with more items than this is a tour or an order (smaller ones are categorical)
 TOUR_ITEMS = 5
 #: above this many parameters the GP's per-suggestion cost and its data needs rule BO out
@@ -135,15 +131,22 @@ def plan(facts: SpaceFacts, limit: Optional[int], kind: str, short_budget: int,
 
 
 def _tour_plan(items: int, limit: Optional[int], kind: str, why: str) -> Plan:
-    """A tour's member: the metric embedding where the test limit covers its random tours but is
-    short of :data:`RESULTS_PER_PAIR` results per pair of items, else StructuralSurrogate.  The
-    structural package is imported here, not with the module: it loads SciPy, which a run over
+    """A tour's member: the metric embedding for a permutation of at least
+    :data:`~.structural.identification.MIN_ITEMS` items whose test limit covers its random tours (the last of
+    :data:`~.structural.identification.CHECKPOINTS`, 10 per item), else StructuralSurrogate.  However many
+    results per pair the limit allows: the embedding centres the prior of the same full-rank model,
+    so once the results determine every pair it is that model plus a prior, for the price of its random
+    tours and its fits (best/optimum at 3,000 evaluations on every shipped TSPLIB tour of 21-53 items,
+    2.2-14 results per pair, seeds 0-6 at 42-53 items, 0-9 on eil51, 0-2 at 21-29: its median is at most
+    StructuralSurrogate's on all 15, 1.000-1.005 against 1.000-1.008 at 42-52 items, 1.037 against 1.054
+    on ft53; at 10,000 evaluations on 96-100 cities, 2.0-2.2 per pair, 0.998 and 1.002 on the two seeds
+    where StructuralSurrogate ended at 1.041 and 1.024; docs/benchmarks/structural.md).
+    The structural package is imported here, not with the module: it loads SciPy, which a run over
     another space never uses (and whose objects a full garbage collection would then scan)."""
-    from .structural.identification import CHECKPOINTS
-    pairs = items * (items - 1) // 2
-    if kind == "tests" and limit is not None and CHECKPOINTS[-1] * items <= limit < RESULTS_PER_PAIR * pairs:
-        return Plan(METRIC, None, True,
-                    f"{why} (fewer evaluations than {RESULTS_PER_PAIR} per pair of items, {pairs:,} pairs)")
+    from .structural.identification import CHECKPOINTS, MIN_ITEMS
+    per_item = CHECKPOINTS[-1]
+    if kind == "tests" and limit is not None and items >= MIN_ITEMS and per_item * items <= limit:
+        return Plan(METRIC, None, True, f"{why} (at least {per_item:g} per item for the embedding's random tours)")
     return Plan(STRUCTURAL, None, False, why)
 
 
