@@ -65,6 +65,7 @@ import scipy.sparse as sp
 from ...parameters.features import FeatureGroup, PermutationFeatures
 from ..base import Config, Proposal
 from ..blas import single_thread_blas
+from .compound import CompoundMoves
 from .embedding import Embedding
 from .model import SparseBayesLinear
 from .direction import directed
@@ -361,6 +362,7 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         self._changes: Set[Change] = set()      # the changes of the moves proposed so far
         self.directed: Optional[bool] = None    # whether reversing the incumbent changed its value
         self._reversal: Optional[Tuple[str, float]] = None   # the reversal's key, the incumbent's value
+        self.compound = CompoundMoves()         # the measured moves' groups (:mod:`.compound`)
 
     def propose(self) -> Optional[Proposal]:
         """Uniformly random configurations while the embedding is being identified (under
@@ -400,6 +402,7 @@ class MetricStructuralSurrogate(StructuralSurrogate):
             model.mark_random()
             if model.checkpoint(self.random_results):
                 model.identify()
+        self.compound.observe(feedback.key, feedback.ok, feedback.value)
         if self._reversal is not None and feedback.key == self._reversal[0]:
             self.directed = feedback.ok and directed(self._reversal[1], feedback.value)
 
@@ -467,20 +470,19 @@ class MetricStructuralSurrogate(StructuralSurrogate):
                     cfg = self.manipulator.copy(self.best_config)
                     _set_tour(fmap, cfg, moved)
                     self._moves.append((cfg, (fmap.parameter.name, _change(t, moved))))
-        while self._moves:
-            cfg, change = self._moves.popleft()
-            key = self.manipulator.hash_valid(cfg)
-            if key not in self.seen and key not in self.pending and change not in self._changes:
-                self._changes.add(change)
-                self.remember_key(cfg, key)  # hashed once: the proposal carries it
-                return cfg
-        return None
+        made = self.compound.next(self._moves, self.best_config, self.best_value, self.layout.maps, self.manipulator,
+                                  lambda key: key not in self.seen and key not in self.pending, self._changes)
+        if made is not None:
+            self.remember_key(*made)  # hashed once: the proposal carries it
+        return None if made is None else made[0]
 
     def state_dict(self) -> Dict[str, Any]:
         state = super().state_dict()
         state["random_results"] = self.random_results
+        state["compound"] = self.compound.state_dict()
         return state
 
     def load_state_dict(self, state: Dict[str, Any]) -> None:
         super().load_state_dict(state)
         self.random_results = int(state.get("random_results", 0))
+        self.compound.load_state_dict(state.get("compound") or {})
