@@ -40,7 +40,10 @@ removes and adds, once: a tour's value is the sum of its steps), the list renewe
 incumbent; the embedding's errors are largest on the short steps that decide the best tour, so from a
 local optimum of the embedding these moves are where its errors hide (ftv170: 8 of the 10 moves it
 ranks first from its searched tour shorten the tour, none of the posterior mean's 10), and the
-measured tours, which differ in a few steps, pin those errors down.  Before the first list the
+measured tours, which differ in a few steps, pin those errors down.  Moves that change no common step
+are measured together (:mod:`.compound`): the incumbent with several of them applied measures the sum
+of their changes in one evaluation; the group's size doubles after a group shortens the tour and halves
+after one does not, and a failed group's halves are measured in turn.  Before the first list the
 incumbent reversed is measured once (:mod:`.direction`): when its value differs the cost is directed, and
 the lists hold only moves that keep every section's orientation (or-opt and longer section moves,
 :mod:`.segments`), each of which changes three steps.  Once a list is spent,
@@ -455,7 +458,8 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         embedded permutation; from a local optimum of the embedding, the moves its errors most likely
         hide), proposed best first, each one whose result is not known or awaited and whose change
         (the steps it removes and adds) was not measured from an earlier incumbent: a tour's value is
-        the sum of its steps, so that change is known.  The list is renewed when the incumbent or the
+        the sum of its steps, so that change is known; moves that change no common step are proposed
+        together (:class:`~.compound.CompoundMoves`).  The list is renewed when the incumbent or the
         embedding (a refit) changes.  None once they are all measured."""
         assert self.manipulator is not None and self.best_config is not None
         model = self.model
