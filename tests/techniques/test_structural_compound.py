@@ -16,7 +16,7 @@ from tunerlib.techniques.base import Feedback
 from tunerlib.techniques.structural import MetricStructuralSurrogate, compound
 from tunerlib.techniques.structural.compound import (MAX_SIZE, CompoundMoves, adapted, compose, disjoint,
                                                      make_move, union)
-from tunerlib.techniques.structural.metric import MIN_ITEMS, _change
+from tunerlib.techniques.structural.metric import MIN_ITEMS, MOVES, _change
 from tunerlib.techniques.structural.segments import ranked_directed_moves
 from tunerlib.techniques.structural.tours import apply_move, legal_table, ranked_moves, tour_value
 
@@ -131,32 +131,56 @@ def test_groups_shorten_a_poor_tour_in_fewer_evaluations_than_single_moves(monke
         assert min(grouped[:30]) < min(single[:30])
 
 
+def _applied_ranked_moves(incumbent, t, W):
+    """The incumbent's ranked moves (under ``W``, as the technique ranks them below), no two changing a
+    common step, that ``t`` applies, when ``t`` is the incumbent with them applied and nothing else
+    changed; else []."""
+    diff = set(np.flatnonzero(t != incumbent).tolist())
+    found, covered = [], set()
+    for moved in ranked_moves(incumbent, W, MOVES):
+        move = make_move(incumbent, moved, {}, ("t", _change(incumbent, moved)))
+        spots = set(move.positions.tolist())
+        if spots and spots <= diff and disjoint([m for m, _ in found], move) \
+                and np.array_equal(t[move.positions], move.items):
+            found.append((move, moved))
+            covered |= spots
+    return found if covered == diff else []
+
+
 def test_the_technique_measures_several_ranked_moves_in_one_evaluation(monkeypatch):
     """Ranked by the true costs (the searches on the embedding left out, so that the incumbent stays a
-    poor tour), MetricStructuralSurrogate's measured moves shorten the tour often, and then a proposal
-    applies several of the incumbent's moves at once (a single 2-opt or or-opt move removes at most
-    three steps); each such proposal's change is the sum of those moves' changes."""
+    poor tour), MetricStructuralSurrogate's measured moves shorten the tour often, and then a measured
+    move is the incumbent with several of its ranked moves applied at once, its change the sum of theirs."""
     n = MIN_ITEMS + 20
     W, _ = _instance(n, 4)
+    made, measured_move = [], MetricStructuralSurrogate._measured_move
+
+    def recording(self):
+        made.append(measured_move(self))
+        return made[-1]
+    monkeypatch.setattr(MetricStructuralSurrogate, "_measured_move", recording)
     monkeypatch.setattr(MetricStructuralSurrogate, "_jump", lambda self: None)
     monkeypatch.setattr(MetricStructuralSurrogate, "_embedded",
                         lambda self, weights=None: [(m, W) for m in self.layout.maps])
     space = ConfigurationManipulator([PermutationParameter("t", list(range(n)))])
     tech = MetricStructuralSurrogate("M")
     tech.bind(space, random.Random(3), "M")
-    best, removed = np.inf, []
+    best, compounds = np.inf, 0
     for _ in range(600):
         incumbent = None if tech.best_config is None else np.asarray(tech.best_config["t"])
         prop = tech.propose()
         t = np.asarray(prop.config["t"])
         value = tour_value(t, W)
-        if prop.key in tech.compound.flight and incumbent is not None:
-            removed.append(len(_change(incumbent, t)[0]))
+        if incumbent is not None and made and prop.config is made[-1] and tech.directed is False:
+            applied = _applied_ranked_moves(incumbent, t, W)
+            if len(applied) >= 2:
+                compounds += 1
+                base = tour_value(incumbent, W)
+                assert abs(value - base - sum(tour_value(m, W) - base for _, m in applied)) < 1e-7
         tech.observe(Feedback(prop.config, space.hash_config(prop.config), value, "ok", prop.requestor,
                               value < best))
         best = min(best, value)
-    assert tech.model.status == "accepted" and removed
-    assert max(removed) > 3
+    assert tech.model.status == "accepted" and compounds >= 3
 
 
 def test_directed_moves_compose_too():
