@@ -139,8 +139,8 @@ def _tour_plan(items: int, limit: Optional[int], kind: str, why: str) -> Plan:
     tours and its fits (best/optimum at 3,000 evaluations on every shipped TSPLIB tour of 21-53 items,
     2.2-14 results per pair, seeds 0-6 at 42-53 items, 0-9 on eil51, 0-2 at 21-29: its median is at most
     StructuralSurrogate's on all 15, 1.000-1.005 against 1.000-1.008 at 42-52 items, 1.037 against 1.054
-    on ft53; at 10,000 evaluations on 96-100 cities, 2.0-2.2 per pair, 0.998 and 1.002 on the two seeds
-    where StructuralSurrogate ended at 1.041 and 1.024; docs/benchmarks/structural.md).
+    on ft53; at 10,000 evaluations on 96-100 cities, 2.0-2.2 per pair, 0.998 and 1.002 in median over seeds 1-7
+    where StructuralSurrogate ended at 1.033 and 1.020 over seeds 1-5; docs/benchmarks/structural.md).
     The structural package is imported here, not with the module: it loads SciPy, which a run over
     another space never uses (and whose objects a full garbage collection would then scan)."""
     from .structural.identification import CHECKPOINTS, MIN_ITEMS
