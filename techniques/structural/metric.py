@@ -123,7 +123,7 @@ class MetricStructuralSurrogate(StructuralSurrogate):
     def _claim_unseen(self, cfg: Config, key: str) -> Optional[Proposal]:
         """``cfg`` (hashed to ``key``) as the model side's proposal, its key pending, or None when it was
         measured or is awaited; called by the one-off proposals (:meth:`_reversed`, :meth:`_jump`)."""
-        return None if key in self.seen or key in self.pending else self._claim(cfg, key)
+        return None if self._known(key) else self._claim(cfg, key)
 
     def _jump(self) -> Optional[Proposal]:
         """An iterated local search on the embedding's weights (the prior's centre: the full-rank
@@ -165,7 +165,7 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         if of != self.moves.of:
             weights = model.local_weights() if isinstance(model, MetricBayesLinear) else None
             self.moves.renew(of, self.manipulator, self.best_config, self._embedded(weights), self.directed)
-        found = self.moves.next(self.manipulator, lambda key: key in self.seen or key in self.pending)
+        found = self.moves.next(self.manipulator, self._known)
         if found is None:
             return None
         cfg, key = found

@@ -205,6 +205,10 @@ class StructuralSurrogate(Technique):
                 return proposal
         return self.fallback.propose()
 
+    def _known(self, key: str) -> bool:
+        """Whether the configuration hashed to ``key`` was measured or is awaited (the model skips it)."""
+        return key in self.seen or key in self.pending
+
     def _claim(self, cfg: Config, key: Optional[str] = None) -> Proposal:
         """``cfg`` as this technique's own proposal (under its path), its hash (``key`` when the caller
         has it) recorded as pending; called for each configuration the model's side proposes."""
@@ -286,7 +290,7 @@ class StructuralSurrogate(Technique):
                     continue
                 cfg = feasible
             key = self.manipulator.hash_valid(cfg)
-            if self.manipulator.is_feasible(cfg) and key not in self.seen and key not in self.pending:
+            if self.manipulator.is_feasible(cfg) and not self._known(key):
                 self.remember_key(cfg, key)  # hashed once: the proposal carries it
                 return cfg
         return None
