@@ -4,6 +4,7 @@ Legality, determinism and the asynchronous protocol are checked for every regist
 the conformance kit (tunerlib.testing, tests/techniques/test_conformance.py); the asynchronous
 harness ``drive`` below serves the behaviour tests.
 """
+import functools
 import math
 import random
 import statistics
@@ -270,6 +271,7 @@ def test_ga_uses_its_crossover(name, xchoice, monkeypatch):
     calls = []
     original = PermutationParameter.op3_cross
 
+    @functools.wraps(original)      # keeps the operator's declaration, whether or not the class's table is built
     def spy(self, child, p1, p2, *, rng, xchoice="OX1", strength=0.3):
         calls.append(xchoice)
         return original(self, child, p1, p2, rng=rng, xchoice=xchoice, strength=strength)
