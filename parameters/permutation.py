@@ -21,7 +21,7 @@ from typing import Any, Dict, Hashable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .base import ComplexParameter, Config, ParameterError, operator
-from .numeric import _linear_weights
+from .unit_cube import _linear_weights
 
 Item = Hashable
 
