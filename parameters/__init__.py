@@ -4,8 +4,8 @@ This package is the shared vocabulary of tunerlib and imports nothing else from 
 """
 from .base import (ARITY_N, ComplexParameter, Config, ConfigurationError, OperatorSpec, Parameter,
                    ParameterError, PrimitiveParameter, operator, parameter_from_json)
-from .numeric import (FloatParameter, IntegerParameter, LogFloatParameter, LogIntegerParameter,
-                      NumericParameter, PowerOfTwoParameter, ScaledNumericParameter)
+from .numeric import FloatParameter, IntegerParameter, NumericParameter
+from .scaled_numeric import LogFloatParameter, LogIntegerParameter, PowerOfTwoParameter, ScaledNumericParameter
 from .categorical import BooleanParameter, EnumParameter, OrdinalParameter, SwitchParameter
 from .selector import SelectorParameter
 from .permutation import PermutationParameter

@@ -15,7 +15,7 @@ import random
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .base import ComplexParameter, Config, ParameterError, operator
-from .numeric import _linear_weights
+from .unit_cube import _linear_weights
 
 
 def _is_real(x: Any) -> bool:

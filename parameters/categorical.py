@@ -30,7 +30,7 @@ import random
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .base import ComplexParameter, Config, ParameterError, operator, value_key
-from .numeric import UnitCubeParameter, _clip01, _finite_unit, _is_real, _linear_weights
+from .unit_cube import UnitCubeParameter, _clip01, _finite_unit, _is_real, _linear_weights
 
 
 # ---- JSON scalar helpers --------------------------------------------------------------------

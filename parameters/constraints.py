@@ -4,9 +4,10 @@ A :class:`Constraint` is either a Python callable ``f(config) -> bool`` that dec
 parameters it reads, or an *expression string* such as ``"tile_x * tile_y <= 1024"`` or
 ``"index(order, 'i') < index(order, 'j')"``, whose reads are found by the parser.
 
-The expression language (tokenizer, parser, node classes, :func:`parse_expression`, :class:`Expression`
-and its error policy) lives in :mod:`tunerlib.parameters.expression`; its public names are re-exported
-here so that ``from tunerlib.parameters.constraints import parse_expression`` keeps working.
+The expression language (:func:`parse_expression`, :class:`Expression` and its error policy) lives in
+:mod:`tunerlib.parameters.expression`, with its tokenizer, parser and node classes in the ``expression_*``
+modules beside it; its public names are re-exported here so that
+``from tunerlib.parameters.constraints import parse_expression`` keeps working.
 :meth:`Constraint.is_satisfied` returns ``False`` for undefined arithmetic (``UndefinedValueError``) and
 raises :class:`ConstraintError` for misuse, as documented there.
 """
@@ -17,10 +18,11 @@ import random
 import sys
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from .expression import (FUNCTIONS, MAX_DEPTH, MAX_HEIGHT, MAX_POWER_BITS, MAX_TEXT_LENGTH, Binary,
-                         BoolOp, Call, Compare, Const, ConstraintError, Expression, ListLit, Name, Node,
-                         Unary, UndefinedValueError, parse_expression)
+from .expression import (FUNCTIONS, MAX_POWER_BITS, MAX_TEXT_LENGTH, Binary, BoolOp, Call, Compare, Const,
+                         ConstraintError, Expression, ListLit, Name, Node, Unary, UndefinedValueError,
+                         parse_expression)
 from .expression_nodes import _short
+from .expression_parser import MAX_DEPTH, MAX_HEIGHT
 
 __all__ = ["Constraint", "ConstraintError", "UndefinedValueError", "Expression", "parse_expression",
            "canonical_constraint_info", "check_constraints", "sample_configs", "FUNCTIONS", "MAX_TEXT_LENGTH",

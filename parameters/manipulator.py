@@ -10,55 +10,28 @@ Constraints never make :meth:`validate` fail: validity is about each parameter's
 feasibility (:meth:`is_feasible`) is about the known constraints.  The seed configuration may be
 infeasible.  Everything here is deterministic: randomness comes only from the ``random.Random``
 passed in, and every listing follows parameter insertion order or sorted names.
+
+The class keeps the space's state and caches; it hands the checked and canonical form of a
+configuration to :mod:`.config_form`, the groups and table rows to :mod:`.constraint_groups` and the
+summary line and parameter table to :mod:`.space_display`.
 """
 from __future__ import annotations
 
 import hashlib
 import math
 import random
-import sys
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, TextIO, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Set, TextIO, Union
 
+from . import config_form as form
+from . import space_display as display
 from .base import Config, ConfigurationError, Parameter, ParameterError, parameter_from_json
+from .constraint_groups import connected_groups, feasible_table_rows
 from .constraints import Constraint, ConstraintError, check_constraints, sample_configs
 from .feasible import FeasibleSpace
-from .jsontext import compact_encoder
 from .priors import Prior, prior_from_json
 from .space_prior import SpacePrior
-from .table import TableConstraint
 
 ConstraintLike = Union[Constraint, str, Callable[[Mapping[str, Any]], Any]]
-
-
-def _short(x: Any, limit: int = 60) -> str:
-    r = repr(x)
-    return r if len(r) <= limit else r[: limit - 3] + "..."
-
-
-def _names_list(names: Sequence[str], limit: int = 20) -> str:
-    shown = ", ".join(names[:limit])
-    return shown + (f", ... ({len(names)} in all)" if len(names) > limit else "")
-
-
-def _copy_json(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_copy_json(v) if isinstance(v, (list, dict)) else v for v in value]
-    if isinstance(value, dict):
-        return {k: _copy_json(v) for k, v in value.items()}
-    return value
-
-
-def _canon(value: Any) -> Any:
-    """Replace -0.0 by 0.0 (recursively) so equal numbers serialise identically."""
-    if isinstance(value, float) and value == 0.0:
-        return 0.0
-    if isinstance(value, list):
-        return [_canon(v) for v in value]
-    return value
-
-
-#: canonical JSON: sorted keys, no spaces, ASCII, finite numbers only (built once, called per hash)
-_dumps = compact_encoder(sort_keys=True, allow_nan=False)
 
 
 class ConfigurationManipulator:
@@ -111,7 +84,7 @@ class ConfigurationManipulator:
         unknown = [r for r in c.reads if r not in self._by_name]
         if unknown:
             raise ConfigurationError(f"constraint {c.name!r} reads unknown parameter(s) {unknown}; add them "
-                                     f"first (known: {_names_list(self.names) or 'none'})")
+                                     f"first (known: {form.names_list(self.names) or 'none'})")
         taken = {k.name for k in self._constraints}
         if c.name in taken:
             if c.explicit_name:
@@ -166,7 +139,7 @@ class ConfigurationManipulator:
         try:
             return self._by_name[name]
         except (KeyError, TypeError):
-            raise ConfigurationError(f"unknown parameter {name!r}; known: {_names_list(self.names)}") from None
+            raise ConfigurationError(f"unknown parameter {name!r}; known: {form.names_list(self.names)}") from None
 
     def __len__(self) -> int:
         return len(self._params)
@@ -210,54 +183,23 @@ class ConfigurationManipulator:
         return FeasibleSpace(self).random_config(rng, max_tries)
 
     def table_rows(self, group: Iterable[str]) -> Optional[List[Config]]:
-        """The feasible partial configurations of ``group`` when a :class:`TableConstraint` reads
+        """The feasible partial configurations of ``group`` when a :class:`~.table.TableConstraint` reads
         every parameter of it: its rows that satisfy the group's other constraints (computed once
         per space, list order = table order); None otherwise.  Used by :meth:`random` and BO."""
         names = frozenset(group)
         cache = self._table_cache
         if names not in cache:
-            checks = self.group_constraints(names)
-            table = next((c for c in checks if isinstance(c, TableConstraint) and set(c.reads) == names), None)
-            rows = None
-            if table is not None:
-                others = [c for c in checks if c is not table]
-                rows = []
-                for row in table.rows:
-                    part = table.row_config(row)
-                    if all(self._by_name[n].is_valid(v) for n, v in part.items()) and \
-                            all(c.is_satisfied(part) for c in others):
-                        rows.append(part)
-            cache[names] = rows
+            cache[names] = feasible_table_rows(names, self.group_constraints(names), self._by_name)
         return cache[names]
 
     def copy(self, config: Mapping[str, Any]) -> Config:
         """A copy of ``config`` whose lists (and nested lists/dicts) are new objects."""
-        return {k: _copy_json(v) for k, v in config.items()}
+        return {k: form.copy_json(v) for k, v in config.items()}
 
     def validate(self, config: Any) -> None:
         """Raise ConfigurationError (one line) unless ``config`` names exactly the parameters and
         holds a legal value for each.  Constraints are *not* checked (see :meth:`is_feasible`)."""
-        self._check_keys(config)
-        for p in self._params:
-            value = config[p.name]
-            if not p.is_valid(value):
-                raise ConfigurationError(f"parameter {p.name!r}: illegal value {_short(value)}; "
-                                         f"legal: {p.describe()}")
-
-    def _check_keys(self, config: Any) -> None:
-        if config.__class__ is dict and config.keys() == self._by_name.keys():
-            return  # the common case, one comparison of key sets
-        if not isinstance(config, Mapping):
-            raise ConfigurationError(f"a configuration must be a dict of parameter values, "
-                                     f"got {type(config).__name__}")
-        unknown = [k for k in config if k not in self._by_name]
-        if unknown:
-            raise ConfigurationError(f"configuration has unknown parameter(s) {_short(unknown, 120)}; "
-                                     f"known: {_names_list(self.names)}")
-        missing = [n for n in self.names if n not in config]
-        if missing:
-            raise ConfigurationError(f"configuration is missing parameter(s) {_short(missing, 120)}; "
-                                     "give a value for every parameter")
+        form.validate_config(self._params, self._by_name, config)
 
     def is_valid(self, config: Any) -> bool:
         """True when :meth:`validate` would not raise."""
@@ -278,32 +220,11 @@ class ConfigurationManipulator:
     def normalize(self, config: Any) -> Config:
         """A new dict (insertion order) with each value coerced by ``normalize_value`` (e.g. 3.0 -> 3
         for an int, 1 -> 1.0 for a float).  Unknown or missing names and hopeless values raise."""
-        self._check_keys(config)
-        out: Config = {}
-        for p in self._params:
-            value = config[p.name]
-            try:
-                norm = p.normalize_value(_copy_json(value))
-            except (ParameterError, ValueError, TypeError) as exc:
-                msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-                if not msg.startswith(f"parameter {p.name!r}"):
-                    msg = f"parameter {p.name!r}: cannot use {_short(value)} ({msg}); legal: {p.describe()}"
-                raise ConfigurationError(msg) from None
-            if not p.is_valid(norm):
-                raise ConfigurationError(f"parameter {p.name!r}: illegal value {_short(value)}; "
-                                         f"legal: {p.describe()}")
-            out[p.name] = norm
-        return out
+        return form.normalize_config(self._params, self._by_name, config)
 
     def canonical_json(self, config: Any) -> str:
         """Canonical JSON of the normalised configuration: sorted keys, no spaces, floats as repr."""
-        try:
-            return _dumps({k: _canon(v) for k, v in self.normalize(config).items()})
-        except ValueError as exc:
-            if isinstance(exc, ConfigurationError):
-                raise
-            raise ConfigurationError(f"configuration cannot be written as JSON ({exc}); "
-                                     "values must be finite numbers, strings, booleans or lists") from None
+        return form.canonical_json(self.normalize(config))
 
     def hash_config(self, config: Any) -> str:
         """SHA-256 hex digest of :meth:`canonical_json` (stable across processes and machines)."""
@@ -315,13 +236,7 @@ class ConfigurationManipulator:
         scalar and mapping values go through ``normalize_value``, and not those of the parameter's
         ``normal_type`` (a valid float of a float parameter is its own normal form); the digest equals
         ``hash_config``'s."""
-        canon = {}
-        for p in self._params:
-            value = config[p.name]
-            if value.__class__ is not p.normal_type and not isinstance(value, list):
-                value = p.normalize_value(value)
-            canon[p.name] = _canon(value)
-        return hashlib.sha256(_dumps(canon).encode("utf-8")).hexdigest()
+        return form.hash_valid(self._params, config)
 
     # ------------------------------------------------------------------ size of the space
     def search_space_size(self) -> float:
@@ -361,21 +276,7 @@ class ConfigurationManipulator:
         """Parameter-name sets connected through constraints (union-find); an unconstrained parameter
         is its own group.  Ordered by the first-inserted member; used by random() and by BO."""
         if self._groups is None:
-            parent = {n: n for n in self.names}
-
-            def find(x: str) -> str:
-                while parent[x] != x:
-                    parent[x] = parent[parent[x]]
-                    x = parent[x]
-                return x
-
-            for c in self._constraints:
-                for other in c.reads[1:]:
-                    parent[find(other)] = find(c.reads[0])
-            by_root: Dict[str, Set[str]] = {}
-            for n in self.names:
-                by_root.setdefault(find(n), set()).add(n)
-            self._groups = list(by_root.values())  # dict order follows the first member's insertion
+            self._groups = connected_groups(self.names, self._constraints)
         return [set(g) for g in self._groups]
 
     def group_constraints(self, group: Iterable[str]) -> List[Constraint]:
@@ -389,8 +290,8 @@ class ConfigurationManipulator:
         definitions sorted by name and the constraints' identities sorted; insertion order and
         constraint names do not matter."""
         params = [p.to_json() for p in sorted(self._params, key=lambda p: p.name)]
-        cons = sorted((c.info() for c in self._constraints), key=_dumps)
-        return _dumps({"constraints": cons, "parameters": params})
+        cons = sorted((c.info() for c in self._constraints), key=form.canonical_dumps)
+        return form.canonical_dumps({"constraints": cons, "parameters": params})
 
     def to_json(self, skip_callables: bool = False) -> Dict[str, Any]:
         """``{"parameters": [...], "constraints": [...]}`` in insertion order.
@@ -426,19 +327,7 @@ class ConfigurationManipulator:
     # ------------------------------------------------------------------ display
     def describe_space(self) -> str:
         """One summary line: parameter counts by kind, constraints, groups and size."""
-        kinds: Dict[str, int] = {}
-        for p in self._params:
-            kinds[p.kind or type(p).__name__] = kinds.get(p.kind or type(p).__name__, 0) + 1
-        by_kind = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
-        log10 = self.log10_search_space_size()
-        if log10 == math.inf:
-            size = "infinite (continuous parameters)"
-        elif log10 < 15:
-            size = f"{round(10 ** log10):,} configurations"
-        else:
-            size = f"about 10^{log10:.1f} configurations"
-        return (f"{len(self._params)} parameters ({by_kind or 'none'}), {len(self._constraints)} constraints, "
-                f"{len(self.groups())} independent groups; search space {size} before constraints")
+        return display.describe_space(self)
 
     def print_params(self, file: Optional[TextIO] = None, default: Optional[Mapping[str, Any]] = None,
                      default_header: str = "default") -> None:
@@ -446,27 +335,4 @@ class ConfigurationManipulator:
         value of each parameter under ``default_header``) and the constraints (``--print-params``,
         which passes the tuner's default configuration: its first seed configuration); writes to
         ``file`` or stdout."""
-        out = file if file is not None else sys.stdout
-        shown = default is not None
-        rows = [("name", "kind", "legal values", default_header if shown else "")]
-        for p in self._params:
-            value = self._clip(repr(default[p.name]), 40) if default is not None and p.name in default else ""
-            rows.append((p.name, p.kind or type(p).__name__, self._clip(p.describe(), 60), value))
-        widths = [max(len(r[i]) for r in rows) for i in range(3)]
-        for i, r in enumerate(rows):
-            print(("  ".join(r[k].ljust(widths[k]) for k in range(3)) + "  " + r[3]).rstrip(), file=out)
-            if i == 0:
-                print("-" * (sum(widths) + 4 + (2 + max(len(r[3]) for r in rows) if shown else 0)), file=out)
-        print(f"constraints ({len(self._constraints)}):", file=out)
-        for c in self._constraints:
-            print(f"  {c.describe()}", file=out)
-        if default is not None:
-            broken = self.violated_constraints(default)
-            if broken:
-                print(f"the {default_header} configuration violates: {', '.join(broken)}", file=out)
-        print(self.describe_space(), file=out)
-
-    @staticmethod
-    def _clip(text: str, limit: int) -> str:
-        text = " ".join(text.split())
-        return text if len(text) <= limit else text[: limit - 3] + "..."
+        display.print_params(self, file, default, default_header)

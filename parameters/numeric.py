@@ -1,8 +1,11 @@
-"""Numeric parameters: integers, floats, log-scaled and power-of-two values.
+"""Numeric parameters: the range, rounding and unit-cube mapping of every numeric kind; ``int`` and ``float``.
 
-Every class here is a :class:`PrimitiveParameter`: a value maps to a *unit value* in ``[0, 1]``
-and back, and most operators work in that unit space, so a log-scaled parameter is searched on
-its log scale for free.
+:class:`NumericParameter` is a :class:`PrimitiveParameter`: a value maps to a *unit value* in
+``[0, 1]`` and back, and most operators work in that unit space, so a log-scaled parameter is
+searched on its log scale for free.  This module holds it and the linear kinds
+(:class:`IntegerParameter`, :class:`FloatParameter`); the log-scaled and power-of-two kinds are in
+:mod:`.scaled_numeric`, and the unit-space operators they share with ordinal parameters in
+:mod:`.unit_cube`.
 
 Unit-cube mapping
 -----------------
@@ -28,85 +31,12 @@ from __future__ import annotations
 import math
 import numbers
 import random
-from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, ClassVar, Dict, List, Mapping, Tuple
 
 import numpy as np
 
-from .base import ARITY_N, Config, Parameter, ParameterError, PrimitiveParameter, operator
-
-
-def _is_real(x: Any) -> bool:
-    """True for real numbers (int, float, numpy scalars), False for bools and everything else."""
-    kind = type(x)
-    if kind is float or kind is int:  # the common case, without the slower ABC check
-        return True
-    return isinstance(x, numbers.Real) and not isinstance(x, bool)
-
-
-def _clip01(u: float) -> float:
-    return 0.0 if u < 0.0 else 1.0 if u > 1.0 else u
-
-
-def _finite_unit(name: str, unit: Any) -> float:
-    """Check a unit value given to ``set_unit_value``; NaN or non-numbers raise ParameterError."""
-    if not _is_real(unit) or math.isnan(unit):
-        raise ParameterError(f"parameter {name!r}: unit value must be a number in [0, 1], got {unit!r}")
-    return _clip01(float(unit))
-
-
-def _linear_weights(a: float, b: float, c: float,
-                    weights: Optional[Sequence[float]]) -> Tuple[float, float, float]:
-    """Resolve ``op4_set_linear`` weights: ``weights=(a, b, c)`` overrides the scalar keywords."""
-    if weights is not None:
-        if len(weights) != 3:
-            raise ParameterError(f"op4_set_linear weights must have 3 entries, got {list(weights)!r}")
-        a, b, c = weights
-    return float(a), float(b), float(c)
-
-
-class UnitCubeParameter(PrimitiveParameter):
-    """Operators shared by every parameter with a unit-cube mapping (numeric and ordinal).
-
-    Subclasses implement ``get_unit_value``/``set_unit_value``; the operators below only use those.
-    """
-
-    @operator(1)
-    def op1_normal_mutation(self, child: Config, *, rng: random.Random, sigma: float = 0.1) -> None:
-        """Add Gaussian noise (std ``sigma``, in unit space) to the value, clipped to the range."""
-        self.set_unit_value(child, self.get_unit_value(child) + rng.gauss(0.0, float(sigma)))
-
-    @operator(4)
-    def op4_set_linear(self, child: Config, p1: Config, p2: Config, p3: Config, *,
-                       rng: random.Random, a: float = 1.0, b: float = 1.0, c: float = -1.0,
-                       weights: Optional[Sequence[float]] = None) -> None:
-        """Set the value to ``a*p1 + b*p2 + c*p3`` in unit space, clipped.
-
-        ``weights=(a, b, c)`` may be given instead of the three keywords.  Returns None.
-        """
-        a, b, c = _linear_weights(a, b, c, weights)
-        u = a * self.get_unit_value(p1) + b * self.get_unit_value(p2) + c * self.get_unit_value(p3)
-        self.set_unit_value(child, u)
-
-    @operator(3)
-    def op3_swarm(self, child: Config, p1: Config, p2: Config, *, rng: random.Random,
-                  c: float = 1.0, c1: float = 0.5, c2: float = 0.5, velocity: float = 0.0) -> float:
-        """PSO step in unit space: ``v' = c*v + r1*c1*(p1-x) + r2*c2*(p2-x)``; ``x += v'``; returns ``v'``."""
-        return self._swarm_step(child, p1, p2, rng, c, c1, c2, velocity, 0.0)
-
-    def _swarm_step(self, child: Config, p1: Config, p2: Config, rng: random.Random, c: float,
-                    c1: float, c2: float, velocity: Optional[float], sigma: float) -> float:
-        """Shared PSO update; ``sigma > 0`` adds Gaussian noise to the new position (discrete kinds)."""
-        v0 = 0.0 if velocity is None else float(velocity)
-        if not math.isfinite(v0):
-            raise ParameterError(f"parameter {self.name!r}: swarm velocity must be finite, got {velocity!r}")
-        x = self.get_unit_value(child)
-        r1, r2 = rng.random(), rng.random()
-        v = c * v0 + r1 * c1 * (self.get_unit_value(p1) - x) + r2 * c2 * (self.get_unit_value(p2) - x)
-        pos = x + v
-        if sigma > 0:
-            pos += rng.gauss(0.0, float(sigma))
-        self.set_unit_value(child, pos)
-        return v
+from .base import ARITY_N, Config, ParameterError, operator
+from .unit_cube import UnitCubeParameter, _clip01, _finite_unit, _is_real
 
 
 class NumericParameter(UnitCubeParameter):
@@ -323,134 +253,3 @@ class FloatParameter(NumericParameter):
         u = (value - lo) / (hi - lo) + rng.gauss(0.0, sigma)
         x = lo + min(max(u, 0.0), 1.0) * (hi - lo)
         return float(min(max(x, lo), hi))
-
-
-class ScaledNumericParameter(NumericParameter):
-    """A numeric parameter searched on a transformed scale: subclasses define ``_scale``/``_unscale``.
-
-    The unit cube is linear in ``_scale(value)``; ``legal_range`` and the stored values stay in
-    the original (unscaled) units.
-    """
-
-    def _scale(self, v: float) -> float:
-        raise NotImplementedError
-
-    def _unscale(self, s: float) -> float:
-        raise NotImplementedError
-
-    #: drawn with ``random_value`` unless the scaled kind draws vectorised itself
-    sample_values = Parameter.sample_values
-
-
-class LogIntegerParameter(ScaledNumericParameter, IntegerParameter):
-    """An ``int`` in ``[min, max]`` searched on the scale ``log(v - min + 1)`` (any integer ``min``)."""
-
-    kind = "log_int"
-
-    def _scale(self, v: float) -> float:
-        return math.log(v - self.min + 1.0)
-
-    def _unscale(self, s: float) -> float:
-        return math.exp(s) + self.min - 1.0
-
-    seed_value = NumericParameter.seed_value
-
-    def random_value(self, rng: random.Random) -> int:
-        """A value drawn uniformly in unit (log) space."""
-        return self._unit_to_value(rng.random())
-
-
-class LogFloatParameter(ScaledNumericParameter, FloatParameter):
-    """A ``float`` in ``[min, max]`` with ``min > 0``, searched on a log scale."""
-
-    kind = "log_float"
-
-    def _check_range(self) -> None:
-        if self.min <= 0:
-            raise ParameterError(f"parameter {self.name!r}: log_float needs min > 0, got {self.min!r}; "
-                                 f"use a positive min or a FloatParameter")
-
-    def _scale(self, v: float) -> float:
-        return math.log(v)
-
-    def _unscale(self, s: float) -> float:
-        return math.exp(s)
-
-    def sample_values(self, rng: random.Random, np_rng: Any, count: int) -> List[Any]:
-        lo, hi = self.min, self.max
-        x = np.exp(np_rng.uniform(math.log(lo), math.log(hi), size=count))
-        return np.clip(x, lo, hi).tolist()
-
-    def _unit_step(self, value: Any, sigma: float, rng: random.Random) -> float:
-        lo, hi = self.legal_range()
-        a, b = math.log(lo), math.log(hi)
-        u = (math.log(value) - a) / (b - a) + rng.gauss(0.0, sigma)
-        x = math.exp(a + min(max(u, 0.0), 1.0) * (b - a))
-        return float(min(max(x, lo), hi))
-
-
-def _is_pow2(x: Any) -> bool:
-    return isinstance(x, int) and x >= 1 and x & (x - 1) == 0
-
-
-class PowerOfTwoParameter(ScaledNumericParameter, IntegerParameter):
-    """An ``int`` power of two in ``[min, max]`` (both powers of two >= 1); unit value over the exponent."""
-
-    kind = "pow2"
-
-    def _check_range(self) -> None:
-        for field, x in (("min", self.min), ("max", self.max)):
-            if not _is_pow2(x):
-                raise ParameterError(f"parameter {self.name!r}: pow2 {field} must be a power of two "
-                                     f">= 1, got {x!r}")
-
-    @property
-    def _exponents(self) -> Tuple[int, int]:
-        return self.min.bit_length() - 1, self.max.bit_length() - 1
-
-    def _scale(self, v: float) -> float:
-        return math.log2(v)
-
-    def _unscale(self, s: float) -> float:
-        return 2.0 ** s
-
-    def _on_grid(self, value: Any) -> bool:
-        return _is_pow2(value)
-
-    def _round(self, value: Any) -> int:
-        """Nearest power of two on the log scale (ties go up); exact for ints."""
-        if isinstance(value, int):
-            low = 1 << (value.bit_length() - 1)
-            return low if value * value < 2 * low * low else low * 2
-        m, e = math.frexp(value)  # value = m * 2**e, 0.5 <= m < 1
-        return 1 << (e - 1) if m < math.sqrt(0.5) else 1 << e
-
-    def search_space_size(self) -> int:
-        lo, hi = self._exponents
-        return hi - lo + 1
-
-    def _domain(self, limit: int) -> List[int]:
-        lo, hi = self._exponents
-        return [1 << k for k in range(lo, hi + 1)]
-
-    def sample_values(self, rng: random.Random, np_rng: Any, count: int) -> List[Any]:
-        lo, hi = self.min.bit_length() - 1, self.max.bit_length() - 1
-        return [1 << e for e in np_rng.integers(lo, hi + 1, size=count).tolist()]
-
-    def seed_value(self) -> int:
-        lo, hi = self._exponents
-        return 1 << ((lo + hi) // 2)
-
-    def random_value(self, rng: random.Random) -> int:
-        """A power of two with a uniformly random exponent."""
-        lo, hi = self._exponents
-        return 1 << rng.randint(lo, hi)
-
-    def _value_to_unit(self, value: Any) -> float:
-        lo, hi = self._exponents
-        return (value.bit_length() - 1 - lo + 0.5) / (hi - lo + 1)
-
-    def _unit_to_value(self, unit: float) -> int:
-        lo, hi = self._exponents
-        n = hi - lo + 1
-        return 1 << (lo + min(int(math.floor(unit * n)), n - 1))

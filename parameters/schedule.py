@@ -13,7 +13,8 @@ import random
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .base import Parameter, ParameterError
-from .permutation import Item, PermutationParameter
+from .permutation import PermutationParameter
+from .permutation_moves import Item
 
 __all__ = ["ScheduleParameter"]
 

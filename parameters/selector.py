@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
 from .base import Config, ParameterError, operator
 from .categorical import CategoricalParameter, _check_int, _check_options, _Index
-from .numeric import LogIntegerParameter
+from .scaled_numeric import LogIntegerParameter
 
 
 class SelectorParameter(CategoricalParameter):

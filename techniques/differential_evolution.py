@@ -11,7 +11,7 @@ import random
 from typing import Any, List, Optional
 
 from ..parameters import ArrayParameter, ConfigurationManipulator, Parameter
-from ..parameters.permutation import difference_swaps
+from ..parameters.permutation_moves import difference_swaps
 from .base import Config, Feedback
 from .genetic import EvolutionaryTechnique, Member, has_unit, is_permutation, mutate_param
 from .options import Option, configure

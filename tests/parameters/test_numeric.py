@@ -1,4 +1,4 @@
-"""Tests for tunerlib.parameters.numeric: value rules, unit cube, operators, JSON."""
+"""Tests for tunerlib.parameters.numeric and .scaled_numeric: value rules, unit cube, operators, JSON."""
 import copy
 import json
 import math
@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tunerlib.parameters.base import ARITY_N, ParameterError, parameter_from_json
-from tunerlib.parameters.numeric import (FloatParameter, IntegerParameter, LogFloatParameter,
-                                         LogIntegerParameter, NumericParameter, PowerOfTwoParameter,
-                                         ScaledNumericParameter)
+from tunerlib.parameters.numeric import FloatParameter, IntegerParameter, NumericParameter
+from tunerlib.parameters.scaled_numeric import (LogFloatParameter, LogIntegerParameter, PowerOfTwoParameter,
+                                                ScaledNumericParameter)
 
 SETTINGS = settings(max_examples=100, deadline=None)
 KINDS = ["int", "float", "log_int", "log_float", "pow2"]

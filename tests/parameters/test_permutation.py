@@ -1,4 +1,4 @@
-"""Tests for PermutationParameter and ScheduleParameter (tunerlib.parameters.permutation)."""
+"""Tests for PermutationParameter and ScheduleParameter (tunerlib.parameters.permutation, .permutation_moves)."""
 import copy
 import inspect
 import itertools
@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from tunerlib.parameters import (ARITY_N, ParameterError, PermutationParameter, ScheduleParameter,
                                  parameter_from_json)
-from tunerlib.parameters.permutation import (cross_cx, cross_ox1, cross_ox3, cross_pmx, cross_px,
-                                             difference_swaps, invert_section, move_section, swap_positions)
+from tunerlib.parameters.permutation_moves import (cross_cx, cross_ox1, cross_ox3, cross_pmx, cross_px,
+                                                   difference_swaps, invert_section, move_section, swap_positions)
 
 SETTINGS = settings(max_examples=60, deadline=None)
 
