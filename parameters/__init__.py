@@ -10,7 +10,8 @@ from .categorical import BooleanParameter, EnumParameter, OrdinalParameter, Swit
 from .selector import SelectorParameter
 from .permutation import PermutationParameter
 from .schedule import ScheduleParameter
-from .arrays import ArrayParameter, BooleanArray, FloatArray, IntegerArray
+from .arrays import ArrayParameter, BooleanArray
+from .numeric_arrays import FloatArray, IntegerArray
 from .constraints import Constraint, ConstraintError, parse_expression
 from .table import TableConstraint
 from .feasible import FeasibleSpace
