@@ -6,7 +6,8 @@ from .base import (ARITY_N, ComplexParameter, Config, ConfigurationError, Operat
                    ParameterError, PrimitiveParameter, operator, parameter_from_json)
 from .numeric import (FloatParameter, IntegerParameter, LogFloatParameter, LogIntegerParameter,
                       NumericParameter, PowerOfTwoParameter, ScaledNumericParameter)
-from .categorical import BooleanParameter, EnumParameter, OrdinalParameter, SwitchParameter
+from .categorical import BooleanParameter, EnumParameter, SwitchParameter
+from .ordinal import OrdinalParameter
 from .selector import SelectorParameter
 from .permutation import PermutationParameter
 from .schedule import ScheduleParameter

@@ -13,8 +13,9 @@ import random
 from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
 from .base import Config, ParameterError, operator
-from .categorical import CategoricalParameter, _check_int, _check_options, _Index
+from .categorical import CategoricalParameter
 from .numeric import LogIntegerParameter
+from .option_lists import _check_int, _check_options, _Index
 
 
 class SelectorParameter(CategoricalParameter):
