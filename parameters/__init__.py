@@ -2,8 +2,9 @@
 
 This package is the shared vocabulary of tunerlib and imports nothing else from it.
 """
-from .base import (ARITY_N, ComplexParameter, Config, ConfigurationError, OperatorSpec, Parameter,
-                   ParameterError, PrimitiveParameter, operator, parameter_from_json)
+from .operators import ARITY_N, OperatorSpec, operator
+from .base import (ComplexParameter, Config, ConfigurationError, Parameter, ParameterError, PrimitiveParameter,
+                   parameter_from_json)
 from .numeric import (FloatParameter, IntegerParameter, LogFloatParameter, LogIntegerParameter,
                       NumericParameter, PowerOfTwoParameter, ScaledNumericParameter)
 from .categorical import BooleanParameter, EnumParameter, SwitchParameter

@@ -15,7 +15,8 @@ import math
 import random
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .base import ComplexParameter, Config, ParameterError, operator
+from .base import ComplexParameter, Config, ParameterError
+from .operators import operator
 from .numeric import _linear_weights
 
 

@@ -24,9 +24,11 @@ import numbers
 import random
 from typing import Any, Dict, List, Optional, Sequence
 
-from .base import ComplexParameter, Config, ParameterError, operator, value_key
+from .base import ComplexParameter, Config, ParameterError
 from .numeric import _is_real, _linear_weights
+from .operators import operator
 from .option_lists import _check_int, _check_options, _Index
+from .value_keys import value_key
 
 
 def _sigmoid(v: float) -> float:

@@ -13,8 +13,9 @@ import random
 from typing import Any, Dict, List, Optional, Sequence
 
 from .arrays import ArrayParameter, _clip, _is_real, _pso_velocity
-from .base import Config, ParameterError, operator
+from .base import Config, ParameterError
 from .numeric import _linear_weights
+from .operators import operator
 
 
 class _BoundedArray(ArrayParameter):

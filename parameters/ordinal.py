@@ -14,8 +14,9 @@ import numbers
 import random
 from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
-from .base import Config, ParameterError, operator
+from .base import Config, ParameterError
 from .numeric import UnitCubeParameter, _clip01, _finite_unit, _is_real
+from .operators import operator
 from .option_lists import _check_options, _Index
 
 

@@ -35,8 +35,9 @@ from typing import Any, Dict, Hashable, List, Mapping, Optional
 
 import numpy as np
 
-from .base import ConfigurationError, Parameter, value_key
+from .base import ConfigurationError, Parameter
 from .unit_dists import BetaDist, NearDist, unit_masses
+from .value_keys import value_key
 
 #: parameters with at most this many values weigh values by their exact probability mass
 LISTED_LIMIT = 2000

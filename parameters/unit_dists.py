@@ -14,7 +14,8 @@ from typing import Any, Dict, Hashable, Sequence
 
 import numpy as np
 
-from .base import Parameter, value_key
+from .base import Parameter
+from .value_keys import value_key
 
 #: standard deviation, in unit space, of the local part of a :class:`~.priors.Near` prior
 NEAR_WIDTH = 0.1

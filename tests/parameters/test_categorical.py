@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tunerlib.parameters.base import ARITY_N, ParameterError, PrimitiveParameter, parameter_from_json
+from tunerlib.parameters.base import ParameterError, PrimitiveParameter, parameter_from_json
+from tunerlib.parameters.operators import ARITY_N
 from tunerlib.parameters.categorical import BooleanParameter, EnumParameter, SwitchParameter
 from tunerlib.parameters.ordinal import OrdinalParameter
 from tunerlib.parameters.selector import SelectorParameter
