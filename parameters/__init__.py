@@ -2,15 +2,18 @@
 
 This package is the shared vocabulary of tunerlib and imports nothing else from it.
 """
-from .base import (ARITY_N, ComplexParameter, Config, ConfigurationError, OperatorSpec, Parameter,
-                   ParameterError, PrimitiveParameter, operator, parameter_from_json)
+from .operators import ARITY_N, OperatorSpec, operator
+from .base import (ComplexParameter, Config, ConfigurationError, Parameter, ParameterError, PrimitiveParameter,
+                   parameter_from_json)
 from .numeric import FloatParameter, IntegerParameter, NumericParameter
 from .scaled_numeric import LogFloatParameter, LogIntegerParameter, PowerOfTwoParameter, ScaledNumericParameter
-from .categorical import BooleanParameter, EnumParameter, OrdinalParameter, SwitchParameter
+from .categorical import BooleanParameter, EnumParameter, SwitchParameter
+from .ordinal import OrdinalParameter
 from .selector import SelectorParameter
 from .permutation import PermutationParameter
 from .schedule import ScheduleParameter
-from .arrays import ArrayParameter, BooleanArray, FloatArray, IntegerArray
+from .arrays import ArrayParameter, BooleanArray
+from .numeric_arrays import FloatArray, IntegerArray
 from .constraints import Constraint, ConstraintError, parse_expression
 from .table import TableConstraint
 from .feasible import FeasibleSpace

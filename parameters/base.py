@@ -1,37 +1,26 @@
-"""Parameter base classes and the operator declaration mechanism.
+"""Parameter base classes: :class:`Parameter` (the value methods every kind implements, the
+feasible-space hooks, operator lookup and the operators every parameter has), :class:`PrimitiveParameter`
+(kinds with a unit-cube representation, and their neighbour steps), :class:`ComplexParameter`, the
+errors, and the kind registry behind :func:`parameter_from_json`.
 
 A *configuration* is a plain ``dict`` mapping parameter names to JSON-compatible
 values (numbers, booleans, strings, lists).  Parameters never own a value: they
 read and write it in a configuration passed to them, like OpenTuner's API.
-
-Operators are methods decorated with :func:`operator`, which records their arity
-(how many configurations they read) as data.  Calling convention::
-
-    param.op3_cross_OX1(child, parent1, parent2, rng=rng, strength=0.3)
-
-* the first positional argument is the *child* configuration, modified in place;
-* then ``arity - 1`` parent configurations (``opn_*`` operators take one list);
-* ``rng`` (a :class:`random.Random`) is keyword-only and required, so every
-  operator is deterministic given the caller's generator;
-* the remaining keyword arguments are the operator's hyper-parameters, with
-  defaults; :meth:`Parameter.operators` lists them.
-
-Every operator leaves the child with a legal value for the parameter.
+How an operator is declared and called is in :mod:`.operators`; hashable keys of
+values are in :mod:`.value_keys`.
 """
 from __future__ import annotations
 
 import bisect
-import inspect
 import math
 import random
 from types import MappingProxyType
-from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Dict, Hashable, List, Mapping, Optional, Tuple
+from typing import Any, ClassVar, Dict, Hashable, List, Mapping, Optional, Tuple
+
+from .operators import ARITY_N, OperatorSpec, find_operators, operator
+from .value_keys import value_key
 
 Config = Dict[str, Any]
-
-#: arity used for ``opn_*`` operators (any number of parents, passed as a list)
-ARITY_N = -1
 
 #: largest domain :meth:`Parameter.domain` lists by default
 DOMAIN_LIMIT = 100_000
@@ -41,61 +30,12 @@ NEIGHBOUR_GRID_LIMIT = 2000
 _FLOAT_SIGMAS = (0.01, 0.05, 0.2)
 
 
-_PLAIN = (int, float, str)
-
-
-def value_key(value: Any) -> Hashable:
-    """A hashable key for a parameter value (called per value by membership tests and encoders):
-    lists become tuples, booleans never equal numbers, dicts become sorted item tuples."""
-    t = type(value)
-    if t is int or t is float or t is str:
-        return value
-    if t is list:
-        if all(type(v) in _PLAIN for v in value):
-            return tuple(value)
-        return tuple([value_key(v) for v in value])
-    if isinstance(value, list):
-        return tuple(value_key(v) for v in value)
-    if isinstance(value, bool):
-        return ("\0bool", value)
-    if isinstance(value, dict):
-        return tuple(sorted((k, value_key(v)) for k, v in value.items()))
-    return value
-
-
 class ParameterError(ValueError):
     """A parameter definition or value is invalid (message is one line, names the fix)."""
 
 
 class ConfigurationError(ValueError):
     """A configuration or search-space definition is invalid (one-line message naming the fix)."""
-
-
-@dataclass(frozen=True)
-class OperatorSpec:
-    """Description of one operator, as data."""
-
-    name: str
-    arity: int  # number of configurations read including the child; ARITY_N for opn_
-    defaults: Tuple[Tuple[str, Any], ...] = field(default_factory=tuple)
-    doc: str = ""
-
-    @property
-    def min_parents(self) -> int:
-        """Parents (besides the child) the caller must supply."""
-        return 1 if self.arity == ARITY_N else max(self.arity - 1, 0)
-
-
-def operator(arity: int) -> Callable[[Callable], Callable]:
-    """Declare a method as an operator with the given arity (1-4, or ARITY_N)."""
-    if arity not in (1, 2, 3, 4, ARITY_N):
-        raise ValueError(f"operator arity must be 1, 2, 3, 4 or ARITY_N, got {arity}")
-
-    def mark(fn: Callable) -> Callable:
-        fn._tl_operator_arity = arity  # type: ignore[attr-defined]
-        return fn
-
-    return mark
 
 
 class Parameter:
@@ -111,7 +51,7 @@ class Parameter:
     encoding: ClassVar[str] = ""
     #: how a value is made hashable for identity tests: ``"plain"`` (as it is: numbers, strings,
     #: booleans of a kind that never mixes them with numbers), ``"tuple"`` (a flat list) or ``"key"``
-    #: (:func:`value_key`)
+    #: (:func:`~.value_keys.value_key`)
     key_style: ClassVar[str] = "key"
     #: a legal value of exactly this type is its own normal form (:meth:`normalize_value` returns it
     #: unchanged), so hashing a valid configuration may skip the call; None: always normalize
@@ -190,7 +130,7 @@ class Parameter:
         return [self.random_value(rng) for _ in range(min(k, 4))]
 
     def order_positions(self) -> Optional[Dict[Hashable, int]]:
-        """Each value's position in the kind's order (by :func:`value_key`), or None for unordered
+        """Each value's position in the kind's order (by :func:`~.value_keys.value_key`), or None for unordered
         kinds and ordered ones too large to list."""
         return None
 
@@ -216,31 +156,13 @@ class Parameter:
         """All operators available on this class, by name (computed once per class, read-only)."""
         cached = cls.__dict__.get("_tl_operator_cache")
         if cached is None:
-            cached = MappingProxyType(cls._find_operators())
+            cached = MappingProxyType(find_operators(cls))
             cls._tl_operator_cache = cached
         return cached
 
-    @classmethod
-    def _find_operators(cls) -> Dict[str, OperatorSpec]:
-        found: Dict[str, OperatorSpec] = {}
-        for name in dir(cls):
-            fn = getattr(cls, name, None)
-            arity = getattr(fn, "_tl_operator_arity", None)
-            if arity is None or fn is None:
-                continue
-            sig = inspect.signature(fn)
-            defaults = tuple(
-                (p.name, p.default)
-                for p in sig.parameters.values()
-                if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name != "rng"
-                and p.default is not inspect.Parameter.empty
-            )
-            found[name] = OperatorSpec(name, arity, defaults, (fn.__doc__ or "").strip().split("\n")[0])
-        return found
-
     def apply_operator(self, name: str, child: Config, parents: List[Config],
                        rng: random.Random, **kwargs: Any) -> Any:
-        """Call operator ``name`` with the calling convention above; returns what it returns."""
+        """Call operator ``name`` with the calling convention of :mod:`.operators`; returns what it returns."""
         spec = self.operators().get(name)
         if spec is None:
             raise ParameterError(f"parameter kind {self.kind!r} has no operator {name!r}; "

@@ -28,62 +28,19 @@ from __future__ import annotations
 import itertools
 import logging
 import random
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Protocol, Sequence, Set
+from typing import Any, Dict, List, Optional
 
 import numpy as np
 
 from .base import Config, ConfigurationError, Parameter
+from .constrained_space import ConstrainedSpace
 from .constraints import Constraint
+from .counting import count_feasible
 from .space_prior import SpacePrior
 from .trees import MAX_LEAVES, MAX_NODES, RejectionGroup, TooLarge, TreeGroup
 
 #: no priors: what ``sample(..., uniform=True)`` draws from
 _NO_PRIOR = SpacePrior()
-
-
-class ConstrainedSpace(Protocol):
-    """What a :class:`FeasibleSpace` reads of its search space (``ConfigurationManipulator`` is one)."""
-
-    @property
-    def names(self) -> Sequence[str]:
-        """The parameter names, in order."""
-        ...
-
-    @property
-    def parameters(self) -> Sequence[Parameter]:
-        """The parameters, in order."""
-        ...
-
-    @property
-    def constraints(self) -> Sequence[Constraint]:
-        """The constraints."""
-        ...
-
-    @property
-    def prior(self) -> SpacePrior:
-        """The priors that sampling follows."""
-        ...
-
-    def parameter(self, name: str) -> Parameter:
-        """The parameter called ``name``."""
-        ...
-
-    def groups(self) -> List[Set[str]]:
-        """The names of the parameters linked by constraints, one set per group."""
-        ...
-
-    def group_constraints(self, group: Iterable[str]) -> List[Constraint]:
-        """The constraints that read only parameters of ``group``."""
-        ...
-
-    def table_rows(self, group: Iterable[str]) -> Optional[List[Config]]:
-        """The feasible partial configurations of ``group`` when a table constraint lists them, else None."""
-        ...
-
-    def copy(self, config: Mapping[str, Any]) -> Config:
-        """A deep copy of ``config``."""
-        ...
-
 
 log = logging.getLogger(__name__)
 
@@ -319,38 +276,4 @@ class FeasibleSpace:
         parameter order, checking every constraint as soon as the parameters it reads are set.
         None when a parameter cannot be enumerated or more than ``max_nodes`` partial
         configurations would be visited."""
-        m = self.manipulator
-        order = {n: i for i, n in enumerate(self.names)}
-        total, visited = 1, [0]
-        for group in m.groups():
-            names = sorted(group, key=order.__getitem__)
-            domains = [d for d in (m.parameter(n).domain() for n in names) if d is not None]
-            if len(domains) < len(names):
-                return None
-            checks = [[c for c in m.group_constraints(group)
-                       if c.reads and max(names.index(r) for r in c.reads) == depth] for depth in range(len(names))]
-            try:
-                total *= _count_group(names, domains, checks, {}, 0, visited, max_nodes)
-            except _Budget:
-                return None
-        return total
-
-
-class _Budget(Exception):
-    pass
-
-
-def _count_group(names: List[str], domains: List[List[Any]], checks: List[List[Constraint]],
-                 partial: Dict[str, Any], depth: int, visited: List[int], max_nodes: int) -> int:
-    if depth == len(names):
-        return 1
-    count = 0
-    for value in domains[depth]:
-        visited[0] += 1
-        if visited[0] > max_nodes:
-            raise _Budget()
-        partial[names[depth]] = value
-        if all(c.is_satisfied(partial) for c in checks[depth]):
-            count += _count_group(names, domains, checks, partial, depth + 1, visited, max_nodes)
-    partial.pop(names[depth], None)
-    return count
+        return count_feasible(self.manipulator, self.names, max_nodes)

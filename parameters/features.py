@@ -33,9 +33,10 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .arrays import BooleanArray, _BoundedArray
+from .arrays import BooleanArray
 from .base import Parameter, PrimitiveParameter
 from .categorical import BooleanParameter, _IndexedChoice
+from .numeric_arrays import _BoundedArray
 from .permutation import PermutationParameter
 
 #: precedence features by default only up to this many items (their count grows as n**2 / 2)

@@ -35,7 +35,8 @@ from typing import Any, ClassVar, Dict, List, Mapping, Tuple
 
 import numpy as np
 
-from .base import ARITY_N, Config, ParameterError, operator
+from .base import Config, ParameterError
+from .operators import ARITY_N, operator
 from .unit_cube import UnitCubeParameter, _clip01, _finite_unit, _is_real
 
 

@@ -21,7 +21,8 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
-from .base import ComplexParameter, Config, ParameterError, operator
+from .base import ComplexParameter, Config, ParameterError
+from .operators import operator
 from .permutation_moves import (Item, _linear_roles, _positions, _section_length, difference_swaps, invert_section,
                                 move_section, named_crossover, swap_positions)
 from .unit_cube import _linear_weights

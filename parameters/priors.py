@@ -11,9 +11,9 @@ Three kinds of belief, each about one parameter:
   boolean, switch, ordinal, small integer ranges); values not named share what is left of 1.
 * :class:`Near` ``(value, confidence)``: with probability ``confidence`` the value is drawn near
   ``value`` (categorical kinds: exactly ``value``; unit kinds: a normal of standard deviation
-  :data:`NEAR_WIDTH` in unit space, truncated to ``[0, 1]``), otherwise uniformly.  The prior near
-  a whole configuration (``ConfigurationManipulator.set_prior_near``) uses the local parts of these
-  for every parameter it names, with one near-or-uniform decision per configuration.
+  :data:`~.unit_dists.NEAR_WIDTH` in unit space, truncated to ``[0, 1]``), otherwise uniformly.
+  The prior near a whole configuration (``ConfigurationManipulator.set_prior_near``) uses the local
+  parts of these for every parameter it names, with one near-or-uniform decision per configuration.
 
 Permutations, schedules, selectors and arrays take no prior: declaring one raises
 ConfigurationError.
@@ -31,19 +31,18 @@ import bisect
 import json
 import math
 import random
-from typing import Any, Dict, Hashable, List, Mapping, Optional, Sequence
+from typing import Any, Dict, Hashable, List, Mapping, Optional
 
 import numpy as np
 
-from .base import ConfigurationError, Parameter, value_key
+from .base import ConfigurationError, Parameter
+from .unit_dists import BetaDist, NearDist, unit_masses
+from .value_keys import value_key
 
-#: standard deviation, in unit space, of the local part of a :class:`Near` prior
-NEAR_WIDTH = 0.1
 #: parameters with at most this many values weigh values by their exact probability mass
 LISTED_LIMIT = 2000
 #: floor of a log weight (a prior never rules a value out entirely)
 MIN_LOG_WEIGHT = math.log(1e-12)
-_EDGE = 1e-9
 
 
 class Prior:
@@ -87,7 +86,7 @@ class Beta(Prior):
         a = _positive(param.name, "Beta's a", self.a)
         b = _positive(param.name, "Beta's b", self.b)
         _unit_kind(param, "Beta(a, b)")
-        return _UnitBound(param, self, _BetaDist(a, b))
+        return _UnitBound(param, self, BetaDist(a, b))
 
     def to_json(self) -> Dict[str, Any]:
         return {"beta": [self.a, self.b]}
@@ -146,8 +145,8 @@ class Near(Prior):
 
     def local(self, param: Parameter) -> "Bound":
         """The local part alone (confidence 1): the value itself for a categorical kind, a normal of
-        standard deviation :data:`NEAR_WIDTH` around it in unit space otherwise.  Used by the joint
-        prior near a configuration (:meth:`SpacePrior.set_near`)."""
+        standard deviation :data:`~.unit_dists.NEAR_WIDTH` around it in unit space otherwise.  Used by
+        the joint prior near a configuration (:meth:`SpacePrior.set_near`)."""
         return self._bind(param, 1.0, True)
 
     def _bind(self, param: Parameter, c: Any, local: bool) -> "Bound":
@@ -163,7 +162,7 @@ class Near(Prior):
                                      f"({param.describe()})")
         if param.encoding == "unit":
             u0 = param.get_unit_value({param.name: centre})  # type: ignore[attr-defined]
-            return _UnitBound(param, self, _NearDist(u0, float(c)))
+            return _UnitBound(param, self, NearDist(u0, float(c)))
         values = _listed(param, "a 'near' prior")
         probs = np.full(len(values), (1.0 - c) / len(values))
         probs[[value_key(v) for v in values].index(value_key(centre))] += c
@@ -191,70 +190,6 @@ def _listed(param: Parameter, what: str) -> List[Any]:
         raise ConfigurationError(f"prior of {param.name!r}: {what} needs a parameter with at most "
                                  f"{LISTED_LIMIT} values; use Beta(a, b) for a wide range")
     return values
-
-
-# ---- distributions on the unit interval ------------------------------------------------------
-class _BetaDist:
-    def __init__(self, a: float, b: float) -> None:
-        self.a, self.b = a, b
-
-    def sample(self, rng: random.Random) -> float:
-        return rng.betavariate(self.a, self.b)
-
-    def cdf(self, u: np.ndarray) -> np.ndarray:
-        from scipy.special import betainc   # scipy only once a Beta prior is used: importing stays light
-        return betainc(self.a, self.b, np.clip(u, 0.0, 1.0))
-
-    def mode(self) -> float:
-        """The density's maximum on [0, 1] (an end when a or b is at most 1; 0.5 for Beta(1, 1))."""
-        a, b = self.a, self.b
-        if a > 1.0 and b > 1.0:
-            return (a - 1.0) / (a + b - 2.0)
-        return 0.5 if a == b else (1.0 if a > b else 0.0)
-
-    def logpdf(self, u: float) -> float:
-        u = min(max(u, _EDGE), 1.0 - _EDGE)
-        return (self.a - 1) * math.log(u) + (self.b - 1) * math.log1p(-u) - _log_beta(self.a, self.b)
-
-
-def _log_beta(a: float, b: float) -> float:
-    """log B(a, b)."""
-    return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
-
-
-def _normal_cdf(x: float) -> float:
-    """The standard normal distribution function at ``x``."""
-    return 0.5 * math.erfc(-x / math.sqrt(2.0))
-
-
-class _NearDist:
-    """``c`` x normal(u0, NEAR_WIDTH) truncated to [0, 1] + ``(1 - c)`` x uniform."""
-
-    def __init__(self, u0: float, c: float) -> None:
-        self.u0, self.c = u0, c
-        self.lo = _normal_cdf(-u0 / NEAR_WIDTH)
-        self.z = _normal_cdf((1.0 - u0) / NEAR_WIDTH) - self.lo
-
-    def sample(self, rng: random.Random) -> float:
-        if rng.random() >= self.c:
-            return rng.random()
-        while True:
-            u = rng.gauss(self.u0, NEAR_WIDTH)
-            if 0.0 <= u <= 1.0:
-                return u
-
-    def mode(self) -> float:
-        return self.u0
-
-    def cdf(self, u: np.ndarray) -> np.ndarray:
-        u = np.clip(u, 0.0, 1.0)
-        from scipy.special import ndtr
-        return self.c * (ndtr((u - self.u0) / NEAR_WIDTH) - self.lo) / self.z + (1.0 - self.c) * u
-
-    def logpdf(self, u: float) -> float:
-        d = (u - self.u0) / NEAR_WIDTH
-        local = math.log(self.c) - 0.5 * d * d - math.log(math.sqrt(2.0 * math.pi) * NEAR_WIDTH * self.z)
-        return local if self.c >= 1.0 else float(np.logaddexp(local, math.log1p(-self.c)))
 
 
 # ---- bound priors ---------------------------------------------------------------------------------
@@ -311,7 +246,7 @@ class _UnitBound(Bound):
         values = param.domain(LISTED_LIMIT)
         self.values = values
         if values is not None:
-            mass = _unit_masses(param, values, dist)
+            mass = unit_masses(param, values, dist)
             self.logw = {value_key(v): max(math.log(m * len(values)), MIN_LOG_WEIGHT) if m > 0
                          else MIN_LOG_WEIGHT for v, m in zip(values, mass)}
 
@@ -333,37 +268,6 @@ class _UnitBound(Bound):
         cfg: Dict[str, Any] = {}
         self.param.set_unit_value(cfg, self.dist.mode())  # type: ignore[attr-defined]
         return cfg[self.param.name]
-
-
-def _unit_masses(param: Parameter, values: Sequence[Any], dist: Any) -> np.ndarray:
-    """Probability of each listed value when a unit value drawn from ``dist`` is mapped by
-    ``set_unit_value``: the distribution's mass between the unit edges where the mapped value
-    changes (found by bisection between neighbouring values' unit positions)."""
-    name = param.name
-    units = [param.get_unit_value({name: v}) for v in values]  # type: ignore[attr-defined]
-    order = sorted(range(len(values)), key=units.__getitem__)
-    keys = [value_key(values[i]) for i in order]
-
-    def at(u: float) -> Hashable:
-        cfg: Dict[str, Any] = {}
-        param.set_unit_value(cfg, u)  # type: ignore[attr-defined]
-        return value_key(cfg[name])
-
-    edges = [0.0]
-    for j in range(len(order) - 1):
-        lo, hi = units[order[j]], units[order[j + 1]]
-        for _ in range(50):
-            mid = (lo + hi) / 2.0
-            if at(mid) == keys[j]:
-                lo = mid
-            else:
-                hi = mid
-        edges.append(hi)
-    edges.append(1.0)
-    mass = np.diff(dist.cdf(np.array(edges)))
-    out = np.zeros(len(values))
-    out[order] = np.maximum(mass, 0.0)
-    return out / out.sum() if out.sum() > 0 else np.full(len(values), 1.0 / len(values))
 
 
 def prior_from_json(name: str, data: Any) -> Prior:

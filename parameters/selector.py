@@ -12,9 +12,11 @@ import math
 import random
 from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
-from .base import Config, ParameterError, operator
-from .categorical import CategoricalParameter, _check_int, _check_options, _Index
+from .base import Config, ParameterError
+from .categorical import CategoricalParameter
 from .scaled_numeric import LogIntegerParameter
+from .operators import operator
+from .option_lists import _check_int, _check_options, _Index
 
 
 class SelectorParameter(CategoricalParameter):

@@ -11,7 +11,7 @@ would almost never hit a sparse table:
   group's other constraints) when the table reads every parameter of a constraint group;
 * the BayesianOptimization technique's chain of trees takes those rows as the group's leaves.
 
-Values are compared by :func:`~tunerlib.parameters.base.value_key` (lists as tuples, booleans
+Values are compared by :func:`~tunerlib.parameters.value_keys.value_key` (lists as tuples, booleans
 apart from numbers).  A table cannot be
 serialized (``to_json`` raises like any callable); :meth:`TableConstraint.info` identifies it by its
 reads, row count and a digest of the rows, so a space with another table is another space.
@@ -22,7 +22,7 @@ import hashlib
 import json
 from typing import Any, Dict, Hashable, Iterable, Mapping, Optional, Sequence, Tuple
 
-from .base import value_key
+from .value_keys import value_key
 from .constraints import Constraint, ConstraintError
 
 

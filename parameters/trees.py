@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, Hashable, List, Optional, Sequence, Set
 import numpy as np
 
 from .base import ConfigurationError, Parameter
-from .base import value_key as vkey
+from .value_keys import value_key as vkey
 from .constraints import Constraint
 
 #: default bounds of one group's enumeration: feasible leaves kept, and nodes visited (every value tried

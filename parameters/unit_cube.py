@@ -13,7 +13,8 @@ import numbers
 import random
 from typing import Any, Optional, Sequence, Tuple
 
-from .base import Config, ParameterError, PrimitiveParameter, operator
+from .base import Config, ParameterError, PrimitiveParameter
+from .operators import operator
 
 
 def _is_real(x: Any) -> bool:

@@ -12,7 +12,7 @@ parameters, ``"float"`` to ``log_float`` and ``"permutation"`` to ``schedule``) 
 have their own entries.  Parameters with no entry get the technique base's default operator.
 
 :class:`OperatorChoice` is ``(op, args, kwargs)``.  Operators follow the calling convention of
-:mod:`tunerlib.parameters.base` (everything after the configurations is a keyword), so positional
+:mod:`tunerlib.parameters.operators` (everything after the configurations is a keyword), so positional
 ``args`` bind, in order, to the operator's keyword hyper-parameters as declared, skipping
 ``velocity`` (e.g. ``op4_set_linear`` with ``args=(1.0, 0.5, -0.5)`` means ``a=1.0, b=0.5, c=-0.5``,
 as OpenTuner's ``[1.0, F, -F]``).  ``velocity`` is technique state and may not be given.

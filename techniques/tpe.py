@@ -48,7 +48,8 @@ import numpy as np
 from scipy.special import ndtr
 
 from ..parameters import ConfigurationError, ConfigurationManipulator
-from ..parameters.base import NEIGHBOUR_GRID_LIMIT, PrimitiveParameter, value_key
+from ..parameters.base import NEIGHBOUR_GRID_LIMIT, PrimitiveParameter
+from ..parameters.value_keys import value_key
 from .base import Config, Feedback, Technique, TechniqueError
 from .options import Option, configure
 

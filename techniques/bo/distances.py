@@ -45,7 +45,7 @@ from scipy.spatial.distance import cdist
 
 from ...parameters import (ArrayParameter, ConfigurationManipulator, Parameter, PermutationParameter,
                            PrimitiveParameter, SelectorParameter)
-from ...parameters.base import value_key as vkey  # the BO modules import vkey from here
+from ...parameters.value_keys import value_key as vkey  # the BO modules import vkey from here
 from .ridges import RidgeChannels
 
 PERMUTATION_DISTANCES = ("spearman", "kendall", "hamming")

@@ -1,4 +1,4 @@
-"""Tests for BooleanArray, FloatArray and IntegerArray (tunerlib.parameters.arrays)."""
+"""Tests for BooleanArray, FloatArray and IntegerArray (tunerlib.parameters.arrays and .numeric_arrays)."""
 import copy
 import inspect
 import json

@@ -1,4 +1,4 @@
-"""Tests for tunerlib.parameters.categorical: bool, switch, enum, ordinal, selector."""
+"""Tests for tunerlib.parameters.categorical, .ordinal and .selector: bool, switch, enum, ordinal, selector."""
 import copy
 import itertools
 import json
@@ -9,8 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tunerlib.parameters.base import ARITY_N, ParameterError, PrimitiveParameter, parameter_from_json
-from tunerlib.parameters.categorical import BooleanParameter, EnumParameter, OrdinalParameter, SwitchParameter
+from tunerlib.parameters.base import ParameterError, PrimitiveParameter, parameter_from_json
+from tunerlib.parameters.operators import ARITY_N
+from tunerlib.parameters.categorical import BooleanParameter, EnumParameter, SwitchParameter
+from tunerlib.parameters.ordinal import OrdinalParameter
 from tunerlib.parameters.selector import SelectorParameter
 
 SETTINGS = settings(max_examples=100, deadline=None)

@@ -17,7 +17,7 @@ from tunerlib.parameters import (BooleanArray, BooleanParameter, ComplexParamete
                                  LogIntegerParameter, OrdinalParameter, Parameter, ParameterError,
                                  PermutationParameter, PowerOfTwoParameter, ScheduleParameter,
                                  SelectorParameter, SwitchParameter, parameter_from_json)
-from tunerlib.parameters.base import value_key
+from tunerlib.parameters.value_keys import value_key
 from tunerlib.parameters.trees import RejectionGroup, TreeGroup
 
 SETTINGS = settings(max_examples=60, deadline=None)

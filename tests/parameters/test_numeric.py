@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tunerlib.parameters.base import ARITY_N, ParameterError, parameter_from_json
+from tunerlib.parameters.base import ParameterError, parameter_from_json
+from tunerlib.parameters.operators import ARITY_N
 from tunerlib.parameters.numeric import FloatParameter, IntegerParameter, NumericParameter
 from tunerlib.parameters.scaled_numeric import (LogFloatParameter, LogIntegerParameter, PowerOfTwoParameter,
                                                 ScaledNumericParameter)

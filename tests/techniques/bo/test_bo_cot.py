@@ -11,7 +11,7 @@ from lazystats import chisquare
 from tunerlib.parameters import (BooleanParameter, ConfigurationManipulator, EnumParameter, FloatParameter,
                                  IntegerParameter, OrdinalParameter, PermutationParameter,
                                  PowerOfTwoParameter)
-from tunerlib.parameters.base import value_key
+from tunerlib.parameters.value_keys import value_key
 from tunerlib.parameters import FeasibleSpace
 from tunerlib.parameters.trees import RejectionGroup, TreeGroup
 from tunerlib.techniques.bo.neighbours import NeighbourGenerator
