@@ -228,7 +228,7 @@ class MultiObjectiveBO(BayesianOptimization):
                                                MAX_FRONT_STARTS, self.encoder, feas, eps_f, features)
             cfg = self.search.run(single, self.rng, self.np_rng, self._excluded, ends,
                                   extra=self._candidates(ends, ends, self._extremes.radius_of(aim) if moves else None),
-                                  random_pool=not moves) or self._random_new()
+                                  random_pool=not moves) or self._draws.random()
             if cfg is not None:
                 self._extremes.proposed(self.manipulator.hash_valid(cfg), aim)  # type: ignore[union-attr]
             return cfg
@@ -256,7 +256,7 @@ class MultiObjectiveBO(BayesianOptimization):
                                    self.cot.is_feasible)
         cfg = self.search.run(acq, self.rng, self.np_rng, self._excluded, starts[:MAX_FRONT_STARTS], radius,
                               extra=extra)
-        return cfg if cfg is not None else self._random_new()
+        return cfg if cfg is not None else self._draws.random()
 
     def _extreme_model(self, aim: int, gps: List[GaussianProcess], train: List[np.ndarray], y: np.ndarray,
                        raw: np.ndarray) -> Tuple[List[GaussianProcess], List[np.ndarray], np.ndarray]:

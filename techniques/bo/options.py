@@ -5,6 +5,32 @@ The fields of :class:`BOOptions` are the options of ``BayesianOptimization`` (an
 ``MultiObjectiveBO``) with their defaults; :data:`BO_OPTIONS` adds the legal and random ranges that
 ``BayesianOptimization;option,value`` names and random configurations of the technique are checked against.
 :data:`MOBO_OPTIONS` is that schema with MultiObjectiveBO's defaults and its own additions.
+
+Additions to BaCO's recipe, each an option (measured on the recorded Kernel Tuner spaces,
+``tools/compare.py``; they mattered where the optimum is an isolated configuration):
+
+* ``ordinal_hamming``: numeric parameters with 3-64 values get a second, Hamming distance channel
+  with its own lengthscale, so the GP can learn that one value (a block size of 32, say) is good
+  while its neighbours are not -- common for hardware parameters;
+* ``failure_imputation`` (off by default): failed configurations (ERROR/INFEASIBLE/TIMEOUT) also
+  enter the GP with the worst OK value (they never become the incumbent).  It changed little on the
+  Kernel Tuner spaces and hurt badly where the optimum sits on the feasibility boundary (the
+  HPVM2FPGA model: median best/expert at 100 evaluations 2.8 with it, 1.09 without, 3 seeds);
+* ``feasibility_min_leaf`` (default 1, BaCO's fully grown trees): with 3, one failed result no longer
+  drives P(feasible) of its region to about 0, which helped on perturbed RISE tables whose missing rows
+  counted as failures and cost where the optimum lies on a real feasibility boundary (HPVM2FPGA); the
+  docs/benchmarks/bo.md gives both sets of figures.  Results marked unmeasured (``Feedback.unmeasured``: a replayed
+  table has no row) never train the classifier; they only exclude their configuration;
+* trust-region steps (``stall_after``, ``local_radius``): once ``stall_after`` OK results have not
+  improved the best by ``stall_gain`` of it, all but every ``global_every``-th proposal maximise it only over
+  configurations within ``local_radius`` changed parameters of the best (on spaces scored whole;
+  on larger spaces the local search from the incumbent plays this part);
+* ``ridge_channels`` (off by default): distance channels on the sums or differences of pairs of numeric
+  parameters' unit values (products and ratios of power-of-two sizes), each with its own lengthscale, so the
+  GP can follow a ridge along a diagonal (:mod:`.ridges`); ``ridge_after`` holds them back for the first fits;
+* ``surrogate_loo`` (off by default): while the OK results number at most that many initial designs, each BO
+  proposal uses the surrogate (power transforms or copula) whose GP ranks them best by leave-one-out prediction
+  (:mod:`.loo`).
 """
 from __future__ import annotations
 
