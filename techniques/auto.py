@@ -49,18 +49,8 @@ allowed: the run then never builds it, nor imports its scientific stack.)
 With a configured cross-session store that ranks one of these members first for the nearest stored
 representation, that member takes the place of ``AUCBanditMetaTechniqueA`` as the hand-over member.
 
-**Cost policy.**  A member's CPU seconds per suggestion must stay at most ``max(cost_share x median
-measurement seconds / parallelism, cpu_floor)``; a member above it hands over to
-``AUCBanditMetaTechniqueA`` (the cheapest, never handed over), unless its model has shown that it
-wins per evaluation (StructuralSurrogate's ``model_record``: its model's record of new bests likelier
-better than its fallback's).  Exempt too: the member the rule picked for a budget of at most
-``short_budget`` tests, where a model was measured to win per evaluation and the whole run's search
-CPU is bounded by the budget.  The check runs at fixed points (after
-:data:`COST_FIRST` results with a known cost, then every :data:`COST_EVERY`), with a member's prior
-estimate (:data:`PRIOR_CPU`) until it has made :data:`MEASURED_AFTER` suggestions, so a decision
-from counts, the budget and clearly cheap or expensive measurements is the same in every process;
-a switch that depends on measured CPU can differ between processes when the figures are close to
-the threshold (tests inject the costs).  Measurements of unknown cost never trigger it.
+**Cost policy.**  A member whose CPU seconds per suggestion exceed what the measured costs allow hands over
+to ``AUCBanditMetaTechniqueA``; :mod:`.auto_cost` states the policy, its exemptions and when it is checked.
 
 The member that starts the run draws from the run's own random stream (the others from seeds of
 their own, drawn without consuming it): a run the first member keeps throughout makes the same
@@ -73,28 +63,16 @@ passed to ``decision_listeners`` (the run prints it) with the next result, recor
 """
 from __future__ import annotations
 
-import math
 import random
-import statistics
 import time
-from collections import deque
-from typing import Any, Callable, Deque, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from ..parameters import ConfigurationManipulator
-from .auto_rule import (BANDIT, BO, METRIC, MEMBERS, MOBO, MULTI_OBJECTIVE_MEMBERS, NSGA2,
-                        STORE_CHOICES, STRUCTURAL, TITLES, WIDE, multi_objective_plan, plan,
-                        space_facts)
+from .auto_cost import COST_FIRST, CostMeter, model_wins, seconds
+from .auto_rule import (BANDIT, BO, MEMBERS, MULTI_OBJECTIVE_MEMBERS, STORE_CHOICES, TITLES, multi_objective_plan,
+                        plan, space_facts)
 from .base import Config, Feedback, Proposal, Technique, TechniqueError
 from .options import Option, configure
-
-#: CPU seconds per suggestion assumed for a member until it has made MEASURED_AFTER suggestions
-#: (README "The default technique": BO 0.05-0.14 s, StructuralSurrogate about 3 ms on a 48-city
-#: tour, A about 0.3 ms, on the 2-core development machine)
-PRIOR_CPU = {BO: 0.05, STRUCTURAL: 0.003, METRIC: 0.01, BANDIT: 0.0003, WIDE: 0.002, MOBO: 0.1, NSGA2: 0.001}
-MEASURED_AFTER = 25
-#: results with a known cost before the first cost check, and between later checks
-COST_FIRST, COST_EVERY = 5, 25
-
 
 class AutoTechnique(Technique):
     """The default technique (see the module docstring for its rule and cost policy).
@@ -170,8 +148,7 @@ class AutoTechnique(Technique):
         #: a long run's BO starts only once the first measurements say it may (see _start_deferred)
         self.deferred = self.plan.first if self.plan.first == BO and not self.plan.short else None
         self.members: Dict[str, Technique] = {}
-        self.cpu: Dict[str, Deque[float]] = {}
-        self.made: Dict[str, int] = {}
+        self.meter = CostMeter()               # the cost policy's figures (auto_cost)
         first = [] if self.deferred else [self.plan.first]
         #: seeds of the members that do not share the run's stream (drawn without consuming it)
         copy = random.Random()
@@ -184,8 +161,6 @@ class AutoTechnique(Technique):
         self.early: List[Feedback] = []        # results before a deferred member starts (replayed to it)
         self.results = 0
         self.stall = 0                         # active member's results in a row without a new best
-        self.costs: Deque[float] = deque(maxlen=200)
-        self.known_costs = 0
         source = getattr(self.recommender, "source", "the store")
         store = f"; {source} ranks {pick} first" if pick else ""
         wait = (f"; its first {COST_FIRST} suggestions while the cost of a measurement is measured, then "
@@ -207,8 +182,7 @@ class AutoTechnique(Technique):
                 raise
             return
         self.members[name] = tech
-        self.cpu[name] = deque(maxlen=MEASURED_AFTER)
-        self.made[name] = 0
+        self.meter.add_member(name)
 
     def _create(self, name: str) -> Technique:
         if self._build is not None:
@@ -235,12 +209,11 @@ class AutoTechnique(Technique):
             start = self.cpu_clock()
             proposal = self.members[active].propose()
             if proposal is not None:
-                self.cpu[active].append(self.cpu_clock() - start)
-                self.made[active] += 1
+                self.meter.suggested(active, self.cpu_clock() - start)
                 return proposal
         proposal = self.members[self.fallback].propose()   # the bandit, or the fallback while the active member has nothing
         if proposal is not None:
-            self.made[self.fallback] += 1
+            self.meter.suggested(self.fallback)
         return proposal
 
     def desired_configuration(self) -> Optional[Config]:  # pragma: no cover - propose() overrides
@@ -265,38 +238,26 @@ class AutoTechnique(Technique):
         self.results += 1
         if _asked_by(feedback, self.members[self.active]):
             self.stall = 0 if feedback.was_new_best else self.stall + 1
-        if not math.isnan(feedback.cost):
-            self.costs.append(feedback.cost)
-            self.known_costs += 1
-            if self.known_costs == COST_FIRST or (self.known_costs > COST_FIRST
-                                                  and (self.known_costs - COST_FIRST) % COST_EVERY == 0):
-                self._check_cost()
-        if self.deferred and (self.known_costs >= COST_FIRST or (self.results >= COST_FIRST and not self.costs)):
+        if self.meter.measured(feedback.cost):
+            self._check_cost()
+        meter = self.meter
+        if self.deferred and (meter.known_costs >= COST_FIRST or (self.results >= COST_FIRST and not meter.costs)):
             self._start_deferred(self.deferred)
         if self.plan.then and self.active == self.plan.first and self.stall >= self.patience:
             self._hand_over(self.plan.then, f"{TITLES[self.active]} found no new best in its last "
                                             f"{self.patience} results")
 
-    def cpu_per_suggestion(self, name: str) -> float:
-        """The member's CPU seconds per suggestion: its prior until it made MEASURED_AFTER, then the
-        mean over its last MEASURED_AFTER proposal calls."""
-        samples = self.cpu.get(name)
-        if self.made.get(name, 0) < MEASURED_AFTER or not samples:
-            return PRIOR_CPU.get(name, 0.0)
-        return sum(samples) / len(samples)
-
     def allowance(self) -> float:
-        """Search CPU seconds per suggestion the cost policy allows now."""
-        measurement = statistics.median(self.costs)
-        return max(self.cost_share * measurement / max(1, self.context.parallelism), self.cpu_floor)
+        """Search CPU seconds per suggestion the cost policy allows now (:meth:`.auto_cost.CostMeter.allowance`)."""
+        return self.meter.allowance(self.cost_share, self.cpu_floor, self.context.parallelism)
 
     def _start_deferred(self, name: str) -> None:
         """After the first results: start the deferred member ``name`` when the cost policy allows it (or
         the costs are unknown), shown every result so far; else keep the cheap bandit."""
         self.deferred = None
         early, self.early = self.early, []
-        cpu = self.cpu_per_suggestion(name)
-        if self.costs and cpu > self.allowance():
+        cpu = self.meter.cpu_per_suggestion(name)
+        if self.meter.costs and cpu > self.allowance():
             self._decide(BANDIT, self._too_costly(name, cpu))
             return
         self._add_member(name)
@@ -305,28 +266,21 @@ class AutoTechnique(Technique):
         for feedback in early:
             self.members[name].observe(feedback)
         self.active, self.stall = name, 0
-        measured = (f"measurements of {_seconds(statistics.median(self.costs))} allow "
-                    f"{_seconds(self.allowance())} of CPU per suggestion (it takes about {_seconds(cpu)})"
-                    if self.costs else "the cost of a measurement is not known")
+        measured = (f"measurements of {seconds(self.meter.median_cost())} allow "
+                    f"{seconds(self.allowance())} of CPU per suggestion (it takes about {seconds(cpu)})"
+                    if self.meter.costs else "the cost of a measurement is not known")
         self._decide(name, measured)
 
     def _too_costly(self, name: str, cpu: float) -> str:
-        return (f"{TITLES[name]} takes about {_seconds(cpu)} of CPU per suggestion, more than the "
-                f"{_seconds(self.allowance())} allowed by measurements of {_seconds(statistics.median(self.costs))}")
+        return (f"{TITLES[name]} takes about {seconds(cpu)} of CPU per suggestion, more than the "
+                f"{seconds(self.allowance())} allowed by measurements of {seconds(self.meter.median_cost())}")
 
     def _check_cost(self) -> None:
         if self.active == self.fallback or (self.plan.short and self.active == self.plan.first):
             return
-        cpu = self.cpu_per_suggestion(self.active)
-        if cpu > self.allowance() and not self._model_wins(self.members[self.active]):
+        cpu = self.meter.cpu_per_suggestion(self.active)
+        if cpu > self.allowance() and not model_wins(self.members[self.active]):
             self._hand_over(self.fallback, self._too_costly(self.active, cpu))
-
-    @staticmethod
-    def _model_wins(member: Technique) -> bool:
-        """Whether the member's model has shown that it wins per evaluation: its record of new bests
-        is likelier better than its cheap fallback's (``model_record`` > 0.5; StructuralSurrogate)."""
-        record = getattr(member, "model_record", None)
-        return record is not None and record() > 0.5
 
     def _hand_over(self, member: str, reason: str) -> None:
         if member not in self.members or member == self.active:
@@ -341,9 +295,7 @@ class AutoTechnique(Technique):
     def state_dict(self) -> Dict[str, Any]:
         return {"active": self.active, "deferred": self.deferred, "retired": list(self.retired),
                 "decisions": list(self.decisions),
-                "results": self.results, "stall": self.stall, "costs": list(self.costs),
-                "known_costs": self.known_costs, "made": dict(self.made),
-                "cpu": {n: list(v) for n, v in self.cpu.items()},
+                "results": self.results, "stall": self.stall, **self.meter.to_state(),
                 "members": {n: t.state_dict() for n, t in self.members.items()}}
 
     def load_state_dict(self, state: Dict[str, Any]) -> None:
@@ -356,11 +308,8 @@ class AutoTechnique(Technique):
         self.decisions = [dict(d) for d in state.get("decisions", self.decisions)]
         self._announced = min(self._announced, len(self.decisions))
         self.results, self.stall = int(state.get("results", 0)), int(state.get("stall", 0))
-        self.costs.extend(state.get("costs", []))
-        self.known_costs = int(state.get("known_costs", 0))
+        self.meter.load_state(state, self.members)
         for name, tech in self.members.items():
-            self.made[name] = int(state.get("made", {}).get(name, 0))
-            self.cpu[name].extend(state.get("cpu", {}).get(name, []))
             if name in state.get("members", {}):
                 tech.load_state_dict(state["members"][name])
 
@@ -368,12 +317,3 @@ class AutoTechnique(Technique):
 def _asked_by(feedback: Feedback, member: Technique) -> bool:
     """Whether the member (or, for a bandit, one of its arms) asked for the result."""
     return feedback.requestor == member.path or feedback.requestor.startswith(member.path + "/")
-
-
-def _seconds(value: float) -> str:
-    """``0.052 s``, ``3.1 ms``, ``12 µs``: a duration at a readable scale."""
-    if value >= 0.1:
-        return f"{value:.2f} s"
-    if value >= 1e-3:
-        return f"{value * 1e3:.1f} ms"
-    return f"{value * 1e6:.0f} µs"

@@ -7,7 +7,8 @@ from typing import Any, List, Optional
 
 from ..parameters import ArrayParameter, ConfigurationManipulator
 from .base import Config, Feedback
-from .genetic import EvolutionaryTechnique, Member, cross_param, is_permutation, mutate_param, tournament
+from .evolutionary import EvolutionaryTechnique, Member, tournament
+from .variation import cross_param, is_permutation, mutate_param
 from .options import Option, configure
 
 
@@ -22,7 +23,7 @@ class BinaryGA(EvolutionaryTechnique):
     crossed too.  Then ``mutate`` random parameters are mutated (OpenTuner re-drew them uniformly,
     which shuffles a whole permutation; here booleans flip, categoricals change, numbers are
     re-drawn, permutations get a local move and arrays change one element -- see
-    :func:`~.genetic.mutate_param`).  OpenTuner crashed when ``mutate`` exceeded the number of
+    :func:`~.variation.mutate_param`).  OpenTuner crashed when ``mutate`` exceeded the number of
     parameters; here it is clipped.
 
     A generation's children are proposed one by one; when all are out, the technique proposes

@@ -17,7 +17,7 @@ target without one), so every entry can be
 * validated: a bad option is a one-line TechniqueError naming it;
 * generated at random: :meth:`Catalogue.random_name`.
 
-Registering a name twice, or a composable technique base's root (:data:`.composable.TECHNIQUE_BASES`,
+Registering a name twice, or a composable technique base's root (:data:`.composable_bases.TECHNIQUE_BASES`,
 the start of generated names), is an error naming both registrations (Nevergrad's registry).
 """
 from __future__ import annotations
@@ -29,7 +29,7 @@ from importlib import import_module
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 from .base import Technique, TechniqueError
-from .composable import TECHNIQUE_BASES
+from .composable_bases import TECHNIQUE_BASES
 from .options import Option, defaults, option_name, random_values, validate
 
 __all__ = ["Catalogue", "Entry", "Use", "Uses"]

@@ -1,11 +1,11 @@
 """Named composable techniques (OpenTuner's ComposableDiffEvolution family and two more): each is a
-technique base from :mod:`.composable` with a fixed operator map, registered under its name."""
+technique base from :mod:`.composable_bases` with a fixed operator map, registered under its name."""
 from __future__ import annotations
 
 from typing import Any, Dict, Tuple
 
 from .base import Technique
-from .composable import GreedyComposableTechnique, RandomThreeParentsComposableTechnique
+from .composable_bases import GreedyComposableTechnique, RandomThreeParentsComposableTechnique
 from .operator_map import OperatorChoice
 from .builtin import MODULE_ROWS, add_module
 

@@ -13,7 +13,8 @@ from typing import Any, List, Optional
 from ..parameters import ArrayParameter, ConfigurationManipulator, Parameter
 from ..parameters.permutation_moves import difference_swaps
 from .base import Config, Feedback
-from .genetic import EvolutionaryTechnique, Member, has_unit, is_permutation, mutate_param
+from .evolutionary import EvolutionaryTechnique, Member
+from .variation import has_unit, is_permutation, mutate_param
 from .options import Option, configure
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from .base import Config
-from .genetic import EvolutionaryTechnique, _val, cross_param, mutate_param
+from .evolutionary import EvolutionaryTechnique, member_value
+from .variation import cross_param, mutate_param
 from .options import Option, configure
 
 __all__ = ["GlobalGA"]
@@ -57,7 +58,7 @@ class GlobalGA(EvolutionaryTechnique):
             return self.random_config()
         child = m.copy(self.best_config)
         params = m.parameters
-        others = [mem for mem in self.elite if _val(mem) > self.best_value]
+        others = [mem for mem in self.elite if member_value(mem) > self.best_value]
         can_cross = bool(others) and int(self.crossover_strength * len(params)) >= 1
         if can_cross and self.rng.random() < self.crossover_rate:
             self.crossover_into(child, self.rng.choice(others).config)

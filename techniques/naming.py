@@ -12,7 +12,7 @@ more, ``|`` inside quotes is a literal character)::
     SEP      ::= "|"                                    -- (one or more spaces also accepted on input)
     ROOT, IDENT, KIND ::= [A-Za-z_][A-Za-z0-9_]*
 
-* ``ROOT`` is a technique-base class name (:data:`.composable.TECHNIQUE_BASES`), ``KIND`` a
+* ``ROOT`` is a technique-base class name (:data:`.composable_bases.TECHNIQUE_BASES`), ``KIND`` a
   parameter kind (``int``, ``permutation``, ...), ``IDENT`` after it an operator of that kind.
 * ``JSON`` is one compact JSON value (no NaN/Infinity, no objects): numbers, ``true``/``false``,
   ``null``, double-quoted strings with JSON escapes (so strings may hold ``;``, ``|`` or spaces),
@@ -43,7 +43,8 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple, Type, Union
 
 from ..parameters import ConfigurationManipulator, Parameter
 from .base import Technique, TechniqueError
-from .composable import TECHNIQUE_BASES, ComposableEvolutionaryTechnique
+from .composable import ComposableEvolutionaryTechnique
+from .composable_bases import TECHNIQUE_BASES
 from .name_encoding import SEP, composable_name
 from .options import defaults, option_name
 from .operator_map import (OperatorChoice, OperatorMap, check_choice, is_json_value, kinds_of,

@@ -7,10 +7,10 @@ crowding distance (the most isolated points kept).  Each result updates the popu
 (μ+1) scheme), so several children may be in flight and results may arrive in any order.
 
 A child: two binary tournaments on (front rank, larger crowding distance); with probability
-``crossover_rate`` a parameter-wise crossover (:func:`~tunerlib.techniques.genetic.cross_param`: the
+``crossover_rate`` a parameter-wise crossover (:func:`~tunerlib.techniques.variation.cross_param`: the
 named crossover for permutations, a segment for arrays, either parent's value otherwise); then each
 parameter is mutated with probability ``mutation_rate`` (default one over the number of parameters, at
-least one) by :func:`~tunerlib.techniques.genetic.mutate_param` (local moves for permutations, Gaussian
+least one) by :func:`~tunerlib.techniques.variation.mutate_param` (local moves for permutations, Gaussian
 steps of ``sigma`` with probability ``normal`` for numbers).  The first ``initial`` requests (the
 initial design, default the population size) are random feasible configurations.
 
@@ -28,7 +28,8 @@ import numpy as np
 
 from ..parameters import ConfigurationManipulator
 from .base import Config, Feedback
-from .genetic import PERMUTATION_CROSSOVERS, EvolutionaryTechnique, cross_param, mutate_param
+from .evolutionary import EvolutionaryTechnique
+from .variation import PERMUTATION_CROSSOVERS, cross_param, mutate_param
 from .options import Option, configure
 from .pareto import crowding_distance, non_dominated_sort
 

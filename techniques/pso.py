@@ -11,7 +11,8 @@ from typing import Any, Dict, List, Optional
 
 from ..parameters import ConfigurationManipulator, Parameter
 from .base import Config, Feedback
-from .genetic import PERMUTATION_CROSSOVERS, EvolutionaryTechnique, is_permutation, mutate_param
+from .evolutionary import EvolutionaryTechnique
+from .variation import PERMUTATION_CROSSOVERS, is_permutation, mutate_param
 from .options import Option, configure
 
 #: velocities are clipped to this magnitude (unit space) so particles cannot fly off for ever

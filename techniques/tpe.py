@@ -42,77 +42,18 @@ from __future__ import annotations
 import bisect
 import math
 import random
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, List, Optional, Set, Tuple
 
 import numpy as np
 from scipy.special import ndtr
 
 from ..parameters import ConfigurationError, ConfigurationManipulator
-from ..parameters.base import NEIGHBOUR_GRID_LIMIT, PrimitiveParameter
-from ..parameters.value_keys import value_key
 from .base import Config, Feedback, Technique, TechniqueError
 from .options import Option, configure
+from .tpe_codes import CodedParameter, CodeRows
 
 #: enum kernel: weight of each other value relative to the kept one
 BETA = 0.2
-#: largest enum (number of values) that TPE models
-ENUM_LIMIT = 256
-
-
-class _Coded:
-    """One modelled parameter: its kind ("enum", "ordered" or "float"), value list and codes."""
-
-    def __init__(self, param: Any) -> None:
-        self.param = param
-        self.name = param.name
-        ordered = isinstance(param, PrimitiveParameter)
-        domain = param.domain(NEIGHBOUR_GRID_LIMIT if ordered else ENUM_LIMIT)
-        if domain is None and ordered:
-            self.kind, self.values = "float", []
-        elif domain is None or len(domain) < 2:
-            raise ValueError(f"{param.name}: not modelled")
-        else:
-            self.kind, self.values = ("ordered" if ordered else "enum"), list(domain)
-        self.index: Dict[Any, int] = {value_key(v): i for i, v in enumerate(self.values)}
-        self.k = len(self.values)
-
-    def code(self, config: Config) -> float:
-        """The parameter's code in ``config``: a value position, or the unit value of a float."""
-        if self.kind == "float":
-            return float(self.param.get_unit_value(config))
-        return float(self.index[value_key(config[self.name])])
-
-    def decode(self, config: Config, code: float) -> None:
-        """Set the parameter in ``config`` from a code."""
-        if self.kind == "float":
-            self.param.set_unit_value(config, float(code))
-        else:
-            config[self.name] = self.param.copy_value(self.values[int(code)])
-
-
-class _Rows:
-    """Growing arrays of codes (one row per result) and values, appended in O(1) amortised."""
-
-    def __init__(self, width: int) -> None:
-        self._codes = np.empty((16, width))
-        self._values = np.empty(16)
-        self.n = 0
-
-    def add(self, codes: np.ndarray, value: float) -> None:
-        if self.n == self._values.size:
-            self._codes = np.concatenate([self._codes, np.empty_like(self._codes)])
-            self._values = np.concatenate([self._values, np.empty_like(self._values)])
-        self._codes[self.n] = codes
-        self._values[self.n] = value
-        self.n += 1
-
-    @property
-    def codes(self) -> np.ndarray:
-        return self._codes[:self.n]
-
-    @property
-    def values(self) -> np.ndarray:
-        return self._values[:self.n]
 
 
 class TPE(Technique):
@@ -148,11 +89,11 @@ class TPE(Technique):
 
     def bind(self, manipulator: ConfigurationManipulator, rng: random.Random, path: Optional[str] = None) -> None:
         super().bind(manipulator, rng, path)
-        self.coded: List[_Coded] = []
+        self.coded: List[CodedParameter] = []
         self.unmodelled: List[Any] = []
         for p in manipulator.parameters:
             try:
-                self.coded.append(_Coded(p))
+                self.coded.append(CodedParameter(p))
             except (ValueError, TypeError, NotImplementedError):
                 self.unmodelled.append(p)
         self.move_rate = 1.0 / len(manipulator.parameters)
@@ -160,10 +101,10 @@ class TPE(Technique):
         # deferring is for arms of a meta-technique (bound under its path); alone, TPE must propose
         self.waits = self.defer and "/" in self.path
         self.np_rng = np.random.default_rng(rng.getrandbits(63))
-        self.ok = _Rows(len(self.coded))          # OK results: codes and values
+        self.ok = CodeRows(len(self.coded))       # OK results: codes and values
         self.ok_configs: List[Config] = []
         self.top: List[Tuple[float, int]] = []    # (value, OK row) of the best max_good OK results, sorted
-        self.failed = _Rows(len(self.coded))      # failed results: codes
+        self.failed = CodeRows(len(self.coded))   # failed results: codes
         self.seen: Set[str] = set()
         self.results = 0
 

@@ -1,5 +1,6 @@
-"""What BayesianOptimization proposes without a model: where its initial design's points go, and the
-guided draws made while fewer than two results are OK.
+"""What BayesianOptimization proposes without a model: new random configurations and the initial design's
+points (:class:`NewDraws`), where those points go, and the guided draws made while fewer than two results
+are OK.
 
 **Spread design** (:class:`SpreadDesign`).  ``d + 1`` uniformly random points in ``d`` dimensions often
 leave a whole range of a parameter unmeasured (two or three of five draws land on the same half of
@@ -14,7 +15,7 @@ configuration already evaluated or pending: Mitchell's best-candidate sampling, 
 from __future__ import annotations
 
 import random
-from typing import Any, Callable, Dict, Hashable, List, Optional, Sequence, Set
+from typing import Any, Callable, Dict, Hashable, Iterable, List, Optional, Sequence, Set
 
 import numpy as np
 
@@ -60,3 +61,44 @@ def guided_pick(pool: List[Config], excluded: Callable[[Config], bool], probabil
         return None
     rng.shuffle(pool)
     return pool[int(np.argmax(probability(pool)))]
+
+
+class NewDraws:
+    """Random feasible configurations not yet evaluated or pending (their keys are ``excluded``, the
+    technique's own set, read as it grows), drawn from the chain of trees ``space`` with the technique's
+    random streams: the fallback of every proposal the model cannot make, and the initial design's points."""
+
+    def __init__(self, space: Any, key: Callable[[Config], Hashable], excluded: Set[Hashable],
+                 spread: SpreadDesign, rng: random.Random, np_rng: np.random.Generator) -> None:
+        self.space, self.key, self.excluded, self.spread = space, key, excluded, spread
+        self.rng, self.np_rng = rng, np_rng
+
+    def random(self, uniform: bool = False, local: bool = False) -> Optional[Config]:
+        """A random feasible configuration not yet evaluated or pending, drawn from the priors (uniform
+        with ``uniform``, from their concentrated part with ``local``: :class:`.prior_use.PriorDesign`);
+        None when 320 draws found none."""
+        for _ in range(20):
+            for cfg in self.space.sample(self.rng, self.np_rng, 16, uniform, local):
+                if self.key(cfg) not in self.excluded:
+                    return cfg
+        return None
+
+    def design(self, draw: str) -> Optional[Config]:
+        """A design point of kind ``draw`` (:meth:`.prior_use.PriorDesign.next_draw`: "uniform", "local" or
+        "prior"): the best of ``design_candidates`` new random draws (:class:`SpreadDesign`)."""
+        if self.spread.candidates == 1 or draw == "local":
+            return self.random(uniform=draw == "uniform", local=draw == "local")
+        pool = [c for c in self.space.sample(self.rng, self.np_rng, self.spread.candidates, draw == "uniform")
+                if self.key(c) not in self.excluded]
+        return self.spread.pick(pool) or self.random(uniform=draw == "uniform")
+
+    def guided(self, probability: Callable[[List[Config]], Any], ok_configs: Iterable[Config], neighbours: Any,
+               samples: int) -> Optional[Config]:
+        """The most probably feasible (``probability``: the feasibility classifier's) of ``samples`` random
+        draws and the neighbours of ``ok_configs`` (:func:`guided_pick`); a random new configuration when
+        none of them is new.  Called while fewer than two results are OK and the classifier can be trained."""
+        pool = list(self.space.sample(self.rng, self.np_rng, samples))
+        for cfg in ok_configs:
+            pool.extend(c for _, _, c in neighbours.neighbours(cfg, self.rng))
+        picked = guided_pick(pool, lambda c: self.key(c) in self.excluded, probability, self.rng)
+        return picked if picked is not None else self.random()

@@ -3,17 +3,21 @@
 BO keeps one :class:`FitState` per surrogate: the power transforms (the default: log or identity by
 marginal likelihood) and, with the option ``copula_every``, a second one trained on the Gaussian
 copula of the values.  Each holds its own hyperparameters, its own schedule of hyperparameter
-searches and its own fitted model; :func:`surrogate_turn` says which one a BO proposal uses.
+searches and its own fitted model; :func:`surrogate_turn` says which one a BO proposal uses, and
+:func:`fit_gp` fits a surrogate's GP: a hyperparameter search on its schedule, comparing the transforms
+:func:`transform_choices` gives, or the last search's hyperparameters on the current data in between.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from .gp import Hyper
-from .transforms import TransformKey, exponents
+from .gp import GaussianProcess, Hyper
+from .options import BOOptions
+from .transforms import TransformKey, exponents, log_jacobian, transform
 
 
 @dataclass
@@ -76,3 +80,51 @@ def transform_choices(fs: FitState, log_transform: Optional[bool], power_transfo
     if full or fs.transform is None:
         return list(exponents(power_transforms))
     return [fs.transform]
+
+
+def fit_gp(fs: FitState, hypers: Dict[TransformKey, Hyper], D2: np.ndarray, raw: np.ndarray, o: BOOptions,
+           n_ok: int, np_rng: np.random.Generator, ridge_channels: int) -> Tuple[GaussianProcess, np.ndarray]:
+    """Fit surrogate ``fs``'s GP to the transformed targets ``raw`` (squared distances ``D2``, ``n_ok`` OK
+    results, ``ridge_channels`` ridge lengthscales); returns ``(gp, standardised targets)``.  Called by
+    BayesianOptimization (and MultiObjectiveBO, per objective) whenever its model is refitted; ``hypers``
+    (the last searched hyperparameters per transform, the warm starts) is updated.
+
+    With positive values and more than one candidate transform (``log_transform=None``: the
+    Box-Cox exponents of ``power_transforms``), full fits compare them by their marginal
+    posterior including the transform's Jacobian, and warm fits keep the last choice.
+    """
+    positive = bool(np.all(raw > 0))
+    if fs.hyper is not None and fs.transform is not None and len(fs.hyper.lengthscales) == len(D2) \
+            and (positive or fs.transform in (1.0, "copula")) \
+            and n_ok - fs.searched_at < max(1.0, o.hp_refit_growth * fs.searched_at):
+        return refactorise(fs, D2, raw, o.noise_prior)     # (a power transform of a value <= 0: search again)
+    fs.searched_at = n_ok
+    full = fs.hyper is None or fs.fits % max(o.hp_full_every, 1) == 0
+    choices = transform_choices(fs, o.log_transform, o.power_transforms, positive, full)
+    starts = o.hp_starts if full else min(o.hp_warm_starts, o.hp_starts)
+    samples = o.hp_samples if full else max(1, o.hp_samples // 6)
+    if len(choices) > 1:          # comparing transforms: split the full fit's starts between them
+        starts = max(1, starts // len(choices))
+    best: Optional[tuple] = None
+    for key in choices:
+        t = transform(raw, key)
+        std = float(np.std(t)) or 1.0
+        y = (t - float(np.mean(t))) / std
+        gp = GaussianProcess(D2, y, o.noise_prior, ridge_channels)
+        hyper = gp.fit(np_rng, samples, starts, hypers.get(key), o.hp_maxiter)
+        score = gp.log_posterior - len(raw) * math.log(std) + log_jacobian(raw, key)
+        hypers[key] = hyper
+        if best is None or score > best[0]:
+            best = (score, gp, y, key, hyper)
+    _, gp, y, fs.transform, fs.hyper = best  # type: ignore[misc]
+    fs.fits += 1
+    return gp, y
+
+
+def refactorise(fs: FitState, D2: np.ndarray, raw: np.ndarray, noise_prior: bool) -> Tuple[GaussianProcess, np.ndarray]:
+    """The GP on the current data under ``fs``'s last searched hyperparameters and transform."""
+    t = transform(raw, fs.transform)  # type: ignore[arg-type]
+    y = (t - float(np.mean(t))) / (float(np.std(t)) or 1.0)
+    gp = GaussianProcess(D2, y, noise_prior)
+    gp.set_hyper(fs.hyper)  # type: ignore[arg-type]
+    return gp, y

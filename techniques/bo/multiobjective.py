@@ -52,7 +52,7 @@ differs is the model and the acquisition of a BO proposal:
   joined by such moves around the front's members (``front_moves``) and by moves from a front
   member towards its neighbour on the front, most across the largest gaps (``gap_moves``,
   :mod:`.gaps`);
-* the initial design is ``d + 1`` random designs up to :data:`MAX_INITIAL_DESIGN` (unless
+* the initial design is ``d + 1`` random designs up to :data:`.options.MAX_INITIAL_DESIGN` (unless
   ``initial_samples`` is set): on the 40 parameters of HPVM2FPGA, ``d + 1`` would spend 41 of a
   budget of 100 evaluations before the first model;
 * results in flight enter the front at their posterior means ("Kriging believer"), so several
@@ -76,17 +76,17 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..base import Config, Feedback
-from ..options import Option
 from ..pareto import non_dominated, non_dominated_sort
-from .acquisition import Acquisition
-from .ehvi import box_decomposition, expected_hypervolume_improvement
+from .ehvi import box_decomposition
+from .ehvi_acquisition import HypervolumeAcquisition
 from .extremes import START_RADIUS, ExtremeTurns, extreme_acquisition, perturbations
 from .fitstate import FitState
 from .gaps import with_gap_moves
 from .gp import GaussianProcess
 from .metric_ehvi import MetricUnits
+from .options import MAX_INITIAL_DESIGN, MOBO_OPTIONS
 from .recombine import parents_by_layers, recombinants
-from .technique import BO_OPTIONS, EPS_STEPS, BayesianOptimization
+from .technique import EPS_STEPS, BayesianOptimization
 
 #: the reference point lies this fraction of the front's extent beyond its nadir
 REFERENCE_MARGIN = 0.1
@@ -94,42 +94,6 @@ REFERENCE_MARGIN = 0.1
 MAX_FRONT_STARTS = 10
 #: random draws of the space whose values an extreme turn's trust-region moves take
 DONORS = 64
-#: the initial design's size when ``initial_samples`` is not set: d + 1 up to this many (on 40
-#: parameters, 41 of a budget of 100 evaluations would go to random designs)
-MAX_INITIAL_DESIGN = 20
-INITIAL_DOC = (f"random feasible configurations before the first model (None: number of parameters + 1, "
-               f"at most {MAX_INITIAL_DESIGN})")
-#: weight of the model-units EHVI (tie-breaker where the samples show no improvement)
-MODEL_UNITS_WEIGHT = 1e-3
-
-
-class HypervolumeAcquisition(Acquisition):
-    """log EHVI (+ log P(feasible)) of candidates under one GP per objective (standardised units)."""
-
-    def __init__(self, encoder: Any, gps: Sequence[GaussianProcess], train: List[np.ndarray],
-                 front: np.ndarray, reference: np.ndarray, feasibility: Any = None, eps_f: float = 0.0,
-                 feature_encoder: Any = None, metric: Optional[MetricUnits] = None) -> None:
-        super().__init__(encoder, gps[0], train, 0.0, feasibility, eps_f, feature_encoder)
-        self.gps = list(gps)
-        self.lower, self.upper = box_decomposition(front, reference)
-        self.metric = metric
-
-    def predict(self, enc: List[np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
-        """Posterior means and standard deviations, shape ``(m, objectives)``."""
-        cross = self.encoder.sqdists(enc, self.train)
-        preds = [gp.predict(cross) for gp in self.gps]
-        return np.column_stack([p[0] for p in preds]), np.column_stack([p[1] for p in preds])
-
-    def score_encoded(self, enc: List[np.ndarray], configs: Sequence[Config], strict: bool = True,
-                      features: Optional[np.ndarray] = None) -> np.ndarray:
-        """log EHVI of configurations already encoded, with the feasibility factor and threshold (and
-        a prior's πBO weight when one is set)."""
-        mean, std = self.predict(enc)
-        gain = np.maximum(expected_hypervolume_improvement(mean, std, self.lower, self.upper), 0.0)
-        if self.metric is not None:
-            gain = self.metric.ehvi(mean, std) + MODEL_UNITS_WEIGHT * gain
-        s = np.log(np.maximum(gain, 1e-300))
-        return self.weighted(s, configs, strict, features)
 
 
 def training_rows(vectors: Sequence[Tuple[float, ...]], cap: int) -> List[int]:
@@ -162,51 +126,7 @@ class MultiObjectiveBO(BayesianOptimization):
     multi_objective = True
     #: BayesianOptimization's options; each GP models the Gaussian copula of its metric by default (metrics
     #: such as energy and compile time span orders of magnitude with heavy tails)
-    OPTIONS = tuple(replace(o, default=True) if o.name == "copula_transform" else
-                    replace(o, doc=INITIAL_DOC) if o.name == "initial_samples" else o for o in BO_OPTIONS) + (
-        Option("ehvi_units", str, "metric", choices=("metric", "model"),
-               doc="the units the expected hypervolume improvement is computed in: 'model' (the GPs' "
-                   "standardised units) or 'metric' (the objectives' own, reference 1.1 x the observed "
-                   "nadir); both exact (Monte Carlo for 'metric' with many objectives)"),
-        Option("metric_tail", str, "clamped", choices=("clamped", "linear"),
-               doc="with ehvi_units 'metric': below the best value seen, the map from the GP's units to the "
-                   "metric stays at the best value ('clamped') or continues linearly ('linear', so a "
-                   "prediction beating the front's extreme counts as extending it)"),
-        Option("metric_ehvi", str, "monte_carlo", choices=("exact", "monte_carlo"),
-               doc="with ehvi_units 'metric': the expected improvement estimated from 64 posterior samples "
-                   "per candidate ('monte_carlo') or integrated exactly ('exact'; Monte Carlo anyway with "
-                   "many objectives)"),
-        Option("extreme_every", int, 4, lo=0, random_hi=6,
-               doc="every this-many-th BO proposal maximises the expected improvement of one objective "
-                   "alone, the objectives in turn, to extend the front's extremes (0: never)"),
-        Option("extreme_patience", int, 2, lo=0, random_hi=5,
-               doc="an objective whose last this-many extreme proposals in a row did not improve its best "
-                   "value gets no more of them (with extreme_moves, once its radius is down to one "
-                   "parameter; 0: no limit)"),
-        Option("metric_reference", str, "front", choices=("front", "data"),
-               doc="with ehvi_units 'metric': the reference point is 1.1 x the nadir of the observed front "
-                   "('front') or of every OK result ('data'; matters with metric_tail 'linear')"),
-        Option("extreme_copula", bool, True,
-               doc="extreme turns use the objective's copula GP (true) or a GP with single-objective BO's "
-                   "transforms (false)"),
-        Option("recombine", bool, True,
-               doc="on spaces too large to be scored whole, crossovers of good configurations (the best "
-                   "non-dominated layers; on an extreme turn, the best in that objective) join the "
-                   "acquisition's candidates"),
-        Option("extreme_moves", bool, True,
-               doc="on spaces too large to be scored whole, an extreme turn's candidates include moves that "
-                   "change several parameters at once around the configurations best in its objective, up to "
-                   "a radius that doubles after a gain and halves after a miss"),
-        Option("extreme_streak", bool, True,
-               doc="with extreme_moves, on spaces too large to be scored whole, an extreme proposal that "
-                   "improved its objective earns that objective the next proposal too"),
-        Option("front_moves", bool, True,
-               doc="on spaces too large to be scored whole, the hypervolume proposals' candidates include "
-                   "moves that change up to a quarter of the parameters at once around the front's members"),
-        Option("gap_moves", bool, True,
-               doc="on spaces too large to be scored whole, the hypervolume proposals' candidates include "
-                   "moves from a front member towards its neighbour on the front, most across the largest "
-                   "gaps"),)
+    OPTIONS = MOBO_OPTIONS
 
     def bind(self, manipulator: Any, rng: Any, path: Optional[str] = None) -> None:
         given = self.options
@@ -308,7 +228,7 @@ class MultiObjectiveBO(BayesianOptimization):
                                                MAX_FRONT_STARTS, self.encoder, feas, eps_f, features)
             cfg = self.search.run(single, self.rng, self.np_rng, self._excluded, ends,
                                   extra=self._candidates(ends, ends, self._extremes.radius_of(aim) if moves else None),
-                                  random_pool=not moves) or self._random_new()
+                                  random_pool=not moves) or self._draws.random()
             if cfg is not None:
                 self._extremes.proposed(self.manipulator.hash_valid(cfg), aim)  # type: ignore[union-attr]
             return cfg
@@ -336,7 +256,7 @@ class MultiObjectiveBO(BayesianOptimization):
                                    self.cot.is_feasible)
         cfg = self.search.run(acq, self.rng, self.np_rng, self._excluded, starts[:MAX_FRONT_STARTS], radius,
                               extra=extra)
-        return cfg if cfg is not None else self._random_new()
+        return cfg if cfg is not None else self._draws.random()
 
     def _extreme_model(self, aim: int, gps: List[GaussianProcess], train: List[np.ndarray], y: np.ndarray,
                        raw: np.ndarray) -> Tuple[List[GaussianProcess], List[np.ndarray], np.ndarray]:

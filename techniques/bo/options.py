@@ -1,17 +1,45 @@
-"""BayesianOptimization's options (:class:`BOOptions`) and their schema (:data:`BO_OPTIONS`).
+"""BayesianOptimization's options (:class:`BOOptions`) and their schema (:data:`BO_OPTIONS`), and
+MultiObjectiveBO's schema (:data:`MOBO_OPTIONS`).
 
 The fields of :class:`BOOptions` are the options of ``BayesianOptimization`` (and, with its own additions,
 ``MultiObjectiveBO``) with their defaults; :data:`BO_OPTIONS` adds the legal and random ranges that
 ``BayesianOptimization;option,value`` names and random configurations of the technique are checked against.
+:data:`MOBO_OPTIONS` is that schema with MultiObjectiveBO's defaults and its own additions.
+
+Additions to BaCO's recipe, each an option (measured on the recorded Kernel Tuner spaces,
+``tools/compare.py``; they mattered where the optimum is an isolated configuration):
+
+* ``ordinal_hamming``: numeric parameters with 3-64 values get a second, Hamming distance channel
+  with its own lengthscale, so the GP can learn that one value (a block size of 32, say) is good
+  while its neighbours are not -- common for hardware parameters;
+* ``failure_imputation`` (off by default): failed configurations (ERROR/INFEASIBLE/TIMEOUT) also
+  enter the GP with the worst OK value (they never become the incumbent).  It changed little on the
+  Kernel Tuner spaces and hurt badly where the optimum sits on the feasibility boundary (the
+  HPVM2FPGA model: median best/expert at 100 evaluations 2.8 with it, 1.09 without, 3 seeds);
+* ``feasibility_min_leaf`` (default 1, BaCO's fully grown trees): with 3, one failed result no longer
+  drives P(feasible) of its region to about 0, which helped on perturbed RISE tables whose missing rows
+  counted as failures and cost where the optimum lies on a real feasibility boundary (HPVM2FPGA); the
+  docs/benchmarks/bo.md gives both sets of figures.  Results marked unmeasured (``Feedback.unmeasured``: a replayed
+  table has no row) never train the classifier; they only exclude their configuration;
+* trust-region steps (``stall_after``, ``local_radius``): once ``stall_after`` OK results have not
+  improved the best by ``stall_gain`` of it, all but every ``global_every``-th proposal maximise it only over
+  configurations within ``local_radius`` changed parameters of the best (on spaces scored whole;
+  on larger spaces the local search from the incumbent plays this part);
+* ``ridge_channels`` (off by default): distance channels on the sums or differences of pairs of numeric
+  parameters' unit values (products and ratios of power-of-two sizes), each with its own lengthscale, so the
+  GP can follow a ridge along a diagonal (:mod:`.ridges`); ``ridge_after`` holds them back for the first fits;
+* ``surrogate_loo`` (off by default): while the OK results number at most that many initial designs, each BO
+  proposal uses the surrogate (power transforms or copula) whose GP ranks them best by leave-one-out prediction
+  (:mod:`.loo`).
 """
 from __future__ import annotations
 
 import warnings
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Dict, Optional
 
 from ...parameters.trees import MAX_NODES
-from ..options import schema_from_dataclass, validate
+from ..options import Option, schema_from_dataclass, validate
 from .distances import PERMUTATION_DISTANCES
 from .ridges import RIDGE_KINDS
 from .transforms import exponents
@@ -172,3 +200,56 @@ BO_OPTIONS = schema_from_dataclass(BOOptions, {
     "prior_beta": dict(lo=0.0),
     "feasibility_min_leaf": dict(lo=1, random_lo=1, random_hi=5), "copula_every": dict(lo=0, random_hi=4),
     "surrogate_loo": dict(lo=0, random_hi=8)})
+
+#: the initial design's size when ``initial_samples`` is not set: d + 1 up to this many (on 40
+#: parameters, 41 of a budget of 100 evaluations would go to random designs)
+MAX_INITIAL_DESIGN = 20
+INITIAL_DOC = (f"random feasible configurations before the first model (None: number of parameters + 1, "
+               f"at most {MAX_INITIAL_DESIGN})")
+#: MultiObjectiveBO's options: BayesianOptimization's, each GP modelling the Gaussian copula of its metric by
+#: default (metrics such as energy and compile time span orders of magnitude with heavy tails), and its own
+MOBO_OPTIONS = tuple(replace(o, default=True) if o.name == "copula_transform" else
+                     replace(o, doc=INITIAL_DOC) if o.name == "initial_samples" else o for o in BO_OPTIONS) + (
+    Option("ehvi_units", str, "metric", choices=("metric", "model"),
+           doc="the units the expected hypervolume improvement is computed in: 'model' (the GPs' "
+               "standardised units) or 'metric' (the objectives' own, reference 1.1 x the observed "
+               "nadir); both exact (Monte Carlo for 'metric' with many objectives)"),
+    Option("metric_tail", str, "clamped", choices=("clamped", "linear"),
+           doc="with ehvi_units 'metric': below the best value seen, the map from the GP's units to the "
+               "metric stays at the best value ('clamped') or continues linearly ('linear', so a "
+               "prediction beating the front's extreme counts as extending it)"),
+    Option("metric_ehvi", str, "monte_carlo", choices=("exact", "monte_carlo"),
+           doc="with ehvi_units 'metric': the expected improvement estimated from 64 posterior samples "
+               "per candidate ('monte_carlo') or integrated exactly ('exact'; Monte Carlo anyway with "
+               "many objectives)"),
+    Option("extreme_every", int, 4, lo=0, random_hi=6,
+           doc="every this-many-th BO proposal maximises the expected improvement of one objective "
+               "alone, the objectives in turn, to extend the front's extremes (0: never)"),
+    Option("extreme_patience", int, 2, lo=0, random_hi=5,
+           doc="an objective whose last this-many extreme proposals in a row did not improve its best "
+               "value gets no more of them (with extreme_moves, once its radius is down to one "
+               "parameter; 0: no limit)"),
+    Option("metric_reference", str, "front", choices=("front", "data"),
+           doc="with ehvi_units 'metric': the reference point is 1.1 x the nadir of the observed front "
+               "('front') or of every OK result ('data'; matters with metric_tail 'linear')"),
+    Option("extreme_copula", bool, True,
+           doc="extreme turns use the objective's copula GP (true) or a GP with single-objective BO's "
+               "transforms (false)"),
+    Option("recombine", bool, True,
+           doc="on spaces too large to be scored whole, crossovers of good configurations (the best "
+               "non-dominated layers; on an extreme turn, the best in that objective) join the "
+               "acquisition's candidates"),
+    Option("extreme_moves", bool, True,
+           doc="on spaces too large to be scored whole, an extreme turn's candidates include moves that "
+               "change several parameters at once around the configurations best in its objective, up to "
+               "a radius that doubles after a gain and halves after a miss"),
+    Option("extreme_streak", bool, True,
+           doc="with extreme_moves, on spaces too large to be scored whole, an extreme proposal that "
+               "improved its objective earns that objective the next proposal too"),
+    Option("front_moves", bool, True,
+           doc="on spaces too large to be scored whole, the hypervolume proposals' candidates include "
+               "moves that change up to a quarter of the parameters at once around the front's members"),
+    Option("gap_moves", bool, True,
+           doc="on spaces too large to be scored whole, the hypervolume proposals' candidates include "
+               "moves from a front member towards its neighbour on the front, most across the largest "
+               "gaps"),)

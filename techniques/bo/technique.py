@@ -27,35 +27,13 @@ technique asked for it (inside a bandit BO learns from all arms); ``propose`` re
    Results still in flight are excluded from the candidates (no constant liar), so repeated
    calls without new data propose the next-best distinct configurations.
 
-Additions to BaCO's recipe, each an option (measured on the recorded Kernel Tuner spaces,
-``tools/compare.py``; they mattered where the optimum is an isolated configuration):
-
-* ``ordinal_hamming``: numeric parameters with 3-64 values get a second, Hamming distance channel
-  with its own lengthscale, so the GP can learn that one value (a block size of 32, say) is good
-  while its neighbours are not -- common for hardware parameters;
-* ``failure_imputation`` (off by default): failed configurations (ERROR/INFEASIBLE/TIMEOUT) also
-  enter the GP with the worst OK value (they never become the incumbent).  It changed little on the
-  Kernel Tuner spaces and hurt badly where the optimum sits on the feasibility boundary (the
-  HPVM2FPGA model: median best/expert at 100 evaluations 2.8 with it, 1.09 without, 3 seeds);
-* ``feasibility_min_leaf`` (default 1, BaCO's fully grown trees): with 3, one failed result no longer
-  drives P(feasible) of its region to about 0, which helped on perturbed RISE tables whose missing rows
-  counted as failures and cost where the optimum lies on a real feasibility boundary (HPVM2FPGA); the
-  docs/benchmarks/bo.md gives both sets of figures.  Results marked unmeasured (``Feedback.unmeasured``: a replayed
-  table has no row) never train the classifier; they only exclude their configuration;
-* trust-region steps (``stall_after``, ``local_radius``): once ``stall_after`` OK results have not
-  improved the best by ``stall_gain`` of it, all but every ``global_every``-th proposal maximise it only over
-  configurations within ``local_radius`` changed parameters of the best (on spaces scored whole;
-  on larger spaces the local search from the incumbent plays this part);
-* ``ridge_channels`` (off by default): distance channels on the sums or differences of pairs of numeric
-  parameters' unit values (products and ratios of power-of-two sizes), each with its own lengthscale, so the
-  GP can follow a ridge along a diagonal (:mod:`.ridges`); ``ridge_after`` holds them back for the first fits;
-* ``surrogate_loo`` (off by default): while the OK results number at most that many initial designs, each BO
-  proposal uses the surrogate (power transforms or copula) whose GP ranks them best by leave-one-out prediction
-  (:mod:`.loo`).
+Additions to BaCO's recipe, each an option (ordinal Hamming channels, failure imputation, the
+feasibility forest's leaf size, trust-region steps, ridge channels, leave-one-out surrogate choice), are
+described, with the measurements behind them, in :mod:`.options`.
 
 While fewer than two OK results exist and results are pending, ``propose`` returns None; with
 nothing pending it keeps sampling: at random until the feasibility classifier can be trained, then
-the most probably feasible of random samples and neighbours of the OK results (:func:`.design.guided_pick`).
+the most probably feasible of random samples and neighbours of the OK results (:meth:`.design.NewDraws.guided`).
 It returns None as well when every feasible configuration of a finite space has been evaluated or is
 in flight.  Model failures (no positive-definite covariance, unexpected numerical errors) fall back
 to a random feasible configuration, so a run never ends with an exception from this technique.
@@ -78,17 +56,17 @@ from ..blas import single_thread_blas
 from ..options import configure
 from .acquisition import Acquisition, LocalSearch
 from .budget import design_size
-from .design import SpreadDesign, guided_pick
+from .design import NewDraws, SpreadDesign
 from .restart import StallRestart
 from .distances import ConfigKey, SpaceEncoder
 from .feasibility import FeasibilityModel
-from .fitstate import FitState, surrogate_turn, transform_choices
+from .fitstate import FitState, fit_gp, surrogate_turn
 from .gp import GaussianProcess, GPFitError, Hyper
 from .neighbours import NeighbourGenerator
 from .loo import loo_choice
 from .options import BO_OPTIONS, BOOptions
 from .prior_use import PriorDesign, mode_configuration, pibo_exponent, pibo_weight
-from .transforms import TransformKey, exponents, log_jacobian, transform
+from .transforms import TransformKey, exponents
 from .window import TrainingWindow
 
 log = logging.getLogger(__name__)
@@ -152,6 +130,7 @@ class BayesianOptimization(Technique):
         self._initial_made = 0
         self._design = PriorDesign(manipulator.prior)  # the mode first, then uniform or local draws
         self._spread = SpreadDesign(self.encoder, o.design_candidates)  # where the uniform draws go
+        self._draws = NewDraws(self.cot, self.key, self._excluded, self._spread, self.rng, self.np_rng)
         self._restart = StallRestart(o.restart_after * self.n_initial, self.n_initial, o.restart_gain)
         self._every = o.copula_every if o.copula_every is not None else (
             AUTO_COPULA_EVERY if manipulator.is_finite() else 0)
@@ -222,9 +201,9 @@ class BayesianOptimization(Technique):
             draw = self._design.next_draw() if design else ""
         if draw:
             self._initial_made += 1
-            return self._design_new(draw)
+            return self._draws.design(draw)
         if self._restart.take():
-            return self._random_new()
+            return self._draws.random()
         if n_ok < 2:
             return None if self._hashes_pending else self._guided_new()
         try:
@@ -233,7 +212,7 @@ class BayesianOptimization(Technique):
         except (GPFitError, np.linalg.LinAlgError, FloatingPointError, ValueError) as exc:
             self.fallbacks += 1
             log.debug("BayesianOptimization: model failed (%s); proposing a random configuration", exc)
-            return self._random_new()
+            return self._draws.random()
 
     def _exhausted(self) -> bool:
         size = self.cot.size()
@@ -241,35 +220,14 @@ class BayesianOptimization(Technique):
             return False
         return len(self._feasible_seen) >= size
 
-    def _random_new(self, uniform: bool = False, local: bool = False) -> Optional[Config]:
-        """A random feasible configuration not yet evaluated or pending, drawn from the priors (uniform
-        with ``uniform``, from their concentrated part with ``local``: :class:`.prior_use.PriorDesign`)."""
-        for _ in range(20):
-            for cfg in self.cot.sample(self.rng, self.np_rng, 16, uniform, local):
-                if self.key(cfg) not in self._excluded:
-                    return cfg
-        return None
-
-    def _design_new(self, draw: str) -> Optional[Config]:
-        """A design point: the best of ``design_candidates`` new random draws (:class:`.design.SpreadDesign`)."""
-        if self._spread.candidates == 1 or draw == "local":
-            return self._random_new(uniform=draw == "uniform", local=draw == "local")
-        pool = [c for c in self.cot.sample(self.rng, self.np_rng, self._spread.candidates, draw == "uniform")
-                if self.key(c) not in self._excluded]
-        return self._spread.pick(pool) or self._random_new(uniform=draw == "uniform")
-
     def _guided_new(self) -> Optional[Config]:
         """A proposal after the initial design while fewer than two results are OK (no GP yet): the most
-        probably feasible random sample or neighbour of an OK result (:func:`.design.guided_pick`), or random."""
+        probably feasible random sample or neighbour of an OK result (:meth:`.design.NewDraws.guided`), or random."""
         feas = self._fit_feasibility()
         if feas is None:
-            return self._random_new()
-        pool = list(self.cot.sample(self.rng, self.np_rng, self.options.n_random_samples))
-        for cfg, _, state in self._results.values():
-            if state == "ok":
-                pool.extend(c for _, _, c in self.search.neighbours.neighbours(cfg, self.rng))
-        picked = guided_pick(pool, lambda c: self.key(c) in self._excluded, feas.probability, self.rng)
-        return picked if picked is not None else self._random_new()
+            return self._draws.random()
+        ok = (cfg for cfg, _, state in self._results.values() if state == "ok")
+        return self._draws.guided(feas.probability, ok, self.search.neighbours, self.options.n_random_samples)
 
     # ---- model ----------------------------------------------------------------------------------
     def _fit(self) -> tuple:
@@ -288,47 +246,9 @@ class BayesianOptimization(Technique):
         return fs.model
 
     def _fit_gp(self, D2: np.ndarray, raw: np.ndarray) -> tuple:
-        """Fit the GP to the transformed targets; returns ``(gp, standardised targets)``.
-
-        With positive values and more than one candidate transform (``log_transform=None``: the
-        Box-Cox exponents of ``power_transforms``), full fits compare them by their marginal
-        posterior including the transform's Jacobian, and warm fits keep the last choice.
-        """
-        o, fs = self.options, self._fs
-        positive = bool(np.all(raw > 0))
-        if fs.hyper is not None and fs.transform is not None and len(fs.hyper.lengthscales) == len(D2) \
-                and (positive or fs.transform in (1.0, "copula")) \
-                and self._n_ok - fs.searched_at < max(1.0, o.hp_refit_growth * fs.searched_at):
-            return self._refactorise(D2, raw)     # (a power transform of a value <= 0: search again)
-        fs.searched_at = self._n_ok
-        full = fs.hyper is None or fs.fits % max(o.hp_full_every, 1) == 0
-        choices = transform_choices(fs, o.log_transform, o.power_transforms, positive, full)
-        starts = o.hp_starts if full else min(o.hp_warm_starts, o.hp_starts)
-        samples = o.hp_samples if full else max(1, o.hp_samples // 6)
-        if len(choices) > 1:          # comparing transforms: split the full fit's starts between them
-            starts = max(1, starts // len(choices))
-        best: Optional[tuple] = None
-        for key in choices:
-            t = transform(raw, key)
-            std = float(np.std(t)) or 1.0
-            y = (t - float(np.mean(t))) / std
-            gp = GaussianProcess(D2, y, o.noise_prior, len(self.encoder.ridges))
-            hyper = gp.fit(self.np_rng, samples, starts, self._hypers.get(key), o.hp_maxiter)
-            score = gp.log_posterior - len(raw) * math.log(std) + log_jacobian(raw, key)
-            self._hypers[key] = hyper
-            if best is None or score > best[0]:
-                best = (score, gp, y, key, hyper)
-        _, gp, y, fs.transform, fs.hyper = best  # type: ignore[misc]
-        fs.fits += 1
-        return gp, y
-
-    def _refactorise(self, D2: np.ndarray, raw: np.ndarray) -> tuple:
-        """The GP on the current data under the last searched hyperparameters and transform."""
-        t = transform(raw, self._fs.transform)  # type: ignore[arg-type]
-        y = (t - float(np.mean(t))) / (float(np.std(t)) or 1.0)
-        gp = GaussianProcess(D2, y, self.options.noise_prior)
-        gp.set_hyper(self._fs.hyper)  # type: ignore[arg-type]
-        return gp, y
+        """Fit the current surrogate's GP to the transformed targets (:func:`.fitstate.fit_gp`); returns
+        ``(gp, standardised targets)``."""
+        return fit_gp(self._fs, self._hypers, D2, raw, self.options, self._n_ok, self.np_rng, len(self.encoder.ridges))
 
     def _fit_feasibility(self) -> Optional[FeasibilityModel]:
         """Train the classifier when any result is infeasible or failed; None otherwise."""
@@ -363,7 +283,7 @@ class BayesianOptimization(Technique):
             acq.weigh_by_prior(weight, self.prior_exponent(radius > 0))
         centres = self._window.best_configs(o.local_centres) if radius and o.local_centres > 1 else ()
         cfg = self.search.run(acq, self.rng, self.np_rng, self._excluded, [incumbent], radius, centres=centres)
-        return cfg if cfg is not None else self._random_new()
+        return cfg if cfg is not None else self._draws.random()
 
     def _fitted_gp(self, index: int) -> GaussianProcess:
         """Surrogate ``index``'s GP on the current results (fitted if stale); called by :func:`.loo.loo_choice`."""

@@ -16,7 +16,8 @@ from tunerlib.parameters import (BooleanParameter, ConfigurationManipulator, Enu
                                  IntegerParameter, PermutationParameter)
 from tunerlib.result import Result
 from tunerlib.techniques import DEFAULT_TECHNIQUE, Feedback, SearchContext, create_technique
-from tunerlib.techniques.auto import COST_FIRST, MEASURED_AFTER, AutoTechnique
+from tunerlib.techniques.auto import AutoTechnique
+from tunerlib.techniques.auto_cost import COST_FIRST, MEASURED_AFTER
 from tunerlib.techniques.auto_rule import (BANDIT, BO, METRIC, MOBO, NSGA2, STRUCTURAL, WIDE, SpaceFacts,
                                           multi_objective_plan)
 
@@ -177,9 +178,9 @@ def test_measured_cpu_replaces_the_prior():
     tech = _auto(tour(), TESTS(3000))
     clock = iter(range(0, 10**6))
     tech.cpu_clock = lambda: 0.5 * next(clock)   # every proposal call "takes" 0.5 s
-    assert tech.cpu_per_suggestion(STRUCTURAL) < 0.01
+    assert tech.meter.cpu_per_suggestion(STRUCTURAL) < 0.01
     _feed(tech, cost=math.nan, n=MEASURED_AFTER)
-    assert tech.cpu_per_suggestion(STRUCTURAL) == pytest.approx(0.5)
+    assert tech.meter.cpu_per_suggestion(STRUCTURAL) == pytest.approx(0.5)
     _feed(tech, cost=1e-4, n=COST_FIRST)
     assert tech.active == BANDIT and "0.50 s of CPU per suggestion" in tech.decisions[-1]["reason"]
 
@@ -279,7 +280,7 @@ def test_reported_measurement_cost_reaches_the_technique():
                                          database="memory://", quiet=True)
     desired = manager.get_next_desired_result()
     manager.report_result(desired, Result(extra={"value": 1.0}), cost=2.5)
-    assert list(manager.run.technique.costs) == [2.5]
+    assert list(manager.run.technique.meter.costs) == [2.5]
     manager.finish()
 
 

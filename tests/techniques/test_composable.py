@@ -13,8 +13,8 @@ from tunerlib.parameters import (BooleanArray, BooleanParameter, ConfigurationMa
                                  SelectorParameter, SwitchParameter)
 from tunerlib.techniques import Feedback, TechniqueError, Catalogue, registry
 from tunerlib.techniques.composable_presets import NAMED, register
-from tunerlib.techniques.composable import (ComposableEvolutionaryTechnique, GreedyComposableTechnique,
-                                            RandomThreeParentsComposableTechnique)
+from tunerlib.techniques.composable import ComposableEvolutionaryTechnique
+from tunerlib.techniques.composable_bases import GreedyComposableTechnique, RandomThreeParentsComposableTechnique
 from tunerlib.techniques.operator_map import OperatorChoice, OperatorMap, kind_of
 
 # ---------------------------------------------------------------- spaces and objectives

@@ -19,7 +19,8 @@ from tunerlib.parameters import (BooleanArray, BooleanParameter, ConfigurationMa
 from tunerlib.techniques import Feedback, Catalogue, registry
 from tunerlib.techniques import binary_ga, differential_evolution, genetic, pso
 from tunerlib.techniques.differential_evolution import DifferentialEvolution
-from tunerlib.techniques.genetic import GeneticAlgorithm, mutate_param
+from tunerlib.techniques.genetic import GeneticAlgorithm
+from tunerlib.techniques.variation import mutate_param
 from tunerlib.techniques.global_ga import GlobalGA
 from tunerlib.techniques.pso import PSO, Particle
 

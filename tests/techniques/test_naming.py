@@ -12,8 +12,8 @@ from tunerlib.parameters import (BooleanArray, BooleanParameter, ConfigurationMa
                                  ScheduleParameter)
 from tunerlib.techniques import Feedback, PureRandom, TechniqueError, Catalogue
 from tunerlib.techniques.composable_presets import NAMED, register
-from tunerlib.techniques.composable import (TECHNIQUE_BASES, GreedyComposableTechnique,
-                                            RandomThreeParentsComposableTechnique)
+from tunerlib.techniques.composable_bases import (TECHNIQUE_BASES, GreedyComposableTechnique,
+                                                  RandomThreeParentsComposableTechnique)
 from tunerlib.techniques.naming import (is_generated_name, parse_name, random_composable, resolve,
                                         technique_from_name, technique_name)
 from tunerlib.techniques.operator_map import OperatorChoice, required_parents
@@ -131,7 +131,7 @@ def test_malformed_names_give_one_line_errors_with_position(name, message):
 
 
 def test_arity_beyond_the_base_is_a_name_error_too():
-    from tunerlib.techniques.composable import TECHNIQUE_BASES as bases
+    from tunerlib.techniques.composable_bases import TECHNIQUE_BASES as bases
 
     class OneParent(GreedyComposableTechnique):
         def minimum_number_of_parents(self):

@@ -14,7 +14,7 @@ from typing import Dict, Optional
 import pytest
 
 from tunerlib.techniques import Technique, TechniqueError, registry
-from tunerlib.techniques.composable import TECHNIQUE_BASES
+from tunerlib.techniques.composable_bases import TECHNIQUE_BASES
 from tunerlib.techniques.options import configure, defaults, validate
 
 CAT = registry()

@@ -14,7 +14,8 @@ from tunerlib.parameters import (ConfigurationManipulator, EnumParameter, FloatP
                                  OrdinalParameter, PermutationParameter)
 from tunerlib.techniques import TechniqueError, create_technique
 from tunerlib.techniques.base import Feedback
-from tunerlib.techniques.tpe import TPE, _Coded
+from tunerlib.techniques.tpe import TPE
+from tunerlib.techniques.tpe_codes import CodedParameter
 
 
 def _bound(manipulator, **options):
@@ -73,7 +74,7 @@ def test_parameter_kinds():
     kinds = {}
     for p in space.parameters:
         try:
-            kinds[p.name] = _Coded(p).kind
+            kinds[p.name] = CodedParameter(p).kind
         except ValueError:
             kinds[p.name] = None
     # a permutation with at most 256 orders is modelled as one enum; longer ones are not modelled

@@ -108,13 +108,13 @@ def test_the_portfolio_finds_the_optimum_region():
 
 @pytest.mark.parametrize("noise_prior", [True, False])
 def test_the_noise_prior_option_reaches_every_gp(monkeypatch, noise_prior):
-    from tunerlib.techniques.bo import technique
+    from tunerlib.techniques.bo import fitstate
     seen = []
 
-    class Spy(technique.GaussianProcess):
+    class Spy(fitstate.GaussianProcess):
         def __init__(self, D2, y, noise_prior=True, *rest):
             seen.append(noise_prior)
             super().__init__(D2, y, noise_prior, *rest)
-    monkeypatch.setattr(technique, "GaussianProcess", Spy)
+    monkeypatch.setattr(fitstate, "GaussianProcess", Spy)
     drive(BayesianOptimization(noise_prior=noise_prior, **FAST), space(), 10)
     assert seen and set(seen) == {noise_prior}
