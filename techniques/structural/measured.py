@@ -20,13 +20,12 @@ Called by :class:`~.metric.MetricStructuralSurrogate` when it proposes after the
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Callable, Deque, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Deque, FrozenSet, List, Optional, Set, Tuple
 
 import numpy as np
 
 from ...parameters.features import PermutationFeatures
 from ..base import Config
-from .compound import Change, CompoundMoves, Steps
 from .segments import ranked_directed_moves
 from .tours import ranked_moves
 
@@ -34,6 +33,12 @@ from .tours import ranked_moves
 #: continued from an acceptance at 1,111 random results to 3,000: 64 moves, whose lists were often
 #: spent, 1.390 x the optimum; 256 moves 1.261; 1,024, never spent, 1.257)
 MOVES = 256
+
+#: the steps (item to next item) a move removes and those it adds
+Steps = Tuple[FrozenSet[Tuple[int, int]], FrozenSet[Tuple[int, int]]]
+
+#: a move of one permutation: its parameter's name, the steps it removes and the steps it adds
+Change = Tuple[str, Steps]
 
 
 def steps_changed(t: np.ndarray, moved: np.ndarray) -> Steps:
@@ -58,7 +63,6 @@ class MeasuredMoves:
         self.of: Optional[Tuple[str, int]] = None     # the incumbent and fit whose moves are listed
         self.queue: Deque[Tuple[Config, Change]] = deque()
         self.changes: Set[Change] = set()              # the changes of the moves proposed so far
-        self.groups = CompoundMoves()                  # the moves measured together (:mod:`.compound`)
 
     def renew(self, of: Tuple[str, int], manipulator: Any, incumbent: Config,
               embedded: List[Tuple[PermutationFeatures, np.ndarray]], directed: Optional[bool]) -> None:
@@ -76,26 +80,14 @@ class MeasuredMoves:
                 set_tour(fmap, cfg, moved)
                 self.queue.append((cfg, (fmap.parameter.name, steps_changed(t, moved))))
 
-    def next(self, manipulator: Any, known: Callable[[str], bool], incumbent: Config, value: float,
-             maps: Sequence[Any]) -> Optional[Tuple[Config, str]]:
-        """The next measured move with its key (hashed by ``manipulator``), none ``known`` (measured or
-        awaited) nor of a change proposed before: a waiting half of a failed group, else a fresh group
-        of the list's best-ranked moves that change no common step, applied together to ``incumbent``
-        (of value ``value``; ``maps``: the layout's feature maps), a single move as the list holds it
-        (:class:`~.compound.CompoundMoves`).  The proposal's change is recorded.  None once the list
-        and the waiting groups are spent."""
-        return self.groups.next(self.queue, incumbent, value, maps, manipulator, lambda key: not known(key),
-                                self.changes)
-
-    def observe(self, key: str, ok: bool, value: float) -> None:
-        """Note a result (``key``: the configuration's hash): when it is a group's, adapt the group size
-        and split a group that did not shorten the tour.  Called by the technique for each result."""
-        self.groups.observe(key, ok, value)
-
-    def state_dict(self) -> Dict[str, Any]:
-        """The groups' size (the list and the waiting groups are rebuilt on resume)."""
-        return self.groups.state_dict()
-
-    def load_state_dict(self, state: Dict[str, Any]) -> None:
-        """Restore :meth:`state_dict`."""
-        self.groups.load_state_dict(state)
+    def next(self, manipulator: Any, known: Callable[[str], bool]) -> Optional[Tuple[Config, str]]:
+        """The list's next move whose key (hashed by ``manipulator``) is not ``known`` (measured or
+        awaited) and whose change was not proposed before, with its key; its change is recorded.  None
+        once the list is spent."""
+        while self.queue:
+            cfg, change = self.queue.popleft()
+            key = manipulator.hash_valid(cfg)
+            if not known(key) and change not in self.changes:
+                self.changes.add(change)
+                return cfg, key
+        return None

@@ -105,7 +105,6 @@ class MetricStructuralSurrogate(StructuralSurrogate):
             model.mark_random()
             if model.checkpoint(self.random_results):
                 model.identify()
-        self.moves.observe(feedback.key, feedback.ok, feedback.value)
         if self._reversal is not None and feedback.key == self._reversal[0]:
             self.directed = feedback.ok and directed(self._reversal[1], feedback.value)
 
@@ -166,7 +165,7 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         if of != self.moves.of:
             weights = model.local_weights() if isinstance(model, MetricBayesLinear) else None
             self.moves.renew(of, self.manipulator, self.best_config, self._embedded(weights), self.directed)
-        found = self.moves.next(self.manipulator, self._known, self.best_config, self.best_value, self.layout.maps)
+        found = self.moves.next(self.manipulator, self._known)
         if found is None:
             return None
         cfg, key = found
@@ -176,10 +175,8 @@ class MetricStructuralSurrogate(StructuralSurrogate):
     def state_dict(self) -> Dict[str, Any]:
         state = super().state_dict()
         state["random_results"] = self.random_results
-        state["compound"] = self.moves.state_dict()
         return state
 
     def load_state_dict(self, state: Dict[str, Any]) -> None:
         super().load_state_dict(state)
         self.random_results = int(state.get("random_results", 0))
-        self.moves.load_state_dict(state.get("compound") or {})
