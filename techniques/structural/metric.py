@@ -77,7 +77,9 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         self.tentative_searched = 0   # the tentative fits (:attr:`MetricBayesLinear.tentatives`) searched
         # the draws of the tours chosen from a tentative fit: a stream of its own, so that the random
         # tours and the model's fits are those of a run without them
-        self.tentative_rng = np.random.default_rng(self.np_rng.bit_generator.seed_seq.spawn(1)[0])
+        seeds = self.np_rng.bit_generator.seed_seq      # spawning leaves np_rng's stream as it is
+        assert isinstance(seeds, np.random.SeedSequence)
+        self.tentative_rng = np.random.default_rng(seeds.spawn(1)[0])
 
     def propose(self) -> Optional[Proposal]:
         """Uniformly random configurations while the embedding is being identified (under
