@@ -42,9 +42,9 @@ from :data:`UNFIT_ROWS_PER_UNKNOWN` training results per unknown) and predict he
 their mean: step costs in clusters, cheap inside and thousands of times dearer between, with no
 metric among them.
 
-A checkpoint that neither accepts nor hands over keeps its best fit's weights
-(:attr:`MetricBayesLinear.tentative`), from which the technique chooses a share of the tours until
-the next checkpoint; the checkpoints fit and judge the random results alone, so those chosen tours
+A checkpoint that neither accepts nor hands over keeps its best fit's weights when their held-out R²
+is above :data:`TENTATIVE` (:attr:`MetricBayesLinear.tentative`), from which the technique chooses a
+share of the tours until the next checkpoint; the checkpoints fit and judge the random results alone, so those chosen tours
 change neither the fits nor the acceptance.
 
 Once accepted, :meth:`MetricBayesLinear.local_weights` adds a residual fitted to the results since the
@@ -78,6 +78,11 @@ ACCEPT = 0.9
 
 #: held-out R² from which the last checkpoint accepts the embedding instead of handing over
 ACCEPT_LAST = 0.6
+
+#: held-out R² above which a checkpoint's best fit that is not accepted is kept as the tentative fit
+#: (:attr:`MetricBayesLinear.tentative`): a fit that predicts the held-out random results no better
+#: than their mean chooses no tours
+TENTATIVE = 0.0
 
 #: the share of a known test limit from which the checkpoints accept from :data:`ACCEPT_LAST`: the
 #: first checkpoint at or past it has the last one's bar (a 100-node run at 3,000 evaluations reaches
@@ -253,7 +258,8 @@ class MetricBayesLinear(SparseBayesLinear):
         when none reaches :data:`ACCEPT` and the permutations have direction features, the directed
         ones too.  Accept the best when its held-out R² reaches :data:`ACCEPT` (refitted to every
         result), hand over after the last checkpoint, or at this one when the fits are unfit
-        (:data:`UNFIT`); otherwise keep the best fit's weights as :attr:`tentative`.  Called by the
+        (:data:`UNFIT`); otherwise keep the best fit's weights as :attr:`tentative` when its held-out
+        R² is above :data:`TENTATIVE` (no tentative fit when it is not).  Called by the
         technique at each checkpoint (the checkpoints count random results); returns the status."""
         self._restandardize()
         X, y = self.rows.matrix(self.first), self._target()
@@ -280,7 +286,7 @@ class MetricBayesLinear(SparseBayesLinear):
             self.fits += 1
         elif last or (self.fitted_r2 < UNFIT and best[0] < 0.0 and np.isfinite(self.fitted_r2)):
             self.status, self.theta = "handed over", {}
-        elif best[3].size:
+        elif best[3].size and best[0] > TENTATIVE:
             self.tentative = self._embedding(best[1], best[2]).weights(best[3], self.size)
             self.tentatives += 1
         return self.status

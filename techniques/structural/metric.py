@@ -7,7 +7,8 @@ checkpoints, the fits, the acceptance and the hand-over).  The suggestions are, 
 * while the model identifies the embedding, uniformly random configurations (under
   ``<path>/identify``; each is marked in the model, whose checkpoints fit and judge these alone, and
   at each checkpoint the model identifies); once a checkpoint left a fit that is neither accepted nor
-  judged unfit (:attr:`~.identification.MetricBayesLinear.tentative`), :data:`INTERLEAVE` of them are
+  judged unfit and predicts its held-out random results better than their mean
+  (:attr:`~.identification.MetricBayesLinear.tentative`), :data:`INTERLEAVE` of them are
   tours chosen from that fit instead (under ``<path>/tentative``, drawn from a stream of their own so
   that the random tours are those of a run without them): its iterated search from the incumbent
   once per checkpoint, then the incumbent's measured moves ranked by it (:mod:`.measured`);
