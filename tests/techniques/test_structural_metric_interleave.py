@@ -1,11 +1,13 @@
 """MetricStructuralSurrogate's random phase after a tentative fit: a share of its suggestions are tours
-chosen from the last checkpoint's fit that was neither accepted nor judged unfit, while the checkpoints
+chosen from the last checkpoint's fit that was neither accepted nor judged unfit and whose held-out R²
+is above 0 (no tours are chosen from one at or below 0), while the checkpoints
 fit and judge the random tours alone (the same fits, acceptance and random tours as without them);
 deterministic, and re-derived on resume."""
 import json
 import random
 
 import numpy as np
+import pytest
 
 from tunerlib.parameters import ConfigurationManipulator, PermutationParameter
 from tunerlib.parameters.features import FeatureLayout
@@ -55,6 +57,38 @@ def test_after_a_tentative_fit_the_stated_share_of_the_random_phase_is_chosen_fr
     chosen = [fb.value for fb, _ in out if fb.requestor == "M/tentative"]
     randoms = [fb.value for fb, _ in out if fb.requestor == "M/identify"]
     assert np.median(chosen) < 0.6 * np.median(randoms)      # chosen from the fit: far shorter
+
+
+def _held_out_at_most(cap, monkeypatch):
+    """Cap the held-out R² of every checkpoint's best fit at ``cap`` (the fits themselves unchanged)."""
+    fit_dims = MetricBayesLinear._fit_dims
+
+    def capped(self, X, y, hold, directed):
+        r2, dim, directed_, theta = fit_dims(self, X, y, hold, directed)
+        return min(r2, cap), dim, directed_, theta
+    monkeypatch.setattr(MetricBayesLinear, "_fit_dims", capped)
+
+
+@pytest.mark.parametrize("cap", [0.0, -0.3])
+def test_a_tentative_fit_at_or_below_zero_held_out_r2_chooses_no_tours(cap, monkeypatch):
+    monkeypatch.setattr(identification, "ACCEPT", 2.0)          # never accepted: the phase goes on
+    monkeypatch.setattr(identification, "ACCEPT_LAST", 2.0)
+    _held_out_at_most(cap, monkeypatch)
+    out, tech = run(euclidean(24, 1), 220)
+    assert tech.model.status == "identifying" and tech.model.held_out_r2 == cap
+    assert tech.model.tentative is None and tech.model.tentatives == 0
+    assert {fb.requestor for fb, _ in out} == {"M/identify"}
+
+
+def test_a_tentative_fit_above_zero_held_out_r2_chooses_the_stated_share(monkeypatch):
+    monkeypatch.setattr(identification, "ACCEPT", 2.0)
+    monkeypatch.setattr(identification, "ACCEPT_LAST", 2.0)
+    _held_out_at_most(0.05, monkeypatch)                        # just above the gate
+    out, tech = run(euclidean(24, 1), 220)
+    assert tech.model.held_out_r2 == 0.05 and tech.model.tentatives >= 2
+    after = [fb.requestor for fb, tentative in out if tentative]
+    share = after.count("M/tentative") / len(after)
+    assert len(after) > 80 and abs(share - metric.INTERLEAVE) < 0.12
 
 
 def test_the_checkpoints_fit_and_judge_the_random_tours_alone():
