@@ -42,11 +42,6 @@ from :data:`UNFIT_ROWS_PER_UNKNOWN` training results per unknown) and predict he
 their mean: step costs in clusters, cheap inside and thousands of times dearer between, with no
 metric among them.
 
-A checkpoint that neither accepts nor hands over keeps its best fit's weights when their held-out R²
-is above :data:`TENTATIVE` (:attr:`MetricBayesLinear.tentative`), from which the technique chooses a
-share of the tours until the next checkpoint; the checkpoints fit and judge the random results alone, so those chosen tours
-change neither the fits nor the acceptance.
-
 Once accepted, :meth:`MetricBayesLinear.local_weights` adds a residual fitted to the results since the
 acceptance (:mod:`.residual`) to the embedding's weights: the ranking of the technique's measured
 moves (:mod:`.measured`).
@@ -78,11 +73,6 @@ ACCEPT = 0.9
 
 #: held-out R² from which the last checkpoint accepts the embedding instead of handing over
 ACCEPT_LAST = 0.6
-
-#: held-out R² above which a checkpoint's best fit that is not accepted is kept as the tentative fit
-#: (:attr:`MetricBayesLinear.tentative`): a fit that predicts the held-out random results no better
-#: than their mean chooses no tours
-TENTATIVE = 0.0
 
 #: the share of a known test limit from which the checkpoints accept from :data:`ACCEPT_LAST`: the
 #: first checkpoint at or past it has the last one's bar (a 100-node run at 3,000 evaluations reaches
@@ -171,8 +161,6 @@ class MetricBayesLinear(SparseBayesLinear):
         self._factor_n = 0
         self._theta_scale = 1.0                     # the values' scale the fitted theta is in
         self.test_limit: Optional[int] = None       # the run's test limit, when known
-        self.tentative: Optional[np.ndarray] = None # the weights of the last checkpoint's best fit, not accepted
-        self.tentatives = 0                         # checkpoints that left a tentative fit
 
     @property
     def items(self) -> int:
@@ -211,14 +199,6 @@ class MetricBayesLinear(SparseBayesLinear):
             hold[::5] = True
         return hold
 
-    def _identifying_rows(self) -> np.ndarray:
-        """The rows of the window that the checkpoints fit and judge: the random results (every row
-        when fewer than five were marked).  The tours chosen from a tentative fit before the acceptance
-        (:attr:`tentative`) are left out, so that the checkpoints see the random tours alone."""
-        marked = np.asarray(self.random_rows, dtype=np.intp) - self.first
-        marked = marked[marked >= 0]
-        return marked if marked.size >= 5 else np.arange(self.n - self.first)
-
     def _embedding(self, dim: int, directed: bool) -> Embedding:
         return Embedding(self.blocks, dim, directed, self.directions if directed else None)
 
@@ -253,42 +233,29 @@ class MetricBayesLinear(SparseBayesLinear):
         return best
 
     def identify(self) -> str:
-        """Fit the symmetric embeddings of every dimension of :data:`DIMS` to four fifths of the random
-        results (:meth:`_identifying_rows`, standardized by their own spread) and predict the rest;
-        when none reaches :data:`ACCEPT` and the permutations have direction features, the directed
-        ones too.  Accept the best when its held-out R² reaches :data:`ACCEPT` (refitted to every
-        result), hand over after the last checkpoint, or at this one when the fits are unfit
-        (:data:`UNFIT`); otherwise keep the best fit's weights as :attr:`tentative` when its held-out
-        R² is above :data:`TENTATIVE` (no tentative fit when it is not).  Called by the
-        technique at each checkpoint (the checkpoints count random results); returns the status."""
+        """Fit the symmetric embeddings of every dimension of :data:`DIMS` to four fifths of the data
+        and predict the rest; when none reaches :data:`ACCEPT` and the permutations have direction
+        features, the directed ones too.  Accept the best when its held-out R² reaches
+        :data:`ACCEPT`, hand over after the last checkpoint, or at this one when the fits are unfit
+        (:data:`UNFIT`).  Called by the technique at each checkpoint; returns the status."""
         self._restandardize()
         X, y = self.rows.matrix(self.first), self._target()
-        rows = self._identifying_rows()
-        raw = np.asarray(self.y[self.first:])[rows]
-        scale = float(np.std(raw)) or 1.0              # the random results' own scale (self.scale without chosen tours)
-        Xr, yr = X[rows], (raw - self.offset) / scale
-        hold = np.zeros(rows.size, dtype=bool)
-        hold[::5] = True                               # every fifth random result
+        hold = self._held_out(y.size)
         self.fitted_r2 = -np.inf
-        best = self._fit_dims(Xr, yr, hold, False)
+        best = self._fit_dims(X, y, hold, False)
         if best[0] < ACCEPT and self.directions is not None:
-            best = max(best, self._fit_dims(Xr, yr, hold, True), key=lambda f: f[0])
+            best = max(best, self._fit_dims(X, y, hold, True), key=lambda f: f[0])
         self.held_out_r2 = best[0]
-        last, lowered = rows.size >= self.checkpoints()[-1], rows.size >= self.lowered()
+        last, lowered = y.size >= self.checkpoints()[-1], y.size >= self.lowered()
         determined = all((dim, False) in self.theta for dim in DIMS)
-        self.tentative = None
         if best[0] >= (ACCEPT_LAST if lowered else ACCEPT) and (determined or lowered):
             self.embedding, self.status = self._embedding(best[1], best[2]), "accepted"
             self.accepted_at = self.n
-            start = best[3] * (scale / self.scale)        # the weights follow the values' scale
-            self.theta = {(best[1], best[2]): self.embedding.fit(X, y, start, REFIT_ITERATIONS)[0]}
+            self.theta = {(best[1], best[2]): self.embedding.fit(X, y, best[3], REFIT_ITERATIONS)[0]}
             self._centre()
             self.fits += 1
         elif last or (self.fitted_r2 < UNFIT and best[0] < 0.0 and np.isfinite(self.fitted_r2)):
             self.status, self.theta = "handed over", {}
-        elif best[3].size and best[0] > TENTATIVE:
-            self.tentative = self._embedding(best[1], best[2]).weights(best[3], self.size)
-            self.tentatives += 1
         return self.status
 
     def local_weights(self) -> np.ndarray:

@@ -5,13 +5,8 @@ model is a :class:`~.identification.MetricBayesLinear` (that module has the iden
 checkpoints, the fits, the acceptance and the hand-over).  The suggestions are, in turn:
 
 * while the model identifies the embedding, uniformly random configurations (under
-  ``<path>/identify``; each is marked in the model, whose checkpoints fit and judge these alone, and
-  at each checkpoint the model identifies); once a checkpoint left a fit that is neither accepted nor
-  judged unfit and predicts its held-out random results better than their mean
-  (:attr:`~.identification.MetricBayesLinear.tentative`), :data:`INTERLEAVE` of them are
-  tours chosen from that fit instead (under ``<path>/tentative``, drawn from a stream of their own so
-  that the random tours are those of a run without them): its iterated search from the incumbent
-  once per checkpoint, then the incumbent's measured moves ranked by it (:mod:`.measured`);
+  ``<path>/identify``; each is marked in the model, whose checkpoints' held-out results are drawn from
+  them, and at each checkpoint the model identifies);
 * after the acceptance and after each refit, one iterated local search on the embedding from the
   incumbent (:data:`JUMP_KICKS` double-bridge kicks per item);
 * before the first measured move, the incumbent reversed, measured once (:mod:`.direction`): when its
@@ -45,10 +40,6 @@ from .tours import iterated_search
 #: double-bridge kicks per item of the iterated local search made once the embedding is accepted
 JUMP_KICKS = 0.5
 
-#: the share of the random phase's suggestions that are chosen from the last checkpoint's tentative
-#: fit once there is one (the others stay uniformly random; the checkpoints count those alone)
-INTERLEAVE = 0.25
-
 
 class MetricStructuralSurrogate(StructuralSurrogate):
     """:class:`~.technique.StructuralSurrogate` that first identifies a metric embedding of a
@@ -75,12 +66,6 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         self.moves = MeasuredMoves()   # the measured local search's list and its record of changes
         self.directed: Optional[bool] = None    # whether reversing the incumbent changed its value
         self._reversal: Optional[Tuple[str, float]] = None   # the reversal's key, the incumbent's value
-        self.tentative_searched = 0   # the tentative fits (:attr:`MetricBayesLinear.tentatives`) searched
-        # the draws of the tours chosen from a tentative fit: a stream of its own, so that the random
-        # tours and the model's fits are those of a run without them
-        seeds = self.np_rng.bit_generator.seed_seq      # spawning leaves np_rng's stream as it is
-        assert isinstance(seeds, np.random.SeedSequence)
-        self.tentative_rng = np.random.default_rng(seeds.spawn(1)[0])
 
     def propose(self) -> Optional[Proposal]:
         """Uniformly random configurations while the embedding is being identified (under
@@ -91,12 +76,6 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         model = self.model
         if isinstance(model, MetricBayesLinear) and model.status == "identifying":
             assert self.manipulator is not None
-            if model.tentative is not None and self.best_config is not None \
-                    and self.tentative_rng.random() < INTERLEAVE:
-                with single_thread_blas():
-                    chosen = self._tentative(model)
-                if chosen is not None:
-                    return chosen
             return Proposal(self.manipulator.random(self.rng), f"{self.path}/identify")
         if isinstance(model, MetricBayesLinear) and model.fits > self.searched and self.best_config is not None:
             self.searched = model.fits
@@ -140,35 +119,6 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         key = self.manipulator.hash_valid(cfg)
         self._reversal = (key, self.best_value)
         return self._claim_unseen(cfg, key)
-
-    def _tentative(self, model: MetricBayesLinear) -> Optional[Proposal]:
-        """A tour chosen from the tentative fit (under ``<path>/tentative``): right after a checkpoint
-        left one, an iterated search of its weights from the incumbent; then the incumbent's next
-        measured move ranked by them (:class:`~.measured.MeasuredMoves`, the list renewed at each new
-        incumbent and tentative fit).  None when the search's tour is known and the list is spent."""
-        assert self.manipulator is not None and self.best_config is not None and model.tentative is not None
-        embedded = self._embedded(model.tentative)
-        cfg: Optional[Config] = None
-        if model.tentatives > self.tentative_searched:
-            self.tentative_searched = model.tentatives
-            cfg = self.manipulator.copy(self.best_config)
-            for fmap, C in embedded:
-                t = fmap.positions(fmap.parameter.get_value(cfg))
-                t = iterated_search(t, C, self.tentative_rng, int(JUMP_KICKS * fmap.n), None, 4 * fmap.n)[0]
-                set_tour(fmap, cfg, t)
-            key = self.manipulator.hash_valid(cfg)
-            if self._known(key):
-                cfg = None
-        if cfg is None:
-            of = (self.best_key or "", -model.tentatives)    # before the acceptance's fits (1, 2, ...)
-            if of != self.moves.of:
-                self.moves.renew(of, self.manipulator, self.best_config, embedded, None)
-            found = self.moves.next(self.manipulator, self._known)
-            if found is None:
-                return None
-            cfg, key = found
-        self.pending.add(key)
-        return Proposal(cfg, f"{self.path}/tentative", key)
 
     def _claim_unseen(self, cfg: Config, key: str) -> Optional[Proposal]:
         """``cfg`` (hashed to ``key``) as the model side's proposal, its key pending, or None when it was

@@ -29,10 +29,8 @@ def euclidean(n, seed):
     return np.sqrt(((pts[:, None] - pts[None]) ** 2).sum(-1))
 
 
-def _identifying(W, test_limit, randoms_wanted):
-    """How many random suggestions a run on ``W`` makes before it has made ``randoms_wanted`` of them
-    or its model left "identifying" (the checkpoints count random results; tours chosen from a
-    tentative fit come between them), and the model's status."""
+def _identifying(W, test_limit, evals):
+    """How many random suggestions a run on ``W`` makes in ``evals``, and the model's status."""
     n = W.shape[0]
     tech = MetricStructuralSurrogate("M")
     if test_limit is not None:
@@ -40,7 +38,7 @@ def _identifying(W, test_limit, randoms_wanted):
     space = ConfigurationManipulator([PermutationParameter("t", list(range(n)))])
     tech.bind(space, random.Random(4), "M")
     f, best, randoms = cost(W), np.inf, 0
-    while randoms < randoms_wanted and tech.model.status == "identifying":
+    for _ in range(evals):
         prop = tech.propose()
         randoms += prop.requestor == "M/identify"
         value = f(np.asarray(prop.config["t"]))
