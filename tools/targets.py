@@ -1,6 +1,6 @@
 """The benchmark targets, checked on the runs tools/compare.py has just made or reloaded.
 
-:func:`target_lines` is called by ``compare.report`` once per problem, after the reference lines; it
+:func:`target_lines` is called by ``compare_report.report`` once per problem, after the reference lines; it
 returns the problem's target and, for every technique of the run, its figure and ``met`` or
 ``missed``.  :func:`score_target_lines` is called under the aggregate score table.  Which target
 applies follows from the problem's data (``tools/problems.py``):
