@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 import zygote
+from tools import doc_figure_runs as runs
 
 REPO = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("doc_figures", REPO / "tools" / "doc_figures.py")
@@ -98,9 +99,9 @@ def test_the_sandbox_leaves_out_a_results_database_the_checkout_is_writing(tmp_p
     repo.mkdir()
     for name in ("README.md", "tunerlib.db", "tunerlib.db-wal", "tunerlib.db-shm", "tunerlib.db-journal", ".git"):
         (repo / name).write_text("")
-    monkeypatch.setattr(figures, "REPO", repo)
+    monkeypatch.setattr(runs, "REPO", repo)
     (tmp_path / "sandbox").mkdir()
-    work = figures._sandbox(tmp_path / "sandbox")
+    work = runs._sandbox(tmp_path / "sandbox")
     assert sorted(p.name for p in work.iterdir()) == ["README.md"]
 
 
@@ -113,13 +114,13 @@ def test_wildcards():
     assert not figures.matches(["stopped after 9 tests in 1.0 s"], ["stopped after 8 tests in 1.0 s"])
 
 
-@pytest.mark.skipif(not figures.shared_dir().is_dir(), reason="the shared data folder (../shared or "
+@pytest.mark.skipif(not runs.shared_dir().is_dir(), reason="the shared data folder (../shared or "
                     "$TUNERLIB_SHARED_DIR) is absent: the replay figures cannot run")
 def test_the_example_readmes_fast_figures_are_current(capsys, monkeypatch):
     """CI's check: a behaviour change that alters a deterministic README figure fails here until the
     README is updated (python tools/doc_figures.py --update --only <command>). The README commands
     run as zygote children (tests/helpers/zygote.py), with the hash seed the tool gives them."""
-    monkeypatch.setattr(figures, "subprocess", SimpleNamespace(**{**vars(subprocess), "Popen": zygote.popen}))
+    monkeypatch.setattr(runs, "subprocess", SimpleNamespace(**{**vars(subprocess), "Popen": zygote.popen}))
     code = figures.main(["--check", "--budget", "120"])
     captured = capsys.readouterr()
     assert code == 0, captured.err
