@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Set, Tuple
 
 KINDS = ("check", "measured")
 DEFAULT_TIMEOUT = 120.0
@@ -72,7 +72,8 @@ def _commands(lines: List[str], where: str) -> Tuple[List[str], int]:
     if not lines or not lines[0].startswith("$ "):
         raise FigureError(f"{where}: the figure's block must start with its command ('$ python ...')")
     commands: List[str] = []
-    used, parts = 0, None
+    used = 0
+    parts: Optional[List[str]] = None
     for line in lines:
         if parts is None:
             if not line.startswith("$ "):
@@ -137,7 +138,7 @@ def read_figures(path: str) -> Tuple[List[str], List[Figure]]:
 def unmarked_outputs(path: str, lines: Sequence[str], figures: Sequence[Figure]) -> List[str]:
     """Fenced blocks that look like a tuner's printed output (a ``tunerlib: ...`` summary line, a
     ``best ...`` line, a speed-up table) but are not marked as figures: ``file:line`` of each."""
-    marked = set()
+    marked: Set[int] = set()
     for fig in figures:
         marked.update(range(fig.line, fig.end + 2))
     out, i = [], 0
