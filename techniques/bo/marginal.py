@@ -66,37 +66,20 @@ def distinct_optima(optima: Sequence[Tuple[float, np.ndarray]], k: int) -> List[
     return [Hyper.from_theta(t) for t in kept]
 
 
-def log_volume(gp: GaussianProcess, theta: np.ndarray, step: float = 1e-3) -> float:
-    """Laplace estimate of the log posterior volume of the mode at ``theta``: ``0.5 sum log(2 pi /
-    lambda_i)`` over the eigenvalues of the Hessian of the negative log posterior (central
-    differences of its analytic gradient), each at least ``2 pi / R**2`` with ``R`` the widest box
-    side, so that flat directions (a channel switched off, a bound) count as spread over the box."""
-    d = len(theta)
-    H = np.empty((d, d))
-    for i in range(d):
-        e = np.zeros(d)
-        e[i] = step
-        H[:, i] = (gp.neg_log_posterior(theta + e)[1] - gp.neg_log_posterior(theta - e)[1]) / (2.0 * step)
-    width = max(hi - lo for lo, hi in gp.bounds)
-    lam = np.maximum(np.linalg.eigvalsh(0.5 * (H + H.T)), 2.0 * np.pi / width ** 2)
-    return float(0.5 * np.sum(np.log(2.0 * np.pi / lam)))
-
-
 def posterior_weights(log_posteriors: Sequence[float]) -> np.ndarray:
     """Normalised log weights ``log w_k`` proportional to the posterior densities ``exp(log_posteriors)``."""
     lp = np.asarray(log_posteriors, dtype=float)
     return lp - logsumexp(lp)
 
 
-def weighted_models(gp: GaussianProcess, settings: Sequence[Hyper], volume: bool = False) -> List[Weighted]:
+def weighted_models(gp: GaussianProcess, settings: Sequence[Hyper]) -> List[Weighted]:
     """``gp`` (its fitted setting) and a GP on the same data for every other setting of ``settings``,
-    each with its log weight from the log marginal posterior on the current data (plus the Laplace
-    :func:`log_volume` of its mode with ``volume``); called whenever BO refits its model with more
-    than one hyperparameter sample.  Settings whose covariance matrix cannot be factorised are left
-    out; the fitted one is always kept."""
+    each with its log weight from the log marginal posterior on the current data; called whenever BO
+    refits its model with more than one hyperparameter sample.  Settings whose covariance matrix
+    cannot be factorised are left out; the fitted one is always kept."""
     models = [gp]
     fitted = gp.hyper.theta()  # type: ignore[union-attr]
-    scores = [-gp.neg_log_posterior(fitted, grad=False)[0] + (log_volume(gp, fitted) if volume else 0.0)]
+    scores = [-gp.neg_log_posterior(fitted, grad=False)[0]]
     for hyper in settings:
         theta = hyper.theta()
         if len(theta) != len(fitted) or _same(theta, fitted):
@@ -110,7 +93,7 @@ def weighted_models(gp: GaussianProcess, settings: Sequence[Hyper], volume: bool
         except np.linalg.LinAlgError:
             continue
         models.append(other)
-        scores.append(-value + (log_volume(gp, theta) if volume else 0.0))
+        scores.append(-value)
     return list(zip(models, (float(w) for w in posterior_weights(scores))))
 
 

@@ -89,8 +89,6 @@ class BOOptions:
     #: posterior: the best distinct local optima of each hyperparameter search (:mod:`.marginal`; 1: the
     #: most probable setting alone)
     hyper_samples: int = 1
-    #: with ``hyper_samples`` above 1, weigh each setting also by the Laplace estimate of its mode's volume
-    hyper_volume: bool = False
     #: while the OK results number at most this many initial designs, each BO proposal uses the surrogate whose fit
     #: ranks them best by leave-one-out prediction instead of the ``copula_every`` turn (:mod:`.loo`; 0: never)
     surrogate_loo: int = 0

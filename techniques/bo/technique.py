@@ -256,7 +256,7 @@ class BayesianOptimization(Technique):
         fs = self._fs
         if gp.optima:                       # a hyperparameter search, not a refactorisation
             fs.alternatives, fs.alternatives_for = distinct_optima(gp.optima, k), fs.transform
-        return weighted_models(gp, fs.alternatives, self.options.hyper_volume)
+        return weighted_models(gp, fs.alternatives)
 
     def _fit_gp(self, D2: np.ndarray, raw: np.ndarray) -> tuple:
         """Fit the current surrogate's GP to the transformed targets (:func:`.fitstate.fit_gp`); returns

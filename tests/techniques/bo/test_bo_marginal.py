@@ -14,7 +14,7 @@ from tunerlib.techniques.bo import BayesianOptimization
 from tunerlib.techniques.bo.acquisition import Acquisition
 from tunerlib.techniques.bo.distances import SpaceEncoder
 from tunerlib.techniques.bo.gp import GaussianProcess, Hyper
-from tunerlib.techniques.bo.marginal import (IntegratedAcquisition, distinct_optima, log_volume, make_acquisition,
+from tunerlib.techniques.bo.marginal import (IntegratedAcquisition, distinct_optima, make_acquisition,
                                              posterior_weights, weighted_models)
 
 FAST = dict(n_random_samples=200, n_starts=3, hp_samples=10, hp_starts=3, max_local_steps=4)
@@ -85,15 +85,6 @@ def test_weighted_models_give_the_more_probable_setting_more_weight():
     assert lp_map > lp_other and w_map > w_other
     assert w_map - w_other == pytest.approx(lp_map - lp_other)
     assert math.exp(w_map) + math.exp(w_other) == pytest.approx(1.0)
-
-
-def test_log_volume_is_larger_for_a_flatter_mode():
-    m = space()
-    configs = random_configs(m, 12, 3)
-    _, gp, _, _ = fitted_gp(m, configs)
-    _, small, _, _ = fitted_gp(m, configs[:5])      # fewer results: a broader posterior
-    assert math.isfinite(log_volume(gp, gp.hyper.theta()))
-    assert log_volume(small, small.hyper.theta()) > log_volume(gp, gp.hyper.theta())
 
 
 def test_one_sample_is_the_plain_acquisition_and_the_integrated_one_averages_ei():
