@@ -29,8 +29,8 @@ technique asked for it (inside a bandit BO learns from all arms); ``propose`` re
    calls without new data propose the next-best distinct configurations.
 
 Additions to BaCO's recipe, each an option (ordinal Hamming channels, failure imputation, the
-feasibility forest's leaf size, trust-region steps, ridge channels, leave-one-out surrogate choice), are
-described, with the measurements behind them, in :mod:`.options`.
+feasibility forest's leaf size, trust-region steps, ridge channels, leave-one-out surrogate choice,
+integrated acquisition), are described, with the measurements behind them, in :mod:`.options`.
 
 While fewer than two OK results exist and results are pending, ``propose`` returns None; with
 nothing pending it keeps sampling: at random until the feasibility classifier can be trained, then
