@@ -10,7 +10,7 @@ searches and its own fitted model; :func:`surrogate_turn` says which one a BO pr
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -28,7 +28,9 @@ class FitState:
     ``hyper`` / ``transform``: the last searched hyperparameters and the transform they go with;
     ``searched_at``: OK results at the last hyperparameter search; ``fits``: searches so far (every
     ``hp_full_every``-th is a full one); ``model`` / ``model_at``: the fitted model and the number of
-    results it was fitted on (stale once more results arrived).
+    results it was fitted on (stale once more results arrived); ``alternatives``: further hyperparameter
+    settings (distinct local optima of the last search, :mod:`.marginal`) for transform
+    ``alternatives_for``, refined again as extra starts by the next search of that transform.
     """
 
     copula: bool = False
@@ -38,14 +40,20 @@ class FitState:
     fits: int = 0
     model: Optional[tuple] = None
     model_at: int = -1
+    alternatives: List[Hyper] = field(default_factory=list)
+    alternatives_for: Optional[TransformKey] = None
 
     def to_state(self) -> Dict[str, Any]:
         """The JSON-compatible hyperparameters ({} before the first fit), for ``state_dict``."""
         h = self.hyper
         if h is None:
             return {}
-        return {"lengthscales": [float(x) for x in h.lengthscales], "outputscale": h.outputscale,
-                "noise": h.noise, "transform": self.transform}
+        state: Dict[str, Any] = {"lengthscales": [float(x) for x in h.lengthscales], "outputscale": h.outputscale,
+                                 "noise": h.noise, "transform": self.transform}
+        if self.alternatives:
+            state["alternatives"] = [[[float(x) for x in a.lengthscales], a.outputscale, a.noise]
+                                     for a in self.alternatives]
+        return state
 
     def load_state(self, state: Dict[str, Any]) -> Optional[TransformKey]:
         """Restore :meth:`to_state`'s hyperparameters (also the older ``"log"`` flag) as the warm start
@@ -57,6 +65,9 @@ class FitState:
         key = key if key == "copula" else float(key)
         self.hyper = Hyper(np.array(state["lengthscales"], dtype=float), float(state["outputscale"]),
                            float(state["noise"]))
+        self.alternatives = [Hyper(np.array(ls, dtype=float), float(s), float(n))
+                             for ls, s, n in state.get("alternatives", ())]
+        self.alternatives_for = key if self.alternatives else None
         return key
 
 
@@ -111,7 +122,8 @@ def fit_gp(fs: FitState, hypers: Dict[TransformKey, Hyper], D2: np.ndarray, raw:
         std = float(np.std(t)) or 1.0
         y = (t - float(np.mean(t))) / std
         gp = GaussianProcess(D2, y, o.noise_prior, ridge_channels)
-        hyper = gp.fit(np_rng, samples, starts, hypers.get(key), o.hp_maxiter)
+        extra = fs.alternatives if key == fs.alternatives_for else ()
+        hyper = gp.fit(np_rng, samples, starts, hypers.get(key), o.hp_maxiter, extra)
         score = gp.log_posterior - len(raw) * math.log(std) + log_jacobian(raw, key)
         hypers[key] = hyper
         if best is None or score > best[0]:

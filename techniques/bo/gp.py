@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
@@ -126,6 +126,9 @@ class GaussianProcess:
         self.bounds = list(zip(lo, hi))
         self.hyper: Optional[Hyper] = None
         self.log_posterior = -math.inf
+        #: ``(-log posterior, theta)`` of the best random setting and of every refined setting of the
+        #: last :meth:`fit`, in the order found
+        self.optima: List[Tuple[float, np.ndarray]] = []
         self._L: Optional[np.ndarray] = None
         self._alpha: Optional[np.ndarray] = None
 
@@ -183,14 +186,16 @@ class GaussianProcess:
         return out
 
     def fit(self, rng: np.random.Generator, n_samples: int = 30, n_starts: int = 10,
-            previous: Optional[Hyper] = None, maxiter: int = 60) -> Hyper:
+            previous: Optional[Hyper] = None, maxiter: int = 60, extra: Sequence[Hyper] = ()) -> Hyper:
         """Multi-start MAP fit: score ``n_samples`` random settings (+ ``previous``), refine the best
-        ``n_starts`` with L-BFGS-B; keeps and returns the best.  Raises GPFitError if all fail."""
+        ``n_starts`` with L-BFGS-B, and also every setting of ``extra`` (earlier local optima kept for
+        :mod:`.marginal`); keeps and returns the best, and lists every refined optimum in
+        :attr:`optima`.  Raises GPFitError if all fail."""
         with single_thread_blas():
-            return self._fit(rng, n_samples, n_starts, previous, maxiter)
+            return self._fit(rng, n_samples, n_starts, previous, maxiter, extra)
 
     def _fit(self, rng: np.random.Generator, n_samples: int, n_starts: int, previous: Optional[Hyper],
-             maxiter: int) -> Hyper:
+             maxiter: int, extra: Sequence[Hyper] = ()) -> Hyper:
         thetas = self.random_thetas(rng, max(n_samples, 1))
         if previous is not None and len(previous.lengthscales) == self.P:
             thetas = np.vstack([previous.theta()[None, :], thetas])
@@ -199,13 +204,19 @@ class GaussianProcess:
         scores = np.array([self.neg_log_posterior(t, grad=False)[0] for t in thetas])
         order = np.argsort(scores, kind="stable")[: max(1, n_starts)]
         best_theta, best_value = thetas[order[0]], scores[order[0]]
-        for idx in order:
+        self.optima = [(float(best_value), best_theta)]
+        starts = [thetas[idx] for idx in order] + [np.clip(h.theta(), lo, hi) for h in extra
+                                                    if len(h.lengthscales) == self.P]
+        for start in starts:
             try:
-                res = minimize(self.neg_log_posterior, thetas[idx], jac=True, method="L-BFGS-B",
+                res = minimize(self.neg_log_posterior, start, jac=True, method="L-BFGS-B",
                                bounds=self.bounds, options={"maxiter": maxiter})
             except (ValueError, FloatingPointError, np.linalg.LinAlgError):
                 continue
-            if np.all(np.isfinite(res.x)) and res.fun < best_value:
+            if not np.all(np.isfinite(res.x)):
+                continue
+            self.optima.append((float(res.fun), np.clip(res.x, lo, hi)))
+            if res.fun < best_value:
                 best_theta, best_value = np.clip(res.x, lo, hi), float(res.fun)
         if best_value >= 1e24:
             raise GPFitError("no hyperparameter setting gave a positive-definite covariance matrix")

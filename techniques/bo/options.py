@@ -85,6 +85,10 @@ class BOOptions:
     hp_full_every: int = 10
     #: penalise GP noise variances above about 2 % of the targets' variance (:data:`.gp.NOISE_PRIOR`)
     noise_prior: bool = False
+    #: hyperparameter settings the expected improvement is averaged over, weighted by their marginal
+    #: posterior: the best distinct local optima of each hyperparameter search (:mod:`.marginal`; 1: the
+    #: most probable setting alone)
+    hyper_samples: int = 1
     #: while the OK results number at most this many initial designs, each BO proposal uses the surrogate whose fit
     #: ranks them best by leave-one-out prediction instead of the ``copula_every`` turn (:mod:`.loo`; 0: never)
     surrogate_loo: int = 0
@@ -199,7 +203,7 @@ BO_OPTIONS = schema_from_dataclass(BOOptions, {
     "max_enumeration_seconds": dict(lo=0.0, doc=f"deprecated: read as {NODES_PER_SECOND:,} max_enumeration_nodes per second"),
     "prior_beta": dict(lo=0.0),
     "feasibility_min_leaf": dict(lo=1, random_lo=1, random_hi=5), "copula_every": dict(lo=0, random_hi=4),
-    "surrogate_loo": dict(lo=0, random_hi=8)})
+    "surrogate_loo": dict(lo=0, random_hi=8), "hyper_samples": dict(lo=1, random_hi=8)})
 
 #: the initial design's size when ``initial_samples`` is not set: d + 1 up to this many (on 40
 #: parameters, 41 of a budget of 100 evaluations would go to random designs)

@@ -23,13 +23,14 @@ technique asked for it (inside a bandit BO learns from all arms); ``propose`` re
    that-many-th BO proposal to the copula one: by default every other proposal on finite spaces and
    none where a parameter is continuous (there the ranks lose the scale that refines a smooth
    objective near its optimum).
-   Then EI x P(feasible) is maximised (:mod:`.acquisition`).
+   Then EI x P(feasible) is maximised (:mod:`.acquisition`); with ``hyper_samples`` above 1 the EI is
+   averaged over several hyperparameter settings weighted by their posterior (:mod:`.marginal`).
    Results still in flight are excluded from the candidates (no constant liar), so repeated
    calls without new data propose the next-best distinct configurations.
 
 Additions to BaCO's recipe, each an option (ordinal Hamming channels, failure imputation, the
-feasibility forest's leaf size, trust-region steps, ridge channels, leave-one-out surrogate choice), are
-described, with the measurements behind them, in :mod:`.options`.
+feasibility forest's leaf size, trust-region steps, ridge channels, leave-one-out surrogate choice,
+integrated acquisition), are described, with the measurements behind them, in :mod:`.options`.
 
 While fewer than two OK results exist and results are pending, ``propose`` returns None; with
 nothing pending it keeps sampling: at random until the feasibility classifier can be trained, then
@@ -54,7 +55,7 @@ from ...parameters import ConfigurationError, ConfigurationManipulator, Feasible
 from ..base import Config, Feedback, Technique, TechniqueError
 from ..blas import single_thread_blas
 from ..options import configure
-from .acquisition import Acquisition, LocalSearch
+from .acquisition import LocalSearch
 from .budget import design_size
 from .design import NewDraws, SpreadDesign
 from .restart import StallRestart
@@ -64,6 +65,7 @@ from .fitstate import FitState, fit_gp, surrogate_turn
 from .gp import GaussianProcess, GPFitError, Hyper
 from .neighbours import NeighbourGenerator
 from .loo import loo_choice
+from .marginal import Weighted, distinct_optima, make_acquisition, weighted_models
 from .options import BO_OPTIONS, BOOptions
 from .prior_use import PriorDesign, mode_configuration, pibo_exponent, pibo_weight
 from .transforms import TransformKey, exponents
@@ -241,9 +243,20 @@ class BayesianOptimization(Technique):
         train = self.encoder.encode(configs)
         gp, y = self._fit_gp(self.encoder.sqdists(train, train), np.array([v for _, v in ok], dtype=float))
         best_i = int(np.argmin(y))
-        fs.model = (gp, train, float(y[best_i]), configs[best_i], self._fit_feasibility())
+        fs.model = (gp, train, float(y[best_i]), configs[best_i], self._fit_feasibility(), self._hyper_mixture(gp))
         fs.model_at = len(self._results)
         return fs.model
+
+    def _hyper_mixture(self, gp: GaussianProcess) -> List[Weighted]:
+        """The weighted GPs the acquisition averages over (:mod:`.marginal`): ``gp`` alone with
+        ``hyper_samples`` 1, else also the surrogate's other kept optima, renewed after each search."""
+        k = self.options.hyper_samples
+        if k <= 1:
+            return [(gp, 0.0)]
+        fs = self._fs
+        if gp.optima:                       # a hyperparameter search, not a refactorisation
+            fs.alternatives, fs.alternatives_for = distinct_optima(gp.optima, k), fs.transform
+        return weighted_models(gp, fs.alternatives)
 
     def _fit_gp(self, D2: np.ndarray, raw: np.ndarray) -> tuple:
         """Fit the current surrogate's GP to the transformed targets (:func:`.fitstate.fit_gp`); returns
@@ -270,10 +283,10 @@ class BayesianOptimization(Technique):
         turn = min(surrogate_turn(self._turns, self._every), len(self._fit_states) - 1)
         loo = self._window.ok_states <= o.surrogate_loo * self.n_initial and len(self._fit_states) > 1
         self._fs = self._fit_states[loo_choice(turn, len(self._fit_states), self._fitted_gp) if loo else turn]
-        gp, train, y_best, incumbent, feas = self._fit()
+        _, train, y_best, incumbent, feas, models = self._fit()
         eps = o.max_feasibility_threshold * self.rng.randrange(EPS_STEPS) / (EPS_STEPS - 1)
-        acq = Acquisition(self.encoder, gp, train, y_best, feas, eps,
-                          self.feasibility.features if self.feasibility is not None else None)
+        acq = make_acquisition(self.encoder, models, train, y_best, feas, eps,
+                               self.feasibility.features if self.feasibility is not None else None)
         radius = 0
         if o.stall_after > 0 and self._stalled() >= o.stall_after:
             self._local_turn = (self._local_turn + 1) % max(o.global_every, 1)
