@@ -212,8 +212,11 @@ INITIAL_DOC = (f"random feasible configurations before the first model (None: nu
                f"at most {MAX_INITIAL_DESIGN})")
 #: MultiObjectiveBO's options: BayesianOptimization's, each GP modelling the Gaussian copula of its metric by
 #: default (metrics such as energy and compile time span orders of magnitude with heavy tails), and its own
+#: BayesianOptimization's options that MultiObjectiveBO's own acquisition does not use (so naming one is an error)
+BO_ONLY_OPTIONS = frozenset({"hyper_samples"})
 MOBO_OPTIONS = tuple(replace(o, default=True) if o.name == "copula_transform" else
-                     replace(o, doc=INITIAL_DOC) if o.name == "initial_samples" else o for o in BO_OPTIONS) + (
+                     replace(o, doc=INITIAL_DOC) if o.name == "initial_samples" else o for o in BO_OPTIONS
+                     if o.name not in BO_ONLY_OPTIONS) + (
     Option("ehvi_units", str, "metric", choices=("metric", "model"),
            doc="the units the expected hypervolume improvement is computed in: 'model' (the GPs' "
                "standardised units) or 'metric' (the objectives' own, reference 1.1 x the observed "

@@ -96,7 +96,7 @@ class BayesianOptimization(Technique):
         super().__init__(name)
         given = {**(asdict(options) if options is not None else {}), **overrides}
         values = configure(self, given, attributes=False)   # a subclass's own options stay in self._options
-        self.options = BOOptions(**{f.name: values[f.name] for f in fields(BOOptions)})
+        self.options = BOOptions(**{f.name: values[f.name] for f in fields(BOOptions) if f.name in values})
         exponents(self.options.power_transforms)
         self._hypers: Dict[TransformKey, Hyper] = {}   # last fit per transform (warm starts)
         self._fit_states = [FitState()]                 # one per surrogate, built by bind

@@ -166,3 +166,10 @@ def test_the_kept_settings_round_trip_through_the_state_and_start_the_next_searc
         resumed.observe(Feedback(cfg, m.hash_config(cfg), v, "ok", resumed.name, False))
     resumed.propose()
     assert len(kept[0]) in extras
+
+
+def test_multi_objective_bo_rejects_the_option_its_acquisition_does_not_use():
+    from tunerlib.techniques import TechniqueError, create_technique
+    with pytest.raises(TechniqueError, match="MultiObjectiveBO has no option 'hyper_samples'"):
+        create_technique(["MultiObjectiveBO;hyper_samples,4"])
+    assert create_technique(["MultiObjectiveBO"]).options.hyper_samples == 1
