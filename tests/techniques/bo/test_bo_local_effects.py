@@ -67,7 +67,7 @@ def test_failures_are_imputed_with_the_worst_ok_value_and_never_become_best():
     _feed(m, bo, {"a": 8, "b": 8}, float("inf"), "error")
     train = bo._training_set()
     assert ({"a": 8, "b": 8}, 5.0) in train and len(train) == 3
-    _, _, y_best, incumbent, _ = bo._fit()
+    _, _, y_best, incumbent, _, _ = bo._fit()
     assert incumbent == {"a": 1, "b": 1}
     m2, off = _bo()                              # off by default
     _feed(m2, off, {"a": 1, "b": 1}, 3.0)
