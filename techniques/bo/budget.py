@@ -10,6 +10,9 @@ limit on random configurations, never fewer than ``d + 1`` and never more than `
 With no known count (a deadline alone, or the default cap) the design is ``d + 1``.  The share is the
 option ``design_share``, 0 (``d + 1``) by default: 0.2 helps rise_mm@table at 100 evaluations and costs
 on conv_a100, the TACO spaces and perturbed K-means copies at 60 (docs/benchmarks/default-technique.md).
+
+Options that change the model once a run has results enough (``ridge_after``, ``hyper_after``) count
+those results in initial designs with :func:`designs_reached`.
 """
 from __future__ import annotations
 
@@ -37,3 +40,9 @@ def design_size(dimensions: int, context: SearchContext, share: float, cap: floa
     if limit is None or share <= 0:
         return base
     return max(base, min(int(cap * base), int(round(share * limit))))
+
+
+def designs_reached(ok_results: int, designs: int, design: int) -> bool:
+    """Whether ``ok_results`` OK results number at least ``designs`` initial designs of ``design`` points
+    each (always with ``designs`` 0); called at each model fit for the options counted that way."""
+    return ok_results >= designs * design

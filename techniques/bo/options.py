@@ -30,7 +30,9 @@ Additions to BaCO's recipe, each an option (measured on the recorded Kernel Tune
   GP can follow a ridge along a diagonal (:mod:`.ridges`); ``ridge_after`` holds them back for the first fits;
 * ``surrogate_loo`` (off by default): while the OK results number at most that many initial designs, each BO
   proposal uses the surrogate (power transforms or copula) whose GP ranks them best by leave-one-out prediction
-  (:mod:`.loo`).
+  (:mod:`.loo`);
+* ``hyper_samples`` (1 by default): the expected improvement averaged over that many GP hyperparameter settings
+  weighted by their posterior (:mod:`.marginal`); ``hyper_after`` holds the average back for the first fits.
 """
 from __future__ import annotations
 
@@ -89,6 +91,9 @@ class BOOptions:
     #: posterior: the best distinct local optima of each hyperparameter search (:mod:`.marginal`; 1: the
     #: most probable setting alone)
     hyper_samples: int = 1
+    #: with ``hyper_samples`` above 1, the averaged acquisition is used once the OK results number at least this
+    #: many initial designs; before, BO proposes exactly as with ``hyper_samples`` 1 (0: from the first fit)
+    hyper_after: int = 0
     #: while the OK results number at most this many initial designs, each BO proposal uses the surrogate whose fit
     #: ranks them best by leave-one-out prediction instead of the ``copula_every`` turn (:mod:`.loo`; 0: never)
     surrogate_loo: int = 0
@@ -203,7 +208,8 @@ BO_OPTIONS = schema_from_dataclass(BOOptions, {
     "max_enumeration_seconds": dict(lo=0.0, doc=f"deprecated: read as {NODES_PER_SECOND:,} max_enumeration_nodes per second"),
     "prior_beta": dict(lo=0.0),
     "feasibility_min_leaf": dict(lo=1, random_lo=1, random_hi=5), "copula_every": dict(lo=0, random_hi=4),
-    "surrogate_loo": dict(lo=0, random_hi=8), "hyper_samples": dict(lo=1, random_hi=8)})
+    "surrogate_loo": dict(lo=0, random_hi=8), "hyper_samples": dict(lo=1, random_hi=8),
+    "hyper_after": dict(lo=0, random_hi=8)})
 
 #: the initial design's size when ``initial_samples`` is not set: d + 1 up to this many (on 40
 #: parameters, 41 of a budget of 100 evaluations would go to random designs)
@@ -213,7 +219,7 @@ INITIAL_DOC = (f"random feasible configurations before the first model (None: nu
 #: MultiObjectiveBO's options: BayesianOptimization's, each GP modelling the Gaussian copula of its metric by
 #: default (metrics such as energy and compile time span orders of magnitude with heavy tails), and its own
 #: BayesianOptimization's options that MultiObjectiveBO's own acquisition does not use (so naming one is an error)
-BO_ONLY_OPTIONS = frozenset({"hyper_samples"})
+BO_ONLY_OPTIONS = frozenset({"hyper_samples", "hyper_after"})
 MOBO_OPTIONS = tuple(replace(o, default=True) if o.name == "copula_transform" else
                      replace(o, doc=INITIAL_DOC) if o.name == "initial_samples" else o for o in BO_OPTIONS
                      if o.name not in BO_ONLY_OPTIONS) + (

@@ -24,7 +24,8 @@ technique asked for it (inside a bandit BO learns from all arms); ``propose`` re
    none where a parameter is continuous (there the ranks lose the scale that refines a smooth
    objective near its optimum).
    Then EI x P(feasible) is maximised (:mod:`.acquisition`); with ``hyper_samples`` above 1 the EI is
-   averaged over several hyperparameter settings weighted by their posterior (:mod:`.marginal`).
+   averaged over several hyperparameter settings weighted by their posterior (:mod:`.marginal`), from
+   the first fit or, with ``hyper_after``, once the OK results number that many initial designs.
    Results still in flight are excluded from the candidates (no constant liar), so repeated
    calls without new data propose the next-best distinct configurations.
 
@@ -56,7 +57,7 @@ from ..base import Config, Feedback, Technique, TechniqueError
 from ..blas import single_thread_blas
 from ..options import configure
 from .acquisition import LocalSearch
-from .budget import design_size
+from .budget import design_size, designs_reached
 from .design import NewDraws, SpreadDesign
 from .restart import StallRestart
 from .distances import ConfigKey, SpaceEncoder
@@ -238,7 +239,7 @@ class BayesianOptimization(Technique):
         if fs.model is not None and fs.model_at == len(self._results):
             return fs.model
         ok = self._training_set()
-        self.encoder.ridges.active = self._n_ok >= self.options.ridge_after * self.n_initial
+        self.encoder.ridges.active = designs_reached(self._n_ok, self.options.ridge_after, self.n_initial)
         configs = [c for c, _ in ok]
         train = self.encoder.encode(configs)
         gp, y = self._fit_gp(self.encoder.sqdists(train, train), np.array([v for _, v in ok], dtype=float))
@@ -249,9 +250,11 @@ class BayesianOptimization(Technique):
 
     def _hyper_mixture(self, gp: GaussianProcess) -> List[Weighted]:
         """The weighted GPs the acquisition averages over (:mod:`.marginal`): ``gp`` alone with
-        ``hyper_samples`` 1, else also the surrogate's other kept optima, renewed after each search."""
+        ``hyper_samples`` 1 or while the OK results number fewer than ``hyper_after`` initial designs
+        (no settings are kept then, so the fits are those of ``hyper_samples`` 1), else also the
+        surrogate's other kept optima, renewed after each search."""
         k = self.options.hyper_samples
-        if k <= 1:
+        if k <= 1 or not designs_reached(self._n_ok, self.options.hyper_after, self.n_initial):
             return [(gp, 0.0)]
         fs = self._fs
         if gp.optima:                       # a hyperparameter search, not a refactorisation
