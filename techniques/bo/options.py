@@ -216,10 +216,11 @@ BO_OPTIONS = schema_from_dataclass(BOOptions, {
 MAX_INITIAL_DESIGN = 20
 INITIAL_DOC = (f"random feasible configurations before the first model (None: number of parameters + 1, "
                f"at most {MAX_INITIAL_DESIGN})")
-#: MultiObjectiveBO's options: BayesianOptimization's, each GP modelling the Gaussian copula of its metric by
-#: default (metrics such as energy and compile time span orders of magnitude with heavy tails), and its own
 #: BayesianOptimization's options that MultiObjectiveBO's own acquisition does not use (so naming one is an error)
 BO_ONLY_OPTIONS = frozenset({"hyper_samples", "hyper_after"})
+#: MultiObjectiveBO's options: BayesianOptimization's but :data:`BO_ONLY_OPTIONS`, each GP modelling the Gaussian
+#: copula of its metric by default (metrics such as energy and compile time span orders of magnitude with heavy
+#: tails), and its own
 MOBO_OPTIONS = tuple(replace(o, default=True) if o.name == "copula_transform" else
                      replace(o, doc=INITIAL_DOC) if o.name == "initial_samples" else o for o in BO_OPTIONS
                      if o.name not in BO_ONLY_OPTIONS) + (
