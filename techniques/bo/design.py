@@ -92,14 +92,13 @@ class NewDraws:
         stratified design the one of its pool that covers the most unoccupied strata (:class:`.strata.StrataDesign`)."""
         if draw == "local":
             return self.random(local=True)
-        strata = self.strata if self.strata is not None and self.strata.active else None
-        size = strata.pool if strata is not None else self.spread.candidates
+        chooser = self.strata if self.strata is not None and self.strata.active else self.spread
+        size = self.strata.pool if chooser is self.strata else self.spread.candidates  # type: ignore[union-attr]
         if size == 1:
             return self.random(uniform=draw == "uniform")
         pool = [c for c in self.space.sample(self.rng, self.np_rng, size, draw == "uniform")
                 if self.key(c) not in self.excluded]
-        picked = strata.pick(pool) if strata is not None else self.spread.pick(pool)
-        return picked or self.random(uniform=draw == "uniform")
+        return chooser.pick(pool) or self.random(uniform=draw == "uniform")
 
     def guided(self, probability: Callable[[List[Config]], Any], ok_configs: Iterable[Config], neighbours: Any,
                samples: int) -> Optional[Config]:
