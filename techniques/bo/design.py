@@ -10,8 +10,7 @@ the design found.  Each design point is therefore the one of ``candidates`` unif
 configurations farthest (largest smallest distance, in the GP's own distance channels) from every
 configuration already evaluated or pending: Mitchell's best-candidate sampling, which stays random
 (a fresh draw of candidates per point) but spreads the points over every parameter's range.  With
-``candidates`` 1 the design is the uniform random one.  With ``design_strata`` the stratified design
-(:class:`.strata.StrataDesign`) picks those points instead.
+``candidates`` 1 the design is the uniform random one.
 """
 from __future__ import annotations
 
@@ -21,7 +20,6 @@ from typing import Any, Callable, Dict, Hashable, Iterable, List, Optional, Sequ
 import numpy as np
 
 from .distances import SpaceEncoder
-from .strata import StrataDesign
 
 Config = Dict[str, Any]
 
@@ -71,10 +69,9 @@ class NewDraws:
     random streams: the fallback of every proposal the model cannot make, and the initial design's points."""
 
     def __init__(self, space: Any, key: Callable[[Config], Hashable], excluded: Set[Hashable],
-                 spread: SpreadDesign, rng: random.Random, np_rng: np.random.Generator,
-                 strata: Optional[StrataDesign] = None) -> None:
+                 spread: SpreadDesign, rng: random.Random, np_rng: np.random.Generator) -> None:
         self.space, self.key, self.excluded, self.spread = space, key, excluded, spread
-        self.rng, self.np_rng, self.strata = rng, np_rng, strata
+        self.rng, self.np_rng = rng, np_rng
 
     def random(self, uniform: bool = False, local: bool = False) -> Optional[Config]:
         """A random feasible configuration not yet evaluated or pending, drawn from the priors (uniform
@@ -88,17 +85,12 @@ class NewDraws:
 
     def design(self, draw: str) -> Optional[Config]:
         """A design point of kind ``draw`` (:meth:`.prior_use.PriorDesign.next_draw`: "uniform", "local" or
-        "prior"): the best of ``design_candidates`` new random draws (:class:`SpreadDesign`), or with a
-        stratified design the one of its pool that covers the most unoccupied strata (:class:`.strata.StrataDesign`)."""
-        if draw == "local":
-            return self.random(local=True)
-        chooser = self.strata if self.strata is not None and self.strata.active else self.spread
-        size = self.strata.pool if chooser is self.strata else self.spread.candidates  # type: ignore[union-attr]
-        if size == 1:
-            return self.random(uniform=draw == "uniform")
-        pool = [c for c in self.space.sample(self.rng, self.np_rng, size, draw == "uniform")
+        "prior"): the best of ``design_candidates`` new random draws (:class:`SpreadDesign`)."""
+        if self.spread.candidates == 1 or draw == "local":
+            return self.random(uniform=draw == "uniform", local=draw == "local")
+        pool = [c for c in self.space.sample(self.rng, self.np_rng, self.spread.candidates, draw == "uniform")
                 if self.key(c) not in self.excluded]
-        return chooser.pick(pool) or self.random(uniform=draw == "uniform")
+        return self.spread.pick(pool) or self.random(uniform=draw == "uniform")
 
     def guided(self, probability: Callable[[List[Config]], Any], ok_configs: Iterable[Config], neighbours: Any,
                samples: int) -> Optional[Config]:

@@ -67,9 +67,6 @@ class BOOptions:
     design_cap: float = 2.0
     #: each design point is the farthest of this many random candidates from the configurations so far (:mod:`.design`)
     design_candidates: int = 1
-    #: each uniform design point is the one of max(``design_candidates``, 16) new random draws that puts the most
-    #: parameters into strata of their unit range (the design size of them) no earlier point occupies (:mod:`.strata`)
-    design_strata: bool = False
     #: random feasible configurations scored per acquisition optimisation
     n_random_samples: int = 2000
     #: best random samples used as local-search starts (the incumbent is added)

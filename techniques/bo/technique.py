@@ -6,8 +6,7 @@ technique asked for it (inside a bandit BO learns from all arms); ``propose`` re
 
 1. the initial design: ``initial_samples`` random feasible configurations (by default ``d + 1``; with
    ``design_share`` a share of a known test limit: :mod:`.budget`), each
-   the farthest of ``design_candidates`` uniform draws from those so far (:mod:`.design`) or, with
-   ``design_strata``, the draw that fills the most empty strata of the parameters' ranges (:mod:`.strata`), all
+   the farthest of ``design_candidates`` uniform draws from those so far (:mod:`.design`), all
    proposed up front; it is cut short when other techniques have already supplied that many OK
    results.  With user priors the prior's mode comes first and the rest stays uniform, or near the
    prior while no result inside its high region is measured or pending (:class:`.prior_use.PriorDesign`);
@@ -60,7 +59,6 @@ from ..options import configure
 from .acquisition import LocalSearch
 from .budget import design_size, designs_reached
 from .design import NewDraws, SpreadDesign
-from .strata import StrataDesign
 from .restart import StallRestart
 from .distances import ConfigKey, SpaceEncoder
 from .feasibility import FeasibilityModel
@@ -135,8 +133,7 @@ class BayesianOptimization(Technique):
         self._initial_made = 0
         self._design = PriorDesign(manipulator.prior)  # the mode first, then uniform or local draws
         self._spread = SpreadDesign(self.encoder, o.design_candidates)  # where the uniform draws go
-        self._strata = StrataDesign(self.encoder, self.n_initial, o.design_candidates, o.design_strata)
-        self._draws = NewDraws(self.cot, self.key, self._excluded, self._spread, self.rng, self.np_rng, self._strata)
+        self._draws = NewDraws(self.cot, self.key, self._excluded, self._spread, self.rng, self.np_rng)
         self._restart = StallRestart(o.restart_after * self.n_initial, self.n_initial, o.restart_gain)
         self._every = o.copula_every if o.copula_every is not None else (
             AUTO_COPULA_EVERY if manipulator.is_finite() else 0)
@@ -166,7 +163,6 @@ class BayesianOptimization(Technique):
         ckey = self.key(cfg)
         self._excluded.add(ckey)
         self._spread.note(ckey, cfg)
-        self._strata.note(cfg)
         if self.cot.is_feasible(cfg):
             self._feasible_seen.add(ckey)
         if feedback.unmeasured and not feedback.ok:   # a gap in a recording: never proposed again, but
@@ -190,7 +186,6 @@ class BayesianOptimization(Technique):
             self._hashes_pending[key] = ckey
             self._excluded.add(ckey)
             self._spread.note(ckey, cfg)
-            self._strata.note(cfg)
             self._feasible_seen.add(ckey)
         return cfg
 
@@ -341,7 +336,7 @@ class BayesianOptimization(Technique):
         """Restore :meth:`state_dict`'s design size (a resumed run may be given another test limit) and
         hyperparameters as warm starts (called after ``bind``)."""
         if state.get("initial_samples"):
-            self.n_initial = self._strata.strata = int(state["initial_samples"])
+            self.n_initial = int(state["initial_samples"])
             self._restart = StallRestart(self.options.restart_after * self.n_initial, self.n_initial,
                                          self.options.restart_gain)
         for fs, part in zip(self._fit_states, (state, state.get("copula") or {})):
