@@ -64,3 +64,8 @@ def test_randomatsp_names_a_random_asymmetric_tour_problem():
     M = np.asarray(prob.data["matrix"])
     assert M.shape == (12, 12) and not np.array_equal(M, M.T)
     assert prob.optimum is not None and prob.evaluate({"tour": list(range(12))}) >= prob.optimum
+
+
+def test_the_default_techniques_table_targets_are_printed_under_their_table_problems():
+    assert reference_lines("rise_mm@table") == ["  target: median <= 1.02 best/opt at 100 (auto)"]
+    assert "every seed within 1% at 20 (auto)" in reference_lines("rise_kmeans")[-1]
