@@ -1,5 +1,5 @@
 """mypy finds nothing in the installed package (``tunerlib`` with ``tunerlib.parameters`` and
-``tunerlib.techniques``), at its default strictness with pyproject.toml's ``[tool.mypy]``.  It runs
+``tunerlib.techniques``) and in the checkout's ``tools``, at its default strictness with pyproject.toml's ``[tool.mypy]``.  It runs
 through ``tools/typecheck.py``, which lays the package out as installed (setup.cfg maps two top-level
 folders into it).  mypy comes with the ``[test]`` extra."""
 import importlib.util

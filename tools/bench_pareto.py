@@ -32,7 +32,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -49,6 +49,8 @@ METRICS: Dict[str, str] = {"rise_kmeans": "energy", "rise_stencil": "energy",
                            "conv_a100": "compile_s", "dedisp_a100": "compile_s"}
 DEFAULT_TECHNIQUES = ("MultiObjectiveBO", "NSGA2", "PureRandom")
 Vector = Tuple[float, ...]
+#: metric vectors: a sequence of tuples or an array of one row per point
+Points = Union[Sequence[Vector], np.ndarray]
 
 
 @dataclass
@@ -65,9 +67,9 @@ class ParetoProblem:
 
     def values(self) -> Dict[str, List[Any]]:
         """Each parameter's legal values (for a peer tuner's categorical search space)."""
-        return {p.name: list(p.options if hasattr(p, "options") else p.values) for p in self.manipulator().parameters}
+        return {p.name: _legal_values(p) for p in self.manipulator().parameters}
 
-    def normalised(self, points: Sequence[Vector]) -> np.ndarray:
+    def normalised(self, points: Points) -> np.ndarray:
         """Points min-max normalised by the true front's ideal and nadir."""
         span = np.where(self.nadir > self.ideal, self.nadir - self.ideal, 1.0)
         return (np.asarray(points, dtype=float).reshape(-1, len(self.ideal)) - self.ideal) / span
@@ -85,7 +87,7 @@ def load(shared: Optional[str], name: str) -> ParetoProblem:
         rec = bench.lookup(config)
         if rec is None:
             return "not_measured", None
-        if not rec.ok or not isinstance(rec.extra.get(metric), (int, float)):
+        if not rec.ok or rec.value is None or not isinstance(rec.extra.get(metric), (int, float)):
             return "failed", None
         return "ok", (float(rec.value), float(rec.extra[metric]))
 
@@ -103,7 +105,12 @@ def reference_point(nadir: np.ndarray) -> np.ndarray:
     return nadir + np.where(nadir != 0, 0.1 * np.abs(nadir), 0.1)
 
 
-def hypervolume_ratio(problem: ParetoProblem, found: Sequence[Vector]) -> float:
+def _legal_values(parameter: Any) -> List[Any]:
+    """A categorical parameter's options, or an ordinal one's values."""
+    return list(parameter.options if hasattr(parameter, "options") else parameter.values)
+
+
+def hypervolume_ratio(problem: ParetoProblem, found: Points) -> float:
     """Hypervolume of ``found`` over the true front's, in the metrics' units, reference 1.1 x the
     true front's nadir (0 when ``found`` is empty)."""
     ref = reference_point(problem.nadir)
@@ -112,7 +119,7 @@ def hypervolume_ratio(problem: ParetoProblem, found: Sequence[Vector]) -> float:
     return hypervolume(pts, ref) / true if len(pts) else 0.0
 
 
-def normalised_hypervolume_ratio(problem: ParetoProblem, found: Sequence[Vector]) -> float:
+def normalised_hypervolume_ratio(problem: ParetoProblem, found: Points) -> float:
     """The ratio with both metrics min-max normalised by the true front's ideal and nadir and the
     reference point (1.1, ..., 1.1) (0 when ``found`` is empty)."""
     ref = [1.1] * len(problem.ideal)
@@ -152,8 +159,8 @@ def run(problem: ParetoProblem, technique: str, seed: int, budget: int,
             known[key] = (state, vec, unmeasured)
             out.append(vec)
         new = vec is not None and not duplicate and not any(all(a <= b for a, b in zip(p, vec)) for p in front)
-        if new:
-            front = [p for p in front if not dominates(vec, p)] + [vec]  # type: ignore[arg-type]
+        if new and vec is not None:
+            front = [p for p in front if not dominates(vec, p)] + [vec]
         values = vec if vec is not None else (math.inf, math.inf)
         started = time.process_time()
         tech.observe(Feedback(cfg, key, values[0], state, prop.requestor, new, duplicate, unmeasured,

@@ -31,7 +31,7 @@ from multiprocessing import Pool
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from tunerlib import MinimizeAttribute, Result, TuningRunManager
-from tunerlib.parameters import ConfigurationManipulator, Near
+from tunerlib.parameters import ConfigurationManipulator, Near, PrimitiveParameter
 
 if __package__ in (None, ""):   # run as a script (python tools/NAME.py): import tools from the checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -90,7 +90,7 @@ def _unit_distance(space: ConfigurationManipulator, centre: Dict[str, Any]) -> A
         total = 0.0
         for n in space.names:
             p = space.parameter(n)
-            if p.encoding == "unit":
+            if p.encoding == "unit" and isinstance(p, PrimitiveParameter):
                 total += abs(p.get_unit_value({n: cfg[n]}) - p.get_unit_value({n: centre[n]}))
             else:
                 total += float(cfg[n] != centre[n])
@@ -106,10 +106,10 @@ def evaluations_to_target(problem: Problem, technique: str, kind: str, seed: int
     space: ConfigurationManipulator = problem.manipulator()
     centre = prior_centre(problem, kind, region)
     if centre is not None and per_parameter:
-        for n in space.names:
-            space.set_prior(n, Near(centre[n], confidence))
+        for name in space.names:
+            space.set_prior(name, Near(centre[name], confidence))
     elif centre is not None:
-        space.set_prior_near({n: centre[n] for n in space.names}, confidence)
+        space.set_prior_near({name: centre[name] for name in space.names}, confidence)
     manager = TuningRunManager.for_space(space, MinimizeAttribute("value"), problem.name, (),
                                          test_limit=max_evals, seed=seed, database="memory://", quiet=True,
                                          technique=[technique])

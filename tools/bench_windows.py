@@ -17,8 +17,9 @@ import tempfile
 from collections import defaultdict
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_overhead import _Trivial  # noqa: E402
+if __package__ in (None, ""):   # run as a script (python tools/NAME.py): import tools from the checkout
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tools.bench_overhead import _Trivial  # noqa: E402
 
 from tunerlib import TuningOptions, TuningRun  # noqa: E402
 from tunerlib.techniques import Technique, registry  # noqa: E402
@@ -67,8 +68,9 @@ class _Counter:
 
 
 def _subclasses(cls: type) -> List[type]:
-    out = []
-    for sub in cls.__subclasses__():
+    out: List[type] = []
+    subs: List[type] = type.__subclasses__(cls)
+    for sub in subs:
         out += [sub] + _subclasses(sub)
     return out
 

@@ -56,7 +56,7 @@ def _throughput(url: str, workers: int) -> float:
     store = open_store(url)
     try:
         runs = store.list_runs()
-        dates = sorted(r.collection_date for r in store.run_results(runs[-1]["id"]))
+        dates = sorted(r.collection_date for r in store.run_results(runs[-1]["id"]) if r.collection_date is not None)
     finally:
         store.close()
     start = dates[min(workers, len(dates)) - 1]

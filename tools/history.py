@@ -84,8 +84,7 @@ def _measure(problem: Problem, index: int, base_seed: int, evaluations: int, dat
         except Exception as exc:  # a failing configuration is an ERROR result, as in a tuner
             manager.report_result(desired, Result(state="ERROR", extra={"error": repr(exc)}))
             continue
-        ok = value is not None
-        manager.report_result(desired, Result(extra={"value": float(value)}) if ok else Result(state="ERROR"))
+        manager.report_result(desired, Result(state="ERROR") if value is None else Result(extra={"value": float(value)}))
     manager.finish()
 
 

@@ -227,7 +227,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--effects", action="store_true",
                     help="also print each parameter's main effect: the spread of its per-value medians")
     args = ap.parse_args(argv)
-    rows = [("problem", "rows", "configs", "failed", "rows in space", "feasible space", "optimum (s)",
+    rows: List[Tuple[str, ...]] = [("problem", "rows", "configs", "failed", "rows in space", "feasible space", "optimum (s)",
              "expert (s)", "kind", "<=1.05x", "<=1.10x", "random to 1.10x",
              "best <=3 params from opt")]
     try:

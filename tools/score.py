@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, Mapping, Optional, Sequence
+from typing import Any, Dict, Mapping, Optional, Sequence, Union
 
 import numpy as np
 from scipy.special import gammaln
@@ -83,11 +83,11 @@ def make_population(values: Sequence[Optional[float]], costs: Optional[Sequence[
                     unmeasured: int = 0) -> Population:
     """A population from one value per feasible configuration (None or non-finite: failed), the
     simulated seconds each cost, and the number of feasible configurations that were never measured."""
-    good = [i for i, v in enumerate(values) if v is not None and math.isfinite(v)]
-    if not good:
+    finite = {i: v for i, v in enumerate(values) if v is not None and math.isfinite(v)}
+    if not finite:
         raise ValueError("a score needs at least one successful configuration")
-    good.sort(key=lambda i: values[i])       # stable: ties keep their order, with their costs
-    ok = np.array([values[i] for i in good], dtype=float)
+    good = sorted(finite, key=finite.__getitem__)       # stable: ties keep their order, with their costs
+    ok = np.array([finite[i] for i in good], dtype=float)
     cost = np.asarray(costs if costs is not None else [], dtype=float)
     aligned = None
     if cost.size:
@@ -119,7 +119,7 @@ def _sorted_with_failed(pop: Population) -> np.ndarray:
     return np.concatenate([pop.values, np.full(pop.failed, pop.worst)])
 
 
-def expected_random_best(pop: Population, budgets: Sequence[int]) -> np.ndarray:
+def expected_random_best(pop: Population, budgets: Union[Sequence[int], np.ndarray]) -> np.ndarray:
     """Expected best value of ``k`` uniform draws without replacement, for each ``k`` in ``budgets``.
 
     With the population sorted ascending, ``a_1 <= ... <= a_N`` (failed as the worst value),

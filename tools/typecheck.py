@@ -1,4 +1,4 @@
-"""mypy over the installed package ``tunerlib``, read from the checkout.
+"""mypy over the installed package ``tunerlib``, read from the checkout, and over the checkout's ``tools``.
 
     python -m tools.typecheck                    # the whole package, with pyproject.toml's [tool.mypy]
     python -m tools.typecheck -p tunerlib.db     # one subpackage (any other mypy arguments pass through)
