@@ -128,6 +128,12 @@ class MultiObjectiveBO(BayesianOptimization):
     #: such as energy and compile time span orders of magnitude with heavy tails)
     OPTIONS = MOBO_OPTIONS
 
+    def __init__(self, name: Optional[str] = None, options: Any = None, **overrides: Any) -> None:
+        """Configure as BayesianOptimization; the GPs keep one hyperparameter setting each (the
+        averaged expected improvement of ``hyper_samples`` has no hypervolume counterpart here)."""
+        super().__init__(name, options, **overrides)
+        self.options = replace(self.options, hyper_samples=1, hyper_after=0)
+
     def bind(self, manipulator: Any, rng: Any, path: Optional[str] = None) -> None:
         given = self.options
         if given.initial_samples is None:    # d + 1, at most MAX_INITIAL_DESIGN

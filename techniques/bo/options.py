@@ -31,8 +31,9 @@ Additions to BaCO's recipe, each an option (measured on the recorded Kernel Tune
 * ``surrogate_loo`` (off by default): while the OK results number at most that many initial designs, each BO
   proposal uses the surrogate (power transforms or copula) whose GP ranks them best by leave-one-out prediction
   (:mod:`.loo`);
-* ``hyper_samples`` (1 by default): the expected improvement averaged over that many GP hyperparameter settings
-  weighted by their posterior (:mod:`.marginal`); ``hyper_after`` holds the average back for the first fits.
+* ``hyper_samples`` (4 by default): the expected improvement averaged over that many GP hyperparameter settings
+  weighted by their posterior (:mod:`.marginal`); ``hyper_after`` (4 by default) holds the average back until the
+  OK results number that many initial designs, so short runs propose as with one setting.
 """
 from __future__ import annotations
 
@@ -89,11 +90,11 @@ class BOOptions:
     noise_prior: bool = False
     #: hyperparameter settings the expected improvement is averaged over, weighted by their marginal
     #: posterior: the best distinct local optima of each hyperparameter search (:mod:`.marginal`; 1: the
-    #: most probable setting alone)
-    hyper_samples: int = 1
+    #: most probable setting alone; 4 with ``hyper_after`` 4 measured in docs/benchmarks/default-technique.md)
+    hyper_samples: int = 4
     #: with ``hyper_samples`` above 1, the averaged acquisition is used once the OK results number at least this
     #: many initial designs; before, BO proposes exactly as with ``hyper_samples`` 1 (0: from the first fit)
-    hyper_after: int = 0
+    hyper_after: int = 4
     #: while the OK results number at most this many initial designs, each BO proposal uses the surrogate whose fit
     #: ranks them best by leave-one-out prediction instead of the ``copula_every`` turn (:mod:`.loo`; 0: never)
     surrogate_loo: int = 0

@@ -50,9 +50,9 @@ def test_designs_reached_counts_results_in_initial_designs():
 def test_proposals_are_those_of_one_sample_before_the_threshold_and_integrated_after(seed):
     threshold = 2 * DESIGN
     steps = threshold + 6
-    _, plain, _ = run(seed, steps)
+    _, plain, _ = run(seed, steps, hyper_samples=1)
     tech, late, mixtures = run(seed, steps, hyper_samples=4, hyper_after=2)
-    _, early, _ = run(seed, steps, hyper_samples=4)
+    _, early, _ = run(seed, steps, hyper_samples=4, hyper_after=0)
     # proposal i is made on i results: the first `threshold` ones are the plain acquisition's, exactly
     assert late[:threshold] == plain[:threshold]
     assert mixtures[DESIGN:threshold] == [1] * (threshold - DESIGN)
@@ -87,9 +87,20 @@ def test_the_option_is_named_validated_and_single_objective():
     tech = create_technique(["BayesianOptimization;hyper_samples,4;hyper_after,2"])
     assert tech.options.hyper_after == 2 and tech.option_values()["hyper_after"] == 2
     assert create_technique([technique_name(tech)]).options.hyper_after == 2
-    assert BayesianOptimization().options.hyper_after == 0
+    assert (BayesianOptimization().options.hyper_samples, BayesianOptimization().options.hyper_after) == (4, 4)
+    assert create_technique(["BayesianOptimization"]).option_values()["hyper_after"] == 4
     for bad in ("BayesianOptimization;hyper_after,-1", "BayesianOptimization;hyper_after,1.5"):
         with pytest.raises(TechniqueError, match="hyper_after"):
             create_technique([bad])
     with pytest.raises(TechniqueError, match="MultiObjectiveBO has no option 'hyper_after'"):
         create_technique(["MultiObjectiveBO;hyper_after,2"])
+    mobo = create_technique(["MultiObjectiveBO"]).options      # its GPs keep one setting each
+    assert (mobo.hyper_samples, mobo.hyper_after) == (1, 0)
+
+
+def test_the_default_proposes_as_hyper_samples_4_with_hyper_after_4():
+    steps = 4 * DESIGN + 6
+    _, default, mixtures = run(1, steps)
+    assert default == run(1, steps, hyper_samples=4, hyper_after=4)[1]
+    assert default[:4 * DESIGN] == run(1, steps, hyper_samples=1)[1][:4 * DESIGN]
+    assert max(mixtures[4 * DESIGN:]) > 1

@@ -129,23 +129,23 @@ def run(seed, steps=14, **options):
 
 
 def test_the_proposals_average_over_several_settings_and_are_deterministic_under_the_seed():
-    tech, first = run(5, hyper_samples=4)
-    _, second = run(5, hyper_samples=4)
+    tech, first = run(5, hyper_samples=4, hyper_after=0)
+    _, second = run(5, hyper_samples=4, hyper_after=0)
     assert first == second
     models = tech._fs.model[-1]
     assert len(tech._fs.alternatives) > 1 and len(models) > 1
     assert sum(math.exp(w) for _, w in models) == pytest.approx(1.0)
-    single, _ = run(5)
+    single, _ = run(5, hyper_samples=1)
     assert len(single._fs.model[-1]) == 1 and single._fs.alternatives == []
 
 
 def test_the_kept_settings_round_trip_through_the_state_and_start_the_next_search(monkeypatch):
-    tech, _ = run(2, hyper_samples=4)
+    tech, _ = run(2, hyper_samples=4, hyper_after=0)
     state = json.loads(json.dumps(tech.state_dict()))
     kept = [fs.alternatives for fs in tech._fit_states]
     assert state["alternatives"]
     m = space()
-    resumed = BayesianOptimization(**FAST, hyper_samples=4)
+    resumed = BayesianOptimization(**FAST, hyper_samples=4, hyper_after=0)
     resumed.bind(m, random.Random(2), "BO")
     resumed.load_state_dict(state)
     for fs, before in zip(resumed._fit_states, kept):
