@@ -56,7 +56,7 @@ import scipy.sparse as sp
 from ...parameters.features import FeatureGroup
 from .embedding import Embedding
 from .model import SparseBayesLinear
-from .residual import local_residual, optimism
+from .residual import local_residual
 
 #: permutations of fewer items keep the plain full-rank model (the embedding's n·d + 1 unknowns are
 #: then not much fewer than the n(n-1)/2 pairs)
@@ -258,18 +258,12 @@ class MetricBayesLinear(SparseBayesLinear):
             self.status, self.theta = "handed over", {}
         return self.status
 
-    def local_weights(self, directed: bool = False) -> np.ndarray:
+    def local_weights(self) -> np.ndarray:
         """The embedding's weights (the prior's centre) plus a residual fitted to the results added
-        since the acceptance (:func:`~.residual.local_residual`): the ranking of the measured moves.
-        When ``directed`` (the technique measured that the cost is), each directed step is lowered by
-        its uncertainty (:func:`~.residual.optimism`)."""
+        since the acceptance (:func:`~.residual.local_residual`): the ranking of the measured moves."""
         start = max(self.accepted_at, self.first)
-        X = self.rows.matrix(start)
         y = (np.asarray(self.y[start:]) - self.offset) / self.scale
-        w = self.prior_mean + local_residual(X, y, self.prior_mean)
-        if directed and self.directions is not None:
-            w = w + optimism(X, w, self.blocks, self.directions)
-        return w
+        return self.prior_mean + local_residual(self.rows.matrix(start), y, self.prior_mean)
 
     @property
     def _key(self) -> Tuple[int, bool]:

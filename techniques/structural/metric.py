@@ -163,7 +163,7 @@ class MetricStructuralSurrogate(StructuralSurrogate):
         model = self.model
         of = (self.best_key or "", getattr(model, "fits", 0))
         if of != self.moves.of:
-            weights = model.local_weights(bool(self.directed)) if isinstance(model, MetricBayesLinear) else None
+            weights = model.local_weights() if isinstance(model, MetricBayesLinear) else None
             self.moves.renew(of, self.manipulator, self.best_config, self._embedded(weights), self.directed)
         found = self.moves.next(self.manipulator, self._known)
         if found is None:
