@@ -205,8 +205,8 @@ def test_modules_and_functions_stay_small(module):
 
 
 # --------------------------------------------------------------------------- the core knows no domain
-#: words that name a recorded benchmark collection, its readers or the shared folder's layout (issue 15:
-#: they live in tunerlib.replay.recorded and the examples, never in tunerlib/)
+#: words that name a recorded benchmark collection, its readers or the shared folder's layout
+#: (they live in tunerlib.replay.recorded and the examples, never in tunerlib/)
 _DOMAIN_CS = re.compile(r"\b(RISE|TACO|CATBench|BaCO)\b")
 _DOMAIN_CI = re.compile(r"\b(kerneltuner\w*|kernel_tuner\w*|catbench\w*|baco\w*|gpu_cache|taco_cache|t1_specs|"
                         r"(?:rise|taco|gemm|conv|dedisp|pnpoly)_[a-z0-9_]+|read_(?:rise|taco)\w*)\b|\.\./shared\b",

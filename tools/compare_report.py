@@ -56,7 +56,7 @@ def report(results: Dict[Tuple[str, str], List[List[float]]], problems: Dict[str
             cpu = [c / max(1, len(v)) for v, c in split if c is not None]
             cells = [_cell(runs, b, opt) for b in budgets]
             per_eval = f"{statistics.mean(cpu):>12.4f}" if cpu else ""
-            out.write(f"{tech + f' (n={len(runs)})':<32}" + "".join(f"{c:>46}" for c in cells) + per_eval + "\n")
+            out.write(f"{tech + f' (n={len(runs)})':<32}" + "".join(f" {c:>45}" for c in cells) + per_eval + "\n")
             if opt:
                 within = _within_text(runs, budgets, opt, .01)
                 out.write(f"{'':<4}runs within 1% of the optimum: {within}\n")

@@ -1,4 +1,4 @@
-"""Issue 18 item 6, units: the objective's unit is printed after the best value in the summary and given
+"""Units: the objective's unit is printed after the best value in the summary and given
 as ``unit`` by --summary-json (unitless objectives print as before), it is recorded with every new run,
 and --resume refuses, with one line and without touching the database file, a run whose recorded unit
 differs from the tuner's or was never recorded (runs from before units were recorded: replays then stored

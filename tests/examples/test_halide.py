@@ -116,7 +116,7 @@ def _loop_nest(spec, cfg):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_default_config_is_halides_default_schedule(name):
-    """Issue 18 item 4: the "default" the search starts from is the schedule Halide uses without any
+    """The "default" the search starts from is the schedule Halide uses without any
     directive; matmul's prod is computed per output point (a one-float accumulator), not at root."""
     spec = pipelines.PIPELINES[name]
     assert _loop_nest(spec, schedule.default_config(spec)) == _loop_nest(spec, None)

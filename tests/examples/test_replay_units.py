@@ -1,4 +1,4 @@
-"""Issue 18 item 6, one unit: the recorded tables hold milliseconds, yet a replayed run of the RISE and
+"""One unit: the recorded tables hold milliseconds, yet a replayed run of the RISE and
 TACO tuners reports seconds everywhere -- the results database, --summary-json and the final table,
 whose header states the unit -- like their measured backends.  Skipped when ../shared is absent."""
 import csv

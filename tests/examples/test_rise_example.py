@@ -76,7 +76,7 @@ def runner():
 @pytest.mark.parametrize("units, mapped", [(2, {"expert, 2 work-groups": dict(ls0=32, ls1=32, gs0=64, gs1=32)}),
                                            (1024, {})])
 def test_gpu_baselines_are_mapped_to_the_devices_compute_units(units, mapped):
-    """Issue 18 item 4: the paper's GPU expert launches 1024 work-groups of 32x32 on stencil (1024);
+    """The paper's GPU expert launches 1024 work-groups of 32x32 on stencil (1024);
     mapped to a device of 2 compute units it keeps its work-group shape and launches 2."""
     rows = rise_spaces.baselines("stencil", 1024, units)
     expert = rise_spaces.paper_config("stencil", "expert", 1024)

@@ -463,7 +463,7 @@ def test_print_params_shows_the_default_schedule(kernel, capsys):
 
 
 def test_baselines_are_shown_as_given_and_mapped_to_this_machine(monkeypatch):
-    """Item 4 of issue 18: the default and expert ask for 32 threads; on a smaller machine they are also
+    """The default and expert ask for 32 threads; on a smaller machine they are also
     shown with its thread count, and speed-ups are stated over the stronger form."""
     rows = dict(spaces.baselines("spmm", 2))
     assert list(rows) == ["default", "default, 2 threads", "expert", "expert, 2 threads"]

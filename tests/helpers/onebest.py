@@ -1,4 +1,4 @@
-"""One best (issue 18 item 3): the configuration a tuner's final table shows as its re-timed best is
+"""One best: the configuration a tuner's final table shows as its re-timed best is
 the one every other output names -- the summary, --summary-json, --final-config and the results
 database's best (``tunerlib report``) -- with the table's re-timed value and the value recorded
 during the search."""

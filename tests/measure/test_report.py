@@ -26,7 +26,7 @@ def test_rows_from_timings_keeps_order_and_reasons():
 
 
 def test_the_table_is_in_seconds_with_the_digits_its_fastest_row_needs():
-    """Issue 18 item 6: one unit (seconds) in every table, stated in its header; a sub-millisecond
+    """One unit (seconds) in every table, stated in its header; a sub-millisecond
     kernel keeps 4 significant digits, a slow one is not padded past them."""
     lines = format_table("t", [("default", 1.5, None), (BEST, 0.000302)]).splitlines()
     assert lines[1].split()[1:3] == ["time", "(s)"] and "ms" not in lines[1]

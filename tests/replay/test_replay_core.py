@@ -136,7 +136,7 @@ def test_main_replays_a_measurement_csv_and_reports_bad_arguments(tmp_path, caps
 
 
 def test_the_reader_converts_the_files_unit_to_seconds(tmp_path):
-    """Issue 18 item 6: a table holds seconds whatever unit its file records; the cost follows."""
+    """A table holds seconds whatever unit its file records; the cost follows."""
     path = tmp_path / "tiny.csv"
     path.write_text(CSV.replace("9.0", "9000.0"))
     in_us = read_csv_table(path, unit="us")
@@ -148,7 +148,7 @@ def test_the_reader_converts_the_files_unit_to_seconds(tmp_path):
 
 
 def test_a_replayed_run_is_in_seconds_in_the_database_summary_and_report(tmp_path, capsys):
-    """Issue 18 item 6: the file records ms; the run's database, --summary-json and closing line hold
+    """The file records ms; the run's database, --summary-json and closing line hold
     seconds (the recorded ms / 1000), as a measured backend's do."""
     path, db, js = tmp_path / "tiny.csv", tmp_path / "m.db", tmp_path / "s.json"
     path.write_text(CSV)

@@ -1,4 +1,4 @@
-"""The technique catalogue (issue 15): lazy entries, one option schema, names that parse back."""
+"""The technique catalogue: lazy entries, one option schema, names that parse back."""
 import inspect
 import json
 import random

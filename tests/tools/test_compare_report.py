@@ -33,7 +33,7 @@ def test_report_without_baselines_prints_none():
 
 
 def test_a_timed_problem_states_its_unit_in_the_header_and_figures():
-    """Issue 18 item 6: replays and measured examples report seconds, and the report says so; a tour
+    """Replays and measured examples report seconds, and the report says so; a tour
     length has no unit to state."""
     timed = Problem("rise_toy", lambda: None, lambda c: 0.0, 0.002, [2], data={"expert_value": 0.004}, unit="s")
     tour = Problem("tour", lambda: None, lambda c: 0.0, 7542.0, [2])
