@@ -57,6 +57,12 @@ def test_a_port_in_use_or_out_of_range_is_one_line(monkeypatch, writer, tmp_path
     assert "from 0 to 65535" in _one_line_error(capsys, run.db.display_url, "--port", "70000")
 
 
+def _ctrl_c_default() -> None:
+    """In the child before it starts: SIGINT as in a terminal's foreground. A test run started in the
+    background inherits SIGINT ignored, and Python then installs no KeyboardInterrupt handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_started_it_serves_the_page_and_plotly_and_stops_on_ctrl_c(writer):
     try:
         bundle = plotly_bundle()
@@ -65,7 +71,7 @@ def test_started_it_serves_the_page_and_plotly_and_stops_on_ctrl_c(writer):
     run = writer()
     run.add(3)
     proc = subprocess.Popen([sys.executable, "-m", "tunerlib.cli", "dashboard", run.db.display_url, "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_ctrl_c_default)
     try:
         end, line = time.monotonic() + 300, ""
         while "\n" not in line and time.monotonic() < end and proc.poll() is None:
