@@ -141,6 +141,8 @@ class BOOptions:
     local_radius: int = 2  #: radius (number of differing parameters) of the trust-region steps
     #: trust-region steps search near each of the best this many results (1: the best alone; :mod:`.window`)
     local_centres: int = 1
+    #: a BO proposal from a GP fit that explains the targets as noise is a trust-region step (:mod:`.flat`)
+    flat_local: bool = False
     global_every: int = 3  #: while stalled, every this-many-th proposal is global, the others trust-region steps
     #: default permutation distance: "spearman", "kendall" or "hamming"
     permutation_distance: str = "spearman"
@@ -218,7 +220,7 @@ MAX_INITIAL_DESIGN = 20
 INITIAL_DOC = (f"random feasible configurations before the first model (None: number of parameters + 1, "
                f"at most {MAX_INITIAL_DESIGN})")
 #: BayesianOptimization's options that MultiObjectiveBO's own acquisition does not use (so naming one is an error)
-BO_ONLY_OPTIONS = frozenset({"hyper_samples", "hyper_after"})
+BO_ONLY_OPTIONS = frozenset({"hyper_samples", "hyper_after", "flat_local"})
 #: MultiObjectiveBO's options: BayesianOptimization's but :data:`BO_ONLY_OPTIONS`, each GP modelling the Gaussian
 #: copula of its metric by default (metrics such as energy and compile time span orders of magnitude with heavy
 #: tails), and its own

@@ -63,6 +63,7 @@ from .restart import StallRestart
 from .distances import ConfigKey, SpaceEncoder
 from .feasibility import FeasibilityModel
 from .fitstate import FitState, fit_gp, surrogate_turn
+from .flat import flat_radius
 from .gp import GaussianProcess, GPFitError, Hyper
 from .neighbours import NeighbourGenerator
 from .loo import loo_choice
@@ -286,7 +287,7 @@ class BayesianOptimization(Technique):
         turn = min(surrogate_turn(self._turns, self._every), len(self._fit_states) - 1)
         loo = self._window.ok_states <= o.surrogate_loo * self.n_initial and len(self._fit_states) > 1
         self._fs = self._fit_states[loo_choice(turn, len(self._fit_states), self._fitted_gp) if loo else turn]
-        _, train, y_best, incumbent, feas, models = self._fit()
+        gp, train, y_best, incumbent, feas, models = self._fit()
         eps = o.max_feasibility_threshold * self.rng.randrange(EPS_STEPS) / (EPS_STEPS - 1)
         acq = make_acquisition(self.encoder, models, train, y_best, feas, eps,
                                self.feasibility.features if self.feasibility is not None else None)
@@ -294,6 +295,7 @@ class BayesianOptimization(Technique):
         if o.stall_after > 0 and self._stalled() >= o.stall_after:
             self._local_turn = (self._local_turn + 1) % max(o.global_every, 1)
             radius = o.local_radius if self._local_turn else 0
+        radius = radius or flat_radius(gp.hyper, o.flat_local, o.local_radius)   # no guidance from a flat fit
         if self.manipulator.prior and o.prior_beta > 0:  # type: ignore[union-attr]
             weight = pibo_weight(self.manipulator.prior, *self._prior_evidence())  # type: ignore[union-attr]
             acq.weigh_by_prior(weight, self.prior_exponent(radius > 0))
