@@ -25,6 +25,9 @@ Additions to BaCO's recipe, each an option (measured on the recorded Kernel Tune
   improved the best by ``stall_gain`` of it, all but every ``global_every``-th proposal maximise it only over
   configurations within ``local_radius`` changed parameters of the best (on spaces scored whole;
   on larger spaces the local search from the incumbent plays this part);
+* ``flat_local`` (off by default): a proposal from a GP fit that explains the targets as noise (outputscale
+  below 5 % of the noise variance, :mod:`.flat`) is a trust-region step of ``local_radius`` around the best,
+  not a global maximum of the expected improvement, which such a fit puts wherever the data are farthest;
 * ``ridge_channels`` (off by default): distance channels on the sums or differences of pairs of numeric
   parameters' unit values (products and ratios of power-of-two sizes), each with its own lengthscale, so the
   GP can follow a ridge along a diagonal (:mod:`.ridges`); ``ridge_after`` holds them back for the first fits;

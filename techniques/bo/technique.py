@@ -29,9 +29,9 @@ technique asked for it (inside a bandit BO learns from all arms); ``propose`` re
    Results still in flight are excluded from the candidates (no constant liar), so repeated
    calls without new data propose the next-best distinct configurations.
 
-Additions to BaCO's recipe, each an option (ordinal Hamming channels, failure imputation, the
-feasibility forest's leaf size, trust-region steps, ridge channels, leave-one-out surrogate choice,
-integrated acquisition), are described, with the measurements behind them, in :mod:`.options`.
+Additions to BaCO's recipe, each an option (ordinal Hamming channels, failure imputation, the feasibility
+forest's leaf size, trust-region steps, also after a flat fit (:mod:`.flat`), ridge channels, leave-one-out
+surrogate choice, integrated acquisition), are described, with the measurements behind them, in :mod:`.options`.
 
 While fewer than two OK results exist and results are pending, ``propose`` returns None; with
 nothing pending it keeps sampling: at random until the feasibility classifier can be trained, then
