@@ -25,9 +25,6 @@ Additions to BaCO's recipe, each an option (measured on the recorded Kernel Tune
   improved the best by ``stall_gain`` of it, all but every ``global_every``-th proposal maximise it only over
   configurations within ``local_radius`` changed parameters of the best (on spaces scored whole;
   on larger spaces the local search from the incumbent plays this part);
-* ``flat_local`` (off by default): a proposal from a GP fit that explains the targets as noise (outputscale
-  below 5 % of the noise variance, :mod:`.flat`) is a trust-region step of ``local_radius`` around the best,
-  not a global maximum of the expected improvement, which such a fit puts wherever the data are farthest;
 * ``ridge_channels`` (off by default): distance channels on the sums or differences of pairs of numeric
   parameters' unit values (products and ratios of power-of-two sizes), each with its own lengthscale, so the
   GP can follow a ridge along a diagonal (:mod:`.ridges`); ``ridge_after`` holds them back for the first fits;
@@ -144,8 +141,6 @@ class BOOptions:
     local_radius: int = 2  #: radius (number of differing parameters) of the trust-region steps
     #: trust-region steps search near each of the best this many results (1: the best alone; :mod:`.window`)
     local_centres: int = 1
-    #: a BO proposal from a GP fit that explains the targets as noise is a trust-region step (:mod:`.flat`)
-    flat_local: bool = False
     global_every: int = 3  #: while stalled, every this-many-th proposal is global, the others trust-region steps
     #: default permutation distance: "spearman", "kendall" or "hamming"
     permutation_distance: str = "spearman"
@@ -223,7 +218,7 @@ MAX_INITIAL_DESIGN = 20
 INITIAL_DOC = (f"random feasible configurations before the first model (None: number of parameters + 1, "
                f"at most {MAX_INITIAL_DESIGN})")
 #: BayesianOptimization's options that MultiObjectiveBO's own acquisition does not use (so naming one is an error)
-BO_ONLY_OPTIONS = frozenset({"hyper_samples", "hyper_after", "flat_local"})
+BO_ONLY_OPTIONS = frozenset({"hyper_samples", "hyper_after"})
 #: MultiObjectiveBO's options: BayesianOptimization's but :data:`BO_ONLY_OPTIONS`, each GP modelling the Gaussian
 #: copula of its metric by default (metrics such as energy and compile time span orders of magnitude with heavy
 #: tails), and its own

@@ -29,9 +29,9 @@ technique asked for it (inside a bandit BO learns from all arms); ``propose`` re
    Results still in flight are excluded from the candidates (no constant liar), so repeated
    calls without new data propose the next-best distinct configurations.
 
-Additions to BaCO's recipe, each an option (ordinal Hamming channels, failure imputation, the feasibility
-forest's leaf size, trust-region steps, also after a flat fit (:mod:`.flat`), ridge channels, leave-one-out
-surrogate choice, integrated acquisition), are described, with the measurements behind them, in :mod:`.options`.
+Additions to BaCO's recipe, each an option (ordinal Hamming channels, failure imputation, the
+feasibility forest's leaf size, trust-region steps, ridge channels, leave-one-out surrogate choice,
+integrated acquisition), are described, with the measurements behind them, in :mod:`.options`.
 
 While fewer than two OK results exist and results are pending, ``propose`` returns None; with
 nothing pending it keeps sampling: at random until the feasibility classifier can be trained, then
@@ -63,7 +63,6 @@ from .restart import StallRestart
 from .distances import ConfigKey, SpaceEncoder
 from .feasibility import FeasibilityModel
 from .fitstate import FitState, fit_gp, surrogate_turn
-from .flat import flat_radius
 from .gp import GaussianProcess, GPFitError, Hyper
 from .neighbours import NeighbourGenerator
 from .loo import loo_choice
@@ -287,7 +286,7 @@ class BayesianOptimization(Technique):
         turn = min(surrogate_turn(self._turns, self._every), len(self._fit_states) - 1)
         loo = self._window.ok_states <= o.surrogate_loo * self.n_initial and len(self._fit_states) > 1
         self._fs = self._fit_states[loo_choice(turn, len(self._fit_states), self._fitted_gp) if loo else turn]
-        gp, train, y_best, incumbent, feas, models = self._fit()
+        _, train, y_best, incumbent, feas, models = self._fit()
         eps = o.max_feasibility_threshold * self.rng.randrange(EPS_STEPS) / (EPS_STEPS - 1)
         acq = make_acquisition(self.encoder, models, train, y_best, feas, eps,
                                self.feasibility.features if self.feasibility is not None else None)
@@ -295,7 +294,6 @@ class BayesianOptimization(Technique):
         if o.stall_after > 0 and self._stalled() >= o.stall_after:
             self._local_turn = (self._local_turn + 1) % max(o.global_every, 1)
             radius = o.local_radius if self._local_turn else 0
-        radius = radius or flat_radius(gp.hyper, o.flat_local, o.local_radius)   # no guidance from a flat fit
         if self.manipulator.prior and o.prior_beta > 0:  # type: ignore[union-attr]
             weight = pibo_weight(self.manipulator.prior, *self._prior_evidence())  # type: ignore[union-attr]
             acq.weigh_by_prior(weight, self.prior_exponent(radius > 0))
