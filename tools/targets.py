@@ -130,9 +130,11 @@ def score_target_lines(scores: Mapping[str, Mapping[str, float]], caches: Sequen
 AUTO, OLD_DEFAULT, AUTO_TOLERANCE = "auto", "AUCBanditMetaTechniqueG", 0.02
 
 
-def _quantile(values: Sequence[float], q: float) -> float:
+def percentile(values: Sequence[float], q: float) -> float:
+    """The ``q`` quantile of ``values`` (0 <= q <= 1) as compare.py's tables print it: the value at the
+    sorted position nearest to ``q * (n - 1)`` (of 10 seeds, the 8th best for the 80th percentile)."""
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+    return ordered[min(len(ordered) - 1, max(0, int(round(q * (len(ordered) - 1)))))]
 
 
 def auto_lines(runs: Mapping[str, Sequence[Sequence[float]]], budgets: Sequence[int],
@@ -153,7 +155,7 @@ def auto_lines(runs: Mapping[str, Sequence[Sequence[float]]], budgets: Sequence[
         mine = statistics.median(bests(AUTO, budget))
         medians = {t: statistics.median(bests(t, budget)) for t in others}
         best = min(medians, key=lambda t: (medians[t], t))
-        band = _quantile(bests(best, budget), 0.8)
+        band = percentile(bests(best, budget), 0.8)
         ok = mine <= medians[best] * (1 + AUTO_TOLERANCE) + 1e-12 or mine <= band
         text = (f"  auto check @{budget}: auto median {mine:.4g}{unit}, best other {best} {medians[best]:.4g}{unit} "
                 f"(80th percentile {band:.4g}{unit}) -- {'met' if ok else 'missed'}")
