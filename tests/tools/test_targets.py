@@ -134,6 +134,19 @@ def test_the_auto_check_band_is_the_80th_percentile_the_report_prints():
     assert "(80th percentile 1.3x) -- missed" in auto_lines(five, [100], 1.0)[0]
 
 
+def test_the_auto_check_gives_no_verdict_when_most_runs_found_no_value():
+    from tools.targets import auto_lines
+    none = [[math.inf] * 60] * 3
+    runs = {"auto": none, "AUCBanditMetaTechniqueG": none, "Other": none}
+    line = auto_lines(runs, [60], 1.0)[0]
+    assert line.endswith("-- no verdict (most runs found no value); AUCBanditMetaTechniqueG infx -- "
+                         "no verdict (most runs found no value)")
+    runs["Other"] = [[math.inf] * 59 + [1.0]] * 2 + none[:1]             # median 1.0, 80th percentile inf
+    assert "-- missed" in auto_lines(runs, [60], 1.0)[0]
+    runs["auto"] = [[math.inf] * 59 + [1.5]] * 3
+    assert auto_lines(runs, [60], 1.0)[0].endswith("-- met; AUCBanditMetaTechniqueG infx -- not worse")
+
+
 def test_compare_prints_the_auto_check(monkeypatch):
     problem = Problem("p", lambda: None, lambda c: 0.0, 1.0, [10])
     results = {("p", "auto"): [[2.0] * 9 + [1.0] + [-0.1]], ("p", "PureRandom"): [[2.0] * 10 + [-0.1]]}
