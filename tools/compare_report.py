@@ -20,16 +20,11 @@ from tools.compare_scores import score_block, score_summary
 from tools.problems import Problem
 from tools.references import reference_lines
 from tools.score import SpaceScore, within
-from tools.targets import auto_lines, is_kernel_tuner_cache, target_lines
+from tools.targets import auto_lines, is_kernel_tuner_cache, percentile, target_lines
 
 
 def _best_at(values: Sequence[float], budget: int) -> float:
     return min(values[:budget], default=math.inf)
-
-
-def _pct(xs: List[float], q: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, max(0, int(round(q * (len(xs) - 1)))))]
 
 
 def report(results: Dict[Tuple[str, str], List[List[float]]], problems: Dict[str, Problem],
@@ -123,4 +118,4 @@ def _cell(runs: List[List[float]], budget: int, opt: Optional[float]) -> str:
     med = statistics.median(bests)
     ratio = f" ({med / opt:.3f}x)" if opt else ""
     worst = f" max {max(bests) / opt:.3f}x" if opt else ""
-    return f"{med:>10.5g} [{_pct(bests, .2):.5g}, {_pct(bests, .8):.5g}]{ratio}{worst}"
+    return f"{med:>10.5g} [{percentile(bests, .2):.5g}, {percentile(bests, .8):.5g}]{ratio}{worst}"

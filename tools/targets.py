@@ -130,16 +130,20 @@ def score_target_lines(scores: Mapping[str, Mapping[str, float]], caches: Sequen
 AUTO, OLD_DEFAULT, AUTO_TOLERANCE = "auto", "AUCBanditMetaTechniqueG", 0.02
 
 
-def _quantile(values: Sequence[float], q: float) -> float:
+def percentile(values: Sequence[float], q: float) -> float:
+    """The ``q`` quantile of ``values`` (0 <= q <= 1) as compare.py's tables print it: the value at the
+    sorted position nearest to ``q * (n - 1)`` (of 10 seeds, the 8th best for the 80th percentile)."""
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+    return ordered[min(len(ordered) - 1, max(0, int(round(q * (len(ordered) - 1)))))]
 
 
 def auto_lines(runs: Mapping[str, Sequence[Sequence[float]]], budgets: Sequence[int],
                optimum: Optional[float]) -> List[str]:
     """Per budget: ``auto``'s median best against the best other technique's median of the run
     (met when within :data:`AUTO_TOLERANCE` or inside that technique's 20th-80th percentile band of
-    seeds) and against the old default's; [] when ``auto`` or every other technique is absent."""
+    seeds) and against the old default's, with no verdict where both medians are infinite (most runs
+    found no valid configuration, as in a sparse table's whole space); [] when ``auto`` or every other
+    technique is absent."""
     others = {t: r for t, r in runs.items() if t != AUTO and r}
     if not runs.get(AUTO) or not others:
         return []
@@ -153,12 +157,30 @@ def auto_lines(runs: Mapping[str, Sequence[Sequence[float]]], budgets: Sequence[
         mine = statistics.median(bests(AUTO, budget))
         medians = {t: statistics.median(bests(t, budget)) for t in others}
         best = min(medians, key=lambda t: (medians[t], t))
-        band = _quantile(bests(best, budget), 0.8)
-        ok = mine <= medians[best] * (1 + AUTO_TOLERANCE) + 1e-12 or mine <= band
+        band = percentile(bests(best, budget), 0.8)
         text = (f"  auto check @{budget}: auto median {mine:.4g}{unit}, best other {best} {medians[best]:.4g}{unit} "
-                f"(80th percentile {band:.4g}{unit}) -- {'met' if ok else 'missed'}")
+                f"(80th percentile {band:.4g}{unit}) -- {_auto_verdict(mine, medians[best], band)}")
         if OLD_DEFAULT in medians:
-            worse = mine > medians[OLD_DEFAULT] + 1e-12
-            text += f"; {OLD_DEFAULT} {medians[OLD_DEFAULT]:.4g}{unit} -- {'worse' if worse else 'not worse'}"
+            text += f"; {OLD_DEFAULT} {medians[OLD_DEFAULT]:.4g}{unit} -- {_g_verdict(mine, medians[OLD_DEFAULT])}"
         lines.append(text)
     return lines
+
+
+#: the verdict when neither median is a value: most runs of both found no valid configuration
+NO_VERDICT = "no verdict (most runs found no value)"
+
+
+def _auto_verdict(mine: float, best: float, band: float) -> str:
+    """``auto``'s median ``mine`` against the best other median ``best`` and its 80th percentile ``band``:
+    met, missed, or no verdict when both medians are infinite (a median run without a value is never met)."""
+    if math.isinf(mine) and math.isinf(best):
+        return NO_VERDICT
+    ok = math.isfinite(mine) and (mine <= best * (1 + AUTO_TOLERANCE) + 1e-12 or mine <= band)
+    return "met" if ok else "missed"
+
+
+def _g_verdict(mine: float, old_default: float) -> str:
+    """``auto``'s median against the old default's: worse, not worse, or no verdict (both infinite)."""
+    if math.isinf(mine) and math.isinf(old_default):
+        return NO_VERDICT
+    return "worse" if mine > old_default + 1e-12 else "not worse"

@@ -119,6 +119,34 @@ def test_auto_is_checked_against_the_best_other_technique_and_g_at_every_budget(
     assert auto_lines({"auto": _runs(1.0)}, [100], 1.0) == []
 
 
+def test_the_auto_check_band_is_the_80th_percentile_the_report_prints():
+    from tools.compare_report import report
+    from tools.targets import auto_lines
+    other = _runs(*(1.00 + i / 100 for i in range(10)))       # median 1.045, 8th best of 10: 1.07
+    runs = {"auto": _runs(*[1.08] * 10), "Other": other}
+    line = auto_lines(runs, [100], 1.0)[0]
+    assert "best other Other 1.045x (80th percentile 1.07x) -- missed" in line
+    out = io.StringIO()
+    report({("p", t): r for t, r in runs.items()}, {"p": Problem("p", lambda: None, lambda c: 0.0, 1.0, [100])},
+           [100], out)
+    assert "1.045 [1.02, 1.07]" in out.getvalue()
+    five = {"auto": _runs(*[1.35] * 5), "Other": _runs(1.0, 1.1, 1.2, 1.3, 1.4)}
+    assert "(80th percentile 1.3x) -- missed" in auto_lines(five, [100], 1.0)[0]
+
+
+def test_the_auto_check_gives_no_verdict_when_most_runs_found_no_value():
+    from tools.targets import auto_lines
+    none = [[math.inf] * 60] * 3
+    runs = {"auto": none, "AUCBanditMetaTechniqueG": none, "Other": none}
+    line = auto_lines(runs, [60], 1.0)[0]
+    assert line.endswith("-- no verdict (most runs found no value); AUCBanditMetaTechniqueG infx -- "
+                         "no verdict (most runs found no value)")
+    runs["Other"] = [[math.inf] * 59 + [1.0]] * 2 + none[:1]             # median 1.0, 80th percentile inf
+    assert "-- missed" in auto_lines(runs, [60], 1.0)[0]
+    runs["auto"] = [[math.inf] * 59 + [1.5]] * 3
+    assert auto_lines(runs, [60], 1.0)[0].endswith("-- met; AUCBanditMetaTechniqueG infx -- not worse")
+
+
 def test_compare_prints_the_auto_check(monkeypatch):
     problem = Problem("p", lambda: None, lambda c: 0.0, 1.0, [10])
     results = {("p", "auto"): [[2.0] * 9 + [1.0] + [-0.1]], ("p", "PureRandom"): [[2.0] * 10 + [-0.1]]}
