@@ -110,14 +110,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (FileNotFoundError, ValueError) as exc:     # a table file that is missing or not a recording
         print(f"compare: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         raise SystemExit(2) from None
-    budgets = ns.budgets or sorted({b for p in _PROBLEMS.values() for b in p.budgets})
+    budgets = {p: sorted(ns.budgets or prob.budgets) for p, prob in _PROBLEMS.items()}
     if ns.from_json:
         results, costs = load_saved(ns.from_json, ns.techniques, _PROBLEMS)
         if not ns.budgets:
-            budgets = saved_budgets(results, budgets)
+            budgets = {p: saved_budgets({k: v for k, v in results.items() if k[0] == p}, own)
+                       for p, own in budgets.items()}
         report(results, _PROBLEMS, budgets, score=ns.score, costs=costs, shared=ns.shared)
         return 0
-    results, costs = run_all(ns, max(budgets))
+    results, costs = run_all(ns, {p: max(own) for p, own in budgets.items()})
     if ns.json:
         save_runs(ns.json, results, costs, _PROBLEMS)
     report(results, _PROBLEMS, budgets, score=ns.score, costs=costs, shared=ns.shared)

@@ -18,7 +18,7 @@ import subprocess
 import tempfile
 import textwrap
 import time
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from tunerlib import Result, tune_function
 from tunerlib.techniques import DEFAULT_TECHNIQUE
@@ -153,13 +153,14 @@ def _run_opentuner(job: Tuple[str, str, int, int, str]) -> RunOut:
     return problem_name, "opentuner-0.8.8", seed, values, []
 
 
-def run_all(ns: argparse.Namespace, top: int) -> Tuple[Runs, Runs]:
-    """Every (problem, technique, seed) run up to ``top`` evaluations in ``ns.jobs`` worker processes:
+def run_all(ns: argparse.Namespace, tops: Mapping[str, int]) -> Tuple[Runs, Runs]:
+    """Every (problem, technique, seed) run up to its problem's ``tops[problem]`` evaluations (its test
+    limit) in ``ns.jobs`` worker processes:
     (values per run, simulated seconds per evaluation per run where recorded)."""
     techniques = ns.techniques or DEFAULT_TECHNIQUES
     _record_runs(ns.database_dir, list(_PROBLEMS))
     seeds = range(ns.first_seed, ns.first_seed + ns.seeds)
-    jobs = [(p, t, s, top) for p in _PROBLEMS for t in techniques for s in seeds]
+    jobs = [(p, t, s, tops[p]) for p in _PROBLEMS for t in techniques for s in seeds]
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     results: Runs = {}
     costs: Runs = {}
@@ -171,7 +172,7 @@ def run_all(ns: argparse.Namespace, top: int) -> Tuple[Runs, Runs]:
                     path = os.path.join(tmp, f"{pname}.json")
                     with open(path, "w") as fh:
                         json.dump(prob.data["matrix"], fh)
-                    ot_jobs += [(pname, ns.opentuner_python, s, top, path) for s in range(ns.opentuner_seeds)]
+                    ot_jobs += [(pname, ns.opentuner_python, s, tops[pname], path) for s in range(ns.opentuner_seeds)]
         ot_async = pool.map_async(_run_opentuner, ot_jobs) if ot_jobs else None
         for pname, tech, _seed, values, cost in pool.imap_unordered(_run_one, jobs):
             results.setdefault((pname, tech), []).append(values)
