@@ -7,13 +7,13 @@ Runs :func:`tools.bench_pareto.run` with the technique's proposals traced and la
 evaluation by what proposed it: an extreme turn of objective ``j`` (``x0`` time, ``x1`` the second
 metric), the expected hypervolume improvement (``ehvi``), or anything else (``other``: the initial
 design and the random fallbacks).  Per run it prints, for each objective, the extreme turns made,
-how many counted as a gain (which resets the patience), the BO proposal at which the objective's
-turns stopped (its first scheduled turn skipped for ``extreme_patience`` misses in a row; ``-`` if
-they never stopped), and each improvement of the objective's best value as ``evaluation:relative
-improvement%:ratio added:share`` (the share of the observed front's hypervolume it added,
-:func:`tunerlib.techniques.bo.extremes.front_share`; ``not counted`` when below ``extreme_gain``);
-then the hypervolume ratio (:func:`tools.bench_pareto.hypervolume_ratio`) added by each kind of proposal (sum over its evaluations of the ratio after it minus before it) and
-the number of evaluations of each kind.  The last lines sum every kind over the seeds.
+how many improved that objective's best value (a gain, which resets ``extreme_patience``'s count),
+the BO proposal at which the objective's turns stopped (its first scheduled turn skipped for
+``extreme_patience`` misses in a row; ``-`` if they never stopped), and each gain as
+``evaluation:relative improvement%:ratio added:share`` (the share of the hypervolume of the front
+found so far that the result added, :func:`front_share`); then the hypervolume ratio
+(:func:`tools.bench_pareto.hypervolume_ratio`) added by each kind of proposal (sum over its
+evaluations of the ratio after it minus before it) and the number of evaluations of each kind.  The last lines sum every kind over the seeds.
 """
 from __future__ import annotations
 
@@ -26,7 +26,10 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 if __package__ in (None, ""):   # run as a script (python tools/NAME.py): import tools from the checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tools.bench_pareto import ParetoProblem, Vector, hypervolume_ratio, load, run
+import numpy as np
+
+from tunerlib.techniques import hypervolume, non_dominated
+from tools.bench_pareto import ParetoProblem, Vector, hypervolume_ratio, load, reference_point, run
 
 
 class Trace:
@@ -35,9 +38,8 @@ class Trace:
 
     def __init__(self) -> None:
         self.kind: Dict[str, str] = {}           # configuration hash -> "x0", "x1", "ehvi"
-        #: hash of an extreme proposal that improved its objective -> (objective, relative gain, share of the
-        #: observed front's hypervolume added, whether it counted as a gain)
-        self.gains: Dict[str, Tuple[int, float, float, bool]] = {}
+        #: hash of an extreme proposal that improved its objective (a gain) -> (objective, relative gain)
+        self.gains: Dict[str, Tuple[int, float]] = {}
         self.stopped: Dict[int, int] = {}         # objective -> BO proposals made before its first skipped turn
         self.order: List[str] = []                # hash of each evaluation, in order
         self.proposals = 0
@@ -64,15 +66,11 @@ class Trace:
                 self.kind[tech.manipulator.hash_config(cfg)] = "ehvi" if last[0] is None else f"x{last[0]}"
             return cfg
 
-        def traced_observed(key: str, vector: Optional[Sequence[float]], best: Optional[Sequence[float]],
-                            share: float = 1.0) -> None:
+        def traced_observed(key: str, vector: Optional[Sequence[float]], best: Optional[Sequence[float]]) -> None:
             j = turns.aimed.get(key)
-            observed(key, vector, best, share)
-            if j is None:
-                return
-            if vector is not None and (best is None or vector[j] < best[j]):
-                rel = 1.0 if best is None or best[j] == 0 else (best[j] - vector[j]) / abs(best[j])
-                self.gains[key] = (j, rel, share, turns.misses.get(j) == 0)
+            observed(key, vector, best)
+            if j is not None and vector is not None and (best is None or vector[j] < best[j]):
+                self.gains[key] = (j, 1.0 if best is None or best[j] == 0 else (best[j] - vector[j]) / abs(best[j]))
 
         turns.aim, turns.observed, tech._bo_proposal = traced_aim, traced_observed, traced_proposal
 
@@ -87,6 +85,18 @@ class Trace:
         return replace(problem, measure=measure)
 
 
+def front_share(found: Sequence[Vector], vector: Vector) -> float:
+    """The share of the hypervolume of the front of ``found`` and ``vector`` that ``vector`` adds, the
+    reference point 1.1 x the nadir of that front (with ``vector`` in it, so a result beyond the old
+    front's nadir in another metric is worth what it extends); 1 when nothing was found before it."""
+    if not found:
+        return 1.0
+    points = np.asarray(list(found) + [vector], dtype=float)
+    reference = reference_point(points[non_dominated(points)].max(axis=0))
+    total = hypervolume(points, reference)
+    return (total - hypervolume(points[:-1], reference)) / total if total > 0 else 0.0
+
+
 def traced_run(problem: ParetoProblem, technique: str, seed: int, budget: int) -> Dict[str, Any]:
     """One traced run: per kind of proposal the evaluations and the ratio they added, per objective
     its turns, gains (evaluation, relative gain, ratio added) and the BO proposal its turns stopped at."""
@@ -96,9 +106,10 @@ def traced_run(problem: ParetoProblem, technique: str, seed: int, budget: int) -
     before = 0.0
     added: Dict[str, float] = {}
     count: Dict[str, int] = {}
-    gains: Dict[int, List[Tuple[int, float, float, float, bool]]] = {0: [], 1: []}
+    gains: Dict[int, List[Tuple[int, float, float, float]]] = {0: [], 1: []}
     turns = {0: 0, 1: 0}
     for i, (key, vec) in enumerate(zip(trace.order, vectors)):
+        share = front_share(found, vec) if vec is not None else 0.0
         if vec is not None:
             found.append(vec)
         after = hypervolume_ratio(problem, found)
@@ -106,8 +117,8 @@ def traced_run(problem: ParetoProblem, technique: str, seed: int, budget: int) -
         added[kind] = added.get(kind, 0.0) + after - before
         count[kind] = count.get(kind, 0) + 1
         if key in trace.gains:
-            j, rel, share, counted = trace.gains[key]
-            gains[j].append((i + 1, rel, after - before, share, counted))
+            j, rel = trace.gains[key]
+            gains[j].append((i + 1, rel, after - before, share))
         if kind.startswith("x"):
             turns[int(kind[1:])] += 1
         before = after
@@ -120,10 +131,8 @@ def report(name: str, seed: int, r: Mapping[str, Any]) -> str:
     lines = [f"{name} seed {seed}: final ratio {r['final']:.3f}"]
     for j in (0, 1):
         stop = r["stopped"].get(j)
-        shown = " ".join(f"{e}:{100 * g:.1f}%:{a:+.3f}:{100 * s:.2f}%"
-                         + ("" if c else ":not counted") for e, g, a, s, c in r["gains"][j])
-        counted = sum(1 for *_, c in r["gains"][j] if c)
-        lines.append(f"  objective {j}: {r['turns'][j]} turns, {counted} gains, stopped at BO proposal "
+        shown = " ".join(f"{e}:{100 * g:.1f}%:{a:+.3f}:{100 * s:.2f}%" for e, g, a, s in r["gains"][j])
+        lines.append(f"  objective {j}: {r['turns'][j]} turns, {len(r['gains'][j])} gains, stopped at BO proposal "
                      f"{'-' if stop is None else stop}; gains {shown or '-'}")
     lines.append("  ratio added: " + ", ".join(f"{k} {r['added'][k]:+.3f} in {r['count'][k]}" for k in sorted(r["count"])))
     return "\n".join(lines)

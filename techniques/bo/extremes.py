@@ -27,13 +27,6 @@ of parameters changed), and a proposal that improved its objective earns that ob
 proposal too, outside the schedule: where an extreme takes many parameters changed together, each
 step gains a little, and a fixed share of one proposal in ``every x objectives`` leaves most of
 the way untravelled within a short budget.
-
-With ``extreme_gain`` above 0, a proposal counts as a gain for the patience only when it also adds
-at least that share of the hypervolume of the observed front it joins (:func:`front_share`, in the
-metrics' units, the reference point 1.1 x the nadir of that front with the result in it): a long
-run of improvements of a fraction of a per cent in one objective then ends the turns instead of
-resetting the patience each time (the trust region's radius and the streak still follow any
-improvement of the objective).
 """
 from __future__ import annotations
 
@@ -43,7 +36,6 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..base import Config
-from ..pareto import hypervolume, non_dominated
 from .acquisition import Acquisition
 from .gp import GaussianProcess
 
@@ -59,13 +51,11 @@ class ExtremeTurns:
     Every ``every``-th proposal is an extreme turn, the objectives in turn (:func:`extreme_objective`);
     an objective whose last ``patience`` extreme proposals in a row did not improve its best value
     (failed designs included) gets no more of them: its turns go to the expected hypervolume
-    improvement.  With ``gain_share`` above 0, an improvement resets the misses only when the result
-    added at least that share of the observed front's hypervolume.  :meth:`aim` is called once per BO
-    proposal, :meth:`proposed` for an extreme proposal, :meth:`observed` for every result."""
+    improvement.  :meth:`aim` is called once per BO proposal, :meth:`proposed` for an extreme
+    proposal, :meth:`observed` for every result."""
 
-    def __init__(self, every: int, patience: int, follow_gains: bool = True, gain_share: float = 0.0) -> None:
+    def __init__(self, every: int, patience: int, follow_gains: bool = True) -> None:
         self.every, self.patience, self.follow_gains = every, patience, follow_gains
-        self.gain_share = gain_share
         self.turn = 0
         self.radius: Dict[int, float] = {}       # objective -> trust-region radius, a share of the parameters
         self.misses: Dict[int, int] = {}          # objective -> extreme proposals in a row without a gain
@@ -108,44 +98,21 @@ class ExtremeTurns:
         self.radius = {int(j): float(r) for j, r in (state.get("radius") or {}).items()}
         self.streak = None if state.get("streak") is None else int(state["streak"])
 
-    def awaits(self, key: str) -> bool:
-        """Whether ``key`` is an extreme proposal whose result is awaited (its result's share of the
-        front's hypervolume is then needed by :meth:`observed`)."""
-        return key in self.aimed
-
-    def observed(self, key: str, vector: Optional[Sequence[float]], best: Optional[Sequence[float]],
-                 share: float = 1.0) -> None:
-        """A result arrived: ``vector`` (None: failed), the best value of every objective before it
-        (None: none yet) and the share of the observed front's hypervolume it added
-        (:func:`front_share`; used with ``gain_share``).  Counts a gain or a miss for the objective an
-        extreme proposal aimed at."""
+    def observed(self, key: str, vector: Optional[Sequence[float]], best: Optional[Sequence[float]]) -> None:
+        """A result arrived: ``vector`` (None: failed) and the best value of every objective before it
+        (None: none yet).  Counts a gain or a miss for the objective an extreme proposal aimed at."""
         j = self.aimed.pop(key, None)
         if j is None:
             return
         gained = vector is not None and (best is None or vector[j] < best[j])
         self.streak = j if gained and self.follow_gains else None
-        counted = gained and (self.gain_share <= 0 or share >= self.gain_share)
-        self.misses[j] = 0 if counted else self.misses.get(j, 0) + 1
+        self.misses[j] = 0 if gained else self.misses.get(j, 0) + 1
         self.radius[j] = min(1.0, self.radius_of(j) * 2) if gained else self.radius_of(j) / 2
 
     def radius_of(self, objective: int) -> float:
         """The trust-region radius of ``objective``'s extreme turns, a share of the parameters (the
         number changed at most is this share of them, at least one)."""
         return self.radius.get(objective, START_RADIUS)
-
-
-def front_share(vectors: Sequence[Sequence[float]], vector: Sequence[float]) -> float:
-    """The share of the hypervolume of the front of ``vectors`` and ``vector`` (lower is better) that
-    ``vector`` adds, with the reference point 10 % of the nadir's size beyond that front's nadir (1.1 x
-    the nadir for positive metrics; the nadir with ``vector`` in it, so a result beyond the old
-    front's nadir in another objective is worth what it extends); 1 when nothing came before it."""
-    if not vectors:
-        return 1.0
-    points = np.asarray(list(vectors) + [list(vector)], dtype=float)
-    nadir = points[non_dominated(points)].max(axis=0)
-    reference = nadir + np.where(nadir != 0, 0.1 * np.abs(nadir), 0.1)
-    total = hypervolume(points, reference)
-    return (total - hypervolume(points[:-1], reference)) / total if total > 0 else 0.0
 
 
 def extreme_objective(turn: int, every: int, objectives: int) -> Optional[int]:

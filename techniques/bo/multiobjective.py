@@ -79,7 +79,7 @@ from ..base import Config, Feedback
 from ..pareto import non_dominated, non_dominated_sort
 from .ehvi import box_decomposition
 from .ehvi_acquisition import HypervolumeAcquisition
-from .extremes import START_RADIUS, ExtremeTurns, extreme_acquisition, front_share, perturbations
+from .extremes import START_RADIUS, ExtremeTurns, extreme_acquisition, perturbations
 from .fitstate import FitState
 from .gaps import with_gap_moves
 from .gp import GaussianProcess
@@ -152,7 +152,7 @@ class MultiObjectiveBO(BayesianOptimization):
         self._feasibility_fit: Any = None
         self._fitted: Optional[Tuple[int, Any]] = None     # (OK vectors, _fit_objectives' result)
         self._extremes = ExtremeTurns(self._options.get("extreme_every", 0), self._options.get("extreme_patience", 0),
-                                      self._options.get("extreme_streak", True), self._options.get("extreme_gain", 0.0))
+                                      self._options.get("extreme_streak", True))
 
     # ---- protocol -----------------------------------------------------------------------------
     def observe(self, feedback: Feedback) -> None:
@@ -165,8 +165,7 @@ class MultiObjectiveBO(BayesianOptimization):
             and not (self._vectors and len(vec) != len(self._vectors[0]))   # another length: not modelled
         if fresh:
             best = np.min(self._vectors, axis=0) if self._vectors else None
-            share = front_share(self._vectors, vec) if usable and self._extremes.awaits(feedback.key) else 0.0
-            self._extremes.observed(feedback.key, vec if usable else None, best, share)
+            self._extremes.observed(feedback.key, vec if usable else None, best)
         if not usable:
             return
         if not any(all(a <= b for a, b in zip(p, vec)) for p in self._vectors):

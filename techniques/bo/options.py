@@ -244,10 +244,6 @@ MOBO_OPTIONS = tuple(replace(o, default=True) if o.name == "copula_transform" el
            doc="an objective whose last this-many extreme proposals in a row did not improve its best "
                "value gets no more of them (with extreme_moves, once its radius is down to one "
                "parameter; 0: no limit)"),
-    Option("extreme_gain", float, 0.0, lo=0.0, hi=1.0,
-           doc="an extreme proposal that improved its objective resets extreme_patience's count only "
-               "when it added at least this share of the observed front's hypervolume (reference 1.1 x "
-               "that front's nadir; 0: any improvement does)"),
     Option("metric_reference", str, "front", choices=("front", "data"),
            doc="with ehvi_units 'metric': the reference point is 1.1 x the nadir of the observed front "
                "('front') or of every OK result ('data'; matters with metric_tail 'linear')"),

@@ -10,7 +10,7 @@ import pytest
 
 from tunerlib.parameters import ConfigurationManipulator, IntegerParameter
 from tunerlib.techniques import Feedback, create_technique
-from tunerlib.techniques.bo.extremes import START_RADIUS, ExtremeTurns, extreme_objective, front_share, perturbations
+from tunerlib.techniques.bo.extremes import START_RADIUS, ExtremeTurns, extreme_objective, perturbations
 
 from kit import light
 
@@ -262,42 +262,3 @@ def test_without_extreme_streak_a_gain_earns_nothing_outside_the_schedule():
     turns.observed("a", (3.0, 1.0), (4.0, 1.0))
     assert turns.aim(2, dimension=40) is None
     assert create_technique(["MultiObjectiveBO;extreme_streak,false"]) is not None
-
-
-def test_the_share_of_the_front_a_result_adds_is_measured_against_the_front_with_it():
-    front = [(1.0, 4.0), (2.0, 2.0), (4.0, 1.0)]
-    assert front_share([], (3.0, 3.0)) == 1.0
-    assert front_share(front, (3.0, 3.0)) == 0.0                    # dominated
-    # reference 1.1 x the nadir (4, 4): (4.4, 4.4); the front covers 1 x 0.4 + 2 x 2.4 + 0.4 x 3.4
-    inside = front_share(front, (1.5, 2.5))                          # fills a gap: a box of 0.5 x 1.5
-    assert inside == pytest.approx(0.75 / (0.75 + 1 * 0.4 + 2 * 2.4 + 0.4 * 3.4))
-    # beyond the nadir in the second objective, faster than the whole front: the nadir moves with it
-    beyond = front_share(front, (0.5, 8.0))
-    assert 0 < beyond < 0.1
-
-
-def test_with_extreme_gain_an_improvement_adding_too_small_a_share_counts_as_a_miss():
-    """A run of tiny improvements of one objective resets the patience each time; with
-    ``extreme_gain`` only those adding at least that share of the front's hypervolume do, so the
-    turns end after ``patience`` of the others in a row."""
-    plain, strict = ExtremeTurns(every=1, patience=2), ExtremeTurns(every=1, patience=2, gain_share=0.01)
-    for t in (plain, strict):
-        for key, best in (("a", 4.0), ("b", 3.999)):
-            t.turn = 0
-            assert t.aim(2) == 0
-            t.proposed(key, 0)
-            t.observed(key, (best - 0.001, 1.0), (best, 1.0), share=0.0001)
-            assert t.radius_of(0) > START_RADIUS                   # the radius follows any improvement
-        t.turn = 0
-    assert plain.aim(2) == 0 and strict.aim(2) is None
-    strict.misses[0] = 1
-    strict.proposed("d", 0)
-    strict.observed("d", (2.0, 1.0), (3.998, 1.0), share=0.2)
-    assert strict.misses[0] == 0
-
-
-def test_extreme_gain_is_an_option_of_multiobjective_bo():
-    tech = create_technique(["MultiObjectiveBO;extreme_gain,0.01"])
-    m = ConfigurationManipulator([IntegerParameter(f"x{i}", 0, TOP) for i in range(WIDTH)])
-    tech.bind(m, random.Random(0), tech.name)
-    assert tech._extremes.gain_share == 0.01
