@@ -128,13 +128,15 @@ def normalised_hypervolume_ratio(problem: ParetoProblem, found: Points) -> float
 
 
 def run(problem: ParetoProblem, technique: str, seed: int, budget: int,
-        cpu: Optional[List[float]] = None) -> List[Optional[Vector]]:
+        cpu: Optional[List[float]] = None, bound: Optional[Callable[[Any], None]] = None) -> List[Optional[Vector]]:
     """One run: the vector (None: failed or not measured) of each of ``budget`` evaluations.  With
     ``cpu``, appends the run's processor seconds spent in the technique (``propose`` and ``observe``)
-    per evaluation."""
+    per evaluation; ``bound`` is called with the technique once it is bound (to trace its proposals)."""
     m = problem.manipulator()
     tech = create_technique([technique])
     tech.bind(m, random.Random(seed), tech.name)
+    if bound is not None:
+        bound(tech)
     known: Dict[str, Tuple[str, Optional[Vector], bool]] = {}
     out: List[Optional[Vector]] = []
     front: List[Vector] = []
