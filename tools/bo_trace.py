@@ -2,7 +2,7 @@
 
     python tools/bo_trace.py conv_a4000 3 60
     python tools/bo_trace.py conv_a4000 3 60 --rank 256,2,1,4,0,0,0 128,2,1,4,0,0,0
-    python tools/bo_trace.py rise_asum 1 60 --option stall_after=3
+    python tools/bo_trace.py rise_asum 1 60 --technique 'BayesianOptimization;stall_after,3'
 
 The run is compare.py's (``tools.compare_runs._run_one``'s ``tune_function`` call with the same seed,
 so the values are those of ``compare.py --techniques BayesianOptimization``).  One line per evaluation:
@@ -27,7 +27,6 @@ make), so it depends on BayesianOptimization's internals and is a diagnostic, no
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from pathlib import Path
@@ -168,24 +167,14 @@ class Tracer:
                 f"out {h.outputscale:.2g} noise {h.noise:.1g} ls {scales}")
 
 
-def _option(text: str) -> Tuple[str, Any]:
-    """``NAME=VALUE`` with VALUE read as JSON when it parses (numbers, true/false, null), else a string."""
-    name, _, value = text.partition("=")
-    try:
-        return name, json.loads(value)
-    except json.JSONDecodeError:
-        return name, value
-
-
-def trace(problem_name: str, seed: int, budget: int, ranked: Sequence[str] = (), options: Sequence[str] = (),
-          shared: Optional[str] = None) -> List[str]:
-    """One run of BayesianOptimization (with ``options`` as ``NAME=VALUE``) on a replay problem; returns
-    the lines described in the module docstring."""
+def trace(problem_name: str, seed: int, budget: int, ranked: Sequence[str] = (),
+          technique: str = "BayesianOptimization", shared: Optional[str] = None) -> List[str]:
+    """One run of ``technique`` (BayesianOptimization, options allowed as in compare.py's
+    ``--techniques``: ``'BayesianOptimization;stall_after,3'``) on a replay problem; returns the lines
+    described in the module docstring."""
     problem = default_problems([problem_name], shared, None)[problem_name]
     names = list(problem.make_space().names)
     tracer = Tracer(names, [tuple(r.split(",")) for r in ranked])
-    technique = ";".join(["BayesianOptimization"] + [f"{n},{json.dumps(v) if not isinstance(v, str) else v}"
-                                                     for n, v in map(_option, options)])
     evaluate = _costed(problem, [])
     seen: List[Tuple[Key, Any]] = []
 
@@ -221,11 +210,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--rank", nargs="*", default=[], metavar="CONFIG",
                         help="configurations (values in parameter order, comma-separated) whose acquisition "
                              "rank each BO proposal prints (spaces scored whole)")
-    parser.add_argument("--option", nargs="*", default=[], metavar="NAME=VALUE",
-                        help="BayesianOptimization options")
+    parser.add_argument("--technique", default="BayesianOptimization",
+                        help="BayesianOptimization with options, as compare.py's --techniques takes them")
     parser.add_argument("--shared", default=None, help="the shared data folder (else $TUNERLIB_SHARED_DIR)")
     args = parser.parse_args(argv)
-    for line in trace(args.problem, args.seed, args.budget, args.rank, args.option, args.shared):
+    for line in trace(args.problem, args.seed, args.budget, args.rank, args.technique, args.shared):
         print(line)
     return 0
 
