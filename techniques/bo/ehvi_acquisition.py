@@ -29,7 +29,6 @@ class HypervolumeAcquisition(Acquisition):
         self.gps = list(gps)
         self.lower, self.upper = box_decomposition(front, reference)
         self.metric = metric
-        self.extra_variance: Optional[np.ndarray] = None
 
     def predict(self, enc: List[np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
         """Posterior means and standard deviations, shape ``(m, objectives)``."""
@@ -42,8 +41,6 @@ class HypervolumeAcquisition(Acquisition):
         """log EHVI of configurations already encoded, with the feasibility factor and threshold (and
         a prior's πBO weight when one is set)."""
         mean, std = self.predict(enc)
-        if self.extra_variance is not None:
-            std = np.sqrt(std ** 2 + self.extra_variance[None, :])
         gain = np.maximum(expected_hypervolume_improvement(mean, std, self.lower, self.upper), 0.0)
         if self.metric is not None:
             gain = self.metric.ehvi(mean, std) + MODEL_UNITS_WEIGHT * gain

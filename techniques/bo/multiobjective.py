@@ -87,7 +87,6 @@ from .metric_ehvi import MetricUnits
 from .options import MAX_INITIAL_DESIGN, MOBO_OPTIONS
 from .recombine import parents_by_layers, recombinants
 from .technique import EPS_STEPS, BayesianOptimization
-from .unexplained import unexplained_variance
 
 #: the reference point lies this fraction of the front's extent beyond its nadir
 REFERENCE_MARGIN = 0.1
@@ -245,8 +244,6 @@ class MultiObjectiveBO(BayesianOptimization):
                                  self._options.get("metric_ehvi", "monte_carlo") == "monte_carlo",
                                  self._options.get("metric_reference", "front") == "data")
         acq = HypervolumeAcquisition(self.encoder, gps, train, front, reference, feas, eps_f, features, metric)
-        if self._options.get("unexplained_variance", 0.0) > 0:
-            acq.extra_variance = unexplained_variance(gps, float(self._options["unexplained_variance"]))
         if self._pending_configs:   # Kriging believer: what is in flight counts at its predicted values
             believed, _ = acq.predict(self.encoder.encode(list(self._pending_configs.values())))
             acq.lower, acq.upper = box_decomposition(np.vstack([front, believed]), reference)

@@ -267,8 +267,4 @@ MOBO_OPTIONS = tuple(replace(o, default=True) if o.name == "copula_transform" el
     Option("gap_moves", bool, True,
            doc="on spaces too large to be scored whole, the hypervolume proposals' candidates include "
                "moves from a front member towards its neighbour on the front, most across the largest "
-               "gaps"),
-    Option("unexplained_variance", float, 0.0, lo=0.0, hi=1.0, random_hi=0.0,
-           doc="an objective's GP whose leave-one-out R^2 among the results best in another objective is "
-               "below this gets its mean squared leave-one-out error there added to its posterior variance "
-               "in the expected hypervolume improvement (0: never)"),)
+               "gaps"),)
