@@ -30,7 +30,7 @@ import random
 import statistics
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -64,6 +64,7 @@ class ParetoProblem:
     front: np.ndarray
     ideal: np.ndarray
     nadir: np.ndarray
+    points: np.ndarray = field(default_factory=lambda: np.empty((0, 2)))
 
     def values(self) -> Dict[str, List[Any]]:
         """Each parameter's legal values (for a peer tuner's categorical search space)."""
@@ -96,7 +97,7 @@ def load(shared: Optional[str], name: str) -> ParetoProblem:
                         if space.is_valid(c) and space.is_feasible(c)) if v is not None]
     pts = np.asarray(rows, dtype=float)
     front = pts[non_dominated(pts)]
-    return ParetoProblem(name, bench.manipulator, measure, front, front.min(axis=0), front.max(axis=0))
+    return ParetoProblem(name, bench.manipulator, measure, front, front.min(axis=0), front.max(axis=0), pts)
 
 
 def reference_point(nadir: np.ndarray) -> np.ndarray:

@@ -18,6 +18,7 @@ evaluations of the ratio after it minus before it) and the number of evaluations
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -27,6 +28,7 @@ if __package__ in (None, ""):   # run as a script (python tools/NAME.py): import
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
+from scipy.stats import spearmanr
 
 from tunerlib.techniques import hypervolume, non_dominated
 from tools.bench_pareto import ParetoProblem, Vector, hypervolume_ratio, load, reference_point, run
@@ -97,6 +99,51 @@ def front_share(found: Sequence[Vector], vector: Vector) -> float:
     return (total - hypervolume(points[:-1], reference)) / total if total > 0 else 0.0
 
 
+def agreement(found: Sequence[Vector], objective: int) -> float:
+    """Spearman's rank correlation of the two metrics among the half of ``found`` (OK results so far)
+    best in the other metric (NaN with fewer than 10 results or a constant metric there): near 1,
+    where the other metric is good this one falls with it."""
+    if len(found) < 10:
+        return math.nan
+    points = np.asarray(found, dtype=float)
+    best = points[np.argsort(points[:, 1 - objective], kind="stable")[: len(points) // 2]]
+    if np.ptp(best[:, 0]) == 0 or np.ptp(best[:, 1]) == 0:
+        return math.nan
+    return float(spearmanr(best[:, 0], best[:, 1])[0])
+
+
+def table_figures(problem: ParetoProblem) -> str:
+    """The table's rank correlation of the metrics over its OK rows and among its fastest tenth, the time
+    of its least-metric row over the fastest time, and the share of the true front's hypervolume left
+    without the front's least-metric end."""
+    pts = problem.points
+    fast = pts[pts[:, 0] <= np.quantile(pts[:, 0], 0.1)]
+    ref = reference_point(problem.nadir)
+    front = problem.front[np.argsort(problem.front[:, 1], kind="stable")]
+    kept = hypervolume(front[1:], ref) / hypervolume(front, ref)
+    return (f"{problem.name} table: {len(pts)} OK rows, rank correlation {spearmanr(pts[:, 0], pts[:, 1])[0]:.2f} "
+            f"(fastest tenth {spearmanr(fast[:, 0], fast[:, 1])[0]:.2f}); least second metric at "
+            f"{pts[np.argmin(pts[:, 1]), 0] / pts[:, 0].min():.1f} x the fastest time; the front without "
+            f"that end keeps {kept:.3f} of its hypervolume")
+
+
+def landing(problem: ParetoProblem, runs: Sequence[Mapping[str, Any]]) -> List[str]:
+    """Per kind of proposal, where its results over ``runs`` lie (see the module's docstring)."""
+    ref = reference_point(problem.nadir)
+    lines = []
+    for kind in sorted({k for r in runs for k, _ in r["landed"]}):
+        ok = np.array([v for r in runs for k, v in r["landed"] if k == kind and v is not None], dtype=float)
+        total = sum(k == kind for r in runs for k, _ in r["landed"])
+        rho = [a for r in runs for k, a in r["agreement"] if k == kind and not math.isnan(a)]
+        inside = int(np.sum((ok[:, 0] < ref[0]) & (ok[:, 1] < ref[1]))) if len(ok) else 0
+        shown = f"; agreement at its turns, median {np.median(rho):+.2f} of {len(rho)}" if rho else ""
+        lines.append(f"{problem.name} {kind}: {total} evaluations, {len(ok)} OK; time / best "
+                     f"{np.median(ok[:, 0]) / problem.ideal[0]:.2f}, second metric / best "
+                     f"{np.median(ok[:, 1]) / problem.ideal[1]:.2f} (medians); inside the reference box "
+                     f"{inside}{shown}" if len(ok) else f"{problem.name} {kind}: {total} evaluations, none OK")
+    return lines
+
+
 def traced_run(problem: ParetoProblem, technique: str, seed: int, budget: int) -> Dict[str, Any]:
     """One traced run: per kind of proposal the evaluations and the ratio they added, per objective
     its turns, gains (evaluation, relative gain, ratio added) and the BO proposal its turns stopped at."""
@@ -108,12 +155,17 @@ def traced_run(problem: ParetoProblem, technique: str, seed: int, budget: int) -
     count: Dict[str, int] = {}
     gains: Dict[int, List[Tuple[int, float, float, float]]] = {0: [], 1: []}
     turns = {0: 0, 1: 0}
+    landed: List[Tuple[str, Optional[Vector]]] = []
+    rhos: List[Tuple[str, float]] = []
     for i, (key, vec) in enumerate(zip(trace.order, vectors)):
         share = front_share(found, vec) if vec is not None else 0.0
+        kind = trace.kind.get(key, "other")
+        landed.append((kind, vec))
+        if kind.startswith("x"):
+            rhos.append((kind, agreement(found, int(kind[1:]))))
         if vec is not None:
             found.append(vec)
         after = hypervolume_ratio(problem, found)
-        kind = trace.kind.get(key, "other")
         added[kind] = added.get(kind, 0.0) + after - before
         count[kind] = count.get(kind, 0) + 1
         if key in trace.gains:
@@ -123,7 +175,7 @@ def traced_run(problem: ParetoProblem, technique: str, seed: int, budget: int) -
             turns[int(kind[1:])] += 1
         before = after
     return {"added": added, "count": count, "gains": gains, "turns": turns, "stopped": trace.stopped,
-            "final": before}
+            "final": before, "landed": landed, "agreement": rhos}
 
 
 def report(name: str, seed: int, r: Mapping[str, Any]) -> str:
@@ -147,6 +199,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--first-seed", type=int, default=0)
     ap.add_argument("--budget", type=int, default=100)
+    ap.add_argument("--landing", action="store_true", help="where each kind's results lie, and the table's figures")
     args = ap.parse_args(argv)
     try:
         problems = [load(args.shared, n) for n in args.problems]
@@ -156,14 +209,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for problem in problems:
         added: Dict[str, float] = {}
         count: Dict[str, int] = {}
+        runs = []
         for seed in range(args.first_seed, args.first_seed + args.seeds):
             r = traced_run(problem, args.technique, seed, args.budget)
+            runs.append(r)
             print(report(problem.name, seed, r), flush=True)
             for k in r["count"]:
                 added[k] = added.get(k, 0.0) + r["added"][k]
                 count[k] = count.get(k, 0) + r["count"][k]
         print(f"{problem.name} over {args.seeds} seeds: " + ", ".join(
             f"{k} {added[k]:+.3f} in {count[k]} ({added[k] / count[k]:+.4f} each)" for k in sorted(count)), flush=True)
+        if args.landing:
+            print("\n".join([table_figures(problem)] + landing(problem, runs)), flush=True)
     return 0
 
 

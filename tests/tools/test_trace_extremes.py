@@ -32,3 +32,26 @@ def test_a_traced_run_is_the_untraced_run_with_every_evaluation_labelled(capsys)
     assert main(["--shared", str(SHARED), "--problems", "rise_kmeans", "--seeds", "1", "--budget", "8",
                  "--technique", technique]) == 0
     assert "rise_kmeans over 1 seeds: " in capsys.readouterr().out
+
+
+def test_agreement_is_the_rank_correlation_where_the_other_metric_is_good():
+    import math
+
+    from tools.trace_extremes import agreement
+
+    # the time falls with s; the second metric rises with s up to 14, then falls with the time
+    found = [(30.0 - s, 1.0 + s if s <= 14 else 15.0 - 0.5 * (s - 14)) for s in range(29)]
+    assert agreement(found, 1) == pytest.approx(1.0)      # among the fastest half, both fall together
+    assert agreement(found, 0) < 0                         # among the most frugal half, they trade
+    assert math.isnan(agreement(found[:9], 1))             # too few results
+    assert math.isnan(agreement([(float(s), 1.0) for s in range(20)], 0))
+
+
+@needs_rise
+def test_landing_tells_where_each_kind_of_proposal_lands_and_the_tables_figures(capsys):
+    technique = "MultiObjectiveBO;extreme_every,2;initial_samples,4"
+    assert main(["--shared", str(SHARED), "--problems", "rise_kmeans", "--seeds", "1", "--budget", "16",
+                 "--technique", technique, "--landing"]) == 0
+    out = capsys.readouterr().out
+    assert "rise_kmeans table: " in out and "x the fastest time" in out
+    assert "rise_kmeans x0: " in out and "inside the reference box" in out
