@@ -21,8 +21,8 @@ proposals find new bests more often than the fallback's (:mod:`.credit`; each ar
 ``min_share``), capped by a predictive gate (how well the posterior predicted the recent results), so
 on objectives that are not additive the technique degrades to its fallback instead of following a
 wrong model.  The model side never proposes a configuration that was
-measured or is being measured.  On spaces without a permutation the model fits the logarithm of the
-values (times are closer to products of per-choice factors than to sums; :mod:`.transform`).
+measured or is being measured.  On spaces other than permutations alone the model fits the logarithm
+of the values (times are closer to products of per-choice factors than to sums; :mod:`.transform`).
 """
 from __future__ import annotations
 
@@ -72,8 +72,8 @@ class StructuralSurrogate(Technique):
     rate of new bests (:func:`.credit.prob_better`); ``interactions`` adds the pairwise products of the
     numbers' centred unit values (off by default, see :mod:`...parameters.features`), which make the
     model a quadratic response surface, minimised over the numbers jointly by coordinate descent in
-    the trust region; ``log_values`` fits the logarithm of the values (null: on spaces without a
-    permutation, until a value <= 0 arrives; :mod:`.transform`).
+    the trust region; ``log_values`` fits the logarithm of the values (null: on spaces other than
+    permutations alone, until a value <= 0 arrives; :mod:`.transform`).
     """
 
     description = ("learns an additive model over structural features (tour edges, orders, one-hot, "
@@ -100,7 +100,7 @@ class StructuralSurrogate(Technique):
                       doc="standard errors the predictions' rank correlation must clear while the model's "
                           "record is not the better one (null: the plain cap)"),
                Option("log_values", bool, None, optional=True,
-                      doc="fit the logarithm of the values (null: on spaces without a permutation)"))
+                      doc="fit the logarithm of the values (null: on spaces other than permutations alone)"))
     #: the options: attributes set by :func:`~.options.configure` (test_option_schema checks the types)
     initial: int
     window: int
@@ -132,8 +132,8 @@ class StructuralSurrogate(Technique):
         fallback_rng.setstate(rng.getstate())
         super().bind(manipulator, random.Random(f"structural:{rng.getrandbits(64)}"), path)
         self.layout = FeatureLayout(manipulator.parameters, self.precedence, self.interactions)
-        self.values = ValueModels(self._new_model, self.log_values,
-                                  any(isinstance(m, PermutationFeatures) for m in self.layout.maps))
+        self.values = ValueModels(self._new_model, self.log_values, bool(self.layout.maps) and all(
+            isinstance(m, PermutationFeatures) for m in self.layout.maps))
         self.np_rng = np.random.default_rng(self.rng.getrandbits(63))
         self.fallback.bind(manipulator, fallback_rng, f"{self.path}/{self.fallback.name}")
         self.seen: Set[str] = set()

@@ -5,14 +5,17 @@ run time or a modelled latency is closer to a *product* of per-choice factors (a
 the work, an unroll that doubles the throughput) and spans orders of magnitude, so on the raw values
 a few slow configurations dominate the least-squares fit while the logarithm makes the factors additive.
 
-:class:`ValueModels` holds the model of a run.  ``log_values=None`` (the default) fits the logarithm on
-spaces without a permutation and the raw values on spaces with one (tours and orders, whose adjacency
-and precedence features sum to the objective).  Measured, 40 seeds at 100 evaluations (median
-best/optimum): conv_a4000 1.004 with the logarithm against 1.007 without, HPVM2FPGA edge detection
-0.00158 s against 0.00177 s, rise_kmeans 1.000 (worst 1.002) against 1.000 (worst 1.376); on att48 at
-3,000 evaluations, 10 seeds, 1.032 against 1.000.  (Choosing by which of two models predicted the
-first 15 results better was tried: on TSP it kept the raw values, but switching models mid-run left
-conv_a4000 at 1.082, behind both.)  The first value <= 0 ends the logarithm: the raw model is rebuilt
+:class:`ValueModels` holds the model of a run.  ``log_values=None`` (the default) fits the raw values
+on spaces of permutations alone (a tour's or an order's cost, whose adjacency and precedence features
+sum to the objective) and the logarithm on every other space, those where a permutation shares the space
+with other parameters included: a loop order beside chunk sizes, unrolls and thread counts is one more
+factor of a run time (on the recorded TACO tables the additive features explain 17-26 % of the variance
+of the raw times and 50-63 % of their logarithm; docs/benchmarks/structural.md).  Measured, 40 seeds at
+100 evaluations (median best/optimum): conv_a4000 1.004 with the logarithm against 1.007 without,
+HPVM2FPGA edge detection 0.00158 s against 0.00177 s, rise_kmeans 1.000 (worst 1.002) against 1.000
+(worst 1.376); on att48 at 3,000 evaluations, 10 seeds, 1.032 against 1.000.  (Choosing by which of two
+models predicted the first 15 results better was tried: on TSP it kept the raw values, but switching
+models mid-run left conv_a4000 at 1.082, behind both.)  The first value <= 0 ends the logarithm: the raw model is rebuilt
 from the data and kept.
 """
 from __future__ import annotations
@@ -28,9 +31,9 @@ class ValueModels:
     (:attr:`transform`: ``"raw"`` or ``"log"``)."""
 
     def __init__(self, make: Callable[[], SparseBayesLinear], log_values: Optional[bool] = None,
-                 has_permutation: bool = False) -> None:
+                 permutations_only: bool = False) -> None:
         self.make = make
-        use_log = (not has_permutation) if log_values is None else log_values
+        use_log = (not permutations_only) if log_values is None else log_values
         self.transform = "log" if use_log else "raw"
         self.model = make()
 
