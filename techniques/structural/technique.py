@@ -20,9 +20,9 @@ until ``explore`` of its results are in; after that its share is the posterior p
 proposals find new bests more often than the fallback's (:mod:`.credit`; each arm keeps at least
 ``min_share``), capped by a predictive gate (how well the posterior predicted the recent results), so
 on objectives that are not additive the technique degrades to its fallback instead of following a
-wrong model.  The model side never proposes a configuration that was
-measured or is being measured.  On spaces other than permutations alone the model fits the logarithm
-of the values (times are closer to products of per-choice factors than to sums; :mod:`.transform`).
+wrong model.  The model side never proposes a configuration that was measured or is being measured.  On
+spaces other than permutations alone the model fits the logarithm of the values (times are closer to products
+of per-choice factors than to sums; :mod:`.transform`).
 """
 from __future__ import annotations
 
@@ -42,12 +42,11 @@ from .constrained import FeasibleCandidates, has_known_constraints
 from .credit import prob_better
 from .minimise import minimise_array, minimise_numbers, minimise_permutation, minimise_unit
 from .model import SparseBayesLinear, rank_correlation
-from .transform import ValueModels
+from .transform import ValueModels, raw_by_default
 
 #: when the sampled model's minimum near the incumbent was measured already: further tries, each an
 #: iterated local search on the model from the incumbent, before falling back to a mutation
 KICKS = 1
-
 
 
 class StructuralSurrogate(Technique):
@@ -101,6 +100,8 @@ class StructuralSurrogate(Technique):
                           "record is not the better one (null: the plain cap)"),
                Option("log_values", bool, None, optional=True,
                       doc="fit the logarithm of the values (null: on spaces other than permutations alone)"))
+    #: ``log_values=None`` fits the raw values on every space with a permutation, not only on permutations alone
+    RAW_WITH_ANY_PERMUTATION: ClassVar[bool] = False
     #: the options: attributes set by :func:`~.options.configure` (test_option_schema checks the types)
     initial: int
     window: int
@@ -132,8 +133,8 @@ class StructuralSurrogate(Technique):
         fallback_rng.setstate(rng.getstate())
         super().bind(manipulator, random.Random(f"structural:{rng.getrandbits(64)}"), path)
         self.layout = FeatureLayout(manipulator.parameters, self.precedence, self.interactions)
-        self.values = ValueModels(self._new_model, self.log_values, bool(self.layout.maps) and all(
-            isinstance(m, PermutationFeatures) for m in self.layout.maps))
+        self.values = ValueModels(self._new_model, self.log_values,
+                                  raw_by_default(self.layout, self.RAW_WITH_ANY_PERMUTATION))
         self.np_rng = np.random.default_rng(self.rng.getrandbits(63))
         self.fallback.bind(manipulator, fallback_rng, f"{self.path}/{self.fallback.name}")
         self.seen: Set[str] = set()

@@ -23,17 +23,25 @@ from __future__ import annotations
 import math
 from typing import Callable, Optional
 
+from ...parameters.features import FeatureLayout, PermutationFeatures
 from .model import SparseBayesLinear
+
+
+def raw_by_default(layout: FeatureLayout, with_any_permutation: bool = False) -> bool:
+    """Whether ``log_values=None`` fits the raw values on the space of ``layout``: when every feature
+    map is a permutation's, or with ``with_any_permutation`` when any is (called once per run, at bind)."""
+    orders = [isinstance(fmap, PermutationFeatures) for fmap in layout.maps]
+    return any(orders) if with_any_permutation else bool(orders) and all(orders)
 
 
 class ValueModels:
     """The model a StructuralSurrogate fits and samples (:attr:`model`) and the transform of its values
-    (:attr:`transform`: ``"raw"`` or ``"log"``)."""
+    (:attr:`transform`: ``"raw"`` or ``"log"``; ``log_values=None``: ``"raw"`` when ``raw``)."""
 
     def __init__(self, make: Callable[[], SparseBayesLinear], log_values: Optional[bool] = None,
-                 permutations_only: bool = False) -> None:
+                 raw: bool = False) -> None:
         self.make = make
-        use_log = (not permutations_only) if log_values is None else log_values
+        use_log = (not raw) if log_values is None else log_values
         self.transform = "log" if use_log else "raw"
         self.model = make()
 

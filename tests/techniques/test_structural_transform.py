@@ -92,6 +92,18 @@ def test_a_loop_order_beside_other_parameters_gets_the_logarithm():
     assert tech.values.transform == "log" and tech.model.y == [math.log(v) for v in values]
 
 
+def test_the_low_rank_surrogate_keeps_the_raw_values_beside_a_permutation():
+    """LowRankStructuralSurrogate's default stays the raw values on every space with a permutation
+    (``RAW_WITH_ANY_PERMUTATION``); without one it takes the logarithm as StructuralSurrogate does."""
+    loop = registry().create("LowRankStructuralSurrogate")
+    values = [v for _, v in _run(loop, _loop_space(), _loop_time(), 0, 30)]
+    assert loop.values.transform == "raw" and loop.model.y == values
+    f = _factors(4)
+    enum = registry().create("LowRankStructuralSurrogate")
+    _run(enum, _enum_space(), lambda c: _product(c, f), 0, 20)
+    assert enum.values.transform == "log"
+
+
 def test_on_a_loop_order_beside_other_parameters_the_default_model_ranks_unseen_times_better():
     """Fitted to the same 60 random configurations, the default model (the logarithm) ranks 300 unseen
     ones by their time better than the raw model does, and well (rank correlation > 0.8)."""
