@@ -242,7 +242,10 @@ class LowRankStructuralSurrogate(StructuralSurrogate):
     """:class:`~.technique.StructuralSurrogate` whose model centres its prior on a low-rank model of the
     permutations' pairwise weights (:class:`LowRankBayesLinear`).  On spaces without a permutation it is
     StructuralSurrogate.  Options: StructuralSurrogate's, plus ``max_rank`` (the largest rank the fit
-    grows to) and ``rank_ridge`` (λ per observation)."""
+    grows to) and ``rank_ridge`` (λ per observation).  By default it fits the raw values on every space
+    with a permutation (:data:`RAW_WITH_ANY_PERMUTATION`), not their logarithm where the permutation
+    shares the space with other parameters: on the TACO loop-order tables the logarithm made its median
+    best higher by more than 2 % in 3 of 15 (table, budget) cells (docs/benchmarks/structural.md)."""
 
     description = ("StructuralSurrogate with a low-rank prior over the pairwise weights of permutations "
                    "(learns tours and orders from fewer evaluations than pairs)")
@@ -250,6 +253,7 @@ class LowRankStructuralSurrogate(StructuralSurrogate):
     OPTIONS = StructuralSurrogate.OPTIONS + (
         Option("max_rank", int, 16, 1, 64, 4, 16, "largest rank of the pairwise-weight factors"),
         Option("rank_ridge", float, 1e-2, 0.0, 100.0, 1e-3, 1e-1, "ridge on the factors, per observation"))
+    RAW_WITH_ANY_PERMUTATION = True
     #: the options: attributes set by :func:`~.options.configure` (test_option_schema checks the types)
     max_rank: int
     rank_ridge: float

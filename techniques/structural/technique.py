@@ -20,9 +20,9 @@ until ``explore`` of its results are in; after that its share is the posterior p
 proposals find new bests more often than the fallback's (:mod:`.credit`; each arm keeps at least
 ``min_share``), capped by a predictive gate (how well the posterior predicted the recent results), so
 on objectives that are not additive the technique degrades to its fallback instead of following a
-wrong model.  The model side never proposes a configuration that was
-measured or is being measured.  On spaces without a permutation the model fits the logarithm of the
-values (times are closer to products of per-choice factors than to sums; :mod:`.transform`).
+wrong model.  The model side never proposes a configuration that was measured or is being measured.  On
+spaces other than permutations alone the model fits the logarithm of the values (times are closer to products
+of per-choice factors than to sums; :mod:`.transform`).
 """
 from __future__ import annotations
 
@@ -42,12 +42,11 @@ from .constrained import FeasibleCandidates, has_known_constraints
 from .credit import prob_better
 from .minimise import minimise_array, minimise_numbers, minimise_permutation, minimise_unit
 from .model import SparseBayesLinear, rank_correlation
-from .transform import ValueModels
+from .transform import ValueModels, raw_by_default
 
 #: when the sampled model's minimum near the incumbent was measured already: further tries, each an
 #: iterated local search on the model from the incumbent, before falling back to a mutation
 KICKS = 1
-
 
 
 class StructuralSurrogate(Technique):
@@ -72,8 +71,8 @@ class StructuralSurrogate(Technique):
     rate of new bests (:func:`.credit.prob_better`); ``interactions`` adds the pairwise products of the
     numbers' centred unit values (off by default, see :mod:`...parameters.features`), which make the
     model a quadratic response surface, minimised over the numbers jointly by coordinate descent in
-    the trust region; ``log_values`` fits the logarithm of the values (null: on spaces without a
-    permutation, until a value <= 0 arrives; :mod:`.transform`).
+    the trust region; ``log_values`` fits the logarithm of the values (null: on spaces other than
+    permutations alone, until a value <= 0 arrives; :mod:`.transform`).
     """
 
     description = ("learns an additive model over structural features (tour edges, orders, one-hot, "
@@ -100,7 +99,9 @@ class StructuralSurrogate(Technique):
                       doc="standard errors the predictions' rank correlation must clear while the model's "
                           "record is not the better one (null: the plain cap)"),
                Option("log_values", bool, None, optional=True,
-                      doc="fit the logarithm of the values (null: on spaces without a permutation)"))
+                      doc="fit the logarithm of the values (null: on spaces other than permutations alone)"))
+    #: ``log_values=None`` fits the raw values on every space with a permutation, not only on permutations alone
+    RAW_WITH_ANY_PERMUTATION: ClassVar[bool] = False
     #: the options: attributes set by :func:`~.options.configure` (test_option_schema checks the types)
     initial: int
     window: int
@@ -133,7 +134,7 @@ class StructuralSurrogate(Technique):
         super().bind(manipulator, random.Random(f"structural:{rng.getrandbits(64)}"), path)
         self.layout = FeatureLayout(manipulator.parameters, self.precedence, self.interactions)
         self.values = ValueModels(self._new_model, self.log_values,
-                                  any(isinstance(m, PermutationFeatures) for m in self.layout.maps))
+                                  raw_by_default(self.layout, self.RAW_WITH_ANY_PERMUTATION))
         self.np_rng = np.random.default_rng(self.rng.getrandbits(63))
         self.fallback.bind(manipulator, fallback_rng, f"{self.path}/{self.fallback.name}")
         self.seen: Set[str] = set()
