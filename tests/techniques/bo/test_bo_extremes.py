@@ -262,3 +262,57 @@ def test_without_extreme_streak_a_gain_earns_nothing_outside_the_schedule():
     turns.observed("a", (3.0, 1.0), (4.0, 1.0))
     assert turns.aim(2, dimension=40) is None
     assert create_technique(["MultiObjectiveBO;extreme_streak,false"]) is not None
+
+
+def test_agreement_is_the_rank_correlation_where_the_other_objective_is_good():
+    from tunerlib.techniques.bo.extremes import AGREEMENT_POINTS, agreement
+
+    s = list(range(29))
+    # energy falls with time among the fast half (s >= 14) and rises with s among the frugal half
+    vectors = [(30.0 - x, 1.0 + x if x <= 14 else 15.0 - 0.5 * (x - 14)) for x in s]
+    assert agreement(vectors, 1) == pytest.approx(1.0)      # among the fastest, energy agrees with time
+    assert agreement(vectors, 0) < 0                         # among the most frugal, time falls as energy rises
+    assert agreement(vectors[: 2 * AGREEMENT_POINTS - 1], 1) is None   # too few to measure
+    assert agreement([(float(x), 1.0) for x in s], 0) is None        # a constant metric: nothing to measure
+
+
+def test_with_extreme_agreement_an_objective_that_agrees_where_the_other_is_good_gets_no_turns():
+    s = list(range(29))
+    vectors = [(30.0 - x, 1.0 + x if x <= 14 else 15.0 - 0.5 * (x - 14)) for x in s]
+    agreeing, plain = ExtremeTurns(every=1, patience=0, agreement=0.5), ExtremeTurns(every=1, patience=0)
+    assert [agreeing.aim(2, vectors=vectors) for _ in range(4)] == [0, None, 0, None]
+    assert [plain.aim(2, vectors=vectors) for _ in range(4)] == [0, 1, 0, 1]
+    assert [agreeing.aim(2) for _ in range(2)] == [0, 1]       # without the results: the schedule alone
+    streak = ExtremeTurns(every=4, patience=2, agreement=0.5)
+    streak.streak = 1                                  # a gain of objective 1 is not followed either
+    assert streak.aim(2, dimension=40, vectors=vectors) is None
+
+
+def frugal_slow(cfg):
+    """(time, energy) of a design whose total parallelism ``s`` speeds it up: energy rises with ``s``
+    up to half the range, then falls again with the time, so among the fast designs energy agrees
+    with time and the least energy lies with the slowest designs."""
+    s = sum(cfg.values())
+    return 30.0 - s, (1.0 + s if s <= 14 else 15.0 - 0.5 * (s - 14))
+
+
+@pytest.mark.parametrize("agreement, second_turns", [(None, True), (0.5, False)])
+def test_multiobjective_bo_gives_no_turns_to_an_objective_that_agrees_where_the_other_is_good(
+        monkeypatch, agreement, second_turns):
+    aimed = []
+    original = ExtremeTurns.proposed
+    monkeypatch.setattr(ExtremeTurns, "proposed", lambda self, key, j: (aimed.append(j), original(self, key, j)))
+    m = ConfigurationManipulator([IntegerParameter(f"x{i}", 0, TOP) for i in range(4)])
+    option = "" if agreement is None else f";extreme_agreement,{agreement}"
+    tech = create_technique([light(f"MultiObjectiveBO;initial_samples,10{option}")])
+    tech.bind(m, random.Random(0), tech.name)
+    seen = set()
+    while len(seen) < 40:
+        prop = tech.propose()
+        key = m.hash_config(prop.config)
+        values = frugal_slow(prop.config)
+        tech.observe(Feedback(prop.config, key, values[0], "ok", prop.requestor, key not in seen, key in seen,
+                              values=values))
+        seen.add(key)
+    assert 0 in aimed
+    assert (1 in aimed) == second_turns
