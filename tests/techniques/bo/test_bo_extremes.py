@@ -299,20 +299,24 @@ def frugal_slow(cfg):
 @pytest.mark.parametrize("agreement, second_turns", [(None, True), (0.5, False)])
 def test_multiobjective_bo_gives_no_turns_to_an_objective_that_agrees_where_the_other_is_good(
         monkeypatch, agreement, second_turns):
-    aimed = []
+    from tunerlib.techniques.bo.extremes import AGREEMENT_POINTS
+
+    aimed = []      # (objective, results observed when it was aimed at)
+    seen = set()
     original = ExtremeTurns.proposed
-    monkeypatch.setattr(ExtremeTurns, "proposed", lambda self, key, j: (aimed.append(j), original(self, key, j)))
+    monkeypatch.setattr(ExtremeTurns, "proposed",
+                        lambda self, key, j: (aimed.append((j, len(seen))), original(self, key, j)))
     m = ConfigurationManipulator([IntegerParameter(f"x{i}", 0, TOP) for i in range(4)])
     option = "" if agreement is None else f";extreme_agreement,{agreement}"
     tech = create_technique([light(f"MultiObjectiveBO;initial_samples,10{option}")])
     tech.bind(m, random.Random(0), tech.name)
-    seen = set()
-    while len(seen) < 40:
+    while len(seen) < 4 * AGREEMENT_POINTS:
         prop = tech.propose()
         key = m.hash_config(prop.config)
         values = frugal_slow(prop.config)
         tech.observe(Feedback(prop.config, key, values[0], "ok", prop.requestor, key not in seen, key in seen,
                               values=values))
         seen.add(key)
-    assert 0 in aimed
-    assert (1 in aimed) == second_turns
+    measured = [j for j, n in aimed if n >= 2 * AGREEMENT_POINTS]    # enough results in each half
+    assert 0 in measured
+    assert (1 in measured) == second_turns
