@@ -52,11 +52,10 @@ class Trace:
         aim, observed = turns.aim, turns.observed
         last: List[Optional[int]] = [None]
 
-        def traced_aim(objectives: int, dimension: Optional[int] = None,
-                       vectors: Optional[Sequence[Sequence[float]]] = None) -> Optional[int]:
+        def traced_aim(objectives: int, dimension: Optional[int] = None) -> Optional[int]:
             scheduled = turns.every > 0 and turns.turn % turns.every == turns.every - 1
             j = (turns.turn // turns.every) % objectives if scheduled else None
-            last[0] = aim(objectives, dimension, vectors)
+            last[0] = aim(objectives, dimension)
             if j is not None and last[0] is None:
                 self.stopped.setdefault(j, self.proposals)
             return last[0]

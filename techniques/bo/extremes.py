@@ -27,17 +27,6 @@ of parameters changed), and a proposal that improved its objective earns that ob
 proposal too, outside the schedule: where an extreme takes many parameters changed together, each
 step gains a little, and a fixed share of one proposal in ``every x objectives`` leaves most of
 the way untravelled within a short budget.
-
-With ``extreme_agreement`` an objective's turn goes to the expected hypervolume improvement while
-that objective agrees with every other one where the other is good (:func:`agreement`): among the
-half of the OK results best in the other objective, the two metrics' ranks correlate at least that
-much.  There a design gaining in the other objective gains in this one too, so the other's turns
-and the EHVI already lower this objective along the part of the front that holds most of its
-hypervolume, and this objective's own extreme lies where the other is poor: gains there extend
-the front only by a sliver next to the reference point (on a table whose least-energy design is a
-hundred times slower than its fastest, the energy turns added next to nothing).  Where the
-metrics are unrelated among the other's good designs (a compile time against a kernel time), the
-front trades one against the other there and the turns find designs low in both.
 """
 from __future__ import annotations
 
@@ -45,7 +34,6 @@ import random
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
-from scipy.stats import rankdata
 
 from ..base import Config
 from .acquisition import Acquisition
@@ -55,12 +43,6 @@ from .gp import GaussianProcess
 START_RADIUS = 0.25
 #: trust-region moves drawn per extreme proposal
 MOVES = 256
-#: OK results, in the half best in another objective, needed before :func:`agreement` is measured:
-#: the smallest sample in which a Spearman correlation of 0.5 (``extreme_agreement``'s measured
-#: threshold) is significant at one-sided 5 % between unrelated metrics (P(rho >= 0.5) is 0.049 over
-#: 12 points, 0.061 over 11, 0.072 over 10, from the exact permutation distribution sampled and from
-#: the t approximation alike); from fewer, chance agreement would take turns away
-AGREEMENT_POINTS = 12
 
 
 class ExtremeTurns:
@@ -72,21 +54,16 @@ class ExtremeTurns:
     improvement.  :meth:`aim` is called once per BO proposal, :meth:`proposed` for an extreme
     proposal, :meth:`observed` for every result."""
 
-    def __init__(self, every: int, patience: int, follow_gains: bool = True,
-                 agreement: Optional[float] = None) -> None:
+    def __init__(self, every: int, patience: int, follow_gains: bool = True) -> None:
         self.every, self.patience, self.follow_gains = every, patience, follow_gains
-        self.agreement = agreement
         self.turn = 0
         self.radius: Dict[int, float] = {}       # objective -> trust-region radius, a share of the parameters
         self.misses: Dict[int, int] = {}          # objective -> extreme proposals in a row without a gain
         self.aimed: Dict[str, int] = {}           # hash of an extreme proposal in flight -> its objective
         self.streak: Optional[int] = None         # objective whose last extreme proposal improved it
 
-    def aim(self, objectives: int, dimension: Optional[int] = None,
-            vectors: Optional[Sequence[Sequence[float]]] = None) -> Optional[int]:
+    def aim(self, objectives: int, dimension: Optional[int] = None) -> Optional[int]:
         """The objective this BO proposal aims at alone, or None (an EHVI proposal).  With
-        ``agreement`` set and the OK results' ``vectors`` given, an objective whose :func:`agreement`
-        with the others reaches it gets none (the turn, or the followed gain, goes to the EHVI).  With
         ``dimension`` (the parameters, given where the turns draw trust-region moves) an objective
         keeps its turns after ``patience`` misses while its radius still spans more than one
         parameter: each miss halves it, so the turns end once moves of one parameter missed too.
@@ -95,21 +72,13 @@ class ExtremeTurns:
         gaining is followed)."""
         if dimension is not None and self.streak is not None:
             followed, self.streak = self.streak, None
-            return None if self._agrees(followed, vectors) else followed
+            return followed
         self.turn += 1
         j = extreme_objective(self.turn - 1, self.every, objectives)
         if j is None or (self.patience > 0 and self.misses.get(j, 0) >= self.patience
                          and (dimension is None or self.radius_of(j) * dimension <= 1)):
             return None
-        return None if self._agrees(j, vectors) else j
-
-    def _agrees(self, objective: int, vectors: Optional[Sequence[Sequence[float]]]) -> bool:
-        """Whether ``objective``'s :func:`agreement` with the others reaches ``agreement`` (False
-        when it is unset, no ``vectors`` are given or too few to measure it)."""
-        if self.agreement is None or vectors is None:
-            return False
-        rho = agreement(vectors, objective)
-        return rho is not None and rho >= self.agreement
+        return j
 
     def proposed(self, key: str, objective: int) -> None:
         """An extreme proposal for ``objective`` was made (its result is awaited)."""
@@ -153,30 +122,6 @@ def extreme_objective(turn: int, every: int, objectives: int) -> Optional[int]:
     if every <= 0 or objectives < 2 or turn % every != every - 1:
         return None
     return (turn // every) % objectives
-
-
-def agreement(vectors: Sequence[Sequence[float]], objective: int) -> Optional[float]:
-    """The lowest, over the other objectives ``k``, of Spearman's rank correlation between
-    ``objective`` and ``k`` among the half of ``vectors`` (OK results, lower is better) best in ``k``;
-    None with fewer than :data:`AGREEMENT_POINTS` in that half or a constant column there (nothing
-    to measure).  Near 1: where ``k`` is good, this objective falls with it."""
-    points = np.asarray(vectors, dtype=float)
-    if points.ndim != 2 or points.shape[1] < 2:
-        return None
-    half = len(points) // 2
-    if half < AGREEMENT_POINTS:
-        return None
-    lowest: Optional[float] = None
-    for k in range(points.shape[1]):
-        if k == objective:
-            continue
-        best = points[np.argsort(points[:, k], kind="stable")[:half]]
-        a, b = rankdata(best[:, objective]), rankdata(best[:, k])
-        if np.ptp(a) == 0 or np.ptp(b) == 0:
-            return None
-        rho = float(np.corrcoef(a, b)[0, 1])
-        lowest = rho if lowest is None else min(lowest, rho)
-    return lowest
 
 
 def extreme_acquisition(objective: int, gps: Sequence[GaussianProcess], train: List[np.ndarray], y: np.ndarray,

@@ -152,8 +152,7 @@ class MultiObjectiveBO(BayesianOptimization):
         self._feasibility_fit: Any = None
         self._fitted: Optional[Tuple[int, Any]] = None     # (OK vectors, _fit_objectives' result)
         self._extremes = ExtremeTurns(self._options.get("extreme_every", 0), self._options.get("extreme_patience", 0),
-                                      self._options.get("extreme_streak", True),
-                                      self._options.get("extreme_agreement"))
+                                      self._options.get("extreme_streak", True))
 
     # ---- protocol -----------------------------------------------------------------------------
     def observe(self, feedback: Feedback) -> None:
@@ -229,7 +228,7 @@ class MultiObjectiveBO(BayesianOptimization):
         eps_f = o.max_feasibility_threshold * self.rng.randrange(EPS_STEPS) / (EPS_STEPS - 1)
         features = self.feasibility.features if self.feasibility is not None else None
         moves = self._options.get("extreme_moves", True) and not self.search.scored_whole
-        aim = self._extremes.aim(y.shape[1], len(self.names) if moves else None, self._vectors)
+        aim = self._extremes.aim(y.shape[1], len(self.names) if moves else None)
         if aim is not None:
             single, ends = extreme_acquisition(aim, *self._extreme_model(aim, gps, train, y, raw), configs,
                                                MAX_FRONT_STARTS, self.encoder, feas, eps_f, features)

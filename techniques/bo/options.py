@@ -261,10 +261,6 @@ MOBO_OPTIONS = tuple(replace(o, default=True) if o.name == "copula_transform" el
     Option("extreme_streak", bool, True,
            doc="with extreme_moves, on spaces too large to be scored whole, an extreme proposal that "
                "improved its objective earns that objective the next proposal too"),
-    Option("extreme_agreement", float, None, lo=-1.0, hi=1.0, optional=True,
-           doc="an objective whose ranks correlate at least this much with every other objective's among "
-               "the half of the OK results best in that other objective gets no extreme turns (its turns "
-               "go to the expected hypervolume improvement; null: no such limit)"),
     Option("front_moves", bool, True,
            doc="on spaces too large to be scored whole, the hypervolume proposals' candidates include "
                "moves that change up to a quarter of the parameters at once around the front's members"),
