@@ -20,8 +20,10 @@ Feature kinds per parameter type:
 * across numbers, on request (``interactions=True``): the products ``v_i v_j`` of every pair
   (``interaction``), so that with each number's ``v`` and ``v**2`` a model is a full quadratic response
   surface (second-order terms, as BOCS has).  Off by default: StructuralSurrogate measured no gain from
-  them on 4-d Rosenbrock (100 seeds at 100 evaluations: median 10.5 with them, 10.3 without) and
-  losses on two recorded spaces (rise_harris@table 1.29 against 1.15, taco_ttv@table 4.29 against 4.18);
+  them on 4-d Rosenbrock (100 seeds at 100 evaluations: median 10.5 with them, 10.3 without), losses
+  on two recorded spaces fitting the raw values (rise_harris@table 1.29 against 1.15, taco_ttv@table
+  4.29 against 4.18), and on the five TACO loop-order tables, fitting the logarithm, medians higher by
+  more than 2 % in 4 of 15 (table, budget) cells and lower in 8 (docs/benchmarks/structural.md);
 * anything else (selectors): no features; a model then ignores the parameter.
 
 Called by model-based techniques (``StructuralSurrogate``) once per observed or candidate configuration.
