@@ -61,6 +61,23 @@ class _Block:
         self.n = adjacency.active
         self.adj, self.dir = adjacency.start, (direction.start if direction is not None else None)
         self.iu = np.triu_indices(self.n, 1)
+        self.centred = adjacency.size + (direction.size if direction is not None else 0)
+
+    def identifiable(self, rank: int) -> bool:
+        """Whether the factors at ``rank`` (``1 + n·2k`` unknowns, ``1 + n·4k`` with direction factors)
+        are fewer than the full-rank weights they centre: otherwise the low-rank model cannot be better
+        determined than the weights themselves, and the permutation gets no low-rank prior."""
+        return 1 + (4 if self.dir is not None else 2) * self.n * rank < self.centred
+
+
+def low_rank_blocks(groups: Sequence[FeatureGroup], rank: int) -> List[_Block]:
+    """The permutations of ``groups`` (one block each) whose factors at ``rank`` are identifiable."""
+    by_param: Dict[str, Dict[str, FeatureGroup]] = {}
+    for g in groups:
+        by_param.setdefault(g.parameter, {})[g.kind] = g
+    blocks = [_Block(kinds["adjacency"], kinds.get("direction")) for kinds in by_param.values()
+              if "adjacency" in kinds]
+    return [b for b in blocks if b.identifiable(rank)]
 
 
 class LowRankBayesLinear(SparseBayesLinear):
@@ -72,27 +89,27 @@ class LowRankBayesLinear(SparseBayesLinear):
                  fit_intercept: Optional[bool] = None, max_rank: int = 16, ridge: float = 1e-2,
                  seed: int = 0) -> None:
         super().__init__(size, groups, cg_steps, fit_intercept)
-        self.blocks: List[_Block] = []
-        by_param: Dict[str, Dict[str, FeatureGroup]] = {}
-        for g in groups:
-            by_param.setdefault(g.parameter, {})[g.kind] = g
-        for kinds in by_param.values():
-            if "adjacency" in kinds:
-                self.blocks.append(_Block(kinds["adjacency"], kinds.get("direction")))
-        covered = np.zeros(size, dtype=bool)
-        for g in groups:
-            if g.kind in ("adjacency", "direction"):
-                covered[g.start:g.stop] = True
-        self.free = np.flatnonzero(~covered)        # features fitted as free weights
-        self.handover = sum(g.size for g in groups if g.kind in ("adjacency", "direction"))
-        self.ranks = [r for r in RANKS if r <= max_rank] or [max(1, max_rank)]
+        self.ranks = self.rank_steps(max_rank)
         self.rank = self.ranks[0]
+        self.blocks = low_rank_blocks(groups, self.rank)
+        covered = np.zeros(size, dtype=bool)
+        for b in self.blocks:
+            covered[b.adj:b.adj + len(b.iu[0])] = True
+            if b.dir is not None:
+                covered[b.dir:b.dir + b.n * b.n] = True
+        self.free = np.flatnonzero(~covered)        # features fitted as free weights
+        self.handover = sum(b.centred for b in self.blocks)
         self.ridge = ridge
         self.rng = np.random.default_rng(seed)
         self.theta = self._initial(self.rank)
         self.low_rank_fits = 0                      # L-BFGS fits run (a count of the work done)
         self._factor_n = 0                          # observations at the last fit of the factors
         self._grow_n = 0                            # observations at the last rank check
+
+    @staticmethod
+    def rank_steps(max_rank: int) -> List[int]:
+        """The ranks tried under the cap ``max_rank``, the starting rank first."""
+        return [r for r in RANKS if r <= max_rank] or [max(1, max_rank)]
 
     # ---- parameterisation -----------------------------------------------------------------------
     def _initial(self, rank: int) -> np.ndarray:
@@ -259,9 +276,21 @@ class LowRankStructuralSurrogate(StructuralSurrogate):
     rank_ridge: float
 
 
+    def _low_rank(self) -> bool:
+        """Whether some permutation of this run's layout gets a low-rank prior (identifiable factors at
+        the starting rank, :meth:`_Block.identifiable`)."""
+        return bool(low_rank_blocks(self.layout.groups, LowRankBayesLinear.rank_steps(self.max_rank)[0]))
+
+    def _raw_default(self) -> bool:
+        """The raw values on every space with a permutation that gets a low-rank prior
+        (:data:`RAW_WITH_ANY_PERMUTATION`); elsewhere StructuralSurrogate's default (called at bind)."""
+        return (self.RAW_WITH_ANY_PERMUTATION and self._low_rank()) or super()._raw_default()
+
     def _new_model(self) -> SparseBayesLinear:
-        """A :class:`LowRankBayesLinear` of this run's layout, its factors seeded from the run's stream
-        (drawn only when there is a permutation, so that without one the stream is StructuralSurrogate's)."""
-        permutation = any(g.kind == "adjacency" for g in self.layout.groups)
+        """A :class:`LowRankBayesLinear` of this run's layout, its factors seeded from the run's stream,
+        when some permutation gets a low-rank prior; otherwise StructuralSurrogate's model (and the
+        stream untouched, so that the runs are StructuralSurrogate's)."""
+        if not self._low_rank():
+            return super()._new_model()
         return LowRankBayesLinear(self.layout.size, self.layout.groups, self.cg_steps, self.intercept,
-                                  self.max_rank, self.rank_ridge, self.rng.getrandbits(32) if permutation else 0)
+                                  self.max_rank, self.rank_ridge, self.rng.getrandbits(32))

@@ -100,8 +100,6 @@ class StructuralSurrogate(Technique):
                           "record is not the better one (null: the plain cap)"),
                Option("log_values", bool, None, optional=True,
                       doc="fit the logarithm of the values (null: on spaces other than permutations alone)"))
-    #: ``log_values=None`` fits the raw values on every space with a permutation, not only on permutations alone
-    RAW_WITH_ANY_PERMUTATION: ClassVar[bool] = False
     #: the options: attributes set by :func:`~.options.configure` (test_option_schema checks the types)
     initial: int
     window: int
@@ -133,8 +131,7 @@ class StructuralSurrogate(Technique):
         fallback_rng.setstate(rng.getstate())
         super().bind(manipulator, random.Random(f"structural:{rng.getrandbits(64)}"), path)
         self.layout = FeatureLayout(manipulator.parameters, self.precedence, self.interactions)
-        self.values = ValueModels(self._new_model, self.log_values,
-                                  raw_by_default(self.layout, self.RAW_WITH_ANY_PERMUTATION))
+        self.values = ValueModels(self._new_model, self.log_values, self._raw_default())
         self.np_rng = np.random.default_rng(self.rng.getrandbits(63))
         self.fallback.bind(manipulator, fallback_rng, f"{self.path}/{self.fallback.name}")
         self.seen: Set[str] = set()
@@ -148,6 +145,10 @@ class StructuralSurrogate(Technique):
         self._constrained = has_known_constraints(manipulator)
         self.candidates: Optional[FeasibleCandidates] = None  # feasible configurations (constrained spaces)
         self.predictions: Deque[Tuple[float, float]] = deque(maxlen=max(self.gate, 1))  # (predicted, value)
+
+    def _raw_default(self) -> bool:
+        """Whether ``log_values=None`` fits the raw values on this run's space (called at bind)."""
+        return raw_by_default(self.layout)
 
     def _new_model(self) -> SparseBayesLinear:
         """A model of this run's feature layout, empty (called at bind, and when the values'

@@ -106,3 +106,60 @@ def test_without_a_permutation_it_makes_structural_surrogates_suggestions():
             best = min(best, value)
         return configs
     assert run(LowRankStructuralSurrogate) == run(StructuralSurrogate)
+
+
+def test_the_prior_is_kept_only_where_the_factors_are_fewer_than_the_weights_they_centre():
+    """At the starting rank 2 a directed order of n items has 1 + 8n factor unknowns against
+    n(n-1)/2 + n² adjacency and direction weights: 41 against 35 at 5 items (no low-rank prior), 49
+    against 51 at 6 (kept)."""
+    from tunerlib.techniques.structural.lowrank import low_rank_blocks
+
+    def kept(n, **layout_options):
+        layout = FeatureLayout([PermutationParameter("t", list(range(n)))], **layout_options)
+        return [b.n for b in low_rank_blocks(layout.groups, 2)]
+    assert kept(5) == [] and kept(6) == [6] and kept(12) == [12]
+    model = LowRankBayesLinear(FeatureLayout([PermutationParameter("t", list(range(5)))]).size,
+                               FeatureLayout([PermutationParameter("t", list(range(5)))]).groups)
+    assert model.blocks == [] and model.free.size == model.size and model.handover == 0
+    assert LowRankBayesLinear(1, [], max_rank=1).ranks == [1]
+
+
+def _loop_run(cls, seed, n=60):
+    """A 5-loop order beside two numbers and a schedule kind, timed as a product of factors."""
+    from tunerlib.parameters import EnumParameter, IntegerParameter
+    rng = np.random.default_rng(seed)
+    before, kinds = rng.normal(0.0, 0.4, (5, 5)), np.exp(rng.normal(0.0, 0.3, 3))
+    space = ConfigurationManipulator([IntegerParameter("a", 1, 64), IntegerParameter("b", 1, 64),
+                                      EnumParameter("s", ["static", "dynamic", "guided"]),
+                                      PermutationParameter("order", list(range(5)))])
+    tech = cls(cls.__name__)
+    tech.bind(space, random.Random(seed), cls.__name__)
+    configs, best = [], np.inf
+    for _ in range(n):
+        prop = tech.propose()
+        cfg = prop.config
+        order = cfg["order"]
+        pairs = sum(before[order[i], order[j]] for i in range(5) for j in range(i + 1, 5))
+        value = float(np.exp(pairs) * (1 + abs(cfg["a"] - 20)) * (1 + abs(cfg["b"] - 5) / 8)
+                      * kinds[["static", "dynamic", "guided"].index(cfg["s"])])
+        configs.append(space.hash_config(cfg))
+        tech.observe(Feedback(cfg, space.hash_config(cfg), value, "ok", prop.requestor, value < best))
+        best = min(best, value)
+    return configs, tech
+
+
+def test_a_five_item_order_beside_numbers_makes_structural_surrogates_suggestions():
+    """Where no permutation's factors are identifiable LowRankStructuralSurrogate is StructuralSurrogate:
+    its model, its value transform (the logarithm beside other parameters) and its suggestions."""
+    from tunerlib.techniques.structural import StructuralSurrogate
+    for seed in (0, 1):
+        low, tech = _loop_run(LowRankStructuralSurrogate, seed)
+        full, ref = _loop_run(StructuralSurrogate, seed)
+        assert low == full
+        assert type(tech.model) is SparseBayesLinear and tech.values.transform == ref.values.transform == "log"
+
+
+def test_a_twelve_item_tour_keeps_its_low_rank_prior():
+    a, tech = drive(12, 80, 3)
+    assert isinstance(tech.model, LowRankBayesLinear) and [b.n for b in tech.model.blocks] == [12]
+    assert tech.model.low_rank_fits > 0 and np.any(tech.model.prior_mean != 0.0)

@@ -92,12 +92,18 @@ def test_a_loop_order_beside_other_parameters_gets_the_logarithm():
     assert tech.values.transform == "log" and tech.model.y == [math.log(v) for v in values]
 
 
-def test_the_low_rank_surrogate_keeps_the_raw_values_beside_a_permutation():
-    """LowRankStructuralSurrogate's default stays the raw values on every space with a permutation
-    (``RAW_WITH_ANY_PERMUTATION``); without one it takes the logarithm as StructuralSurrogate does."""
+def test_the_low_rank_surrogate_keeps_the_raw_values_beside_a_permutation_with_a_low_rank_prior():
+    """LowRankStructuralSurrogate's default stays the raw values on every space with a permutation that
+    gets a low-rank prior (``RAW_WITH_ANY_PERMUTATION``; an 8-item order here); beside a 5-item order,
+    which gets none, and without a permutation it takes the logarithm as StructuralSurrogate does."""
+    sizes = [1, 2, 4, 8, 16, 32, 64, 128]
+    eight = ConfigurationManipulator([OrdinalParameter("chunk", sizes), PermutationParameter("order", list(range(8)))])
     loop = registry().create("LowRankStructuralSurrogate")
-    values = [v for _, v in _run(loop, _loop_space(), _loop_time(), 0, 30)]
+    values = [v for _, v in _run(loop, eight, lambda c: c["chunk"] * (1.0 + c["order"].index(0)), 0, 30)]
     assert loop.values.transform == "raw" and loop.model.y == values
+    five = registry().create("LowRankStructuralSurrogate")
+    _run(five, _loop_space(), _loop_time(), 0, 30)
+    assert five.values.transform == "log"
     f = _factors(4)
     enum = registry().create("LowRankStructuralSurrogate")
     _run(enum, _enum_space(), lambda c: _product(c, f), 0, 20)
