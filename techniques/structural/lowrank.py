@@ -9,9 +9,13 @@ weights as
   indefinite, as a distance matrix is),
 * direction ``i → j``: ``p_i·q_j`` (rank ``k``, asymmetric),
 
-with ``n(4k) + 1`` unknowns per permutation instead of ``n²``.  (Per-item terms ``b_i + b_j`` are left
-out: every item of a closed tour has exactly two neighbours, one successor and one predecessor, so they
-add a constant to every tour.)  Other features (one-hot, numbers, precedence) enter the fit as free
+with ``n(4k) + 1`` unknowns per permutation (``n(2k) + 1`` without direction features) instead of
+about ``1.5 n²``.  (Per-item terms ``b_i + b_j`` are left out: every item of a closed tour has exactly
+two neighbours, one successor and one predecessor, so they add a constant to every tour.)  A
+permutation whose factors at the starting rank are not fewer than the adjacency and direction weights
+they centre (``1 + 8n >= n(n-1)/2 + n²`` at rank 2, which holds up to 5 items) gets no low-rank prior:
+the factors could not be better determined than the weights themselves, and its weights stay free, as
+in :class:`~.model.SparseBayesLinear` (:meth:`_Block.identifiable`).  Other features (one-hot, numbers, precedence) enter the fit as free
 weights so that they do not bias it, but give no prior mean.  The factors are fitted to the
 standardized values by L-BFGS on ``½|X w(θ) - y|² + ½ λ |θ|²`` (the direction factors' ridge
 :data:`DIRECTION_PENALTY` times larger), warm-started from the previous fit, whenever the data grew by a
@@ -258,11 +262,12 @@ class LowRankBayesLinear(SparseBayesLinear):
 class LowRankStructuralSurrogate(StructuralSurrogate):
     """:class:`~.technique.StructuralSurrogate` whose model centres its prior on a low-rank model of the
     permutations' pairwise weights (:class:`LowRankBayesLinear`).  On spaces without a permutation it is
-    StructuralSurrogate.  Options: StructuralSurrogate's, plus ``max_rank`` (the largest rank the fit
-    grows to) and ``rank_ridge`` (λ per observation).  By default it fits the raw values on every space
-    with a permutation (:data:`RAW_WITH_ANY_PERMUTATION`), not their logarithm where the permutation
-    shares the space with other parameters: on the TACO loop-order tables the logarithm made its median
-    best higher by more than 2 % in 3 of 15 (table, budget) cells (docs/benchmarks/structural.md)."""
+    StructuralSurrogate, and so it is on spaces where no permutation's factors are fewer than the
+    weights they centre (:func:`low_rank_blocks`; its model, value transform and random stream).
+    Options: StructuralSurrogate's, plus ``max_rank`` (the largest rank the fit grows to) and
+    ``rank_ridge`` (λ per observation).  By default it fits the raw values on every space with a
+    permutation that gets a low-rank prior (:data:`RAW_WITH_ANY_PERMUTATION`), not their logarithm where
+    the permutation shares the space with other parameters (docs/benchmarks/structural.md)."""
 
     description = ("StructuralSurrogate with a low-rank prior over the pairwise weights of permutations "
                    "(learns tours and orders from fewer evaluations than pairs)")
@@ -270,6 +275,7 @@ class LowRankStructuralSurrogate(StructuralSurrogate):
     OPTIONS = StructuralSurrogate.OPTIONS + (
         Option("max_rank", int, 16, 1, 64, 4, 16, "largest rank of the pairwise-weight factors"),
         Option("rank_ridge", float, 1e-2, 0.0, 100.0, 1e-3, 1e-1, "ridge on the factors, per observation"))
+    #: ``log_values=None`` fits the raw values on every space with a permutation that gets a low-rank prior
     RAW_WITH_ANY_PERMUTATION = True
     #: the options: attributes set by :func:`~.options.configure` (test_option_schema checks the types)
     max_rank: int
