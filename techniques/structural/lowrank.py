@@ -15,13 +15,13 @@ two neighbours, one successor and one predecessor, so they add a constant to eve
 permutation whose factors at the starting rank are not fewer than the adjacency and direction weights
 they centre (``1 + 8n >= n(n-1)/2 + n²`` at rank 2, which holds up to 5 items) gets no low-rank prior:
 the factors could not be better determined than the weights themselves, and its weights stay free, as
-in :class:`~.model.SparseBayesLinear` (:meth:`_Block.identifiable`).  Other features (one-hot, numbers, precedence) enter the fit as free
-weights so that they do not bias it, but give no prior mean.  The factors are fitted to the
-standardized values by L-BFGS on ``½|X w(θ) - y|² + ½ λ |θ|²`` (the direction factors' ridge
-:data:`DIRECTION_PENALTY` times larger), warm-started from the previous fit, whenever the data grew by a
-quarter or by :data:`REFIT_EVERY` results.  The rank starts at :data:`RANKS`\\[0] and, each time the
-data doubled, grows to the next step if that lowers the squared error on every fifth observation held
-out (the others fitted) by :data:`GAIN`.
+in :class:`~.model.SparseBayesLinear` (:meth:`_Block.identifiable`).  Other features (one-hot, numbers,
+precedence) enter the fit as free weights so that they do not bias it, but give no prior mean.  The
+factors are fitted to the standardized values by L-BFGS on ``½|X w(θ) - y|² + ½ λ |θ|²`` (the direction
+factors' ridge :data:`DIRECTION_PENALTY` times larger), warm-started from the previous fit, whenever the
+data grew by a quarter or by :data:`REFIT_EVERY` results.  The rank starts at :data:`RANKS`\\[0] and,
+each time the data doubled, grows to the next step if that lowers the squared error on every fifth
+observation held out (the others fitted) by :data:`GAIN`.
 
 The low-rank weights are the *centre* of the Gaussian prior of :class:`~.model.SparseBayesLinear`
 (``w_j ~ N(m_j, s_g)``): an edge never measured is predicted from its items' factors instead of weighing
@@ -280,7 +280,6 @@ class LowRankStructuralSurrogate(StructuralSurrogate):
     #: the options: attributes set by :func:`~.options.configure` (test_option_schema checks the types)
     max_rank: int
     rank_ridge: float
-
 
     def _low_rank(self) -> bool:
         """Whether some permutation of this run's layout gets a low-rank prior (identifiable factors at
