@@ -31,11 +31,11 @@ from ...parameters.features import FeatureLayout, PermutationFeatures
 from .model import SparseBayesLinear
 
 
-def raw_by_default(layout: FeatureLayout, with_any_permutation: bool = False) -> bool:
+def raw_by_default(layout: FeatureLayout) -> bool:
     """Whether ``log_values=None`` fits the raw values on the space of ``layout``: when every feature
-    map is a permutation's, or with ``with_any_permutation`` when any is (called once per run, at bind)."""
+    map is a permutation's (called once per run, at bind)."""
     orders = [isinstance(fmap, PermutationFeatures) for fmap in layout.maps]
-    return any(orders) if with_any_permutation else bool(orders) and all(orders)
+    return bool(orders) and all(orders)
 
 
 class ValueModels:
