@@ -266,8 +266,8 @@ class LowRankStructuralSurrogate(StructuralSurrogate):
     weights they centre (:func:`low_rank_blocks`; its model, value transform and random stream).
     Options: StructuralSurrogate's, plus ``max_rank`` (the largest rank the fit grows to) and
     ``rank_ridge`` (λ per observation).  By default it fits the raw values on every space with a
-    permutation that gets a low-rank prior (:data:`RAW_WITH_ANY_PERMUTATION`), not their logarithm where
-    the permutation shares the space with other parameters (docs/benchmarks/structural.md)."""
+    permutation that gets a low-rank prior (:meth:`_raw_default`), not their logarithm where the
+    permutation shares the space with other parameters (docs/benchmarks/structural.md)."""
 
     description = ("StructuralSurrogate with a low-rank prior over the pairwise weights of permutations "
                    "(learns tours and orders from fewer evaluations than pairs)")
@@ -275,8 +275,6 @@ class LowRankStructuralSurrogate(StructuralSurrogate):
     OPTIONS = StructuralSurrogate.OPTIONS + (
         Option("max_rank", int, 16, 1, 64, 4, 16, "largest rank of the pairwise-weight factors"),
         Option("rank_ridge", float, 1e-2, 0.0, 100.0, 1e-3, 1e-1, "ridge on the factors, per observation"))
-    #: ``log_values=None`` fits the raw values on every space with a permutation that gets a low-rank prior
-    RAW_WITH_ANY_PERMUTATION = True
     #: the options: attributes set by :func:`~.options.configure` (test_option_schema checks the types)
     max_rank: int
     rank_ridge: float
@@ -287,9 +285,9 @@ class LowRankStructuralSurrogate(StructuralSurrogate):
         return bool(low_rank_blocks(self.layout.groups, LowRankBayesLinear.rank_steps(self.max_rank)[0]))
 
     def _raw_default(self) -> bool:
-        """The raw values on every space with a permutation that gets a low-rank prior
-        (:data:`RAW_WITH_ANY_PERMUTATION`); elsewhere StructuralSurrogate's default (called at bind)."""
-        return (self.RAW_WITH_ANY_PERMUTATION and self._low_rank()) or super()._raw_default()
+        """The raw values on every space with a permutation that gets a low-rank prior; elsewhere
+        StructuralSurrogate's default (called at bind)."""
+        return self._low_rank() or super()._raw_default()
 
     def _new_model(self) -> SparseBayesLinear:
         """A :class:`LowRankBayesLinear` of this run's layout, its factors seeded from the run's stream,

@@ -19,8 +19,7 @@ rise_kmeans 1.000 (worst 1.002) against 1.000 (worst 1.376); on att48 at 3,000 e
 on TSP it kept the raw values, but switching models mid-run left conv_a4000 at 1.082, behind both.)
 The first value <= 0 ends the logarithm: the raw model is rebuilt from the data and kept.
 :func:`raw_by_default` decides the default per run (LowRankStructuralSurrogate keeps the raw values on
-every space with a permutation that gets its low-rank prior, ``RAW_WITH_ANY_PERMUTATION``, as measured
-on the same page).
+every space with a permutation that gets its low-rank prior, as measured on the same page).
 """
 from __future__ import annotations
 

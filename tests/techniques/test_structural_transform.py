@@ -94,7 +94,7 @@ def test_a_loop_order_beside_other_parameters_gets_the_logarithm():
 
 def test_the_low_rank_surrogate_keeps_the_raw_values_beside_a_permutation_with_a_low_rank_prior():
     """LowRankStructuralSurrogate's default stays the raw values on every space with a permutation that
-    gets a low-rank prior (``RAW_WITH_ANY_PERMUTATION``; an 8-item order here); beside a 5-item order,
+    gets a low-rank prior (an 8-item order here); beside a 5-item order,
     which gets none, and without a permutation it takes the logarithm as StructuralSurrogate does."""
     sizes = [1, 2, 4, 8, 16, 32, 64, 128]
     eight = ConfigurationManipulator([OrdinalParameter("chunk", sizes), PermutationParameter("order", list(range(8)))])
