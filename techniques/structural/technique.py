@@ -38,7 +38,6 @@ from ..base import Config, Feedback, Proposal, Technique, TechniqueError
 from ..blas import single_thread_blas
 from ..options import Option, configure
 from ..simple import GreedyMutation
-from .choice import ProductChoice
 from .constrained import FeasibleCandidates, has_known_constraints
 from .credit import prob_better
 from .minimise import minimise_array, minimise_numbers, minimise_permutation, minimise_unit
@@ -94,9 +93,8 @@ class StructuralSurrogate(Technique):
                       "model results before its share follows its record of new bests"),
                Option("prior", float, 2.0, 0.01, 1000.0, 0.5, 8.0,
                       "pseudo-results of the pooled rate in each arm's prior rate of new bests"),
-               Option("interactions", bool, None, optional=True,
-                      doc="pairwise products of the numbers' centred unit values (a quadratic response surface; "
-                          "null: chosen by which model predicts the recent results better)"),
+               Option("interactions", bool, False,
+                      doc="pairwise products of the numbers' centred unit values (a quadratic response surface)"),
                Option("gate_z", float, 1.0, 0.0, 10.0, 0.0, 2.0, optional=True,
                       doc="standard errors the predictions' rank correlation must clear while the model's "
                           "record is not the better one (null: the plain cap)"),
@@ -114,7 +112,7 @@ class StructuralSurrogate(Technique):
     gate: int
     explore: int
     prior: float
-    interactions: Optional[bool]
+    interactions: bool
     gate_z: Optional[float]
     log_values: Optional[bool]
 
@@ -132,11 +130,8 @@ class StructuralSurrogate(Technique):
         fallback_rng = random.Random()
         fallback_rng.setstate(rng.getstate())
         super().bind(manipulator, random.Random(f"structural:{rng.getrandbits(64)}"), path)
-        self.layout = FeatureLayout(manipulator.parameters, self.precedence, self.interactions is not False)
-        self.values: ValueModels | ProductChoice = ValueModels(self._new_model, self.log_values, self._raw_default())
-        if self.interactions is None and self.layout.interaction is not None:
-            self.values = ProductChoice(self._new_model, self.layout.interaction.kind, self.log_values,
-                                        self._raw_default(), self.gate)
+        self.layout = FeatureLayout(manipulator.parameters, self.precedence, self.interactions)
+        self.values = ValueModels(self._new_model, self.log_values, self._raw_default())
         self.np_rng = np.random.default_rng(self.rng.getrandbits(63))
         self.fallback.bind(manipulator, fallback_rng, f"{self.path}/{self.fallback.name}")
         self.seen: Set[str] = set()
@@ -191,17 +186,12 @@ class StructuralSurrogate(Technique):
     def _learn(self, active: Any, value: float) -> None:
         """Add one OK result to the model; from the ``initial``-th on, first note how the posterior
         predicted it (the gate's record)."""
-        predict = self.model.n >= self.initial
-        if self.gate and predict:
+        if self.gate and self.model.n >= self.initial:
             if self.gate_z is not None:
                 with single_thread_blas():
                     self.model.refresh()  # the current posterior, also while the model is not used
             self.predictions.append((self.model.predict(active, self.model.mean), value))
-        if isinstance(self.values, ProductChoice):
-            with single_thread_blas():
-                self.values.add(active, value, predict)
-        else:
-            self.values.add(active, value)
+        self.values.add(active, value)
 
     def propose(self) -> Optional[Proposal]:
         """A configuration from the sampled model (requested under this technique's path) or the
@@ -294,7 +284,7 @@ class StructuralSurrogate(Technique):
                 block = weights[offset:offset + fmap.size]
                 value = fmap.parameter.get_value(cfg)
                 fmap.parameter.set_value(cfg, self._minimise(fmap, block, value, kick=attempt > 0))
-            if self.layout.interaction is not None and getattr(self.values, "products", True):
+            if self.layout.interaction is not None:
                 minimise_numbers(self.layout, weights, cfg, self.best_config, self.radius)
             if self._constrained:
                 feasible = self._feasible_minimum(weights, cfg)
