@@ -30,11 +30,6 @@ from ...parameters.features import Active, FeatureGroup
 #: feature kinds with the same number of active features in every configuration
 CONSTANT_KINDS = ("adjacency", "direction", "one-hot")
 
-#: feature kinds that correct another group's effect, with a quarter of its prior variance: the
-#: direction of a neighbour pair (asymmetry beside the undirected cost) and the numbers' pairwise
-#: products (beside each number's own quadratic)
-CORRECTIONS = ("direction", "interaction")
-
 #: without an intercept, the offset is the mean of this many first values (the random start)
 REFERENCE = 10
 
@@ -129,7 +124,7 @@ class SparseBayesLinear:
         self.counts = np.zeros(size)            # x_j · x_j over the observations in the window
         self.prior = np.ones(size)              # s_g per feature
         for g in self.groups:
-            scale = 0.25 if g.kind in CORRECTIONS else 1.0
+            scale = 0.25 if g.kind == "direction" else 1.0
             self.prior[g.start:g.stop] = scale / max(g.active, 1)
         self.noise = NOISE_FLOOR
         #: permutations and one-hot groups hold a fixed number of active features in every
