@@ -23,9 +23,9 @@ Feature kinds per parameter type:
   them on 4-d Rosenbrock (100 seeds at 100 evaluations: median 10.5 with them, 10.3 without), losses
   on two recorded spaces fitting the raw values (rise_harris@table 1.29 against 1.15, taco_ttv@table
   4.29 against 4.18), and on the five TACO loop-order tables, fitting the logarithm, medians higher by
-  more than 2 % in 4 of 15 (table, budget) cells and lower in 8; with a quarter of the prior variance,
-  or chosen per run by which model predicts the recent results better, in 5 and 8 cells
-  (docs/benchmarks/structural.md);
+  more than 2 % in 4 of 15 (table, budget) cells and lower in 8; higher in 5 and lower in 6 with a
+  quarter of the prior variance, higher in 8 and lower in 2 when chosen per run by which model
+  predicts the recent results better (docs/benchmarks/structural.md);
 * anything else (selectors): no features; a model then ignores the parameter.
 
 Called by model-based techniques (``StructuralSurrogate``) once per observed or candidate configuration.
