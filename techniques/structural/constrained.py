@@ -24,7 +24,6 @@ from scipy import sparse
 
 from ...parameters import ConfigurationManipulator, FeasibleSpace
 from ...parameters.features import FeatureLayout
-from .covered import CoveredRange
 
 Config = Dict[str, Any]
 
@@ -43,10 +42,9 @@ class FeasibleCandidates:
     """Feasible configurations scored under a sampled weight vector (see the module docstring)."""
 
     def __init__(self, manipulator: ConfigurationManipulator, layout: FeatureLayout,
-                 limit: int = ENUMERATION_LIMIT, covered: Optional[CoveredRange] = None) -> None:
+                 limit: int = ENUMERATION_LIMIT) -> None:
         self.manipulator = manipulator
         self.layout = layout
-        self.covered = covered  # the numbers' range the minimum is limited to (when active)
         self.cot = FeasibleSpace(manipulator)
         configs = self.cot.enumerate_all(limit)
         self.configs: Optional[List[Config]] = configs
@@ -55,8 +53,6 @@ class FeasibleCandidates:
             self.codes = self._codes(configs)
             self.row_of: Dict[Hashable, int] = {manipulator.hash_config(c): i for i, c in enumerate(configs)}
             self.taken = np.zeros(len(configs), dtype=bool)
-            if covered is not None and covered.maps:
-                self.units = covered.units(configs)
 
     @property
     def enumerated(self) -> bool:
@@ -99,9 +95,6 @@ class FeasibleCandidates:
         if own is not None and self.cot.is_feasible(own):
             pool.append(own)
         pool = [c for c in pool if self.manipulator.hash_config(c) not in excluded]
-        if pool and self.covered is not None and self.covered.active:
-            inside = self.covered.inside(self.covered.units(pool))
-            pool = [c for c, ok in zip(pool, inside) if ok] if inside.any() else pool
         if not pool:
             return None
         X = self._matrix(pool)
@@ -109,9 +102,6 @@ class FeasibleCandidates:
 
     def _best_enumerated(self, weights: np.ndarray, incumbent: Config, radius: int) -> Optional[Config]:
         open_rows = ~self.taken
-        if self.covered is not None and self.covered.active:
-            inside = open_rows & self.covered.inside(self.units)
-            open_rows = inside if inside.any() else open_rows
         if not open_rows.any():
             return None
         centre = np.array([m.get(repr(incumbent[n]), -1) for m, n in zip(self._maps, self.manipulator.names)])

@@ -11,14 +11,13 @@ Called by :class:`~.technique.StructuralSurrogate` for each model proposal.
 """
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import Any, List
 
 import numpy as np
 
 from ...parameters import BooleanArray
 from ...parameters.features import ArrayFeatures, FeatureLayout, PermutationFeatures, UnitFeatures, centred
 from ..base import Config
-from .covered import CoveredRange
 from .tours import descend, iterated_search
 
 #: unit values tried for a number under the sampled model (plus the incumbent's)
@@ -70,11 +69,11 @@ def minimise_unit(fmap: UnitFeatures, w: np.ndarray, value: Any, radius: int) ->
 
 
 def minimise_numbers(layout: FeatureLayout, weights: np.ndarray, cfg: Config, incumbent: Config,
-                     radius: int, covered: Optional[CoveredRange] = None) -> None:
+                     radius: int) -> None:
     """Set the numbers of ``cfg`` to a minimum of the sampled quadratic response surface (each
     number's ``v`` and ``v**2``, the pairwise products, ``v`` the centred unit value) by coordinate
     descent from the ``incumbent``'s unit values, each within the trust region around the incumbent's
-    (as :func:`minimise_unit`) and within the range the results cover (``covered``, when active)."""
+    (as :func:`minimise_unit`)."""
     block = layout.interaction
     assert block is not None
     lin = np.array([weights[o] for o in block.offsets])
@@ -83,13 +82,10 @@ def minimise_numbers(layout: FeatureLayout, weights: np.ndarray, cfg: Config, in
     C = block.coupling(weights[start:start + block.size])
     u0 = np.array([m.parameter.get_unit_value(incumbent) for m in block.maps])
     step = min(1.0, 0.05 * radius)
-    lo, hi = np.zeros(u0.size), np.ones(u0.size)
-    if covered is not None and covered.active:
-        lo, hi = np.minimum(covered.lo, u0), np.maximum(covered.hi, u0)
     u = u0.copy()
     for _ in range(SWEEPS):
         for k in range(u.size):
-            grid = np.clip(np.concatenate((UNIT_GRID * 2 * step + u0[k] - step, [u0[k]])), lo[k], hi[k])
+            grid = np.clip(np.concatenate((UNIT_GRID * 2 * step + u0[k] - step, [u0[k]])), 0.0, 1.0)
             a = lin[k] + float(C[k] @ centred(u))  # C's diagonal is 0
             v = centred(grid)
             u[k] = float(grid[int(np.argmin(a * v + sq[k] * v * v))])

@@ -39,7 +39,6 @@ from ..blas import single_thread_blas
 from ..options import Option, configure
 from ..simple import GreedyMutation
 from .constrained import FeasibleCandidates, has_known_constraints
-from .covered import CoveredRange
 from .credit import prob_better
 from .minimise import minimise_array, minimise_numbers, minimise_permutation, minimise_unit
 from .model import SparseBayesLinear, rank_correlation
@@ -132,7 +131,6 @@ class StructuralSurrogate(Technique):
         fallback_rng.setstate(rng.getstate())
         super().bind(manipulator, random.Random(f"structural:{rng.getrandbits(64)}"), path)
         self.layout = FeatureLayout(manipulator.parameters, self.precedence, self.interactions)
-        self.covered = CoveredRange(self.layout)  # the numbers' range the OK results cover
         self.values = ValueModels(self._new_model, self.log_values, self._raw_default())
         self.np_rng = np.random.default_rng(self.rng.getrandbits(63))
         self.fallback.bind(manipulator, fallback_rng, f"{self.path}/{self.fallback.name}")
@@ -179,7 +177,6 @@ class StructuralSurrogate(Technique):
         self.results += 1
         if feedback.ok and np.isfinite(feedback.value):
             self._learn(self.layout.encode(feedback.config), feedback.value)
-            self.covered.add(feedback.config)
         if self.is_own(feedback):
             self.credit["model"].append(int(improved))
             self._adapt_radius(improved)
@@ -288,7 +285,7 @@ class StructuralSurrogate(Technique):
                 value = fmap.parameter.get_value(cfg)
                 fmap.parameter.set_value(cfg, self._minimise(fmap, block, value, kick=attempt > 0))
             if self.layout.interaction is not None:
-                minimise_numbers(self.layout, weights, cfg, self.best_config, self.radius, self.covered)
+                minimise_numbers(self.layout, weights, cfg, self.best_config, self.radius)
             if self._constrained:
                 feasible = self._feasible_minimum(weights, cfg)
                 if feasible is None:
@@ -304,7 +301,7 @@ class StructuralSurrogate(Technique):
         """The sampled model's minimum over feasible configurations (built on first use)."""
         assert self.manipulator is not None and self.best_config is not None
         if self.candidates is None:
-            self.candidates = FeasibleCandidates(self.manipulator, self.layout, covered=self.covered)
+            self.candidates = FeasibleCandidates(self.manipulator, self.layout)
             for key in self.seen | self.pending:
                 self.candidates.mark(key)
         excluded = () if self.candidates.enumerated else self.seen | self.pending  # enumerated: marks
