@@ -30,16 +30,6 @@ from ...parameters.features import Active, FeatureGroup
 #: feature kinds with the same number of active features in every configuration
 CONSTANT_KINDS = ("adjacency", "direction", "one-hot")
 
-#: feature kinds that correct another group's effect, with a quarter of its prior variance: the
-#: direction of a neighbour pair (asymmetry beside the undirected cost) and the numbers' pairwise
-#: products (beside each number's own quadratic)
-CORRECTIONS = ("direction", "interaction")
-
-#: feature kinds whose weights a Thompson sample takes at their posterior mean: a sample of the
-#: numbers' products from the diagonal posterior makes the sampled quadratic indefinite, and its
-#: minimum then lies at the ends of the numbers' ranges; at the mean their fitted effect still steers
-AT_MEAN = ("interaction",)
-
 #: without an intercept, the offset is the mean of this many first values (the random start)
 REFERENCE = 10
 
@@ -134,12 +124,8 @@ class SparseBayesLinear:
         self.counts = np.zeros(size)            # x_j · x_j over the observations in the window
         self.prior = np.ones(size)              # s_g per feature
         for g in self.groups:
-            scale = 0.25 if g.kind in CORRECTIONS else 1.0
+            scale = 0.25 if g.kind == "direction" else 1.0
             self.prior[g.start:g.stop] = scale / max(g.active, 1)
-        self.sampled = np.ones(size)            # 0 where a sample takes the posterior mean
-        for g in self.groups:
-            if g.kind in AT_MEAN:
-                self.sampled[g.start:g.stop] = 0.0
         self.noise = NOISE_FLOOR
         #: permutations and one-hot groups hold a fixed number of active features in every
         #: configuration, so their weights carry any constant; an intercept is fitted only without them
@@ -292,9 +278,8 @@ class SparseBayesLinear:
         return self.noise / (self.counts + self.noise / self.prior)
 
     def sample(self, rng: np.random.Generator, temperature: float = 1.0) -> np.ndarray:
-        """A Thompson sample of the weights (diagonal posterior), in standardized units; the groups of
-        :data:`AT_MEAN` kinds at their posterior mean."""
-        noise = rng.standard_normal(self.size) * self.sampled
+        """A Thompson sample of the weights (diagonal posterior), in standardized units."""
+        noise = rng.standard_normal(self.size)
         return self.mean + temperature * np.sqrt(self.variance()) * noise
 
     def predict(self, active: Active, weights: np.ndarray) -> float:

@@ -93,7 +93,7 @@ class StructuralSurrogate(Technique):
                       "model results before its share follows its record of new bests"),
                Option("prior", float, 2.0, 0.01, 1000.0, 0.5, 8.0,
                       "pseudo-results of the pooled rate in each arm's prior rate of new bests"),
-               Option("interactions", bool, True,
+               Option("interactions", bool, False,
                       doc="pairwise products of the numbers' centred unit values (a quadratic response surface)"),
                Option("gate_z", float, 1.0, 0.0, 10.0, 0.0, 2.0, optional=True,
                       doc="standard errors the predictions' rank correlation must clear while the model's "
