@@ -25,7 +25,10 @@ Feature kinds per parameter type:
   4.29 against 4.18), and on the five TACO loop-order tables, fitting the logarithm, medians higher by
   more than 2 % in 4 of 15 (table, budget) cells and lower in 8; higher in 5 and lower in 6 with a
   quarter of the prior variance, higher in 8 and lower in 2 when chosen per run by which model
-  predicts the recent results better (docs/benchmarks/structural.md);
+  predicts the recent results better; with the quarter prior and the products' weights at their
+  posterior mean in the search's sample, higher in 3 and lower in 4 of the 9 cells of taco_sddmm,
+  taco_mttkrp and taco_spmv (taco_spmv@table at 60 +14.8 %), and higher in 6 and lower in 2 with the
+  numbers' minimum also limited to the range the results cover (docs/benchmarks/structural.md);
 * anything else (selectors): no features; a model then ignores the parameter.
 
 Called by model-based techniques (``StructuralSurrogate``) once per observed or candidate configuration.
