@@ -83,7 +83,7 @@ from .extremes import START_RADIUS, ExtremeTurns, extreme_acquisition, perturbat
 from .fitstate import FitState
 from .gaps import with_gap_moves
 from .gp import GaussianProcess
-from .metric_ehvi import MetricUnits
+from .metric_ehvi import MetricMap, MetricUnits
 from .options import MAX_INITIAL_DESIGN, MOBO_OPTIONS
 from .recombine import parents_by_layers, recombinants
 from .technique import EPS_STEPS, BayesianOptimization
@@ -229,9 +229,14 @@ class MultiObjectiveBO(BayesianOptimization):
         features = self.feasibility.features if self.feasibility is not None else None
         moves = self._options.get("extreme_moves", True) and not self.search.scored_whole
         aim = self._extremes.aim(y.shape[1], len(self.names) if moves else None)
+        tail = self._options.get("metric_tail", "clamped")
         if aim is not None:
-            single, ends = extreme_acquisition(aim, *self._extreme_model(aim, gps, train, y, raw), configs,
-                                               MAX_FRONT_STARTS, self.encoder, feas, eps_f, features)
+            e_gps, e_train, e_y = self._extreme_model(aim, gps, train, y, raw)
+            units = None
+            if self._options.get("extreme_units", "model") == "metric":
+                units = MetricMap(e_y[:, aim], raw[:, aim], tail != "clamped", tail == "geometric")
+            single, ends = extreme_acquisition(aim, e_gps, e_train, e_y, configs, MAX_FRONT_STARTS, self.encoder,
+                                               feas, eps_f, features, units)
             cfg = self.search.run(single, self.rng, self.np_rng, self._excluded, ends,
                                   extra=self._candidates(ends, ends, self._extremes.radius_of(aim) if moves else None),
                                   random_pool=not moves) or self._draws.random()
@@ -240,9 +245,9 @@ class MultiObjectiveBO(BayesianOptimization):
             return cfg
         metric = None
         if self._options.get("ehvi_units", "metric") == "metric":
-            metric = MetricUnits(y, raw, self.np_rng, self._options.get("metric_tail", "clamped") == "linear",
+            metric = MetricUnits(y, raw, self.np_rng, tail != "clamped",
                                  self._options.get("metric_ehvi", "monte_carlo") == "monte_carlo",
-                                 self._options.get("metric_reference", "front") == "data")
+                                 self._options.get("metric_reference", "front") == "data", tail == "geometric")
         acq = HypervolumeAcquisition(self.encoder, gps, train, front, reference, feas, eps_f, features, metric)
         if self._pending_configs:   # Kriging believer: what is in flight counts at its predicted values
             believed, _ = acq.predict(self.encoder.encode(list(self._pending_configs.values())))
