@@ -23,8 +23,10 @@ differs is the model and the acquisition of a BO proposal:
   boxes at about half the processor time, but on the stencil and a perturbed K-means table it found
   the front's knee in fewer seeds: the samples' noise spreads the proposals).  Below the best value seen
   the map stays at that value (``metric_tail`` "clamped"; "linear" continues it, so a candidate
-  predicted to beat the front's extreme in one metric is worth the hypervolume that would add: on
-  the four recorded tables of tools/bench_pareto.py that was not better).  In those units the gaps
+  predicted to beat the front's extreme in one metric is worth the hypervolume that would add, and
+  "geometric" continues it by a constant factor per unit for a positive metric: on the four
+  recorded tables of tools/bench_pareto.py neither was better over ten seeds, though the
+  convolution's runs miss most at its fast end; docs/benchmarks/multi-objective.md).  In those units the gaps
   of a front weigh what they weigh in its hypervolume (with times spanning orders of magnitude, an
   energy saving among the fast configurations outweighs small differences of time), where the
   copula's ranks weigh every gap alike; on the RISE K-means table this found the fast and frugal
@@ -35,7 +37,9 @@ differs is the model and the acquisition of a BO proposal:
   objectives in turn, until an objective's last ``extreme_patience`` (2) such proposals in a row
   did not improve it (:mod:`.extremes`): the EHVI gives nothing to a design beyond the front's
   nadir in another objective, however far it extends the front's end.  Such a turn uses the
-  objective's copula GP; ``extreme_copula`` false fits it with single-objective BO's power
+  objective's copula GP and its expected improvement in the GP's units (``extreme_units``
+  "metric": in the metric's, through the EHVI's map of that objective; not better on the
+  convolution table); ``extreme_copula`` false fits it with single-objective BO's power
   transforms instead (the copula's ranks reward a rank gained, not how far a design beats the best:
   without trust-region moves, on HPVM2FPGA the front of 100 evaluations then dominated random
   search's of 1,000 in 6 of 16 pairs rather than 3; with them in 4 rather than 6; on the recorded
