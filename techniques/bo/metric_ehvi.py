@@ -31,16 +31,15 @@ of the secant from the best value to the value at the :data:`TAIL_QUANTILE` of t
 improvement beyond the front's extreme, in proportion to how far the values near the best are spread.
 With ``geometric`` as well, a metric whose values are all positive continues instead by the same
 secant's ratio, ``v0 exp(r (z - y0))`` with ``r = log(v_k / v0) / (y_k - y0)``: each standard unit
-below the best target divides the value by the same factor, the scale on which times and energies
-spread (a kernel twice as fast as the fastest seen is as plausible as one half as fast), and no
-sample reaches 0.  Its partial expectation is closed-form as well: below ``U``,
+below the best target divides the value by the same factor (the multiplicative scale on which
+times and energies spread), and no sample reaches 0.  Its partial expectation is closed-form as well: below ``U``,
 ``E[(b - v0 exp(r (Z - y0))) 1{Z < U}] = b Phi(u) - v0 exp(r (mu - y0) + r**2 sigma**2 / 2) Phi(u - r sigma)``
 with ``u = (U - mu) / sigma``.
 """
 from __future__ import annotations
 
 import math
-from typing import Any, List, Optional, Sequence
+from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 from scipy.special import log_ndtr, ndtr
@@ -76,23 +75,22 @@ class MetricMap:
         self.ys, self.vs = ys[keep], vs[keep]
         dy = np.diff(self.ys)
         self.slopes = np.diff(self.vs) / np.where(dy > 0, dy, 1.0)
-        self.tail = self._tail_slope() if extrapolate else 0.0
+        self.tail, secant = self._tail_secant() if extrapolate else (0.0, 1.0)
         #: the exponential tail's rate (0: the tail is linear or constant)
-        self.rate = math.log1p(self.tail * self._secant / self.vs[0]) / self._secant \
+        self.rate = math.log1p(self.tail * secant / self.vs[0]) / secant \
             if geometric and self.tail > 0 and self.vs[0] > 0 else 0.0
         #: a metric whose values are all positive stays non-negative on the linear tail
         self.floor = 0.0 if self.tail > 0 and self.vs[0] > 0 and self.rate == 0 else -np.inf
 
-    def _tail_slope(self) -> float:
-        """The secant's slope from the lowest knot to the first one at or beyond TAIL_QUANTILE of the
-        knots with a higher value (0 when every value is equal)."""
-        self._secant = 1.0
+    def _tail_secant(self) -> Tuple[float, float]:
+        """The slope and the width (in targets) of the secant from the lowest knot to the first one at
+        or beyond TAIL_QUANTILE of the knots with a higher value ((0, 1) when every value is equal)."""
         higher = np.flatnonzero(self.vs > self.vs[0])
         if higher.size == 0:
-            return 0.0
+            return 0.0, 1.0
         k = higher[min(int(TAIL_QUANTILE * len(self.vs)), higher.size - 1)]
-        self._secant = float(self.ys[k] - self.ys[0])
-        return float((self.vs[k] - self.vs[0]) / self._secant)
+        width = float(self.ys[k] - self.ys[0])
+        return float((self.vs[k] - self.vs[0]) / width), width
 
     def to_metric(self, z: np.ndarray) -> np.ndarray:
         """Standardised values (any shape) as the metric's values."""
@@ -146,8 +144,8 @@ class MetricUnits:
 
     Built once per proposal from the GPs' standardised training targets ``y`` and the values they
     came from (``raw``, both ``(rows, objectives)``); ``extrapolate``: the maps' lower tails continue
-    linearly, with ``geometric`` exponentially for positive metrics (:class:`MetricMap`); ``monte_carlo``: estimate by sampling even where the exact form
-    applies (MultiObjectiveBO's default; docs/benchmarks/multi-objective.md compares the two).  The reference point is 1.1 x the nadir of the
+    linearly, with ``geometric`` exponentially for positive metrics (:class:`MetricMap`);
+    ``monte_carlo``: estimate by sampling even where the exact form applies (MultiObjectiveBO's default; docs/benchmarks/multi-objective.md compares the two).  The reference point is 1.1 x the nadir of the
     observed front (10 % of its size beyond it), the one a front is judged by
     (tools/bench_pareto.py), or with ``data_nadir`` of every row of ``raw`` (a design beyond the
     front's nadir in one metric is then worth what it adds beyond the front's extreme in another).  :meth:`ehvi` is divided by the observed front's hypervolume."""

@@ -26,9 +26,10 @@ differs is the model and the acquisition of a BO proposal:
   predicted to beat the front's extreme in one metric is worth the hypervolume that would add, and
   "geometric" continues it by a constant factor per unit for a positive metric: on the four
   recorded tables of tools/bench_pareto.py neither was better over ten seeds, though the
-  convolution's runs miss most at its fast end; docs/benchmarks/multi-objective.md).  In those units the gaps
-  of a front weigh what they weigh in its hypervolume (with times spanning orders of magnitude, an
-  energy saving among the fast configurations outweighs small differences of time), where the
+  convolution's runs miss most at its fast end; docs/benchmarks/multi-objective.md).  In those
+  units the gaps of a front weigh what they weigh in its hypervolume (with times spanning orders
+  of magnitude, an energy saving among the fast configurations outweighs small differences of
+  time), where the
   copula's ranks weigh every gap alike; on the RISE K-means table this found the fast and frugal
   knee within 20 evaluations far more often.  "model" uses the GPs' standardised units instead,
   exactly (:mod:`.ehvi`), with the reference point 10 % of the front's extent beyond its nadir; it
