@@ -38,6 +38,7 @@ import numpy as np
 from ..base import Config
 from .acquisition import Acquisition
 from .gp import GaussianProcess
+from .metric_ehvi import MetricImprovement
 
 #: the trust region's first radius, as a share of the parameters
 START_RADIUS = 0.25
@@ -126,12 +127,18 @@ def extreme_objective(turn: int, every: int, objectives: int) -> Optional[int]:
 
 def extreme_acquisition(objective: int, gps: Sequence[GaussianProcess], train: List[np.ndarray], y: np.ndarray,
                         configs: Sequence[Config], starts: int, encoder: Any, feasibility: Any, eps_f: float,
-                        feature_encoder: Any) -> Tuple[Acquisition, List[Config]]:
+                        feature_encoder: Any, metric_map: Any = None) -> Tuple[Acquisition, List[Config]]:
     """The expected improvement of ``objective`` alone over its best standardised value ``y`` (rows
-    of the training ``configs``) x P(feasible), and the local search's starts: the ``starts``
+    of the training ``configs``) x P(feasible), or with ``metric_map`` (the objective's
+    :class:`.metric_ehvi.MetricMap`) over its best value in the metric's units
+    (:class:`.metric_ehvi.MetricImprovement`), and the local search's starts: the ``starts``
     training configurations best in that objective, best first."""
     column = y[:, objective]
-    acq = Acquisition(encoder, gps[objective], train, float(column.min()), feasibility, eps_f, feature_encoder)
+    if metric_map is not None:
+        acq: Acquisition = MetricImprovement(encoder, gps[objective], train, metric_map, feasibility, eps_f,
+                                             feature_encoder)
+    else:
+        acq = Acquisition(encoder, gps[objective], train, float(column.min()), feasibility, eps_f, feature_encoder)
     order = np.argsort(column, kind="stable")[:starts]
     return acq, [configs[i] for i in order]
 

@@ -29,14 +29,24 @@ tie-breaking EHVI in the GPs' units), or, with ``extrapolate``, continues linear
 of the secant from the best value to the value at the :data:`TAIL_QUANTILE` of the targets (down to
 0 for a positive metric), so a candidate predicted better than every result so far is worth the
 improvement beyond the front's extreme, in proportion to how far the values near the best are spread.
+With ``geometric`` as well, a metric whose values are all positive continues instead by the same
+secant's ratio, ``v0 exp(r (z - y0))`` with ``r = log(v_k / v0) / (y_k - y0)``: each standard unit
+below the best target divides the value by the same factor (the multiplicative scale on which
+times and energies spread), and no sample reaches 0.  Its partial expectation is closed-form as well: below ``U``,
+``E[(b - v0 exp(r (Z - y0))) 1{Z < U}] = b Phi(u) - v0 exp(r (mu - y0) + r**2 sigma**2 / 2) Phi(u - r sigma)``
+with ``u = (U - mu) / sigma``.
 """
 from __future__ import annotations
 
-from typing import List
+import math
+from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
+from scipy.special import log_ndtr, ndtr
 
+from ..base import Config
 from ..pareto import hypervolume, non_dominated
+from .acquisition import Acquisition, log_expected_improvement
 from .ehvi import box_decomposition, h, hypervolume_improvements
 
 #: the exact EHVI is used while the region's box decomposition has at most this many boxes
@@ -45,6 +55,8 @@ EXACT_BOXES = 4096
 SAMPLES = 64
 #: the lower tail's slope is the secant from the best target to this quantile of the targets
 TAIL_QUANTILE = 0.1
+#: weight of the GP units' expected improvement in :class:`MetricImprovement` (a tie-breaker)
+TIE_WEIGHT = 1e-3
 #: candidates per block of the Monte-Carlo estimate (bounds the samples x boxes arrays)
 MC_BLOCK = 512
 
@@ -53,33 +65,51 @@ class MetricMap:
     """The increasing piecewise-linear map from one objective's standardised targets ``y`` to its
     values ``raw``: knots at the distinct targets, constant above the highest and below the lowest
     (the values seen bound every prediction) or, with ``extrapolate``, linear below the lowest (the
-    tail's slope, down to 0 when every value is positive).  Built once per proposal."""
+    tail's slope, down to 0 when every value is positive; with ``geometric`` too and every value
+    positive, exponential at the secant's rate ``rate``).  Built once per proposal."""
 
-    def __init__(self, y: np.ndarray, raw: np.ndarray, extrapolate: bool = False) -> None:
+    def __init__(self, y: np.ndarray, raw: np.ndarray, extrapolate: bool = False, geometric: bool = False) -> None:
         order = np.argsort(y, kind="stable")
         ys, vs = y[order], np.maximum.accumulate(raw[order])
         keep = np.append(np.diff(ys) > 0, True)      # ties of the targets share one value (the last)
         self.ys, self.vs = ys[keep], vs[keep]
         dy = np.diff(self.ys)
         self.slopes = np.diff(self.vs) / np.where(dy > 0, dy, 1.0)
-        self.tail = self._tail_slope() if extrapolate else 0.0
-        #: a metric whose values are all positive stays non-negative on the tail
-        self.floor = 0.0 if self.tail > 0 and self.vs[0] > 0 else -np.inf
+        self.tail, secant = self._tail_secant() if extrapolate else (0.0, 1.0)
+        #: the exponential tail's rate (0: the tail is linear or constant)
+        self.rate = math.log1p(self.tail * secant / self.vs[0]) / secant \
+            if geometric and self.tail > 0 and self.vs[0] > 0 else 0.0
+        #: a metric whose values are all positive stays non-negative on the linear tail
+        self.floor = 0.0 if self.tail > 0 and self.vs[0] > 0 and self.rate == 0 else -np.inf
 
-    def _tail_slope(self) -> float:
-        """The secant's slope from the lowest knot to the first one at or beyond TAIL_QUANTILE of the
-        knots with a higher value (0 when every value is equal)."""
+    def _tail_secant(self) -> Tuple[float, float]:
+        """The slope and the width (in targets) of the secant from the lowest knot to the first one at
+        or beyond TAIL_QUANTILE of the knots with a higher value ((0, 1) when every value is equal)."""
         higher = np.flatnonzero(self.vs > self.vs[0])
         if higher.size == 0:
-            return 0.0
+            return 0.0, 1.0
         k = higher[min(int(TAIL_QUANTILE * len(self.vs)), higher.size - 1)]
-        return float((self.vs[k] - self.vs[0]) / (self.ys[k] - self.ys[0]))
+        width = float(self.ys[k] - self.ys[0])
+        return float((self.vs[k] - self.vs[0]) / width), width
 
     def to_metric(self, z: np.ndarray) -> np.ndarray:
         """Standardised values (any shape) as the metric's values."""
         out = np.interp(z, self.ys, self.vs)
         below = z < self.ys[0]
+        if self.rate > 0:
+            return np.where(below, self.vs[0] * np.exp(self.rate * np.minimum(z - self.ys[0], 0.0)), out)
         return np.where(below, np.maximum(self.vs[0] + self.tail * (z - self.ys[0]), self.floor), out)
+
+    def _geometric_tail(self, mu: np.ndarray, sd: np.ndarray, b: float) -> np.ndarray:
+        """``E[(b - g(Z)) 1{Z < U}]`` on the exponential tail, ``U`` where the tail reaches ``b`` (the
+        lowest knot for ``b`` at or above the best value); shape of ``mu``."""
+        if b <= 0:
+            return np.zeros_like(mu)
+        y0, v0, r = self.ys[0], self.vs[0], self.rate
+        upper = y0 + min(math.log(b / v0), 0.0) / r
+        u = (upper - mu) / sd
+        with np.errstate(over="ignore"):
+            return b * ndtr(u) - v0 * np.exp(r * (mu - y0) + 0.5 * (r * sd) ** 2 + log_ndtr(u - r * sd))
 
     def partial_expectations(self, mu: np.ndarray, sd: np.ndarray, bounds: np.ndarray) -> np.ndarray:
         """``G(b) = E[(b - g(Z))^+]`` for ``Z ~ N(mu, sd**2)``: shape ``(candidates, bounds)`` for
@@ -88,12 +118,15 @@ class MetricMap:
         top = int(np.searchsorted(self.vs, bounds.max(), side="right")) + 1
         ys, vs, slopes = self.ys[:top], self.vs[:top], self.slopes[: top - 1]
         H = h((ys[None, :] - mu) / sd)                                   # (m, knots)
-        at_knots = np.cumsum(np.concatenate([self.tail * sd * H[:, :1],
+        first = self._geometric_tail(mu, sd, vs[0]) if self.rate > 0 else self.tail * sd * H[:, :1]
+        at_knots = np.cumsum(np.concatenate([first,
                                              slopes[None, :] * sd * np.diff(H, axis=1)], axis=1), axis=1)
         k = np.searchsorted(vs, bounds, side="right") - 1                # the piece each bound lies on
         out = np.empty((len(mu), len(bounds)))
         for i, (b, piece) in enumerate(zip(bounds, k)):
-            if piece < 0:          # below the lowest value: on the linear tail
+            if piece < 0 and self.rate > 0:     # below the lowest value: on the exponential tail
+                out[:, i] = self._geometric_tail(mu, sd, b)[:, 0]
+            elif piece < 0:          # below the lowest value: on the linear tail
                 out[:, i] = (self.tail * sd * h((ys[0] + (b - vs[0]) / self.tail - mu) / sd))[:, 0] \
                     if self.tail > 0 else 0.0
             elif piece >= len(self.vs) - 1:   # above the highest: every sample lies below b
@@ -111,16 +144,17 @@ class MetricUnits:
 
     Built once per proposal from the GPs' standardised training targets ``y`` and the values they
     came from (``raw``, both ``(rows, objectives)``); ``extrapolate``: the maps' lower tails continue
-    linearly (:class:`MetricMap`); ``monte_carlo``: estimate by sampling even where the exact form
-    applies (MultiObjectiveBO's default; docs/benchmarks/multi-objective.md compares the two).  The reference point is 1.1 x the nadir of the
+    linearly, with ``geometric`` exponentially for positive metrics (:class:`MetricMap`);
+    ``monte_carlo``: estimate by sampling even where the exact form applies (MultiObjectiveBO's default; docs/benchmarks/multi-objective.md compares the two).  The reference point is 1.1 x the nadir of the
     observed front (10 % of its size beyond it), the one a front is judged by
     (tools/bench_pareto.py), or with ``data_nadir`` of every row of ``raw`` (a design beyond the
     front's nadir in one metric is then worth what it adds beyond the front's extreme in another).  :meth:`ehvi` is divided by the observed front's hypervolume."""
 
     def __init__(self, y: np.ndarray, raw: np.ndarray, np_rng: np.random.Generator, extrapolate: bool = False,
-                 monte_carlo: bool = False, data_nadir: bool = False) -> None:
+                 monte_carlo: bool = False, data_nadir: bool = False, geometric: bool = False) -> None:
         self.monte_carlo = monte_carlo
-        self.maps: List[MetricMap] = [MetricMap(y[:, j], raw[:, j], extrapolate) for j in range(y.shape[1])]
+        self.maps: List[MetricMap] = [MetricMap(y[:, j], raw[:, j], extrapolate, geometric)
+                                      for j in range(y.shape[1])]
         front = raw[non_dominated(raw)]
         nadir = (raw if data_nadir else front).max(axis=0)
         self.reference = nadir + np.where(nadir != 0, 0.1 * np.abs(nadir), 0.1)
@@ -169,3 +203,29 @@ class MetricUnits:
             z = mu[:, None, :] + sd[:, None, :] * self.draws[None, :, :]
             out[start:start + len(mu)] = hypervolume_improvements(self.to_metric(z), self.lower, self.upper).mean(axis=1)
         return out
+
+
+class MetricImprovement(Acquisition):
+    """An extreme turn's acquisition in the metric's units (MultiObjectiveBO's ``extreme_units``
+    "metric"): the expected improvement ``E[(v0 - g(Z))^+]`` of one objective over its best value
+    ``v0``, through that objective's :class:`MetricMap` ``g`` (its lower tail decides how much a
+    prediction below the best target is worth), relative to ``|v0|``, plus the expected improvement
+    in the GP's units at a small weight (a tie-breaker where the tail is clamped or the gain
+    underflows); log, times P(feasible)."""
+
+    def __init__(self, encoder: Any, gp: Any, train: List[np.ndarray], metric_map: MetricMap,
+                 feasibility: Any = None, eps_f: float = 0.0, feature_encoder: Any = None) -> None:
+        super().__init__(encoder, gp, train, float(metric_map.ys[0]), feasibility, eps_f, feature_encoder)
+        self.map = metric_map
+
+    def score_encoded(self, enc: List[np.ndarray], configs: Sequence[Config], strict: bool = True,
+                      features: Optional[np.ndarray] = None) -> np.ndarray:
+        """log of the relative expected improvement in the metric's units (+ the tie-breaker), with
+        the feasibility factor and threshold."""
+        mean, std = self.gp.predict(self.encoder.sqdists(enc, self.train))
+        std = np.maximum(std, 1e-12)
+        best = float(self.map.vs[0])
+        gain = self.map.partial_expectations(mean, std, np.array([best]))[:, 0] / (abs(best) or 1.0)
+        model = np.exp(log_expected_improvement(mean, std, self.y_best))
+        s = np.log(np.maximum(np.maximum(gain, 0.0) + TIE_WEIGHT * model, 1e-300))
+        return self.weighted(s, configs, strict, features)

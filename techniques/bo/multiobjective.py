@@ -23,10 +23,13 @@ differs is the model and the acquisition of a BO proposal:
   boxes at about half the processor time, but on the stencil and a perturbed K-means table it found
   the front's knee in fewer seeds: the samples' noise spreads the proposals).  Below the best value seen
   the map stays at that value (``metric_tail`` "clamped"; "linear" continues it, so a candidate
-  predicted to beat the front's extreme in one metric is worth the hypervolume that would add: on
-  the four recorded tables of tools/bench_pareto.py that was not better).  In those units the gaps
-  of a front weigh what they weigh in its hypervolume (with times spanning orders of magnitude, an
-  energy saving among the fast configurations outweighs small differences of time), where the
+  predicted to beat the front's extreme in one metric is worth the hypervolume that would add, and
+  "geometric" continues it by a constant factor per unit for a positive metric: on the four
+  recorded tables of tools/bench_pareto.py neither was better over ten seeds, though the
+  convolution's runs miss most at its fast end; docs/benchmarks/multi-objective.md).  In those
+  units the gaps of a front weigh what they weigh in its hypervolume (with times spanning orders
+  of magnitude, an energy saving among the fast configurations outweighs small differences of
+  time), where the
   copula's ranks weigh every gap alike; on the RISE K-means table this found the fast and frugal
   knee within 20 evaluations far more often.  "model" uses the GPs' standardised units instead,
   exactly (:mod:`.ehvi`), with the reference point 10 % of the front's extent beyond its nadir; it
@@ -35,7 +38,9 @@ differs is the model and the acquisition of a BO proposal:
   objectives in turn, until an objective's last ``extreme_patience`` (2) such proposals in a row
   did not improve it (:mod:`.extremes`): the EHVI gives nothing to a design beyond the front's
   nadir in another objective, however far it extends the front's end.  Such a turn uses the
-  objective's copula GP; ``extreme_copula`` false fits it with single-objective BO's power
+  objective's copula GP and its expected improvement in the GP's units (``extreme_units``
+  "metric": in the metric's, through the EHVI's map of that objective; not better on the
+  convolution table); ``extreme_copula`` false fits it with single-objective BO's power
   transforms instead (the copula's ranks reward a rank gained, not how far a design beats the best:
   without trust-region moves, on HPVM2FPGA the front of 100 evaluations then dominated random
   search's of 1,000 in 6 of 16 pairs rather than 3; with them in 4 rather than 6; on the recorded
@@ -83,7 +88,7 @@ from .extremes import START_RADIUS, ExtremeTurns, extreme_acquisition, perturbat
 from .fitstate import FitState
 from .gaps import with_gap_moves
 from .gp import GaussianProcess
-from .metric_ehvi import MetricUnits
+from .metric_ehvi import MetricMap, MetricUnits
 from .options import MAX_INITIAL_DESIGN, MOBO_OPTIONS
 from .recombine import parents_by_layers, recombinants
 from .technique import EPS_STEPS, BayesianOptimization
@@ -229,9 +234,14 @@ class MultiObjectiveBO(BayesianOptimization):
         features = self.feasibility.features if self.feasibility is not None else None
         moves = self._options.get("extreme_moves", True) and not self.search.scored_whole
         aim = self._extremes.aim(y.shape[1], len(self.names) if moves else None)
+        tail = self._options.get("metric_tail", "clamped")
         if aim is not None:
-            single, ends = extreme_acquisition(aim, *self._extreme_model(aim, gps, train, y, raw), configs,
-                                               MAX_FRONT_STARTS, self.encoder, feas, eps_f, features)
+            e_gps, e_train, e_y = self._extreme_model(aim, gps, train, y, raw)
+            units = None
+            if self._options.get("extreme_units", "model") == "metric":
+                units = MetricMap(e_y[:, aim], raw[:, aim], tail != "clamped", tail == "geometric")
+            single, ends = extreme_acquisition(aim, e_gps, e_train, e_y, configs, MAX_FRONT_STARTS, self.encoder,
+                                               feas, eps_f, features, units)
             cfg = self.search.run(single, self.rng, self.np_rng, self._excluded, ends,
                                   extra=self._candidates(ends, ends, self._extremes.radius_of(aim) if moves else None),
                                   random_pool=not moves) or self._draws.random()
@@ -240,9 +250,9 @@ class MultiObjectiveBO(BayesianOptimization):
             return cfg
         metric = None
         if self._options.get("ehvi_units", "metric") == "metric":
-            metric = MetricUnits(y, raw, self.np_rng, self._options.get("metric_tail", "clamped") == "linear",
+            metric = MetricUnits(y, raw, self.np_rng, tail != "clamped",
                                  self._options.get("metric_ehvi", "monte_carlo") == "monte_carlo",
-                                 self._options.get("metric_reference", "front") == "data")
+                                 self._options.get("metric_reference", "front") == "data", tail == "geometric")
         acq = HypervolumeAcquisition(self.encoder, gps, train, front, reference, feas, eps_f, features, metric)
         if self._pending_configs:   # Kriging believer: what is in flight counts at its predicted values
             believed, _ = acq.predict(self.encoder.encode(list(self._pending_configs.values())))

@@ -229,10 +229,11 @@ MOBO_OPTIONS = tuple(replace(o, default=True) if o.name == "copula_transform" el
            doc="the units the expected hypervolume improvement is computed in: 'model' (the GPs' "
                "standardised units) or 'metric' (the objectives' own, reference 1.1 x the observed "
                "nadir); both exact (Monte Carlo for 'metric' with many objectives)"),
-    Option("metric_tail", str, "clamped", choices=("clamped", "linear"),
+    Option("metric_tail", str, "clamped", choices=("clamped", "linear", "geometric"),
            doc="with ehvi_units 'metric': below the best value seen, the map from the GP's units to the "
                "metric stays at the best value ('clamped') or continues linearly ('linear', so a "
-               "prediction beating the front's extreme counts as extending it)"),
+               "prediction beating the front's extreme counts as extending it) or, for a positive "
+               "metric, by a constant factor per unit ('geometric')"),
     Option("metric_ehvi", str, "monte_carlo", choices=("exact", "monte_carlo"),
            doc="with ehvi_units 'metric': the expected improvement estimated from 64 posterior samples "
                "per candidate ('monte_carlo') or integrated exactly ('exact'; Monte Carlo anyway with "
@@ -247,6 +248,10 @@ MOBO_OPTIONS = tuple(replace(o, default=True) if o.name == "copula_transform" el
     Option("metric_reference", str, "front", choices=("front", "data"),
            doc="with ehvi_units 'metric': the reference point is 1.1 x the nadir of the observed front "
                "('front') or of every OK result ('data'; matters with metric_tail 'linear')"),
+    Option("extreme_units", str, "model", choices=("model", "metric"),
+           doc="an extreme turn maximises the expected improvement of its objective in the GP's units "
+               "('model') or in the metric's own units through metric_tail's map ('metric': how far a "
+               "design is expected to beat the best value, not a rank gained)"),
     Option("extreme_copula", bool, True,
            doc="extreme turns use the objective's copula GP (true) or a GP with single-objective BO's "
                "transforms (false)"),

@@ -1,6 +1,6 @@
 """The expected hypervolume improvement in the metrics' units (techniques/bo/metric_ehvi.py): the exact
-form against brute-force quadrature and Monte Carlo on random fronts, the linear tail below the best
-value, and MultiObjectiveBO reusing its fit while no result arrived."""
+form against brute-force quadrature and Monte Carlo on random fronts, the linear and geometric tails
+below the best value, and MultiObjectiveBO reusing its fit while no result arrived."""
 import random
 
 import numpy as np
@@ -12,7 +12,7 @@ from tunerlib.parameters import ConfigurationManipulator, IntegerParameter
 from tunerlib.techniques import Feedback, create_technique
 from tunerlib.techniques.bo import metric_ehvi
 from tunerlib.techniques.bo.ehvi import hypervolume_improvements
-from tunerlib.techniques.bo.metric_ehvi import MetricMap, MetricUnits
+from tunerlib.techniques.bo.metric_ehvi import MetricImprovement, MetricMap, MetricUnits
 from tunerlib.techniques.bo.multiobjective import MultiObjectiveBO
 from tunerlib.techniques.pareto import hypervolume_improvement
 
@@ -39,7 +39,10 @@ def axis_rule(m, bounds, mu, sd, order=6, width=0.5):
     tail meets the floor, and where it crosses a box bound of the decomposition."""
     lo, hi = mu - 8 * sd, mu + 8 * sd
     cuts = [m.ys]
-    if m.tail > 0:
+    if m.rate > 0:
+        below = bounds[(bounds > 0) & (bounds < m.vs[0])]
+        cuts.append(m.ys[0] + np.log(below / m.vs[0]) / m.rate)
+    elif m.tail > 0:
         below = bounds[bounds < m.vs[0]]
         cuts.append(m.ys[0] + (below - m.vs[0]) / m.tail)
         if np.isfinite(m.floor):
@@ -107,6 +110,75 @@ def test_exact_ehvi_matches_monte_carlo_of_the_same_map(d, monkeypatch):
     estimate = units.ehvi(mean, std)
     assert estimate == pytest.approx(np.maximum(units._monte_carlo(mean, std), 0) / units.scale)
     assert np.corrcoef(estimate, exact)[0, 1] > 0.8
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_exact_ehvi_with_the_geometric_tail_matches_quadrature(seed):
+    rng = np.random.default_rng(100 + seed)
+    raw = np.exp(rng.normal(0.0, 1.0, (12, 2)))
+    units = MetricUnits(copula(raw), raw, rng, extrapolate=True, geometric=True)
+    assert units.exact and all(m.rate > 0 for m in units.maps)
+    mean = rng.normal(-2.0, 1.0, (4, 2))            # mostly below the best targets: on the tails
+    std = rng.uniform(0.05, 1.5, (4, 2))
+    reference = [quadrature_ehvi(units, m, s) for m, s in zip(mean, std)]
+    assert units.ehvi(mean, std) == pytest.approx(reference, rel=1e-6, abs=1e-7)
+
+
+def test_exact_ehvi_with_the_geometric_tail_matches_monte_carlo():
+    rng = np.random.default_rng(7)
+    raw = np.exp(rng.normal(0.0, 1.0, (15, 2)))
+    units = MetricUnits(copula(raw), raw, rng, extrapolate=True, geometric=True)
+    mean, std = rng.normal(-1.5, 0.8, (5, 2)), rng.uniform(0.2, 1.5, (5, 2))
+    z = mean[:, None, :] + std[:, None, :] * rng.standard_normal((5, 200_000, 2))
+    sampled = hypervolume_improvements(units.to_metric(z), units.lower, units.upper).mean(axis=1) / units.scale
+    assert units.ehvi(mean, std) == pytest.approx(sampled, rel=0.03, abs=1e-4)
+
+
+def test_the_map_continues_geometrically_below_the_best_value_for_a_positive_metric():
+    """Each standard unit below the best target divides the value by the secant's ratio (3 / 2 from
+    the best knot to the next), so the tail never reaches 0; a metric with a value at or below 0
+    keeps the linear tail."""
+    y = np.array([-1.0, 0.0, 1.0, 2.0])
+    m = MetricMap(y, np.array([2.0, 3.0, 7.0, 8.0]), extrapolate=True, geometric=True)
+    assert m.rate == pytest.approx(np.log(1.5))
+    assert m.to_metric(np.array([-2.0, -3.0, 0.5])) == pytest.approx([2.0 / 1.5, 2.0 / 2.25, 5.0])
+    assert m.to_metric(np.array([-60.0]))[0] > 0
+    signed = MetricMap(y, np.array([-1.0, 0.0, 4.0, 5.0]), extrapolate=True, geometric=True)
+    assert signed.rate == 0 and signed.to_metric(np.array([-2.0])) == pytest.approx([-2.0])
+
+
+class _Fixed:
+    """A GP stand-in with fixed posterior means and standard deviations."""
+
+    def __init__(self, mean, std):
+        self.mean, self.std = np.asarray(mean, float), np.asarray(std, float)
+
+    def predict(self, cross):
+        return self.mean, self.std
+
+
+class _Encoder:
+    def sqdists(self, enc, train):
+        return None
+
+
+def test_an_extreme_turn_in_metric_units_weighs_how_far_a_design_beats_the_best():
+    """``MetricImprovement``: with the geometric tail, a design predicted surely 1 unit below the best
+    target gains ``1 - 1 / 1.5`` of the best value (plus the tie-breaker, 1e-3 x the 1 unit it
+    beats the best target by); one predicted at or above it gains only the tie-breaker; a clamped map leaves only the tie-breaker, which keeps the GP units' order."""
+    y = np.array([-1.0, 0.0, 1.0, 2.0])
+    raw = np.array([2.0, 3.0, 7.0, 8.0])
+    geometric = MetricMap(y, raw, extrapolate=True, geometric=True)
+    acq = MetricImprovement(_Encoder(), _Fixed([-2.0, -1.0, 0.5], [1e-9] * 3), None, geometric)
+    s = np.exp(acq.score_encoded(None, [{}, {}, {}]))
+    assert s[0] == pytest.approx(1 - 1 / 1.5 + 1e-3, rel=1e-6)
+    assert s[1] < 1e-3 and s[2] < 1e-12
+    wide = MetricImprovement(_Encoder(), _Fixed([-1.0, -1.0], [0.5, 1.0]), None, geometric)
+    narrow_score, wide_score = wide.score_encoded(None, [{}, {}])
+    assert wide_score > narrow_score
+    clamped = MetricImprovement(_Encoder(), _Fixed([-2.0, -1.5, 0.5], [0.3] * 3), None, MetricMap(y, raw))
+    order = np.argsort(-clamped.score_encoded(None, [{}, {}, {}]))
+    assert list(order) == [0, 1, 2]
 
 
 def test_the_map_continues_linearly_below_the_best_value_down_to_zero():

@@ -141,7 +141,9 @@ def vector(cfg):
 
 def run(seed, n=25, batch=1, units="model"):
     m = space()
-    options = {"metric_mc": ';metric_ehvi,"monte_carlo"', "metric_linear": ';metric_tail,"linear"'}
+    options = {"metric_mc": ';metric_ehvi,"monte_carlo"', "metric_linear": ';metric_tail,"linear"',
+               "metric_geometric": ';metric_tail,"geometric"',
+               "metric_extreme": ';metric_tail,"geometric";extreme_units,"metric"'}
     name = light("MultiObjectiveBO") + f';ehvi_units,"{units.split("_")[0]}"' + options.get(units, "")
     tech = create_technique([name])
     tech.bind(m, random.Random(seed), tech.name)
@@ -159,7 +161,8 @@ def run(seed, n=25, batch=1, units="model"):
     return keys
 
 
-@pytest.mark.parametrize("units", ["model", "metric", "metric_mc", "metric_linear"])
+@pytest.mark.parametrize("units", ["model", "metric", "metric_mc", "metric_linear", "metric_geometric",
+                                   "metric_extreme"])
 def test_deterministic_given_the_seed(units):
     assert run(3, units=units) == run(3, units=units)
     assert run(3, units=units) != run(4, units=units)
