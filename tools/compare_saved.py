@@ -9,6 +9,7 @@ is called by ``compare.main`` after the runs, :func:`load_saved` instead of runn
 from __future__ import annotations
 
 import json
+import os
 from typing import List, Mapping, Optional, Sequence, Tuple
 
 from tools.compare_runs import Runs, split_cpu
@@ -21,7 +22,9 @@ _UNITS_KEY = "@units"
 
 
 def save_runs(path: str, results: Runs, costs: Runs, problems: Mapping[str, Problem]) -> None:
-    """--json: write the runs' values, their simulated seconds and the problems' units to ``path``."""
+    """--json: write the runs' values, their simulated seconds and the problems' units to ``path``,
+    making its folder first (the runs are done by then: a missing folder must not lose them)."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as fh:
         json.dump({**{f"{p}|{t}": v for (p, t), v in results.items()},
                    **{f"{p}|{t}|{_COST_KEY}": c for (p, t), c in costs.items()},
