@@ -262,7 +262,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 rows.append(summarise(pipeline, bench.size, runs, names))
                 everything[f"{pipeline}/{mode}"] = runs
     print_tables(rows, names)
-    if ns.json:
+    if ns.json:     # the runs are done: make the file's folder rather than lose them to a missing one
+        os.makedirs(os.path.dirname(os.path.abspath(ns.json)), exist_ok=True)
         with open(ns.json, "w") as fh:
             json.dump({"summary": rows, "runs": everything}, fh, indent=2)
     return 0
