@@ -13,8 +13,9 @@ stricter figure on a line of its own marked ``[normalised]``: both metrics min-m
 true front's ideal and nadir and the reference point (1.1, 1.1) (:func:`normalised_hypervolume_ratio`),
 which weighs the front's region near its ideal more than the raw figure does.
 
-Problems (:data:`METRICS`): the RISE K-means and stencil tables (compute time, energy) and two Kernel
-Tuner caches (kernel time, compile time).  A problem name may also be ``NAME=FILE``: that problem's
+Problems (:data:`METRICS`): the RISE K-means and stencil tables (compute time, energy) and the Kernel
+Tuner caches of the 2-D convolution and the dedispersion on the A100, the A4000 and the MI250X (kernel
+time, compile time).  A problem name may also be ``NAME=FILE``: that problem's
 metrics on another recording of its kernel (tests/helpers/other_machine.py writes perturbed copies).
 
 The techniques are driven through their protocol (bind / propose / observe, no database), as the
@@ -46,7 +47,9 @@ from tools.replay_problems import replay_problems
 
 #: the second metric of each problem (the first is the recorded time), read from a record's extra
 METRICS: Dict[str, str] = {"rise_kmeans": "energy", "rise_stencil": "energy",
-                           "conv_a100": "compile_s", "dedisp_a100": "compile_s"}
+                           "conv_a100": "compile_s", "dedisp_a100": "compile_s",
+                           "conv_a4000": "compile_s", "conv_mi250x": "compile_s",
+                           "dedisp_a4000": "compile_s", "dedisp_mi250x": "compile_s"}
 DEFAULT_TECHNIQUES = ("MultiObjectiveBO", "NSGA2", "PureRandom")
 Vector = Tuple[float, ...]
 #: metric vectors: a sequence of tuples or an array of one row per point

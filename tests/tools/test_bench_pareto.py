@@ -2,10 +2,11 @@
 import numpy as np
 import pytest
 
-from tools.bench_pareto import (ParetoProblem, hypervolume_ratio, main, normalised_hypervolume_ratio,
+from tools.bench_pareto import (ParetoProblem, hypervolume_ratio, load, main, normalised_hypervolume_ratio,
                                 ratios_at, reference_point)
+from tunerlib.techniques import dominates
 
-from other_machine import SHARED, needs_rise
+from other_machine import SHARED, needs_kt, needs_rise
 
 
 def _problem(front):
@@ -61,3 +62,14 @@ def test_cli_unknown_problem_is_a_one_line_error(capsys):
     assert main(["--problems", "nosuch"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "unknown problem 'nosuch'" in err[0]
+
+
+@needs_kt
+@pytest.mark.parametrize("name", ["conv_a4000", "conv_mi250x", "dedisp_a4000", "dedisp_mi250x"])
+def test_other_gpus_caches_load_with_their_compile_time(name):
+    problem = load(str(SHARED), name)
+    assert len(problem.front) > 0 and len(problem.points) > len(problem.front)
+    assert (problem.ideal > 0).all() and (problem.nadir >= problem.ideal).all()
+    assert not any(dominates(a, b) for a in problem.front for b in problem.front)     # non-dominated
+    assert not any(dominates(p, f) for p in problem.points for f in problem.front)   # nothing in the table beats it
+    assert hypervolume_ratio(problem, problem.front) == pytest.approx(1.0)
