@@ -114,12 +114,6 @@ ITERATIONS = 300
 #: an embedding whose best tour was 1.98 x the optimum, 2,000 iterations 0.975 and 1.29)
 REFIT_ITERATIONS = 1000
 
-#: whether, once an embedding is accepted, the posterior's samples (StructuralSurrogate's sampled
-#: minimum, the suggestions after a spent list of measured moves) are centred on
-#: :meth:`MetricBayesLinear.local_weights` instead of the posterior mean (measured on ftv170 and not
-#: kept: docs/benchmarks/structural.md)
-LOCAL_SAMPLES = False
-
 
 def adjusted_r2(r2: float, rows: int, unknowns: int) -> float:
     """``r2`` of a fit of ``unknowns`` parameters to ``rows`` results, adjusted for the share of the
@@ -167,7 +161,6 @@ class MetricBayesLinear(SparseBayesLinear):
         self._factor_n = 0
         self._theta_scale = 1.0                     # the values' scale the fitted theta is in
         self.test_limit: Optional[int] = None       # the run's test limit, when known
-        self._local: Tuple[Tuple[int, float], Optional[np.ndarray]] = ((-1, 0.0), None)  # (n, scale): weights
 
     @property
     def items(self) -> int:
@@ -271,17 +264,6 @@ class MetricBayesLinear(SparseBayesLinear):
         start = max(self.accepted_at, self.first)
         y = (np.asarray(self.y[start:]) - self.offset) / self.scale
         return self.prior_mean + local_residual(self.rows.matrix(start), y, self.prior_mean)
-
-    def sample(self, rng: np.random.Generator, temperature: float = 1.0) -> np.ndarray:
-        """A Thompson sample of the weights (called by the technique's sampled minimum): the posterior's
-        (:meth:`SparseBayesLinear.sample`), or, with :data:`LOCAL_SAMPLES` once an embedding is accepted,
-        the same noise around :meth:`local_weights` (computed once per data size and scale)."""
-        if not LOCAL_SAMPLES or self.embedding is None:
-            return super().sample(rng, temperature)
-        if self._local[0] != (self.n, self.scale) or self._local[1] is None:
-            self._local = ((self.n, self.scale), self.local_weights())
-        noise = rng.standard_normal(self.size)
-        return self._local[1] + temperature * np.sqrt(self.variance()) * noise
 
     @property
     def _key(self) -> Tuple[int, bool]:
