@@ -76,12 +76,11 @@ def test_other_gpus_caches_load_with_their_compile_time(name):
 
 
 def test_without_problems_only_the_development_tables_run(monkeypatch, capsys):
-    import tools.bench_pareto as bp
     loaded = []
-    monkeypatch.setattr(bp, "load", lambda shared, name: loaded.append(name) or _problem([(1.0, 1.0)]))
-    assert bp.main(["--techniques", "NoSuchTechnique", "--seeds", "1"]) == 0
+    monkeypatch.setattr("tools.bench_pareto.load", lambda shared, name: loaded.append(name) or _problem([(1.0, 1.0)]))
+    assert main(["--techniques", "NoSuchTechnique", "--seeds", "1"]) == 0
     assert loaded == ["rise_kmeans", "rise_stencil", "conv_a100", "dedisp_a100"]
     loaded.clear()
-    assert bp.main(["--problems", "conv_mi250x", "--techniques", "NoSuchTechnique", "--seeds", "1"]) == 0
+    assert main(["--problems", "conv_mi250x", "--techniques", "NoSuchTechnique", "--seeds", "1"]) == 0
     assert loaded == ["conv_mi250x"]
     assert "NoSuchTechnique is not registered here" in capsys.readouterr().err
