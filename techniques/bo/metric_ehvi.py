@@ -60,10 +60,6 @@ TIE_WEIGHT = 1e-3
 #: candidates per block of the Monte-Carlo estimate (bounds the samples x boxes arrays)
 MC_BLOCK = 512
 
-#: per objective, a mixture's predictions: means and standard deviations ``(settings, candidates)``, and
-#: the settings' weights ``(settings,)``
-Components = List[Tuple[np.ndarray, np.ndarray, np.ndarray]]
-
 
 class MetricMap:
     """The increasing piecewise-linear map from one objective's standardised targets ``y`` to its
@@ -186,43 +182,6 @@ class MetricUnits:
         std = np.maximum(std, 1e-12)
         gain = self._exact(mean, std) if self.exact else self._monte_carlo(mean, std)
         return np.maximum(gain, 0.0) / self.scale
-
-    def ehvi_mixture(self, parts: Components) -> np.ndarray:
-        """EHVI (over the observed front's hypervolume) of candidates whose objectives are independent
-        mixtures of normals (``parts``, one entry per objective: see :data:`Components`).  Exactly, each
-        objective's partial expectations are its settings' weighted sum; by Monte Carlo, each objective's
-        :data:`SAMPLES` draws are shared out among its settings in proportion to their weights (the same
-        normal draws, so the estimate is smooth across candidates)."""
-        weights = [w / w.sum() for _, _, w in parts]
-        if self.exact:
-            gain = self._exact_mixture(parts, weights)
-        else:
-            m, d = parts[0][0].shape[1], len(parts)
-            mu, sd = np.empty((m, SAMPLES, d)), np.empty((m, SAMPLES, d))
-            strata = (np.arange(SAMPLES) + 0.5) / SAMPLES
-            for j, ((means, stds, _), w) in enumerate(zip(parts, weights)):
-                k = np.minimum(np.searchsorted(np.cumsum(w), strata), len(w) - 1)    # each draw's setting
-                mu[:, :, j], sd[:, :, j] = means[k].T, np.maximum(stds[k], 1e-12).T
-            gain = np.empty(m)
-            for start in range(0, m, MC_BLOCK):
-                z = mu[start:start + MC_BLOCK] + sd[start:start + MC_BLOCK] * self.draws[None, :, :]
-                gain[start:start + len(z)] = hypervolume_improvements(self.to_metric(z), self.lower,
-                                                                      self.upper).mean(axis=1)
-        return np.maximum(gain, 0.0) / self.scale
-
-    def _exact_mixture(self, parts: Components, weights: List[np.ndarray]) -> np.ndarray:
-        total = np.ones((parts[0][0].shape[1], len(self.lower)))
-        for j, (m, (means, stds, _), w) in enumerate(zip(self.maps, parts, weights)):
-            lo, hi = self.lower[:, j], self.upper[:, j]
-            bounds = np.unique(np.concatenate([lo[np.isfinite(lo)], hi]))
-            G = sum(wk * m.partial_expectations(mk, np.maximum(sk, 1e-12), bounds)
-                    for mk, sk, wk in zip(means, stds, w))
-            upper = G[:, np.searchsorted(bounds, hi)]
-            lower = np.zeros_like(upper)
-            finite = np.isfinite(lo)
-            lower[:, finite] = G[:, np.searchsorted(bounds, lo[finite])]
-            total *= upper - lower
-        return total.sum(axis=1)
 
     def _exact(self, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
         total = np.ones((len(mean), len(self.lower)))

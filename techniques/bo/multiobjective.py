@@ -88,7 +88,6 @@ from .extremes import START_RADIUS, ExtremeTurns, extreme_acquisition, perturbat
 from .fitstate import FitState
 from .gaps import with_gap_moves
 from .gp import GaussianProcess
-from .marginal import Weighted
 from .metric_ehvi import MetricMap, MetricUnits
 from .options import MAX_INITIAL_DESIGN, MOBO_OPTIONS
 from .recombine import parents_by_layers, recombinants
@@ -134,6 +133,12 @@ class MultiObjectiveBO(BayesianOptimization):
     #: such as energy and compile time span orders of magnitude with heavy tails)
     OPTIONS = MOBO_OPTIONS
 
+    def __init__(self, name: Optional[str] = None, options: Any = None, **overrides: Any) -> None:
+        """Configure as BayesianOptimization; the GPs keep one hyperparameter setting each (the
+        averaged expected improvement of ``hyper_samples`` has no hypervolume counterpart here)."""
+        super().__init__(name, options, **overrides)
+        self.options = replace(self.options, hyper_samples=1, hyper_after=0)
+
     def bind(self, manipulator: Any, rng: Any, path: Optional[str] = None) -> None:
         given = self.options
         if given.initial_samples is None:    # d + 1, at most MAX_INITIAL_DESIGN
@@ -151,7 +156,6 @@ class MultiObjectiveBO(BayesianOptimization):
         self._feasibility_at = -1
         self._feasibility_fit: Any = None
         self._fitted: Optional[Tuple[int, Any]] = None     # (OK vectors, _fit_objectives' result)
-        self._mixtures: List[List[Weighted]] = []           # per objective: the weighted GPs of the EHVI
         self._extremes = ExtremeTurns(self._options.get("extreme_every", 0), self._options.get("extreme_patience", 0),
                                       self._options.get("extreme_streak", True))
 
@@ -199,14 +203,13 @@ class MultiObjectiveBO(BayesianOptimization):
         D2 = self.encoder.sqdists(train, train)
         while len(self._objectives) < raw.shape[1]:
             self._objectives.append((FitState(copula=self.options.copula_transform), {}))
-        gps, ys, self._mixtures = [], [], []
+        gps, ys = [], []
         self._n_ok = len(self._vectors)
         for j, (fs, hypers) in enumerate(self._objectives):
             self._fs, self._hypers = fs, hypers
             gp, y = self._fit_gp(D2, raw[:, j])
             gps.append(gp)
             ys.append(y)
-            self._mixtures.append(self._hyper_mixture(gp))
         self._fitted = (len(self._vectors), (gps, train, np.column_stack(ys), configs, raw))
         return self._fitted[1]
 
@@ -250,8 +253,7 @@ class MultiObjectiveBO(BayesianOptimization):
             metric = MetricUnits(y, raw, self.np_rng, tail != "clamped",
                                  self._options.get("metric_ehvi", "monte_carlo") == "monte_carlo",
                                  self._options.get("metric_reference", "front") == "data", tail == "geometric")
-        acq = HypervolumeAcquisition(self.encoder, gps, train, front, reference, feas, eps_f, features, metric,
-                                     self._mixtures)
+        acq = HypervolumeAcquisition(self.encoder, gps, train, front, reference, feas, eps_f, features, metric)
         if self._pending_configs:   # Kriging believer: what is in flight counts at its predicted values
             believed, _ = acq.predict(self.encoder.encode(list(self._pending_configs.values())))
             acq.lower, acq.upper = box_decomposition(np.vstack([front, believed]), reference)

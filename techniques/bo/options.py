@@ -217,13 +217,14 @@ BO_OPTIONS = schema_from_dataclass(BOOptions, {
 MAX_INITIAL_DESIGN = 20
 INITIAL_DOC = (f"random feasible configurations before the first model (None: number of parameters + 1, "
                f"at most {MAX_INITIAL_DESIGN})")
-#: MultiObjectiveBO's defaults that differ from BayesianOptimization's: each GP models the Gaussian copula of its
-#: metric (metrics such as energy and compile time span orders of magnitude with heavy tails), and the expected
-#: hypervolume improvement uses each GP's most probable hyperparameter setting alone unless ``hyper_samples`` is set
-MOBO_DEFAULTS = {"copula_transform": True, "hyper_samples": 1, "hyper_after": 0}
-#: MultiObjectiveBO's options: BayesianOptimization's with :data:`MOBO_DEFAULTS`, and its own
-MOBO_OPTIONS = tuple(replace(o, default=MOBO_DEFAULTS[o.name]) if o.name in MOBO_DEFAULTS else
-                     replace(o, doc=INITIAL_DOC) if o.name == "initial_samples" else o for o in BO_OPTIONS) + (
+#: BayesianOptimization's options that MultiObjectiveBO's own acquisition does not use (so naming one is an error)
+BO_ONLY_OPTIONS = frozenset({"hyper_samples", "hyper_after"})
+#: MultiObjectiveBO's options: BayesianOptimization's but :data:`BO_ONLY_OPTIONS`, each GP modelling the Gaussian
+#: copula of its metric by default (metrics such as energy and compile time span orders of magnitude with heavy
+#: tails), and its own
+MOBO_OPTIONS = tuple(replace(o, default=True) if o.name == "copula_transform" else
+                     replace(o, doc=INITIAL_DOC) if o.name == "initial_samples" else o for o in BO_OPTIONS
+                     if o.name not in BO_ONLY_OPTIONS) + (
     Option("ehvi_units", str, "metric", choices=("metric", "model"),
            doc="the units the expected hypervolume improvement is computed in: 'model' (the GPs' "
                "standardised units) or 'metric' (the objectives' own, reference 1.1 x the observed "
